@@ -1,0 +1,48 @@
+#pragma once
+/// backward(), grad(), anomaly mode: the public entry points of the autograd engine.
+#include <optional>
+#include <string>
+
+#include "graft/autograd/grad_mode.h"
+#include "graft/autograd/node.h"
+
+namespace graft::autograd {
+
+/// Accumulates d(tensors)/d(leaves) into the leaves' `.grad` (torch.autograd.backward).
+/// `grad_tensors` may be empty (implicit ones for one-element outputs). `retain_graph`
+/// defaults to `create_graph`. `inputs`, when given, restricts accumulation to them.
+void backward(const TensorList& tensors, const TensorList& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+              const std::optional<TensorList>& inputs = std::nullopt);
+
+/// Returns d(outputs)/d(inputs) without touching `.grad` (torch.autograd.grad). Unused inputs
+/// raise unless `allow_unused` (then the entry is undefined), or get zeros with `materialize_grads`.
+TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},
+                std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                bool allow_unused = false, bool materialize_grads = false);
+
+/// Anomaly detection: nodes record where they were created; a NaN in any backward output
+/// raises "Function 'XBackward0' returned nan values in its 0th output."
+struct AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+};
+
+/// RAII form of AnomalyMode (torch.autograd.detect_anomaly()).
+class DetectAnomalyGuard {
+ public:
+  explicit DetectAnomalyGuard(bool check_nan = true);
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool prev_, prev_nan_;
+};
+
+/// Receives warnings autograd emits (PyTorch's UserWarning); default prints to stderr.
+void set_warning_handler(std::function<void(const std::string&)> handler);
+void warn(const std::string& message);
+
+}  // namespace graft::autograd

@@ -1,0 +1,178 @@
+#pragma once
+/// Custom autograd Functions, shaped like libtorch's torch::autograd::Function<T>:
+///
+///   struct Cube : graft::autograd::Function<Cube> {
+///     static graft::Tensor forward(graft::autograd::AutogradContext* ctx, graft::Tensor x) {
+///       ctx->save_for_backward({x});
+///       return x * x * x;
+///     }
+///     static graft::TensorList backward(graft::autograd::AutogradContext* ctx, graft::TensorList g) {
+///       auto x = ctx->get_saved_variables()[0];
+///       return {g[0] * 3 * x * x};   // written with graft ops: double backward works
+///     }
+///   };
+///   graft::Tensor y = Cube::apply(x);
+///
+/// The node it creates ("CubeBackward") runs through the same engine path as built-in ops.
+#include <cxxabi.h>
+
+#include <memory>
+#include <string>
+#include <typeinfo>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "graft/autograd/grad_mode.h"
+#include "graft/autograd/node.h"
+
+namespace graft::autograd {
+
+/// A small dynamic value for AutogradContext::saved_data (libtorch's IValue, reduced).
+class IValue {
+ public:
+  IValue() = default;
+  IValue(bool v) : v_(v) {}
+  IValue(int v) : v_(static_cast<int64_t>(v)) {}
+  IValue(int64_t v) : v_(v) {}
+  IValue(double v) : v_(v) {}
+  IValue(Tensor v) : v_(std::move(v)) {}
+  IValue(std::string v) : v_(std::move(v)) {}
+  IValue(const char* v) : v_(std::string(v)) {}
+  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}
+  bool isNone() const { return v_.index() == 0; }
+  bool toBool() const { return get<bool>("bool"); }
+  int64_t toInt() const { return get<int64_t>("int"); }
+  double toDouble() const { return v_.index() == 2 ? static_cast<double>(std::get<int64_t>(v_)) : get<double>("double"); }
+  const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
+  const std::string& toStringRef() const { return get<std::string>("string"); }
+  const std::vector<int64_t>& toIntVector() const { return get<std::vector<int64_t>>("int list"); }
+
+ private:
+  template <class T>
+  const T& get(const char* what) const {
+    if (auto* p = std::get_if<T>(&v_)) return *p;
+    throw TypeError(std::string("IValue: expected ") + what);
+  }
+  std::variant<std::monostate, bool, int64_t, double, Tensor, std::string, std::vector<int64_t>> v_;
+};
+
+/// The `ctx` of a custom Function: what forward leaves for backward.
+class AutogradContext {
+ public:
+  /// Saves tensors for backward (inputs or outputs of forward); version-checked on use and
+  /// released after backward unless retain_graph.
+  void save_for_backward(TensorList to_save);
+  /// The tensors given to save_for_backward, in order. Throws PyTorch's "backward through the
+  /// graph a second time" error once released.
+  TensorList get_saved_variables() const;
+  /// Declares inputs that forward modified in place; they must also be returned.
+  void mark_dirty(const TensorList& inputs);
+  /// Declares outputs that are not differentiable (they get requires_grad=false).
+  void mark_non_differentiable(const TensorList& outputs);
+  /// When false, backward receives undefined tensors (not zeros) for outputs without gradient.
+  void set_materialize_grads(bool value) { materialize_grads_ = value; }
+  /// True when forward input `index` requires grad (false for non-tensor inputs).
+  bool needs_input_grad(size_t index) const { return index < needs_input_grad_.size() && needs_input_grad_[index]; }
+  /// Non-tensor state for backward.
+  std::unordered_map<std::string, IValue> saved_data;
+
+  // --- used by Function<T>::apply and CppNode ---
+  std::vector<bool> needs_input_grad_;
+  TensorList to_save_;
+  std::vector<SavedVariable> saved_;
+  std::vector<TensorImpl*> dirty_, non_differentiable_;
+  bool materialize_grads_ = true;
+  bool has_freed_buffers_ = false;
+  Node* node_ = nullptr;
+};
+
+namespace detail {
+/// The node of a custom Function; its apply() calls the user's backward.
+class CppNodeBase : public Node {
+ public:
+  TensorList apply(TensorList&& grads) override;
+  void release_variables() override;
+  bool call_with_undefined_grads() const override { return true; }
+  AutogradContext ctx;
+  std::vector<bool> is_tensor_input;   // per forward argument
+  std::vector<int> edge_of_input;      // per forward argument: edge index or -1
+  std::string name_;
+
+ protected:
+  virtual TensorList call_backward(TensorList grads) = 0;
+};
+
+template <class T>
+class CppNode final : public CppNodeBase {
+ public:
+  std::string name() const override { return name_; }
+
+ protected:
+  TensorList call_backward(TensorList grads) override { return T::backward(&ctx, std::move(grads)); }
+};
+
+std::string custom_node_name(const char* mangled);
+/// Attaches history to forward's outputs and saves ctx's tensors (PyTorch's _wrap_outputs).
+void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outputs, bool is_executable);
+
+inline void collect_arg(std::vector<Tensor>& tensors, std::vector<bool>& is_tensor, const Tensor& t) {
+  tensors.push_back(t);
+  is_tensor.push_back(true);
+}
+template <class A>
+void collect_arg(std::vector<Tensor>&, std::vector<bool>& is_tensor, const A&) {
+  is_tensor.push_back(false);
+}
+inline TensorList as_list(const Tensor& t) { return {t}; }
+inline TensorList as_list(TensorList t) { return t; }
+}  // namespace detail
+
+/// Base of a custom Function T with static forward(ctx, args...) and backward(ctx, grads).
+template <class T>
+struct Function {
+  template <class... Args>
+  static auto apply(Args&&... args) {
+    auto node = make_intrusive<detail::CppNode<T>>();
+    node->name_ = detail::custom_node_name(typeid(T).name());
+    node->ctx.node_ = node.get();
+    std::vector<Tensor> tensors;
+    (detail::collect_arg(tensors, node->is_tensor_input, args), ...);
+    bool executable = false;
+    if (GradMode::is_enabled())
+      for (auto& t : tensors) executable |= t.defined() && t.requires_grad();
+    size_t ti = 0;
+    for (bool is_t : node->is_tensor_input) {
+      if (!is_t) {
+        node->ctx.needs_input_grad_.push_back(false);
+        node->edge_of_input.push_back(-1);
+        continue;
+      }
+      const Tensor& t = tensors[ti++];
+      node->ctx.needs_input_grad_.push_back(executable && t.defined() && t.requires_grad());
+      node->edge_of_input.push_back(static_cast<int>(node->mutable_next_edges().size()));
+      node->mutable_next_edges().push_back(executable ? gradient_edge_of(t) : Edge());
+    }
+    using Out = decltype(T::forward(&node->ctx, std::forward<Args>(args)...));
+    Out result;
+    {
+      AutoGradMode no_grad(false);
+      result = T::forward(&node->ctx, std::forward<Args>(args)...);
+    }
+    TensorList outs = detail::as_list(result);
+    detail::wrap_outputs(node.get(), tensors, outs, executable);
+    if constexpr (std::is_same_v<Out, Tensor>) return outs[0];
+    else return outs;
+  }
+
+ private:
+  static Edge gradient_edge_of(const Tensor& t);
+};
+
+Edge gradient_edge_public(const Tensor& t);
+template <class T>
+Edge Function<T>::gradient_edge_of(const Tensor& t) {
+  return gradient_edge_public(t);
+}
+
+}  // namespace graft::autograd

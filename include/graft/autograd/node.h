@@ -1,0 +1,129 @@
+#pragma once
+/// Node: a vertex of the backward graph (PyTorch's grad_fn objects such as MulBackward0).
+/// Edges point from a node to the nodes that produced its forward inputs. Nodes are
+/// destroyed iteratively, so a million-node chain does not overflow the stack.
+/// See docs/notes/autograd-engine.md.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graft/core/tensor.h"
+
+namespace graft {
+
+class Node;
+
+/// (function, input_nr): which input of `function` a gradient flows into.
+struct Edge {
+  intrusive_ptr<Node> function;
+  uint32_t input_nr = 0;
+  Edge() = default;
+  Edge(intrusive_ptr<Node> f, uint32_t nr) : function(std::move(f)), input_nr(nr) {}
+  bool is_valid() const { return function.get() != nullptr; }
+};
+using edge_list = SmallVector<Edge, 2>;
+
+/// Shape, dtype and device of one forward output of a node: the gradient arriving there is
+/// checked against it.
+struct InputMetadata {
+  Shape shape;
+  DType dtype = kFloat32;
+  Device device;
+};
+
+/// Hook on a node's incoming gradient for one forward output (Tensor::register_hook).
+struct TensorPreHook {
+  uint64_t id;
+  uint32_t output_nr;
+  std::function<Tensor(const Tensor&)> fn;
+};
+/// Hooks are kept in a shared list so that a HookHandle can remove one without keeping the
+/// tensor or the graph alive (it holds the list weakly).
+using HookList = std::vector<TensorPreHook>;
+/// Makes the remover a HookHandle calls: erases hook `id` from `list` if it still exists.
+std::function<void()> hook_remover(const std::shared_ptr<HookList>& list, uint64_t id);
+
+class Node : public RefCounted {
+ public:
+  Node();
+  ~Node() override;
+  void release_self() override;  ///< deferred, iterative deletion
+
+  /// PyTorch's node name, e.g. "MulBackward0".
+  virtual std::string name() const = 0;
+  /// Computes the gradients for the forward inputs from those of the forward outputs.
+  /// `grads` has one entry per forward output (undefined = zero); the result one per edge.
+  virtual TensorList apply(TensorList&& grads) = 0;
+  /// Drops saved tensors (called after the node ran, unless retain_graph).
+  virtual void release_variables() {}
+  /// When every incoming gradient is undefined the engine skips apply() unless this is true
+  /// (custom Functions are called anyway, with zeros when they materialize grads).
+  virtual bool call_with_undefined_grads() const { return false; }
+  /// Runs the tensor hooks registered on this node's outputs; they may replace gradients.
+  virtual void call_tensor_pre_hooks(TensorList& grads);
+  /// Writes `.grad` of outputs that called retain_grad() (after all tensor hooks).
+  void call_retain_grad_hooks(const TensorList& grads);
+
+  const edge_list& next_edges() const { return next_edges_; }
+  edge_list& mutable_next_edges() { return next_edges_; }
+  /// PyTorch's next_functions: one (node, input_nr) per differentiable forward input.
+  const edge_list& next_functions() const { return next_edges_; }
+  size_t num_outputs() const { return next_edges_.size(); }
+  size_t num_inputs() const { return input_metadata_.size(); }
+  const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
+  /// Records the metadata of a new forward output; returns its output_nr.
+  uint32_t add_input_metadata(const Tensor& t);
+  void add_input_metadata_placeholder() { input_metadata_.emplace_back(); }
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  /// True when edge `i` leads somewhere, i.e. gradient `i` must be computed.
+  bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
+
+  /// Adds a hook on the gradient of forward output `output_nr`; returns its remover.
+  std::function<void()> add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
+  /// retain_grad: `impl` receives the gradient of output `output_nr` after all hooks.
+  void set_retain_grad_target(uint32_t output_nr, TensorImpl* impl);
+  void clear_retain_grad_target(uint32_t output_nr);
+  /// Forward trace recorded in anomaly mode (empty otherwise).
+  const std::string& anomaly_trace() const;
+  void set_anomaly_trace(std::string trace);
+
+ protected:
+  uint64_t sequence_nr_;
+  edge_list next_edges_;
+  SmallVector<InputMetadata, 1> input_metadata_;
+
+ private:
+  struct Cold;  // hooks, retain-grad targets, anomaly trace
+  std::unique_ptr<Cold> cold_;
+  Cold& cold();
+  friend void delete_node_iteratively(Node*);
+};
+
+/// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
+void run_tensor_hooks(const HookList& hooks, TensorList& grads);
+
+/// Saves a tensor for backward with its version (PyTorch's SavedVariable). Unpacking after
+/// release or after an in-place change throws PyTorch's exact messages.
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  /// `is_output`: the tensor is an output of the node that saves it; it is stored without
+  /// its grad_fn (to avoid a node -> tensor -> node cycle) and relinked on unpack.
+  SavedVariable(const Tensor& t, bool is_output);
+  /// Returns the saved tensor; `saved_for` is the owning node (needed for outputs).
+  Tensor unpack(Node* saved_for = nullptr) const;
+  void reset_data();
+  bool defined() const { return was_defined_; }
+
+ private:
+  Tensor data_;  // inputs: the tensor itself; outputs: an alias without history
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool was_defined_ = false;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+}  // namespace graft

@@ -1,0 +1,33 @@
+#pragma once
+/// StorageImpl: the shared memory behind one or more tensors (views share it). It also
+/// carries the version counter that views and detach() share. See docs/notes/ownership.md.
+#include <cstddef>
+#include <cstdint>
+
+#include "graft/core/allocator.h"
+#include "graft/core/intrusive_ptr.h"
+
+namespace graft {
+
+class StorageImpl final : public RefCounted {
+ public:
+  StorageImpl(DataPtr data, size_t nbytes) : data_(std::move(data)), nbytes_(nbytes) {}
+  void* data() const { return data_.get(); }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return data_.device(); }
+  /// The version counter shared by every tensor that aliases this storage (except `.data`).
+  uint32_t version = 0;
+
+ private:
+  DataPtr data_;
+  size_t nbytes_;
+};
+
+/// A separately owned version counter, for tensors that share storage but not the version
+/// (Tensor::variable_data(), PyTorch's `.data`).
+class VersionCounter final : public RefCounted {
+ public:
+  uint32_t version = 0;
+};
+
+}  // namespace graft

@@ -1,0 +1,257 @@
+#pragma once
+/// Tensor: a reference-counted handle to a TensorImpl. Copying a Tensor shares the data
+/// (like PyTorch); use clone() for a copy. Most methods forward to the functional ops in
+/// <graft/ops/ops.h>, where each is documented.
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "graft/core/error.h"
+#include "graft/core/scalar.h"
+#include "graft/core/tensor_impl.h"
+
+namespace graft {
+
+class Tensor;
+using TensorList = std::vector<Tensor>;
+
+/// Handle returned by register_hook; remove() unregisters the hook (idempotent).
+class HookHandle {
+ public:
+  HookHandle() = default;
+  explicit HookHandle(std::function<void()> remover) : remover_(std::move(remover)) {}
+  void remove() {
+    if (remover_) { auto r = std::move(remover_); remover_ = nullptr; r(); }
+  }
+
+ private:
+  std::function<void()> remover_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ----
+  bool defined() const { return impl_.get() != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  /// Size of dimension `d` (negative counts from the end).
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t dim() const { return impl_->dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  DType dtype() const { return impl_->dtype(); }
+  DType scalar_type() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_floating_point() const { return graft::is_floating_point(dtype()); }
+  size_t element_size() const { return graft::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  void* data_ptr() const { return impl_->data(); }
+  /// Typed pointer to element 0; throws TypeError if T does not match dtype().
+  template <class T>
+  T* data_ptr() const;
+  /// The value of a one-element tensor.
+  template <class T>
+  T item() const;
+  Scalar item() const;
+  /// Values as a flat std::vector (any layout), converted to T.
+  template <class T>
+  std::vector<T> to_vector() const;
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  uint32_t use_count() const { return impl_.use_count(); }
+  /// PyTorch's `_version`: bumped by every in-place op on this tensor or an alias.
+  uint32_t _version() const { return impl_->version(); }
+  bool is_inference() const { return impl_->is_inference; }
+  std::string str() const;  ///< the repr PyTorch prints
+  std::string toString() const;  ///< type string such as "CPUFloatType"
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  /// Sets requires_grad on a leaf (PyTorch's requires_grad_); returns *this.
+  Tensor& requires_grad_(bool flag = true);
+  Tensor& set_requires_grad(bool flag) { return requires_grad_(flag); }
+  bool is_leaf() const;
+  /// The accumulated gradient (undefined when none). Reading it on a non-leaf that does not
+  /// retain grad prints PyTorch's warning.
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  /// Assigns `.grad` (validated like PyTorch: size and dtype must match).
+  void set_grad(const Tensor& g);
+  /// The node that produced this tensor (null for leaves). For a view whose base was modified
+  /// in place, this regenerates the view's history first, as PyTorch does.
+  const intrusive_ptr<Node>& grad_fn() const;
+  uint32_t output_nr() const { return impl_->output_nr; }
+  /// Runs backward from this tensor; see graft::autograd::backward.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const std::optional<TensorList>& inputs = std::nullopt) const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// Registers fn(grad) -> Tensor; an undefined return keeps the gradient, a defined one replaces it.
+  HookHandle register_hook(std::function<Tensor(const Tensor&)> fn) const;
+  Tensor detach() const;
+  Tensor& detach_();
+  /// Shares storage but not the version counter or history (PyTorch's `.data`).
+  Tensor variable_data() const;
+  bool is_view() const;
+  /// The base tensor this is a view of (undefined if not a view).
+  const Tensor& _base() const;
+
+  // ---- conversion ----
+  Tensor to(DType dtype, bool copy = false) const;
+  Tensor to(Device device, bool copy = false) const;
+  Tensor to(Device device, DType dtype, bool copy = false) const;
+  Tensor to(const Tensor& other, bool copy = false) const;
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor float_() const { return to(kFloat32); }
+  Tensor double_() const { return to(kFloat64); }
+  Tensor long_() const { return to(kInt64); }
+
+  // ---- views ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor t() const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
+               int64_t step = 1) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+
+  // ---- math (see ops.h) ----
+  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor mul(const Scalar& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor div(const Scalar& o) const;
+  Tensor neg() const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(const Scalar& e) const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor eq(const Scalar& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor ne(const Scalar& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor lt(const Scalar& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor le(const Scalar& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor gt(const Scalar& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor ge(const Scalar& o) const;
+  Tensor sum(std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean() const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+
+  // ---- in-place ----
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(const Scalar& o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(const Scalar& o);
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& v);
+  Tensor& copy_(const Tensor& src);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& relu_();
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+/// Prints like PyTorch: `tensor([1., 2.], requires_grad=True)`.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace graft

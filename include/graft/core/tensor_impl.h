@@ -1,0 +1,70 @@
+#pragma once
+/// TensorImpl: sizes, strides, storage offset, dtype and device over a shared StorageImpl,
+/// plus the few autograd fields every differentiable result needs (grad_fn, output_nr,
+/// requires_grad). Colder autograd state (grad, hooks, view base) lives in a lazily
+/// allocated AutogradMeta. See docs/notes/ownership.md.
+#include <memory>
+
+#include "graft/core/dtype.h"
+#include "graft/core/int_array.h"
+#include "graft/core/intrusive_ptr.h"
+#include "graft/core/storage.h"
+
+namespace graft {
+
+class Node;
+struct AutogradMeta;
+
+class TensorImpl final : public RefCounted {
+ public:
+  TensorImpl(intrusive_ptr<StorageImpl> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t storage_offset);
+  ~TensorImpl() override;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  bool is_contiguous() const { return is_contiguous_; }
+  const intrusive_ptr<StorageImpl>& storage() const { return storage_; }
+  /// Pointer to element 0 (storage base + offset).
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(element_size(dtype_));
+  }
+  /// Changes geometry in place (used by detach_-free paths and in-place reshapes of fresh tensors).
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+  /// The version counter this tensor reports (shared with views and detach()).
+  uint32_t& version() { return own_version_ ? own_version_->version : storage_->version; }
+  const intrusive_ptr<VersionCounter>& own_version() const { return own_version_; }
+  void set_own_version(intrusive_ptr<VersionCounter> v) { own_version_ = std::move(v); }
+
+  // --- hot autograd fields (see src/autograd/variable.cpp) ---
+  intrusive_ptr<Node> grad_fn;       ///< null for leaves
+  uint32_t output_nr = 0;            ///< which output of grad_fn this is
+  bool requires_grad_leaf = false;   ///< requires_grad flag of a leaf
+  bool is_wrapped_number = false;    ///< made from a C++ scalar argument (`x * 2`)
+  bool is_inference = false;         ///< created under InferenceMode
+  std::unique_ptr<AutogradMeta> meta; ///< cold autograd state; null until needed
+
+ private:
+  Shape sizes_;
+  Shape strides_;
+  int64_t storage_offset_;
+  int64_t numel_;
+  intrusive_ptr<StorageImpl> storage_;
+  intrusive_ptr<VersionCounter> own_version_;
+  DType dtype_;
+  bool is_contiguous_;
+  void refresh();
+};
+
+/// Contiguous (row-major) strides for `sizes`.
+Shape contiguous_strides(IntArrayRef sizes);
+/// Product of sizes.
+int64_t compute_numel(IntArrayRef sizes);
+
+}  // namespace graft

@@ -1,0 +1,174 @@
+#pragma once
+/// The functional op API. Every op here is listed once in src/ops/op_table.def, has a
+/// backward written in these same ops (so double backward works), and an entry in the test
+/// op registry (tests/ops/op_registry.cpp). Broadcasting and type promotion follow PyTorch.
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "graft/core/tensor.h"
+
+namespace graft {
+
+// ---- factories (TensorOptions-like arguments) ----
+/// Options for factories: dtype, device, requires_grad.
+struct TensorOptions {
+  DType dtype_ = kFloat32;
+  Device device_ = kCPU;
+  bool requires_grad_ = false;
+  bool has_dtype_ = false;
+  TensorOptions() = default;
+  TensorOptions(DType d) : dtype_(d), has_dtype_(true) {}
+  TensorOptions(Device d) : device_(d) {}
+  TensorOptions dtype(DType d) const { auto o = *this; o.dtype_ = d; o.has_dtype_ = true; return o; }
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
+};
+inline TensorOptions dtype(DType d) { return TensorOptions().dtype(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+
+Tensor empty(IntArrayRef sizes, TensorOptions opts = {});
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts = {});
+Tensor zeros(IntArrayRef sizes, TensorOptions opts = {});
+Tensor ones(IntArrayRef sizes, TensorOptions opts = {});
+Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions opts = {});
+/// Values start, start+step, ... below end; dtype int64 when all arguments are integers.
+Tensor arange(const Scalar& end, TensorOptions opts = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, TensorOptions opts = {});
+Tensor linspace(double start, double end, int64_t steps, TensorOptions opts = {});
+Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions opts = {});
+/// Uniform in [0, 1).
+Tensor rand(IntArrayRef sizes, TensorOptions opts = {});
+/// Standard normal.
+Tensor randn(IntArrayRef sizes, TensorOptions opts = {});
+/// Uniform integers in [low, high); int64 by default.
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions opts = kInt64);
+Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions opts = kInt64);
+Tensor empty_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
+Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
+Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> opts = std::nullopt);
+Tensor rand_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
+Tensor randn_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, std::optional<TensorOptions> opts = std::nullopt);
+/// A 1-D tensor holding a copy of `values` (dtype from T unless given).
+template <class T>
+Tensor tensor(const std::vector<T>& values, TensorOptions opts = {});
+Tensor tensor(std::initializer_list<double> values, TensorOptions opts = {});
+/// A 0-d tensor.
+Tensor scalar_tensor(const Scalar& s, TensorOptions opts = {});
+/// Wraps memory the caller owns; `deleter` (optional) runs when the last alias dies.
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter = nullptr,
+                 TensorOptions opts = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter = nullptr,
+                 TensorOptions opts = {});
+/// Seeds the default generator (rand, randn, randint).
+void manual_seed(uint64_t seed);
+
+// ---- elementwise ----
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Scalar& b);
+/// True division: integer inputs give a float result.
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Scalar& b);
+Tensor neg(const Tensor& a);
+Tensor pow(const Tensor& a, const Tensor& e);
+Tensor pow(const Tensor& a, const Scalar& e);
+Tensor pow(const Scalar& a, const Tensor& e);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor log1p(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor rsqrt(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor sign(const Tensor& a);
+Tensor sin(const Tensor& a);
+Tensor cos(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor erf(const Tensor& a);
+Tensor relu(const Tensor& a);
+/// approximate: "none" (erf form) or "tanh".
+Tensor gelu(const Tensor& a, const std::string& approximate = "none");
+Tensor silu(const Tensor& a);
+Tensor softplus(const Tensor& a, double beta = 1.0, double threshold = 20.0);
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+// comparisons and logic: bool results, no gradient
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, const Scalar& b);
+Tensor ne(const Tensor& a, const Scalar& b);
+Tensor lt(const Tensor& a, const Scalar& b);
+Tensor le(const Tensor& a, const Scalar& b);
+Tensor gt(const Tensor& a, const Scalar& b);
+Tensor ge(const Tensor& a, const Scalar& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+Tensor isnan(const Tensor& a);
+/// True when every element is within atol + rtol * |b| of b (both floating).
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// True when sizes and all values are equal.
+bool equal(const Tensor& a, const Tensor& b);
+
+// ---- reductions ----
+/// dims empty = all dims.
+Tensor sum(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+Tensor mean(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+/// Max over all elements.
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+/// (values, indices) along `dim`.
+std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+/// Variance with Bessel-style `correction` (1 = unbiased, PyTorch's default).
+Tensor var(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = false);
+Tensor softmax(const Tensor& a, int64_t dim);
+Tensor log_softmax(const Tensor& a, int64_t dim);
+/// Sums `a` down to `sizes` (the reverse of broadcasting `sizes` to a's shape).
+Tensor sum_to(const Tensor& a, IntArrayRef sizes);
+
+// ---- linear algebra ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// x @ weight^T + bias.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
+// ---- shape and indexing ----
+Tensor cat(const TensorList& tensors, int64_t dim = 0);
+Tensor stack(const TensorList& tensors, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+/// out = a; out.index_select(dim, index) += source (duplicates accumulate).
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
+Tensor clone(const Tensor& a);
+/// A tensor of `base_sizes`/`base_strides` filled with zeros except the strided window
+/// (sizes, strides, offset), which holds `src`. The backward of as_strided.
+Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
+                          int64_t storage_offset);
+
+}  // namespace graft

@@ -1,0 +1,137 @@
+// Custom Function machinery: AutogradContext, output wrapping, and CppNode::apply.
+#include <algorithm>
+
+#include "graft/autograd/function.h"
+#include "graft/ops/ops.h"
+#include "variable.h"
+
+namespace graft::autograd {
+
+Edge gradient_edge_public(const Tensor& t) { return gradient_edge(t); }
+
+void AutogradContext::save_for_backward(TensorList to_save) { to_save_ = std::move(to_save); }
+
+TensorList AutogradContext::get_saved_variables() const {
+  GRAFT_CHECK(!has_freed_buffers_, RuntimeError,
+              "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+              "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+              "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+              "if you need to access saved tensors after calling backward.");
+  if (saved_.empty() && !to_save_.empty()) return to_save_;  // forward not finished, or nothing recorded
+  TensorList out;
+  for (const auto& sv : saved_) out.push_back(sv.unpack(node_));
+  return out;
+}
+
+void AutogradContext::mark_dirty(const TensorList& inputs) {
+  for (auto& t : inputs) dirty_.push_back(t.impl());
+}
+void AutogradContext::mark_non_differentiable(const TensorList& outputs) {
+  for (auto& t : outputs) non_differentiable_.push_back(t.impl());
+}
+
+namespace detail {
+
+std::string custom_node_name(const char* mangled) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string n = (status == 0 && d) ? d : mangled;
+  std::free(d);
+  auto pos = n.rfind("::");
+  if (pos != std::string::npos) n = n.substr(pos + 2);
+  return n + "Backward";
+}
+
+void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outputs, bool is_executable) {
+  AutogradContext& ctx = node->ctx;
+  auto contains = [](const std::vector<TensorImpl*>& v, TensorImpl* p) { return std::find(v.begin(), v.end(), p) != v.end(); };
+  // every dirty input must be returned
+  for (TensorImpl* d : ctx.dirty_) {
+    bool found = false;
+    for (auto& o : outputs) found |= o.defined() && o.impl() == d;
+    GRAFT_CHECK(found, RuntimeError,
+                "Some elements marked as dirty during the forward method were not returned as output. The inputs that "
+                "are modified inplace must all be outputs of the Function.");
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor& o = outputs[i];
+    if (!o.defined()) {
+      node->add_input_metadata_placeholder();
+      continue;
+    }
+    const bool is_input = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.is_same(o); });
+    const bool dirty = contains(ctx.dirty_, o.impl());
+    const bool non_diff = contains(ctx.non_differentiable_, o.impl()) || !o.is_floating_point();
+    if (!is_executable) {
+      if (is_input && !dirty) o = o.view(o.sizes());
+      node->add_input_metadata(o);
+      continue;
+    }
+    if (dirty) {
+      if (o.impl()->requires_grad_leaf && !o.impl()->grad_fn && GradMode::is_enabled())
+        throw RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.");
+      uint32_t nr = node->add_input_metadata(o);
+      if (non_diff) continue;
+      o.impl()->grad_fn = intrusive_ptr<Node>(node);
+      o.impl()->output_nr = nr;
+      continue;
+    }
+    if (is_input) {
+      AutoGradMode off(false);
+      o = o.view(o.sizes());  // a fresh alias of the input, as PyTorch returns
+    }
+    if (non_diff) {
+      node->add_input_metadata(o);
+      continue;
+    }
+    set_history(o, intrusive_ptr<Node>(node));
+  }
+  // save tensors now that outputs have their history
+  if (is_executable) {
+    for (const Tensor& t : ctx.to_save_) {
+      bool is_output = false;
+      for (auto& o : outputs) is_output |= t.defined() && o.defined() && o.impl() == t.impl() && o.grad_fn().get() == node;
+      ctx.saved_.emplace_back(t, is_output);
+    }
+  }
+  ctx.to_save_.clear();
+}
+
+TensorList CppNodeBase::apply(TensorList&& grads) {
+  if (ctx.materialize_grads_) {
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (!grads[i].defined() && i < num_inputs())
+        grads[i] = zeros(input_metadata(i).shape, TensorOptions(input_metadata(i).dtype));
+  }
+  TensorList res = call_backward(std::move(grads));
+  const size_t n_args = is_tensor_input.size();
+  if (res.size() > n_args) {
+    bool extras_defined = false;
+    for (size_t i = n_args; i < res.size(); ++i) extras_defined |= res[i].defined();
+    GRAFT_CHECK(!extras_defined, RuntimeError, "function ", name(), " returned an incorrect number of gradients (expected ",
+                n_args, ", got ", res.size(), ")");
+    res.resize(n_args);
+  }
+  GRAFT_CHECK(res.size() == n_args, RuntimeError, "function ", name(),
+              " returned an incorrect number of gradients (expected ", n_args, ", got ", res.size(), ")");
+  TensorList out(next_edges_.size());
+  for (size_t i = 0; i < n_args; ++i) {
+    if (!is_tensor_input[i]) {
+      GRAFT_CHECK(!res[i].defined(), RuntimeError, "function ", name(),
+                  " returned a gradient different than None at position ", i + 1,
+                  ", but the corresponding forward input was not a Variable");
+      continue;
+    }
+    int e = edge_of_input[i];
+    if (should_compute_output(e)) out[e] = std::move(res[i]);
+  }
+  return out;
+}
+
+void CppNodeBase::release_variables() {
+  for (auto& sv : ctx.saved_) sv.reset_data();
+  ctx.has_freed_buffers_ = true;
+}
+
+}  // namespace detail
+}  // namespace graft::autograd

@@ -1,0 +1,73 @@
+// SavedVariable: a tensor saved for backward, with its version at save time.
+// See docs/notes/autograd-engine.md, "Saved tensors".
+#include "graft/autograd/autograd.h"
+#include "graft/autograd/node.h"
+#include "variable.h"
+
+namespace graft {
+
+namespace {
+const char* kSecondBackward =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward.";
+}
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  autograd::check_not_inference_for_save(t);
+  was_defined_ = true;
+  is_output_ = is_output;
+  saved_version_ = t.impl()->version();
+  if (is_output) {
+    // Alias without history: the node would otherwise own a tensor that owns the node.
+    auto* src = t.impl();
+    auto alias = make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(),
+                                            src->storage_offset());
+    alias->set_own_version(src->own_version());
+    data_ = Tensor(std::move(alias));
+    output_nr_ = t.output_nr();
+  } else {
+    data_ = t;
+  }
+}
+
+void SavedVariable::reset_data() {
+  if (!was_defined_) return;
+  data_ = Tensor();
+  released_ = true;
+}
+
+Tensor SavedVariable::unpack(Node* saved_for) const {
+  if (!was_defined_) return Tensor();
+  GRAFT_CHECK(!released_, RuntimeError, kSecondBackward);
+  const uint32_t current = data_.impl()->version();
+  if (current != saved_version_) {
+    std::string who;
+    Node* fn = is_output_ ? saved_for : data_.grad_fn().get();
+    uint32_t nr = is_output_ ? output_nr_ : data_.output_nr();
+    if (fn) who = detail::str(", which is output ", nr, " of ", fn->name(), ",");
+    std::string hint = autograd::AnomalyMode::is_enabled()
+                           ? "Hint: the backtrace further above shows the operation that failed to compute its "
+                             "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+                           : "Hint: enable anomaly detection to find the operation that failed to compute its "
+                             "gradient, with torch.autograd.set_detect_anomaly(True).";
+    throw RuntimeError(detail::str(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.",
+        legacy_type_name(data_.dtype()), " ", data_.sizes(), "]", who, " is at version ", current,
+        "; expected version ", saved_version_, " instead. ", hint));
+  }
+  if (!is_output_) return data_;
+  auto* src = data_.impl();
+  auto t = make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(),
+                                      src->storage_offset());
+  t->set_own_version(src->own_version());
+  if (saved_for) {
+    t->grad_fn = intrusive_ptr<Node>(saved_for);
+    t->output_nr = output_nr_;
+  }
+  return Tensor(std::move(t));
+}
+
+}  // namespace graft

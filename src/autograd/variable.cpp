@@ -1,0 +1,263 @@
+// Autograd bookkeeping on tensors: edges, leaf accumulators, history, views and the
+// in-place rules. See docs/notes/autograd-engine.md.
+#include "variable.h"
+
+#include <execinfo.h>
+
+#include "accumulate_grad.h"
+#include "graft/autograd/autograd.h"
+#include "graft/ops/ops.h"
+
+namespace graft {
+namespace autograd {
+
+AutogradMeta& meta(const Tensor& t) {
+  auto* impl = t.impl();
+  if (!impl->meta) impl->meta = std::make_unique<AutogradMeta>();
+  return *impl->meta;
+}
+
+bool any_requires_grad(const TensorList& ts) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : ts)
+    if (t.defined() && requires_grad(t.impl())) return true;
+  return false;
+}
+
+intrusive_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  auto& m = meta(leaf);
+  if (m.grad_accumulator && m.grad_accumulator->use_count() > 0) return intrusive_ptr<Node>(m.grad_accumulator);
+  auto acc = make_intrusive<AccumulateGrad>(leaf);
+  m.grad_accumulator = acc.get();
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined()) return Edge();
+  if (t.impl()->meta && t.impl()->meta->is_view) refresh_view_grad_fn(t);
+  TensorImpl* impl = t.impl();
+  if (impl->grad_fn) return Edge(impl->grad_fn, impl->output_nr);
+  if (impl->requires_grad_leaf) return Edge(grad_accumulator(t), 0);
+  return Edge();
+}
+
+void collect_next_edges(Node* node, std::initializer_list<const Tensor*> inputs) {
+  auto& edges = node->mutable_next_edges();
+  for (const Tensor* t : inputs) edges.push_back(gradient_edge(*t));
+}
+void collect_next_edges(Node* node, const TensorList& inputs) {
+  auto& edges = node->mutable_next_edges();
+  for (const Tensor& t : inputs) edges.push_back(gradient_edge(t));
+}
+
+static std::string capture_backtrace() {
+  void* frames[48];
+  int n = ::backtrace(frames, 48);
+  char** syms = ::backtrace_symbols(frames, n);
+  std::string out;
+  for (int i = 2; i < n && syms; ++i) out += std::string("  ") + syms[i] + "\n";
+  std::free(syms);
+  return out;
+}
+
+void set_history(const Tensor& out, const intrusive_ptr<Node>& node) {
+  TensorImpl* impl = out.impl();
+  if (!is_floating_point(impl->dtype())) return;  // integer/bool outputs never require grad
+  impl->output_nr = node->add_input_metadata(out);
+  impl->grad_fn = node;
+  if (impl->meta && impl->meta->is_view) impl->meta->attr_version = impl->version();
+  if (AnomalyMode::is_enabled() && node->anomaly_trace().empty()) node->set_anomaly_trace(capture_backtrace());
+}
+
+void check_not_inference_for_save(const Tensor& t) {
+  if (t.impl()->is_inference && !InferenceMode::is_enabled())
+    throw RuntimeError(
+        "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+        "tensor and use it in autograd.");
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 CreationMeta creation_meta) {
+  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, offset);
+  impl->set_own_version(base.impl()->own_version());
+  impl->is_inference = base.impl()->is_inference;
+  Tensor v(std::move(impl));
+  if (InferenceMode::is_enabled()) return v;  // inference views carry no view metadata
+  auto& m = meta(v);
+  m.is_view = true;
+  const AutogradMeta* bm = base.impl()->meta.get();
+  m.base = (bm && bm->is_view) ? bm->base : base;
+  if (!GradMode::is_enabled()) creation_meta = CreationMeta::NoGradMode;
+  if (bm && bm->is_view && bm->creation_meta != CreationMeta::Default) creation_meta = bm->creation_meta;
+  m.creation_meta = creation_meta;
+  m.attr_version = v.impl()->version();
+  return v;
+}
+
+void check_inplace(const Tensor& self, bool will_record) {
+  TensorImpl* impl = self.impl();
+  if (impl->is_inference && !InferenceMode::is_enabled())
+    throw RuntimeError(
+        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  if (!GradMode::is_enabled()) return;
+  const AutogradMeta* m = impl->meta.get();
+  if (m && m->is_view) {
+    const Tensor& base = m->base;
+    if (base.impl()->requires_grad_leaf && !base.impl()->grad_fn)
+      throw RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    if (m->creation_meta == CreationMeta::MultiOutputNode && (will_record || requires_grad(impl)))
+      throw RuntimeError(detail::str(
+          "Output ", m->creator_output_nr, " of ", m->creator_name,
+          " is a view and is being modified inplace. This view is the output of a function that returns multiple "
+          "views. Such functions do not allow the output views to be modified inplace. You should replace the "
+          "inplace operation by an out-of-place one."));
+    if (m->creation_meta == CreationMeta::NoGradMode && (will_record || requires_grad(base.impl())))
+      throw RuntimeError(
+          "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+          "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+          "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+          "tracked) or both outside (if you want the inplace to be tracked).");
+  } else if (impl->requires_grad_leaf && !impl->grad_fn) {
+    throw RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+}
+
+// AsStridedBackward0: the regenerated grad_fn of a view whose base changed in place.
+namespace {
+class AsStridedBackward0 final : public Node {
+ public:
+  AsStridedBackward0(Shape base_sizes, Shape sizes, Shape strides, int64_t offset)
+      : base_sizes_(std::move(base_sizes)), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(offset) {}
+  std::string name() const override { return "AsStridedBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    TensorList out(1);
+    if (g[0].defined())
+      out[0] = as_strided_scatter(zeros(base_sizes_, TensorOptions(g[0].dtype())), g[0], sizes_, strides_, offset_);
+    return out;
+  }
+
+ private:
+  Shape base_sizes_, sizes_, strides_;
+  int64_t offset_;
+};
+
+void check_contiguous_base(const Tensor& base) {
+  GRAFT_CHECK(base.is_contiguous(), NotImplementedError,
+              "in-place operation on a view: the view's base has sizes ", base.sizes(), " and strides ",
+              base.strides(), "; graft supports in-place on views that require grad only for contiguous bases");
+}
+}  // namespace
+
+void refresh_view_grad_fn(const Tensor& view) {
+  TensorImpl* impl = view.impl();
+  AutogradMeta* m = impl->meta.get();
+  if (m->attr_version == impl->version()) return;
+  m->attr_version = impl->version();
+  const Tensor& base = m->base;
+  if (!requires_grad(base.impl()) || !GradMode::is_enabled()) return;
+  check_contiguous_base(base);
+  auto node = make_intrusive<AsStridedBackward0>(Shape(base.sizes().begin(), base.sizes().end()),
+                                                 Shape(view.sizes().begin(), view.sizes().end()),
+                                                 Shape(view.strides().begin(), view.strides().end()),
+                                                 view.storage_offset() - base.storage_offset());
+  node->mutable_next_edges().push_back(gradient_edge(base));
+  impl->output_nr = node->add_input_metadata(view);
+  impl->grad_fn = node;
+}
+
+void rebase_history(const Tensor& self, intrusive_ptr<Node> node) {
+  TensorImpl* impl = self.impl();
+  AutogradMeta* m = impl->meta.get();
+  if (m && m->is_view) {
+    const Tensor& base = m->base;
+    check_contiguous_base(base);
+    auto cs = make_intrusive<CopySlices>(base, self, std::move(node));
+    base.impl()->grad_fn = cs;
+    base.impl()->output_nr = 0;
+    m->attr_version = impl->version() - 1;  // force regeneration from the new base history
+    refresh_view_grad_fn(self);
+    return;
+  }
+  impl->grad_fn = std::move(node);
+  impl->output_nr = 0;
+}
+
+}  // namespace autograd
+
+// ---------------- AccumulateGrad ----------------
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
+  sequence_nr_ = UINT64_MAX;
+  add_input_metadata(variable_);
+}
+AccumulateGrad::~AccumulateGrad() {
+  if (variable_.impl()->meta && variable_.impl()->meta->grad_accumulator == this)
+    variable_.impl()->meta->grad_accumulator = nullptr;
+}
+
+void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
+  AutogradMeta* m = variable_.impl()->meta.get();
+  if (m && m->leaf_hooks && !m->leaf_hooks->empty()) {
+    HookList hooks = *m->leaf_hooks;  // a hook may remove itself
+    run_tensor_hooks(hooks, grads);
+  }
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  Tensor& new_grad = grads[0];
+  if (!new_grad.defined()) return {};
+  Tensor& g = autograd::meta(variable_).grad;
+  if (!g.defined()) {
+    if (!GradMode::is_enabled() && new_grad.use_count() == 1 && new_grad.is_contiguous() &&
+        !(new_grad.impl()->meta && new_grad.impl()->meta->is_view) && !autograd::requires_grad(new_grad.impl()) &&
+        new_grad.impl()->storage()->use_count() == 1) {
+      g = std::move(new_grad);  // steal the buffer nobody else references
+    } else {
+      g = new_grad.clone();
+    }
+  } else if (!GradMode::is_enabled()) {
+    NoGradGuard ng;
+    g.add_(new_grad);
+  } else {
+    g = g + new_grad;
+  }
+  return {};
+}
+
+// ---------------- CopySlices ----------------
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, intrusive_ptr<Node> fn)
+    : base_sizes_(base.sizes().begin(), base.sizes().end()),
+      view_sizes_(view.sizes().begin(), view.sizes().end()),
+      view_strides_(view.strides().begin(), view.strides().end()),
+      view_offset_(view.storage_offset() - base.storage_offset()),
+      fn_(std::move(fn)) {
+  next_edges_.push_back(autograd::gradient_edge(base));
+  for (size_t i = 1; i < fn_->next_edges().size(); ++i) next_edges_.push_back(fn_->next_edges()[i]);
+  add_input_metadata(base);
+}
+
+TensorList CopySlices::apply(TensorList&& grads) {
+  TensorList out(next_edges_.size());
+  GRAFT_CHECK(fn_, RuntimeError,
+              "Trying to backward through the graph a second time (or directly access saved tensors after they "
+              "have already been freed). Saved intermediate values of the graph are freed when you call "
+              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+              "graph a second time or if you need to access saved tensors after calling backward.");
+  const Tensor& grad = grads[0];
+  if (!grad.defined()) return out;
+  Tensor result = grad.contiguous().clone();
+  Tensor window = result.as_strided(view_sizes_, view_strides_, result.storage_offset() + view_offset_);
+  TensorList res = fn_->apply(TensorList{window.clone()});
+  // the window's gradient is replaced by what fn gives its first input
+  if (res.size() > 0 && res[0].defined()) window.copy_(res[0]);
+  else window.zero_();
+  out[0] = result;
+  for (size_t i = 1; i < res.size() && i < out.size(); ++i) out[i] = res[i];
+  return out;
+}
+
+void CopySlices::release_variables() {
+  if (fn_) fn_->release_variables();
+}
+
+}  // namespace graft

@@ -1,0 +1,272 @@
+// Elementwise CPU kernels: unary, binary, where, copy, fill.
+#include <cmath>
+#include <limits>
+
+#include "graft/core/error.h"
+#include "graft/ops/ops.h"
+#include "kernels.h"
+#include "loops.h"
+
+namespace graft::cpu {
+namespace {
+
+template <class T>
+T sign_of(T x) {
+  if constexpr (std::is_same_v<T, bool>) return x;
+  else return static_cast<T>((T(0) < x) - (x < T(0)));
+}
+
+template <class T>
+T int_pow(T base, T e) {
+  if (e < 0) {  // integer ** negative: PyTorch returns 1/base**|e| truncated
+    if (base == 1) return 1;
+    if (base == -1) return (e % 2 == 0) ? 1 : -1;
+    return 0;
+  }
+  T r = 1;
+  while (e) {
+    if (e & 1) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return r;
+}
+
+template <class T>
+void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1) {
+  using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;  // compute type
+  auto run = [&](auto f) { elementwise<T, T>(out, f, a); };
+  switch (op) {
+    case UnaryOp::Neg:
+      if constexpr (std::is_same_v<T, bool>) throw TypeError("neg: Negation, the `-` operator, on a bool tensor is not supported.");
+      else return run([](T x) { return static_cast<T>(-x); });
+    case UnaryOp::Abs:
+      if constexpr (std::is_same_v<T, bool>) return run([](T x) { return x; });
+      else return run([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::Sign: return run([](T x) { return sign_of(x); });
+    case UnaryOp::Relu: return run([](T x) { return x > T(0) ? x : T(0); });
+    case UnaryOp::Clamp: {
+      const bool has_lo = !std::isnan(p0), has_hi = !std::isnan(p1);
+      const T lo = static_cast<T>(p0), hi = static_cast<T>(p1);
+      return run([=](T x) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(x)) return x;
+        }
+        if (has_lo && x < lo) x = lo;
+        if (has_hi && x > hi) x = hi;
+        return x;
+      });
+    }
+    default: break;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case UnaryOp::Exp: return run([](T x) { return std::exp(x); });
+      case UnaryOp::Log: return run([](T x) { return std::log(x); });
+      case UnaryOp::Log1p: return run([](T x) { return std::log1p(x); });
+      case UnaryOp::Sqrt: return run([](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt: return run([](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Sin: return run([](T x) { return std::sin(x); });
+      case UnaryOp::Cos: return run([](T x) { return std::cos(x); });
+      case UnaryOp::Tanh: return run([](T x) { return std::tanh(x); });
+      case UnaryOp::Sigmoid: return run([](T x) { return T(1) / (T(1) + std::exp(-x)); });
+      case UnaryOp::Erf: return run([](T x) { return std::erf(x); });
+      case UnaryOp::Gelu:
+        return run([](T x) { return static_cast<T>(C(0.5) * x * (C(1) + std::erf(x * C(M_SQRT1_2)))); });
+      case UnaryOp::GeluTanh:
+        return run([](T x) {
+          const C k = C(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2/pi)
+          return static_cast<T>(C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x))));
+        });
+      case UnaryOp::Silu: return run([](T x) { return x / (T(1) + std::exp(-x)); });
+      case UnaryOp::Softplus: {
+        const C beta = p0, threshold = p1;
+        return run([=](T x) {
+          C bx = beta * x;
+          return static_cast<T>(bx > threshold ? C(x) : std::log1p(std::exp(bx)) / beta);
+        });
+      }
+      default: break;
+    }
+  }
+  GRAFT_INTERNAL_ASSERT(false, "unary kernel: op not implemented for dtype ", out.dtype());
+}
+
+template <class T>
+void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha_s) {
+  auto run = [&](auto f) { elementwise<T, T, T>(out, f, a, b); };
+  auto pred = [&](auto f) { elementwise<bool, T, T>(out, f, a, b); };
+  switch (op) {
+    case BinaryOp::Add:
+      if constexpr (std::is_same_v<T, bool>) return run([](T x, T y) { return x || y; });
+      else {
+        const T alpha = alpha_s.to<T>();
+        if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x + y); });
+        return run([=](T x, T y) { return static_cast<T>(x + alpha * y); });
+      }
+    case BinaryOp::Sub:
+      if constexpr (std::is_same_v<T, bool>) break;
+      else {
+        const T alpha = alpha_s.to<T>();
+        if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x - y); });
+        return run([=](T x, T y) { return static_cast<T>(x - alpha * y); });
+      }
+    case BinaryOp::Mul:
+      if constexpr (std::is_same_v<T, bool>) return run([](T x, T y) { return x && y; });
+      else return run([](T x, T y) { return static_cast<T>(x * y); });
+    case BinaryOp::Div:
+      if constexpr (std::is_floating_point_v<T>) return run([](T x, T y) { return x / y; });
+      else break;
+    case BinaryOp::Pow:
+      if constexpr (std::is_floating_point_v<T>) return run([](T x, T y) { return std::pow(x, y); });
+      else if constexpr (!std::is_same_v<T, bool>) return run([](T x, T y) { return int_pow<T>(x, y); });
+      else break;
+    case BinaryOp::Maximum:
+      return run([](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+        }
+        return x > y ? x : y;
+      });
+    case BinaryOp::Minimum:
+      return run([](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+        }
+        return x < y ? x : y;
+      });
+    case BinaryOp::Eq: return pred([](T x, T y) { return x == y; });
+    case BinaryOp::Ne: return pred([](T x, T y) { return x != y; });
+    case BinaryOp::Lt: return pred([](T x, T y) { return x < y; });
+    case BinaryOp::Le: return pred([](T x, T y) { return x <= y; });
+    case BinaryOp::Gt: return pred([](T x, T y) { return x > y; });
+    case BinaryOp::Ge: return pred([](T x, T y) { return x >= y; });
+    case BinaryOp::LogicalAnd: return pred([](T x, T y) { return static_cast<bool>(x) && static_cast<bool>(y); });
+    case BinaryOp::LogicalOr: return pred([](T x, T y) { return static_cast<bool>(x) || static_cast<bool>(y); });
+  }
+  GRAFT_INTERNAL_ASSERT(false, "binary kernel: op not implemented for dtype ", a.dtype());
+}
+
+template <class T>
+void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s_, const Scalar& alpha_s,
+                         bool rev) {
+  auto run = [&](auto f) { elementwise<T, T>(out, f, a); };
+  auto pred = [&](auto f) { elementwise<bool, T>(out, f, a); };
+  const T s = s_.to<T>();
+  if constexpr (!std::is_same_v<T, bool>) {
+    const T alpha = alpha_s.to<T>();
+    const T sa = static_cast<T>(s * alpha);
+    switch (op) {
+      case BinaryOp::Add:
+        if (rev) return run([=](T x) { return static_cast<T>(s + alpha * x); });
+        return run([=](T x) { return static_cast<T>(x + sa); });
+      case BinaryOp::Sub:
+        if (rev) return run([=](T x) { return static_cast<T>(s - alpha * x); });
+        return run([=](T x) { return static_cast<T>(x - sa); });
+      case BinaryOp::Mul: return run([=](T x) { return static_cast<T>(x * s); });
+      default: break;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      if (op == BinaryOp::Div) {
+        if (rev) return run([=](T x) { return s / x; });
+        return run([=](T x) { return x / s; });
+      }
+      if (op == BinaryOp::Pow) {
+        if (rev) return run([=](T x) { return std::pow(s, x); });
+        if (s == T(2)) return run([](T x) { return x * x; });
+        if (s == T(0.5)) return run([](T x) { return std::sqrt(x); });
+        return run([=](T x) { return std::pow(x, s); });
+      }
+    } else {
+      if (op == BinaryOp::Pow) {
+        if (rev) return run([=](T x) { return int_pow<T>(s, x); });
+        return run([=](T x) { return int_pow<T>(x, s); });
+      }
+    }
+  }
+  switch (op) {
+    case BinaryOp::Eq: return pred([=](T x) { return x == s; });
+    case BinaryOp::Ne: return pred([=](T x) { return x != s; });
+    case BinaryOp::Lt: return rev ? pred([=](T x) { return s < x; }) : pred([=](T x) { return x < s; });
+    case BinaryOp::Le: return rev ? pred([=](T x) { return s <= x; }) : pred([=](T x) { return x <= s; });
+    case BinaryOp::Gt: return rev ? pred([=](T x) { return s > x; }) : pred([=](T x) { return x > s; });
+    case BinaryOp::Ge: return rev ? pred([=](T x) { return s >= x; }) : pred([=](T x) { return x >= s; });
+    default: break;
+  }
+  // Everything else goes through the tensor path with a 0-d operand.
+  Tensor st = empty({}, TensorOptions(a.dtype()));
+  fill(st, s_);
+  if (rev) binary_typed<T>(op, out, st, a, alpha_s);
+  else binary_typed<T>(op, out, a, st, alpha_s);
+}
+
+}  // namespace
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1) {
+  if (op == UnaryOp::IsNan) {
+    GRAFT_DISPATCH_ALL(a.dtype(), "isnan", [&] {
+      elementwise<bool, scalar_t>(out, [](scalar_t x) {
+        if constexpr (std::is_floating_point_v<scalar_t>) return std::isnan(x);
+        else { (void)x; return false; }
+      }, a);
+    });
+    return;
+  }
+  if (op == UnaryOp::LogicalNot) {
+    GRAFT_DISPATCH_ALL(a.dtype(), "logical_not", [&] {
+      elementwise<bool, scalar_t>(out, [](scalar_t x) { return !static_cast<bool>(x); }, a);
+    });
+    return;
+  }
+  GRAFT_DISPATCH_ALL(out.dtype(), "unary", [&] { unary_typed<scalar_t>(op, out, a, p0, p1); });
+}
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  GRAFT_DISPATCH_ALL(a.dtype(), "binary", [&] { binary_typed<scalar_t>(op, out, a, b, alpha); });
+}
+
+void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s, const Scalar& alpha,
+                   bool reverse) {
+  GRAFT_DISPATCH_ALL(a.dtype(), "binary", [&] { binary_scalar_typed<scalar_t>(op, out, a, s, alpha, reverse); });
+}
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  GRAFT_DISPATCH_ALL(out.dtype(), "where", [&] {
+    elementwise<scalar_t, bool, scalar_t, scalar_t>(out, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; },
+                                                    cond, a, b);
+  });
+}
+
+void copy(const Tensor& dst, const Tensor& src) {
+  GRAFT_DISPATCH_ALL(dst.dtype(), "copy_", [&] {
+    using D = scalar_t;
+    GRAFT_DISPATCH_ALL(src.dtype(), "copy_", [&] {
+      using S = scalar_t;
+      if constexpr (std::is_same_v<D, S>) {
+        if (dst.is_contiguous() && src.is_contiguous() && dst.sizes().equals(src.sizes())) {
+          if (dst.numel() > 0) std::memmove(dst.data_ptr(), src.data_ptr(), dst.nbytes());
+          return;
+        }
+      }
+      elementwise<D, S>(dst, [](S x) {
+        if constexpr (std::is_same_v<D, bool>) return x != S(0);
+        else return static_cast<D>(x);
+      }, src);
+    });
+  });
+}
+
+void fill(const Tensor& dst, const Scalar& v) {
+  GRAFT_DISPATCH_ALL(dst.dtype(), "fill_", [&] {
+    const scalar_t x = v.to<scalar_t>();
+    // zero-stride trick: fill via a broadcast of a stack value
+    if (dst.is_contiguous()) {
+      scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
+      for (int64_t i = 0, n = dst.numel(); i < n; ++i) p[i] = x;
+      return;
+    }
+    elementwise<scalar_t, scalar_t>(dst, [=](scalar_t) { return x; }, dst);
+  });
+}
+
+}  // namespace graft::cpu

@@ -1,0 +1,94 @@
+// Indexing CPU kernels: index_select, index_add, gather, scatter_add. Indices were
+// range-checked by the ops layer.
+#include "graft/core/error.h"
+#include "graft/ops/ops.h"
+#include "kernels.h"
+
+namespace graft::cpu {
+namespace {
+
+// Iterates over every position of `shape` except `dim`, calling f(offset_a, offset_b, ...)
+// where each offset is computed with the matching strides (in elements).
+template <int K, class F>
+void for_each_except(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef, K>& strides, F f) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  int64_t total = 1;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != dim) total *= shape[d];
+  if (total == 0) return;
+  std::vector<int64_t> idx(nd, 0);
+  std::array<int64_t, K> off{};
+  for (int64_t n = 0; n < total; ++n) {
+    f(off);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (d == dim) continue;
+      ++idx[d];
+      for (int k = 0; k < K; ++k) off[k] += strides[k][d];
+      if (idx[d] < shape[d]) break;
+      for (int k = 0; k < K; ++k) off[k] -= strides[k][d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
+  const int64_t n = index.numel();
+  const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
+  const int64_t ist = index.dim() ? index.stride(0) : 1;
+  for (int64_t i = 0; i < n; ++i) {
+    Tensor src = select_raw(a, dim, ix[i * ist]);
+    Tensor dst = select_raw(out, dim, i);
+    copy(dst, src);
+  }
+}
+
+void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source) {
+  const int64_t n = index.numel();
+  const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
+  const int64_t ist = index.dim() ? index.stride(0) : 1;
+  for (int64_t i = 0; i < n; ++i) {
+    Tensor dst = select_raw(out, dim, ix[i * ist]);
+    Tensor src = source.dim() ? select_raw(source, dim, i) : source;
+    binary(BinaryOp::Add, dst, dst, src);
+  }
+}
+
+void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
+  GRAFT_DISPATCH_ALL(a.dtype(), "gather", [&] {
+    using T = scalar_t;
+    T* o = static_cast<T*>(out.data_ptr());
+    const T* x = static_cast<const T*>(a.data_ptr());
+    const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
+    const int64_t L = index.dim() ? index.size(dim) : 1;
+    const int64_t ast = a.dim() ? a.stride(dim) : 0, ist = index.dim() ? index.stride(dim) : 0,
+                  ost = out.dim() ? out.stride(dim) : 0;
+    for_each_except<3>(index.sizes(), index.dim() ? dim : -1, {out.strides(), a.strides(), index.strides()},
+                       [&](const std::array<int64_t, 3>& off) {
+                         for (int64_t j = 0; j < L; ++j) o[off[0] + j * ost] = x[off[1] + ix[off[2] + j * ist] * ast];
+                       });
+  });
+}
+
+void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  GRAFT_DISPATCH_ALL(out.dtype(), "scatter_add", [&] {
+    using T = scalar_t;
+    T* o = static_cast<T*>(out.data_ptr());
+    const T* s = static_cast<const T*>(src.data_ptr());
+    const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
+    const int64_t L = index.dim() ? index.size(dim) : 1;
+    const int64_t ost = out.dim() ? out.stride(dim) : 0, ist = index.dim() ? index.stride(dim) : 0,
+                  sst = src.dim() ? src.stride(dim) : 0;
+    for_each_except<3>(index.sizes(), index.dim() ? dim : -1, {out.strides(), src.strides(), index.strides()},
+                       [&](const std::array<int64_t, 3>& off) {
+                         for (int64_t j = 0; j < L; ++j) {
+                           T& dst = o[off[0] + ix[off[2] + j * ist] * ost];
+                           if constexpr (std::is_same_v<T, bool>) dst = dst || s[off[1] + j * sst];
+                           else dst = static_cast<T>(dst + s[off[1] + j * sst]);
+                         }
+                       });
+  });
+}
+
+}  // namespace graft::cpu

@@ -1,0 +1,68 @@
+#pragma once
+// CPU kernels. They compute values only: no autograd, no argument checks beyond internal
+// asserts (the ops layer in src/ops validates and promotes first). Outputs are preallocated.
+#include "graft/core/tensor.h"
+
+namespace graft::cpu {
+
+/// A view of t's storage with the given geometry and no autograd history (kernels only).
+inline Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+}
+/// raw_view of t.select(dim, i).
+inline Tensor select_raw(const Tensor& t, int64_t dim, int64_t i) {
+  Shape sz, st;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != dim) { sz.push_back(t.size(d)); st.push_back(t.stride(d)); }
+  return raw_view(t, sz, st, t.storage_offset() + i * t.stride(dim));
+}
+/// raw_view of t[i] along dim 0.
+inline Tensor raw_select0(const Tensor& t, int64_t i) {
+  return raw_view(t, IntArrayRef(t.sizes().data() + 1, t.dim() - 1), IntArrayRef(t.strides().data() + 1, t.dim() - 1),
+                  t.storage_offset() + i * t.stride(0));
+}
+
+enum class UnaryOp {
+  Neg, Exp, Log, Log1p, Sqrt, Rsqrt, Abs, Sign, Sin, Cos, Tanh, Sigmoid, Erf, Relu,
+  Gelu, GeluTanh, Silu, Softplus, Clamp, LogicalNot, IsNan
+};
+enum class BinaryOp {
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
+};
+/// True for ops whose output is bool.
+inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
+
+/// out = op(a); `a` has out's dtype (IsNan/LogicalNot: out is bool). p0/p1: Softplus
+/// (beta, threshold), Clamp (min, max; NaN = none).
+void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0);
+/// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+/// out = a op s, with s converted to a's dtype; `reverse` computes s op a.
+void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s, const Scalar& alpha = 1,
+                   bool reverse = false);
+/// out = cond ? a : b (broadcast; cond bool, a and b out's dtype).
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+/// dst = src broadcast to dst's shape, converting dtype. dst may be any strided tensor.
+void copy(const Tensor& dst, const Tensor& src);
+/// Every element of dst = v.
+void fill(const Tensor& dst, const Scalar& v);
+
+enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
+/// Reduces over the dims in `mask` into `out` (shape with those dims removed or kept as 1).
+void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask);
+/// Max/min over one dim: values and int64 indices (first occurrence), for dim-reductions.
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
+/// Variance over `mask` with the given correction.
+void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction);
+
+/// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype.
+void gemm(const Tensor& c, const Tensor& a, const Tensor& b);
+
+void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
+/// out (already a copy of self) += source along dim at index.
+void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source);
+void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
+/// out (already a copy of self) scatter-adds src at index along dim.
+void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+
+}  // namespace graft::cpu

@@ -1,0 +1,148 @@
+// Reduction CPU kernels. Strategy: permute the reduced dims to the end, make the input
+// contiguous (a copy only when needed), then reduce each inner block in one loop.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "graft/core/error.h"
+#include "graft/ops/ops.h"
+#include "kernels.h"
+
+namespace graft::cpu {
+namespace {
+
+// Returns `a` with reduced dims moved last and made contiguous (no autograd), and the
+// inner block size R.
+Tensor reduced_last(const Tensor& a, uint64_t mask, int64_t& R) {
+  std::vector<int64_t> perm;
+  R = 1;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (!(mask >> d & 1)) perm.push_back(d);
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (mask >> d & 1) { perm.push_back(d); R *= a.size(d); }
+  // geometry-only permute (no autograd: callers run under no-grad kernels)
+  Shape sizes, strides;
+  for (auto d : perm) { sizes.push_back(a.size(d)); strides.push_back(a.stride(d)); }
+  Tensor p = raw_view(a, sizes, strides, a.storage_offset());
+  if (p.is_contiguous()) return p;
+  Tensor c = empty(sizes, TensorOptions(a.dtype()));
+  copy(c, p);
+  return c;
+}
+
+template <class T, class Acc>
+Acc sum_block(const T* x, int64_t n) {
+  // pairwise blocks of 8 accumulators for accuracy and vectorization
+  Acc s[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += static_cast<Acc>(x[i + k]);
+  Acc r = 0;
+  for (int k = 0; k < 8; ++k) r += s[k];
+  for (; i < n; ++i) r += static_cast<Acc>(x[i]);
+  return r;
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
+  int64_t R;
+  Tensor c = reduced_last(a, mask, R);
+  const int64_t M = out.numel();
+  GRAFT_INTERNAL_ASSERT(out.is_contiguous());
+  GRAFT_DISPATCH_ALL(out.dtype(), "reduce", [&] {
+    using O = scalar_t;
+    GRAFT_DISPATCH_ALL(c.dtype(), "reduce", [&] {
+      using T = scalar_t;
+      const T* x = static_cast<const T*>(c.data_ptr());
+      O* o = static_cast<O*>(out.data_ptr());
+      using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+      for (int64_t m = 0; m < M; ++m) {
+        const T* b = x + m * R;
+        switch (op) {
+          case ReduceOp::Sum: o[m] = static_cast<O>(sum_block<T, Acc>(b, R)); break;
+          case ReduceOp::Prod: {
+            Acc p = 1;
+            for (int64_t i = 0; i < R; ++i) p *= static_cast<Acc>(b[i]);
+            o[m] = static_cast<O>(p);
+            break;
+          }
+          case ReduceOp::Max:
+          case ReduceOp::Min: {
+            T best = b[0];
+            for (int64_t i = 1; i < R; ++i) {
+              T v = b[i];
+              if constexpr (std::is_floating_point_v<T>) {
+                if (std::isnan(best)) break;
+                if (std::isnan(v)) { best = v; break; }
+              }
+              if (op == ReduceOp::Max ? v > best : v < best) best = v;
+            }
+            o[m] = static_cast<O>(best);
+            break;
+          }
+          case ReduceOp::LogSumExp: {
+            if constexpr (std::is_floating_point_v<T>) {
+              double mx = -std::numeric_limits<double>::infinity();
+              for (int64_t i = 0; i < R; ++i) mx = std::max(mx, static_cast<double>(b[i]));
+              if (std::isinf(mx)) { o[m] = static_cast<O>(mx); break; }
+              double s = 0;
+              for (int64_t i = 0; i < R; ++i) s += std::exp(static_cast<double>(b[i]) - mx);
+              o[m] = static_cast<O>(mx + std::log(s));
+            }
+            break;
+          }
+        }
+      }
+    });
+  });
+}
+
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim) {
+  int64_t R;
+  Tensor c = reduced_last(a, uint64_t{1} << dim, R);
+  const int64_t M = indices.numel();
+  GRAFT_DISPATCH_ALL(c.dtype(), "max", [&] {
+    using T = scalar_t;
+    const T* x = static_cast<const T*>(c.data_ptr());
+    T* v = values.defined() ? static_cast<T*>(values.data_ptr()) : nullptr;
+    int64_t* ix = static_cast<int64_t*>(indices.data_ptr());
+    for (int64_t m = 0; m < M; ++m) {
+      const T* b = x + m * R;
+      int64_t bi = 0;
+      T best = b[0];
+      for (int64_t i = 1; i < R; ++i) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(best)) break;
+          if (std::isnan(b[i])) { best = b[i]; bi = i; break; }
+        }
+        if (is_max ? b[i] > best : b[i] < best) { best = b[i]; bi = i; }
+      }
+      if (v) v[m] = best;
+      ix[m] = bi;
+    }
+  });
+}
+
+void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction) {
+  int64_t R;
+  Tensor c = reduced_last(a, mask, R);
+  const int64_t M = out.numel();
+  GRAFT_DISPATCH_FLOATING(out.dtype(), "var", [&] {
+    using T = scalar_t;
+    const T* x = static_cast<const T*>(c.data_ptr());
+    T* o = static_cast<T*>(out.data_ptr());
+    for (int64_t m = 0; m < M; ++m) {
+      const T* b = x + m * R;
+      double mean = 0;
+      for (int64_t i = 0; i < R; ++i) mean += b[i];
+      mean /= static_cast<double>(R);
+      double ss = 0;
+      for (int64_t i = 0; i < R; ++i) ss += (b[i] - mean) * (b[i] - mean);
+      double denom = static_cast<double>(R - correction);
+      o[m] = static_cast<T>(ss / std::max(denom, 0.0));  // N <= correction: inf or nan, as PyTorch
+    }
+  });
+}
+
+}  // namespace graft::cpu

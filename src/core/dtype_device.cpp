@@ -1,0 +1,86 @@
+// DType names and Device parsing.
+#include <sstream>
+
+#include "graft/core/device.h"
+#include "graft/core/dtype.h"
+#include "graft/core/error.h"
+#include "graft/core/int_array.h"
+
+namespace graft {
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+  }
+  return "?";
+}
+const char* legacy_type_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "BoolTensor";
+    case DType::Int32: return "IntTensor";
+    case DType::Int64: return "LongTensor";
+    case DType::Float32: return "FloatTensor";
+    case DType::Float64: return "DoubleTensor";
+  }
+  return "?";
+}
+const char* dtype_cpp_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+  }
+  return "?";
+}
+std::ostream& operator<<(std::ostream& os, DType t) { return os << "graft." << dtype_name(t); }
+
+std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
+  os << "[";
+  for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
+  return os << "]";
+}
+
+Device::Device(const std::string& spec) {
+  if (spec == "cpu") { type = DeviceType::CPU; return; }
+  if (spec.rfind("cuda", 0) == 0) {
+    type = DeviceType::CUDA;
+    if (spec.size() == 4) return;
+    if (spec[4] == ':' && spec.size() > 5 && spec.size() <= 8) {
+      int idx = 0;
+      for (size_t i = 5; i < spec.size(); ++i) {
+        GRAFT_CHECK(spec[i] >= '0' && spec[i] <= '9', ValueError, "Invalid device string: '", spec, "'");
+        idx = idx * 10 + (spec[i] - '0');
+      }
+      GRAFT_CHECK(idx < 128, ValueError, "Invalid device string: '", spec, "'");
+      index = static_cast<int8_t>(idx);
+      return;
+    }
+  }
+  throw ValueError(detail::str("Invalid device string: '", spec, "'"));
+}
+std::string Device::str() const {
+  if (type == DeviceType::CPU) return "cpu";
+  return index < 0 ? "cuda" : "cuda:" + std::to_string(index);
+}
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+bool cuda_is_available() { return false; }
+void check_device_available(const Device& d, const char* op) {
+  GRAFT_CHECK(d.is_cpu(), RuntimeError, op, ": device ", d.str(),
+              " is not available: graft was built without CUDA support");
+}
+
+namespace detail {
+void internal_assert_fail(const char* file, int line, const char* cond, const std::string& msg) {
+  throw RuntimeError(str("graft internal assert failed at ", file, ":", line, ": ", cond, ". ", msg,
+                         " (this is a bug in graft; please report it)"));
+}
+}  // namespace detail
+
+}  // namespace graft

@@ -1,0 +1,121 @@
+// Tensor printing in PyTorch's format: tensor([[1.0000, 2.5000], ...], requires_grad=True).
+// Float formatting follows torch/_tensor_str.py: integer mode, fixed 4 decimals, or
+// scientific when the dynamic range is large; every entry padded to a common width.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "graft/autograd/grad_mode.h"
+#include "graft/autograd/node.h"
+#include "graft/ops/ops.h"
+
+namespace graft {
+namespace {
+
+constexpr int64_t kThreshold = 1000, kEdge = 3;
+
+struct Formatter {
+  DType dtype;
+  bool int_mode = true, sci = false;
+  size_t width = 1;
+
+  explicit Formatter(const std::vector<double>& vals, DType dt) : dtype(dt) {
+    if (is_floating_point(dt)) {
+      double mx = 0, mn = INFINITY;
+      bool any = false;
+      for (double v : vals) {
+        if (!std::isfinite(v)) continue;
+        if (v != std::ceil(v)) int_mode = false;
+        double a = std::fabs(v);
+        if (a == 0) continue;
+        any = true;
+        mx = std::max(mx, a);
+        mn = std::min(mn, a);
+      }
+      if (any) {
+        if (int_mode) sci = mx > 1e8;
+        else sci = (mx / mn > 1000.0) || mx > 1e8 || mn < 1e-4;
+      }
+    }
+    for (double v : vals) width = std::max(width, fmt(v).size());
+  }
+  std::string fmt(double v) const {
+    char buf[64];
+    if (dtype == kBool) return v != 0 ? "True" : "False";
+    if (!is_floating_point(dtype)) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+      return buf;
+    }
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (sci) std::snprintf(buf, sizeof buf, "%.4e", v);
+    else if (int_mode) std::snprintf(buf, sizeof buf, "%.0f.", v);
+    else std::snprintf(buf, sizeof buf, "%.4f", v);
+    return buf;
+  }
+  std::string pad(double v) const {
+    std::string s = fmt(v);
+    return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
+  }
+};
+
+// Collects the values that will be shown (edges only when summarizing).
+void collect(const Tensor& t, bool summarize, std::vector<double>& out) {
+  if (t.dim() == 0) { out.push_back(t.item<double>()); return; }
+  int64_t n = t.size(0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarize && n > 2 * kEdge && i == kEdge) i = n - kEdge;
+    collect(t.select(0, i), summarize, out);
+  }
+}
+
+void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool summarize, size_t indent) {
+  if (t.dim() == 0) { os << f.pad(t.item<double>()); return; }
+  const int64_t n = t.size(0);
+  os << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarize && n > 2 * kEdge && i == kEdge) {
+      if (t.dim() == 1) os << "...";
+      else os << "...";
+      i = n - kEdge;
+      if (t.dim() == 1) os << ", ";
+      else os << ",\n" << std::string(t.dim() - 2, '\n') << std::string(indent + 1, ' ');
+    }
+    render(os, t.select(0, i), f, summarize, indent + 1);
+    if (i + 1 < n) {
+      if (t.dim() == 1) os << ", ";
+      else os << ",\n" << std::string(t.dim() - 2, '\n') << std::string(indent + 1, ' ');
+    }
+  }
+  os << "]";
+}
+
+}  // namespace
+
+std::string Tensor::str() const {
+  if (!defined()) return "[ Tensor (undefined) ]";
+  NoGradGuard ng;
+  std::ostringstream os;
+  os << "tensor(";
+  const bool summarize = numel() > kThreshold;
+  std::vector<double> vals;
+  Tensor d = detach();
+  if (numel() > 0) collect(d, summarize, vals);
+  Formatter f(vals, dtype());
+  if (numel() == 0) os << "[]";
+  else render(os, d, f, summarize, 7);
+  if (numel() == 0 && !(dim() == 1 && size(0) == 0)) {
+    os << ", size=(";
+    for (int64_t i = 0; i < dim(); ++i) os << (i ? ", " : "") << size(i);
+    os << (dim() == 1 ? ",)" : ")");
+  }
+  if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) os << ", dtype=graft." << dtype_name(dtype());
+  if (grad_fn()) os << ", grad_fn=<" << grad_fn()->name() << ">";
+  else if (requires_grad()) os << ", requires_grad=True";
+  os << ")";
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+
+}  // namespace graft

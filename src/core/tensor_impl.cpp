@@ -1,0 +1,58 @@
+// TensorImpl geometry and destruction.
+#include "graft/core/tensor_impl.h"
+
+#include "../autograd/variable.h"
+#include "graft/core/error.h"
+
+namespace graft {
+
+Shape contiguous_strides(IntArrayRef sizes) {
+  Shape st(sizes.size(), 1);
+  int64_t acc = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return st;
+}
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  return n;
+}
+
+TensorImpl::TensorImpl(intrusive_ptr<StorageImpl> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : sizes_(sizes.begin(), sizes.end()),
+      strides_(strides.begin(), strides.end()),
+      storage_offset_(storage_offset),
+      storage_(std::move(storage)),
+      dtype_(dtype) {
+  refresh();
+}
+
+TensorImpl::~TensorImpl() {
+  // A retain_grad target registered on grad_fn points back at us: unregister it.
+  if (meta && meta->retains_grad && grad_fn) grad_fn->clear_retain_grad_target(output_nr);
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  storage_offset_ = storage_offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = compute_numel(sizes_);
+  bool c = true;
+  int64_t expected = 1;
+  for (int64_t i = dim() - 1; i >= 0; --i) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) { c = false; break; }
+    expected *= sizes_[i];
+  }
+  is_contiguous_ = c || numel_ == 0;
+}
+
+}  // namespace graft

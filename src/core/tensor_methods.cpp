@@ -1,0 +1,168 @@
+// Tensor methods: metadata helpers and forwarding to the functional ops.
+#include "graft/ops/ops.h"
+#include "../backend/cpu/kernels.h"
+#include "../ops/op_util.h"
+
+namespace graft {
+
+int64_t Tensor::size(int64_t d) const {
+  GRAFT_CHECK(defined(), ValueError, "size: undefined tensor");
+  GRAFT_CHECK(dim() > 0, IndexError, "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[detail::wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  GRAFT_CHECK(defined(), ValueError, "stride: undefined tensor");
+  GRAFT_CHECK(dim() > 0, IndexError, "dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[detail::wrap_dim(d, dim(), "stride")];
+}
+
+template <class T>
+T* Tensor::data_ptr() const {
+  GRAFT_CHECK(defined(), ValueError, "data_ptr: undefined tensor");
+  GRAFT_CHECK(dtype() == dtype_of<T>::value, TypeError, "expected scalar type ", dtype_name(dtype_of<T>::value),
+              " but found ", dtype_name(dtype()));
+  return static_cast<T*>(impl_->data());
+}
+template float* Tensor::data_ptr<float>() const;
+template double* Tensor::data_ptr<double>() const;
+template int64_t* Tensor::data_ptr<int64_t>() const;
+template int32_t* Tensor::data_ptr<int32_t>() const;
+template bool* Tensor::data_ptr<bool>() const;
+
+Scalar Tensor::item() const {
+  GRAFT_CHECK(defined(), ValueError, "item: undefined tensor");
+  GRAFT_CHECK(numel() == 1, RuntimeError, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  return GRAFT_DISPATCH_ALL(dtype(), "item", [&]() -> Scalar { return *static_cast<const scalar_t*>(impl_->data()); });
+}
+template <class T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+template float Tensor::item<float>() const;
+template double Tensor::item<double>() const;
+template int64_t Tensor::item<int64_t>() const;
+template int32_t Tensor::item<int32_t>() const;
+template bool Tensor::item<bool>() const;
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  GRAFT_CHECK(defined(), ValueError, "to_vector: undefined tensor");
+  Tensor c = detail::new_empty(sizes(), dtype_of<T>::value);
+  cpu::copy(c, *this);
+  const T* p = static_cast<const T*>(c.data_ptr());
+  return std::vector<T>(p, p + numel());
+}
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+
+std::string Tensor::toString() const {
+  if (!defined()) return "UndefinedType";
+  static const char* names[] = {"CPUBoolType", "CPUIntType", "CPULongType", "CPUFloatType", "CPUDoubleType"};
+  return names[static_cast<int>(dtype())];
+}
+
+std::vector<Tensor> Tensor::split(int64_t s, int64_t d) const { return graft::split(*this, s, d); }
+std::vector<Tensor> Tensor::split(IntArrayRef s, int64_t d) const { return graft::split_with_sizes(*this, s, d); }
+std::vector<Tensor> Tensor::chunk(int64_t c, int64_t d) const { return graft::chunk(*this, c, d); }
+
+Tensor Tensor::add(const Tensor& o, const Scalar& a) const { return graft::add(*this, o, a); }
+Tensor Tensor::add(const Scalar& o, const Scalar& a) const { return graft::add(*this, o, a); }
+Tensor Tensor::sub(const Tensor& o, const Scalar& a) const { return graft::sub(*this, o, a); }
+Tensor Tensor::sub(const Scalar& o, const Scalar& a) const { return graft::sub(*this, o, a); }
+Tensor Tensor::mul(const Tensor& o) const { return graft::mul(*this, o); }
+Tensor Tensor::mul(const Scalar& o) const { return graft::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return graft::div(*this, o); }
+Tensor Tensor::div(const Scalar& o) const { return graft::div(*this, o); }
+Tensor Tensor::neg() const { return graft::neg(*this); }
+Tensor Tensor::pow(const Tensor& e) const { return graft::pow(*this, e); }
+Tensor Tensor::pow(const Scalar& e) const { return graft::pow(*this, e); }
+Tensor Tensor::exp() const { return graft::exp(*this); }
+Tensor Tensor::log() const { return graft::log(*this); }
+Tensor Tensor::log1p() const { return graft::log1p(*this); }
+Tensor Tensor::sqrt() const { return graft::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return graft::rsqrt(*this); }
+Tensor Tensor::abs() const { return graft::abs(*this); }
+Tensor Tensor::sign() const { return graft::sign(*this); }
+Tensor Tensor::sin() const { return graft::sin(*this); }
+Tensor Tensor::cos() const { return graft::cos(*this); }
+Tensor Tensor::tanh() const { return graft::tanh(*this); }
+Tensor Tensor::sigmoid() const { return graft::sigmoid(*this); }
+Tensor Tensor::relu() const { return graft::relu(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return graft::clamp(*this, lo, hi); }
+Tensor Tensor::maximum(const Tensor& o) const { return graft::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return graft::minimum(*this, o); }
+Tensor Tensor::eq(const Tensor& o) const { return graft::eq(*this, o); }
+Tensor Tensor::eq(const Scalar& o) const { return graft::eq(*this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return graft::ne(*this, o); }
+Tensor Tensor::ne(const Scalar& o) const { return graft::ne(*this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return graft::lt(*this, o); }
+Tensor Tensor::lt(const Scalar& o) const { return graft::lt(*this, o); }
+Tensor Tensor::le(const Tensor& o) const { return graft::le(*this, o); }
+Tensor Tensor::le(const Scalar& o) const { return graft::le(*this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return graft::gt(*this, o); }
+Tensor Tensor::gt(const Scalar& o) const { return graft::gt(*this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return graft::ge(*this, o); }
+Tensor Tensor::ge(const Scalar& o) const { return graft::ge(*this, o); }
+Tensor Tensor::sum(std::optional<DType> dt) const { return graft::sum(*this, {}, false, dt); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dt) const {
+  GRAFT_CHECK(!dims.empty(), ValueError, "sum: dims must not be empty (use sum() for a full reduction)");
+  return graft::sum(*this, dims, keepdim, dt);
+}
+Tensor Tensor::mean() const { return graft::mean(*this); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return graft::mean(*this, dims, keepdim); }
+Tensor Tensor::prod() const { return graft::prod(*this); }
+Tensor Tensor::prod(int64_t dim, bool keepdim) const { return graft::prod(*this, dim, keepdim); }
+Tensor Tensor::max() const { return graft::max(*this); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return graft::max(*this, d, k); }
+Tensor Tensor::min() const { return graft::min(*this); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return graft::min(*this, d, k); }
+Tensor Tensor::argmax(std::optional<int64_t> d, bool k) const { return graft::argmax(*this, d, k); }
+Tensor Tensor::argmin(std::optional<int64_t> d, bool k) const { return graft::argmin(*this, d, k); }
+Tensor Tensor::var(IntArrayRef dims, int64_t c, bool k) const { return graft::var(*this, dims, c, k); }
+Tensor Tensor::std(IntArrayRef dims, int64_t c, bool k) const { return graft::std(*this, dims, c, k); }
+Tensor Tensor::logsumexp(IntArrayRef dims, bool k) const { return graft::logsumexp(*this, dims, k); }
+Tensor Tensor::softmax(int64_t d) const { return graft::softmax(*this, d); }
+Tensor Tensor::log_softmax(int64_t d) const { return graft::log_softmax(*this, d); }
+Tensor Tensor::matmul(const Tensor& o) const { return graft::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return graft::mm(*this, o); }
+Tensor Tensor::bmm(const Tensor& o) const { return graft::bmm(*this, o); }
+Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return graft::index_select(*this, d, i); }
+Tensor Tensor::gather(int64_t d, const Tensor& i) const { return graft::gather(*this, d, i); }
+Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const { return graft::scatter_add(*this, d, i, s); }
+Tensor Tensor::masked_fill(const Tensor& m, const Scalar& v) const { return graft::masked_fill(*this, m, v); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return add(neg(b), a); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return mul(pow(b, -1.0), a); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+
+}  // namespace graft

@@ -1,0 +1,553 @@
+// Elementwise ops and their backward nodes. Each backward is written in graft ops, so it
+// is itself differentiable (double backward). Broadcast gradients are reduced by the engine.
+#include <cmath>
+
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using autograd::set_history;
+using cpu::BinaryOp;
+using cpu::UnaryOp;
+using detail::make_node;
+
+namespace {
+
+Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char* name, const Scalar& alpha = 1) {
+  detail::check_tensor(a, name, "self");
+  detail::check_tensor(b, name, "other");
+  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
+  DType ct = detail::result_type(a, b);
+  if (op == BinaryOp::Div) ct = detail::float_result(ct);
+  if (op == BinaryOp::Sub)
+    GRAFT_CHECK(ct != kBool, RuntimeError, name,
+                ": Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.");
+  if (!alpha.is_integral() || alpha.to_long() != 1)
+    GRAFT_CHECK(is_floating_point(ct) || !alpha.is_floating_point(), RuntimeError,
+                "For integral input tensors, argument alpha must not be a floating point number.");
+  Tensor out = detail::new_empty(shape, cpu::is_predicate(op) ? kBool : ct);
+  cpu::binary(op, out, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct), alpha);
+  return out;
+}
+
+Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char* name, const Scalar& alpha = 1,
+                      bool reverse = false) {
+  detail::check_tensor(a, name, "self");
+  DType ct = detail::result_type(a, s);
+  if (op == BinaryOp::Div || (op == BinaryOp::Pow && s.is_floating_point())) ct = detail::float_result(ct);
+  if (op == BinaryOp::Sub) GRAFT_CHECK(ct != kBool, RuntimeError, name, ": Subtraction with bool is not supported.");
+  Tensor out = detail::new_empty(a.sizes(), cpu::is_predicate(op) ? kBool : ct);
+  cpu::binary_scalar(op, out, detail::cast_nograd(a, ct), s, alpha, reverse);
+  return out;
+}
+
+Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_float, double p0 = 0, double p1 = 0) {
+  detail::check_tensor(a, name);
+  DType dt = to_float ? detail::float_result(a.dtype()) : a.dtype();
+  Tensor out = detail::new_empty(a.sizes(), dt);
+  cpu::unary(op, out, detail::cast_nograd(a, dt), p0, p1);
+  return out;
+}
+
+// PyTorch wraps a Python number in a 0-d double/long tensor; saved by mul/div like any input.
+Tensor wrap(const Scalar& s) {
+  return detail::wrapped_scalar(s, s.is_floating_point() ? kFloat64 : s.is_bool() ? kBool : kInt64);
+}
+
+// ---------------- nodes ----------------
+struct AddBackward0 final : Node {
+  GRAFT_NODE_NAME("AddBackward0")
+  Scalar alpha;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = g[0];
+    if (should_compute_output(1)) r[1] = (alpha.to_double() == 1.0) ? g[0] : g[0] * alpha;
+    return r;
+  }
+};
+struct SubBackward0 final : Node {
+  GRAFT_NODE_NAME("SubBackward0")
+  Scalar alpha;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = g[0];
+    if (should_compute_output(1)) r[1] = (alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha));
+    return r;
+  }
+};
+struct MulBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("MulBackward0", self, other)
+  SavedVariable self, other;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = g[0] * other.unpack(this);
+    if (should_compute_output(1)) r[1] = g[0] * self.unpack(this);
+    return r;
+  }
+};
+struct DivBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("DivBackward0", self, other)
+  SavedVariable self, other;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    Tensor b = other.unpack(this);
+    if (should_compute_output(0)) r[0] = g[0] / b;
+    if (should_compute_output(1)) r[1] = neg(g[0]) * self.unpack(this) / (b * b);
+    return r;
+  }
+};
+struct NegBackward0 final : Node {
+  GRAFT_NODE_NAME("NegBackward0")
+  TensorList apply(TensorList&& g) override { return {neg(g[0])}; }
+};
+struct PowBackward0 final : Node {  // tensor ** scalar
+  GRAFT_NODE_BOILERPLATE("PowBackward0", self)
+  SavedVariable self;
+  Scalar exponent;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this);
+    if (exponent.to_double() == 0.0) return {zeros_like(x, TensorOptions(g[0].dtype()))};
+    Scalar em1 = exponent.is_floating_point() ? Scalar(exponent.to_double() - 1) : Scalar(exponent.to_long() - 1);
+    return {g[0] * exponent * pow(x, em1)};
+  }
+};
+struct PowBackward1 final : Node {  // tensor ** tensor
+  GRAFT_NODE_BOILERPLATE("PowBackward1", self, exponent, result)
+  SavedVariable self, exponent, result;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    Tensor x = self.unpack(this), e = exponent.unpack(this);
+    if (should_compute_output(0)) {
+      Tensor d = g[0] * e * pow(x, e - 1);
+      r[0] = where(e == 0, 0, d);
+    }
+    if (should_compute_output(1)) {
+      Tensor d = g[0] * result.unpack(this) * log(x);
+      r[1] = where(logical_and(x == 0, e >= 0), zeros_like(d), d);
+    }
+    return r;
+  }
+};
+struct PowBackward2 final : Node {  // scalar ** tensor
+  GRAFT_NODE_BOILERPLATE("PowBackward2", result)
+  SavedVariable result;
+  double base = 0;
+  TensorList apply(TensorList&& g) override {
+    if (base == 0.0) {
+      // d/de 0**e is 0 for e >= 0 (PyTorch's convention)
+      return {zeros_like(g[0])};
+    }
+    return {g[0] * result.unpack(this) * std::log(base)};
+  }
+};
+
+#define GRAFT_UNARY_SELF_NODE(Name, formula)                 \
+  struct Name final : Node {                                 \
+    GRAFT_NODE_BOILERPLATE(#Name, self)                      \
+    SavedVariable self;                                      \
+    TensorList apply(TensorList&& g) override {              \
+      Tensor x = self.unpack(this);                          \
+      const Tensor& gr = g[0];                               \
+      return {formula};                                      \
+    }                                                        \
+  };
+#define GRAFT_UNARY_RESULT_NODE(Name, formula)               \
+  struct Name final : Node {                                 \
+    GRAFT_NODE_BOILERPLATE(#Name, result)                    \
+    SavedVariable result;                                    \
+    TensorList apply(TensorList&& g) override {              \
+      Tensor y = result.unpack(this);                        \
+      const Tensor& gr = g[0];                               \
+      return {formula};                                      \
+    }                                                        \
+  };
+
+GRAFT_UNARY_RESULT_NODE(ExpBackward0, gr * y)
+GRAFT_UNARY_SELF_NODE(LogBackward0, gr / x)
+GRAFT_UNARY_SELF_NODE(Log1PBackward0, gr / (x + 1))
+GRAFT_UNARY_RESULT_NODE(SqrtBackward0, gr / (y * 2))
+GRAFT_UNARY_RESULT_NODE(RsqrtBackward0, gr * pow(y, 3) * -0.5)
+GRAFT_UNARY_SELF_NODE(AbsBackward0, gr * sign(x))
+GRAFT_UNARY_SELF_NODE(SinBackward0, gr * cos(x))
+GRAFT_UNARY_SELF_NODE(CosBackward0, gr * neg(sin(x)))
+GRAFT_UNARY_RESULT_NODE(TanhBackward0, gr * (1 - y * y))
+GRAFT_UNARY_RESULT_NODE(SigmoidBackward0, gr * y * (1 - y))
+GRAFT_UNARY_SELF_NODE(ErfBackward0, gr * exp(neg(x * x)) * M_2_SQRTPI)
+GRAFT_UNARY_RESULT_NODE(ReluBackward0, masked_fill(gr, y <= 0, 0))
+GRAFT_UNARY_SELF_NODE(SiluBackward0, ([&] {
+                        Tensor s = sigmoid(x);
+                        return gr * s * (1 + x * (1 - s));
+                      }()))
+
+struct SignBackward0 final : Node {
+  GRAFT_NODE_NAME("SignBackward0")
+  TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
+};
+
+struct GeluBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("GeluBackward0", self)
+  SavedVariable self;
+  bool tanh_approx = false;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this);
+    if (!tanh_approx) {
+      Tensor cdf = (erf(x * M_SQRT1_2) + 1) * 0.5;
+      Tensor pdf = exp(x * x * -0.5) * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
+      return {g[0] * (cdf + x * pdf)};
+    }
+    const double k = M_2_SQRTPI * M_SQRT1_2, c = 0.044715;
+    Tensor x2 = x * x;
+    Tensor t = tanh((x + x2 * x * c) * k);
+    Tensor d = (t + 1) * 0.5 + x * (1 - t * t) * ((x2 * (3 * c) + 1) * (0.5 * k));
+    return {g[0] * d};
+  }
+};
+struct SoftplusBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("SoftplusBackward0", self)
+  SavedVariable self;
+  double beta = 1, threshold = 20;
+  TensorList apply(TensorList&& g) override {
+    Tensor bx = self.unpack(this) * beta;
+    return {where(bx > threshold, g[0], g[0] * sigmoid(bx))};
+  }
+};
+struct ClampBackward1 final : Node {
+  GRAFT_NODE_BOILERPLATE("ClampBackward1", self)
+  SavedVariable self;
+  std::optional<Scalar> lo, hi;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this);
+    Tensor keep = ones_like(x, TensorOptions(kBool));
+    if (lo) keep = logical_and(keep, x >= *lo);
+    if (hi) keep = logical_and(keep, x <= *hi);
+    return {where(keep, g[0], 0)};
+  }
+};
+struct WhereBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("WhereBackward0", condition)
+  SavedVariable condition;
+  TensorList apply(TensorList&& g) override {
+    Tensor c = condition.unpack(this);
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = where(c, g[0], 0);
+    if (should_compute_output(1)) r[1] = where(c, 0, g[0]);
+    return r;
+  }
+};
+struct MaxMinBackward final : Node {  // maximum / minimum
+  std::string name() const override { return is_max ? "MaximumBackward0" : "MinimumBackward0"; }
+  void release_variables() override { self.reset_data(); other.reset_data(); }
+  SavedVariable self, other;
+  bool is_max = true;
+  TensorList apply(TensorList&& g) override {
+    Tensor a = self.unpack(this), b = other.unpack(this);
+    Tensor shared = where(a == b, g[0] / 2, g[0]);
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = masked_fill(shared, is_max ? a < b : a > b, 0);
+    if (should_compute_output(1)) r[1] = masked_fill(shared, is_max ? a > b : a < b, 0);
+    return r;
+  }
+};
+
+template <class N>
+Tensor record_unary_self(Tensor out, const Tensor& a) {
+  if (any_requires_grad({&a})) {
+    auto n = make_node<N>({&a});
+    n->self = SavedVariable(a, false);
+    set_history(out, n);
+  }
+  return out;
+}
+template <class N>
+Tensor record_unary_result(Tensor out, const Tensor& a) {
+  if (any_requires_grad({&a})) {
+    auto n = make_node<N>({&a});
+    set_history(out, n);
+    n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------- arithmetic ----------------
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  Tensor out = binary_forward(BinaryOp::Add, a, b, "add", alpha);
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<AddBackward0>({&a, &b});
+    n->alpha = alpha;
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  Tensor out = scalar_forward(BinaryOp::Add, a, b, "add", alpha);
+  if (any_requires_grad({&a})) {
+    Tensor none;
+    auto n = make_node<AddBackward0>({&a, &none});
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  Tensor out = binary_forward(BinaryOp::Sub, a, b, "sub", alpha);
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<SubBackward0>({&a, &b});
+    n->alpha = alpha;
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  Tensor out = scalar_forward(BinaryOp::Sub, a, b, "sub", alpha);
+  if (any_requires_grad({&a})) {
+    Tensor none;
+    auto n = make_node<SubBackward0>({&a, &none});
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_forward(BinaryOp::Mul, a, b, "mul");
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<MulBackward0>({&a, &b});
+    if (n->should_compute_output(0)) n->other = SavedVariable(b, false);
+    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor mul(const Tensor& a, const Scalar& b) {
+  Tensor out = scalar_forward(BinaryOp::Mul, a, b, "mul");
+  if (any_requires_grad({&a})) {
+    Tensor none;
+    auto n = make_node<MulBackward0>({&a, &none});
+    n->other = SavedVariable(wrap(b), false);
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_forward(BinaryOp::Div, a, b, "div");
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<DivBackward0>({&a, &b});
+    n->other = SavedVariable(b, false);
+    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor div(const Tensor& a, const Scalar& b) {
+  Tensor out = scalar_forward(BinaryOp::Div, a, b, "div");
+  if (any_requires_grad({&a})) {
+    Tensor none;
+    auto n = make_node<DivBackward0>({&a, &none});
+    n->other = SavedVariable(wrap(b), false);
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor neg(const Tensor& a) {
+  Tensor out = unary_forward(UnaryOp::Neg, a, "neg", false);
+  if (any_requires_grad({&a})) set_history(out, make_node<NegBackward0>({&a}));
+  return out;
+}
+Tensor pow(const Tensor& a, const Scalar& e) {
+  Tensor out = scalar_forward(BinaryOp::Pow, a, e, "pow");
+  if (any_requires_grad({&a})) {
+    auto n = make_node<PowBackward0>({&a});
+    n->self = SavedVariable(a, false);
+    n->exponent = e;
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor pow(const Tensor& a, const Tensor& e) {
+  Tensor out = binary_forward(BinaryOp::Pow, a, e, "pow");
+  if (any_requires_grad({&a, &e})) {
+    auto n = make_node<PowBackward1>({&a, &e});
+    n->self = SavedVariable(a, false);
+    n->exponent = SavedVariable(e, false);
+    set_history(out, n);
+    if (n->should_compute_output(1)) n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+Tensor pow(const Scalar& base, const Tensor& e) {
+  detail::check_tensor(e, "pow", "exponent");
+  Tensor out = scalar_forward(BinaryOp::Pow, e, base, "pow", 1, /*reverse=*/true);
+  if (any_requires_grad({&e})) {
+    auto n = make_node<PowBackward2>({&e});
+    n->base = base.to_double();
+    set_history(out, n);
+    n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+
+// ---------------- unary math ----------------
+Tensor exp(const Tensor& a) { return record_unary_result<ExpBackward0>(unary_forward(UnaryOp::Exp, a, "exp", true), a); }
+Tensor log(const Tensor& a) { return record_unary_self<LogBackward0>(unary_forward(UnaryOp::Log, a, "log", true), a); }
+Tensor log1p(const Tensor& a) {
+  return record_unary_self<Log1PBackward0>(unary_forward(UnaryOp::Log1p, a, "log1p", true), a);
+}
+Tensor sqrt(const Tensor& a) {
+  return record_unary_result<SqrtBackward0>(unary_forward(UnaryOp::Sqrt, a, "sqrt", true), a);
+}
+Tensor rsqrt(const Tensor& a) {
+  return record_unary_result<RsqrtBackward0>(unary_forward(UnaryOp::Rsqrt, a, "rsqrt", true), a);
+}
+Tensor abs(const Tensor& a) { return record_unary_self<AbsBackward0>(unary_forward(UnaryOp::Abs, a, "abs", false), a); }
+Tensor sign(const Tensor& a) {
+  Tensor out = unary_forward(UnaryOp::Sign, a, "sign", false);
+  if (any_requires_grad({&a})) set_history(out, make_node<SignBackward0>({&a}));
+  return out;
+}
+Tensor sin(const Tensor& a) { return record_unary_self<SinBackward0>(unary_forward(UnaryOp::Sin, a, "sin", true), a); }
+Tensor cos(const Tensor& a) { return record_unary_self<CosBackward0>(unary_forward(UnaryOp::Cos, a, "cos", true), a); }
+Tensor tanh(const Tensor& a) {
+  return record_unary_result<TanhBackward0>(unary_forward(UnaryOp::Tanh, a, "tanh", true), a);
+}
+Tensor sigmoid(const Tensor& a) {
+  return record_unary_result<SigmoidBackward0>(unary_forward(UnaryOp::Sigmoid, a, "sigmoid", true), a);
+}
+Tensor erf(const Tensor& a) { return record_unary_self<ErfBackward0>(unary_forward(UnaryOp::Erf, a, "erf", true), a); }
+Tensor relu(const Tensor& a) {
+  GRAFT_CHECK(a.defined() && a.dtype() != kBool, RuntimeError, "relu: \"clamp_min_scalar_cpu\" not implemented for 'Bool'");
+  return record_unary_result<ReluBackward0>(unary_forward(UnaryOp::Relu, a, "relu", false), a);
+}
+Tensor gelu(const Tensor& a, const std::string& approximate) {
+  GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError, "gelu: approximate argument must be either none or tanh, got '",
+              approximate, "'");
+  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "gelu: expected a floating point tensor but got ",
+              a.defined() ? a.dtype() : kFloat32);
+  bool t = approximate == "tanh";
+  Tensor out = unary_forward(t ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
+  if (any_requires_grad({&a})) {
+    auto n = make_node<GeluBackward0>({&a});
+    n->self = SavedVariable(a, false);
+    n->tanh_approx = t;
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor silu(const Tensor& a) {
+  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "silu: expected a floating point tensor but got ",
+              a.defined() ? a.dtype() : kFloat32);
+  return record_unary_self<SiluBackward0>(unary_forward(UnaryOp::Silu, a, "silu", true), a);
+}
+Tensor softplus(const Tensor& a, double beta, double threshold) {
+  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError,
+              "softplus: expected a floating point tensor but got ", a.defined() ? a.dtype() : kFloat32);
+  GRAFT_CHECK(beta != 0, ValueError, "softplus: beta must be nonzero");
+  Tensor out = unary_forward(UnaryOp::Softplus, a, "softplus", true, beta, threshold);
+  if (any_requires_grad({&a})) {
+    auto n = make_node<SoftplusBackward0>({&a});
+    n->self = SavedVariable(a, false);
+    n->beta = beta;
+    n->threshold = threshold;
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  GRAFT_CHECK(lo || hi, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
+  detail::check_tensor(a, "clamp");
+  GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
+  Tensor out = unary_forward(UnaryOp::Clamp, a, "clamp", false, lo ? lo->to_double() : std::nan(""),
+                             hi ? hi->to_double() : std::nan(""));
+  if (any_requires_grad({&a})) {
+    auto n = make_node<ClampBackward1>({&a});
+    n->self = SavedVariable(a, false);
+    n->lo = lo;
+    n->hi = hi;
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  detail::check_tensor(cond, "where", "condition");
+  detail::check_tensor(a, "where", "self");
+  detail::check_tensor(b, "where", "other");
+  GRAFT_CHECK(cond.dtype() == kBool, TypeError, "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
+              cond.dtype());
+  Shape s = detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  DType ct = detail::result_type(a, b);
+  Tensor out = detail::new_empty(s, ct);
+  cpu::where(out, cond, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct));
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<WhereBackward0>({&a, &b});
+    n->condition = SavedVariable(cond, false);
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, detail::wrapped_scalar(b, detail::result_type(a, b)));
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, detail::wrapped_scalar(a, detail::result_type(b, a)), b);
+}
+
+static Tensor max_min_elementwise(const Tensor& a, const Tensor& b, bool is_max) {
+  const char* name = is_max ? "maximum" : "minimum";
+  Tensor out = binary_forward(is_max ? BinaryOp::Maximum : BinaryOp::Minimum, a, b, name);
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<MaxMinBackward>({&a, &b});
+    n->is_max = is_max;
+    n->self = SavedVariable(a, false);
+    n->other = SavedVariable(b, false);
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor maximum(const Tensor& a, const Tensor& b) { return max_min_elementwise(a, b, true); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return max_min_elementwise(a, b, false); }
+
+// ---------------- comparisons and logic (no gradient) ----------------
+#define GRAFT_COMPARISON(name, Op)                                                                   \
+  Tensor name(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::Op, a, b, #name); } \
+  Tensor name(const Tensor& a, const Scalar& b) { return scalar_forward(BinaryOp::Op, a, b, #name); }
+GRAFT_COMPARISON(eq, Eq)
+GRAFT_COMPARISON(ne, Ne)
+GRAFT_COMPARISON(lt, Lt)
+GRAFT_COMPARISON(le, Le)
+GRAFT_COMPARISON(gt, Gt)
+GRAFT_COMPARISON(ge, Ge)
+Tensor logical_and(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::LogicalAnd, a, b, "logical_and"); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::LogicalOr, a, b, "logical_or"); }
+Tensor logical_not(const Tensor& a) {
+  detail::check_tensor(a, "logical_not");
+  Tensor out = detail::new_empty(a.sizes(), kBool);
+  cpu::unary(UnaryOp::LogicalNot, out, a);
+  return out;
+}
+Tensor isnan(const Tensor& a) {
+  detail::check_tensor(a, "isnan");
+  Tensor out = detail::new_empty(a.sizes(), kBool);
+  cpu::unary(UnaryOp::IsNan, out, a);
+  return out;
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, "equal", "self");
+  detail::check_tensor(b, "equal", "other");
+  if (!a.sizes().equals(b.sizes())) return false;
+  NoGradGuard ng;
+  return a.numel() == 0 || logical_not(eq(a, b)).to(kInt64).sum().item<int64_t>() == 0;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  detail::check_tensor(a, "allclose", "self");
+  detail::check_tensor(b, "allclose", "other");
+  NoGradGuard ng;
+  Tensor x = a.to(kFloat64), y = b.to(kFloat64);
+  Tensor close = abs(x - y) <= abs(y) * rtol + atol;
+  close = logical_or(close, x == y);  // infinities of the same sign
+  if (equal_nan) close = logical_or(close, logical_and(isnan(x), isnan(y)));
+  return logical_not(close).to(kInt64).sum().item<int64_t>() == 0;
+}
+
+}  // namespace graft

@@ -1,0 +1,247 @@
+// Factories: empty, zeros, ones, full, arange, linspace, eye, random tensors, from_blob.
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+#include "../autograd/variable.h"
+#include "../backend/cpu/kernels.h"
+#include "op_util.h"
+
+namespace graft {
+using detail::new_empty;
+
+namespace {
+std::mutex g_rng_mu;
+std::mt19937_64& rng() {
+  static std::mt19937_64 g(0x9e3779b97f4a7c15ULL);
+  return g;
+}
+
+Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
+  if (o.requires_grad_) {
+    GRAFT_CHECK(is_floating_point(t.dtype()), RuntimeError,
+                "Only Tensors of floating point and complex dtype can require gradients");
+    t.impl()->requires_grad_leaf = true;
+  }
+  (void)op;
+  return t;
+}
+Tensor alloc(IntArrayRef sizes, const TensorOptions& o, const char* op) {
+  check_device_available(o.device_, op);
+  return new_empty(sizes, o.dtype_, o.device_);
+}
+TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o) {
+  if (!o) return TensorOptions(t.dtype()).device(t.device());
+  TensorOptions r = *o;
+  if (!r.has_dtype_) r = r.dtype(t.dtype());
+  return r;
+}
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  rng().seed(seed);
+}
+
+Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc(sizes, o, "empty"), o, "empty"); }
+
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
+  GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "empty_strided: sizes ", sizes, " and strides ", strides,
+              " must have the same length");
+  check_device_available(o.device_, "empty_strided");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "empty_strided: negative size or stride in ", sizes,
+                " / ", strides);
+    if (sizes[i] == 0) { extent = 0; break; }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  size_t nbytes = static_cast<size_t>(extent) * element_size(o.dtype_);
+  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(nbytes), nbytes);
+  return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0)), o,
+                "empty_strided");
+}
+
+Tensor full(IntArrayRef sizes, const Scalar& v, TensorOptions o) {
+  if (!o.has_dtype_) o = o.dtype(v.natural_dtype());
+  Tensor t = alloc(sizes, o, "full");
+  cpu::fill(t, v);
+  return finish(t, o, "full");
+}
+Tensor zeros(IntArrayRef sizes, TensorOptions o) {
+  Tensor t = alloc(sizes, o, "zeros");
+  if (t.numel()) std::memset(t.data_ptr(), 0, t.nbytes());
+  return finish(t, o, "zeros");
+}
+Tensor ones(IntArrayRef sizes, TensorOptions o) {
+  Tensor t = alloc(sizes, o, "ones");
+  cpu::fill(t, 1);
+  return finish(t, o, "ones");
+}
+
+Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
+  bool all_int = start.is_integral() && end.is_integral() && step.is_integral();
+  if (!o.has_dtype_) o = o.dtype(all_int ? kInt64 : default_dtype());
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  GRAFT_CHECK(st != 0, RuntimeError, "arange: step must be nonzero");
+  GRAFT_CHECK(std::isfinite(s) && std::isfinite(e), RuntimeError, "arange: unsupported range: ", s, " -> ", e);
+  GRAFT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), RuntimeError,
+              "arange: upper bound and larger bound inconsistent with step sign");
+  int64_t n = all_int ? (end.to_long() - start.to_long() + step.to_long() + (st > 0 ? -1 : 1)) / step.to_long()
+                      : static_cast<int64_t>(std::ceil((e - s) / st));
+  if (n < 0) n = 0;
+  Tensor t = alloc({n}, o, "arange");
+  GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {
+    auto* p = static_cast<scalar_t*>(t.data_ptr());
+    for (int64_t i = 0; i < n; ++i) {
+      if (all_int) p[i] = static_cast<scalar_t>(start.to_long() + i * step.to_long());
+      else p[i] = static_cast<scalar_t>(s + static_cast<double>(i) * st);
+    }
+  });
+  return finish(t, o, "arange");
+}
+
+Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
+  GRAFT_CHECK(steps >= 0, RuntimeError, "linspace: number of steps must be non-negative, got ", steps);
+  Tensor t = alloc({steps}, o, "linspace");
+  GRAFT_DISPATCH_ALL(t.dtype(), "linspace", [&] {
+    auto* p = static_cast<scalar_t*>(t.data_ptr());
+    const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+    const int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i)  // symmetric evaluation, as PyTorch does
+      p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
+                                            : end - step * static_cast<double>(steps - i - 1));
+  });
+  return finish(t, o, "linspace");
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
+  int64_t m = m_opt.value_or(n);
+  GRAFT_CHECK(n >= 0 && m >= 0, RuntimeError, "eye: n and m must be non-negative, got ", n, " and ", m);
+  Tensor t = zeros({n, m}, TensorOptions(o.dtype_).device(o.device_));
+  GRAFT_DISPATCH_ALL(t.dtype(), "eye", [&] {
+    auto* p = static_cast<scalar_t*>(t.data_ptr());
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = scalar_t(1);
+  });
+  return finish(t, o, "eye");
+}
+
+Tensor rand(IntArrayRef sizes, TensorOptions o) {
+  GRAFT_CHECK(is_floating_point(o.dtype_), TypeError, "rand: expected a floating point dtype but got ", o.dtype_);
+  Tensor t = alloc(sizes, o, "rand");
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  GRAFT_DISPATCH_FLOATING(t.dtype(), "rand", [&] {
+    auto* p = static_cast<scalar_t*>(t.data_ptr());
+    std::uniform_real_distribution<double> d(0.0, 1.0);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      scalar_t v = static_cast<scalar_t>(d(rng()));
+      p[i] = v < scalar_t(1) ? v : scalar_t(0);  // float rounding may reach 1
+    }
+  });
+  return finish(t, o, "rand");
+}
+
+Tensor randn(IntArrayRef sizes, TensorOptions o) {
+  GRAFT_CHECK(is_floating_point(o.dtype_), TypeError, "randn: expected a floating point dtype but got ", o.dtype_);
+  Tensor t = alloc(sizes, o, "randn");
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  GRAFT_DISPATCH_FLOATING(t.dtype(), "randn", [&] {
+    auto* p = static_cast<scalar_t*>(t.data_ptr());
+    std::normal_distribution<double> d(0.0, 1.0);
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<scalar_t>(d(rng()));
+  });
+  return finish(t, o, "randn");
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
+  GRAFT_CHECK(low < high, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", low,
+              " >= to=", high);
+  Tensor t = alloc(sizes, o, "randint");
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  std::uniform_int_distribution<int64_t> d(low, high - 1);
+  GRAFT_DISPATCH_ALL(t.dtype(), "randint", [&] {
+    auto* p = static_cast<scalar_t*>(t.data_ptr());
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<scalar_t>(d(rng()));
+  });
+  return finish(t, o, "randint");
+}
+Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o) { return randint(0, high, sizes, o); }
+
+Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) { return empty(t.sizes(), like(t, o)); }
+Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) { return zeros(t.sizes(), like(t, o)); }
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) { return ones(t.sizes(), like(t, o)); }
+Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) {
+  return full(t.sizes(), v, like(t, o));
+}
+Tensor rand_like(const Tensor& t, std::optional<TensorOptions> o) { return rand(t.sizes(), like(t, o)); }
+Tensor randn_like(const Tensor& t, std::optional<TensorOptions> o) { return randn(t.sizes(), like(t, o)); }
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, std::optional<TensorOptions> o) {
+  return randint(low, high, t.sizes(), like(t, o));
+}
+
+template <class T>
+Tensor tensor(const std::vector<T>& values, TensorOptions o) {
+  if (!o.has_dtype_) {
+    if constexpr (std::is_floating_point_v<T>) o = o.dtype(default_dtype());
+    else o = o.dtype(dtype_of<T>::value);
+  }
+  Tensor src(make_intrusive<TensorImpl>(
+      make_intrusive<StorageImpl>(DataPtr(const_cast<T*>(values.data()), nullptr, nullptr, kCPU),
+                                  values.size() * sizeof(T)),
+      dtype_of<T>::value, IntArrayRef{static_cast<int64_t>(values.size())}, IntArrayRef{1}, 0));
+  Tensor t = alloc({static_cast<int64_t>(values.size())}, o, "tensor");
+  cpu::copy(t, src);
+  return finish(t, o, "tensor");
+}
+template Tensor tensor<float>(const std::vector<float>&, TensorOptions);
+template Tensor tensor<double>(const std::vector<double>&, TensorOptions);
+template Tensor tensor<int64_t>(const std::vector<int64_t>&, TensorOptions);
+template Tensor tensor<int32_t>(const std::vector<int32_t>&, TensorOptions);
+
+Tensor tensor(std::initializer_list<double> values, TensorOptions o) {
+  return tensor(std::vector<double>(values), o.has_dtype_ ? o : o.dtype(default_dtype()));
+}
+
+Tensor scalar_tensor(const Scalar& s, TensorOptions o) {
+  if (!o.has_dtype_) o = o.dtype(s.natural_dtype());
+  Tensor t = alloc({}, o, "scalar_tensor");
+  cpu::fill(t, s);
+  return finish(t, o, "scalar_tensor");
+}
+
+namespace {
+struct BlobCtx {
+  std::function<void(void*)> deleter;
+  void* data;
+};
+void blob_delete(void* ctx) {
+  auto* c = static_cast<BlobCtx*>(ctx);
+  if (c->deleter) c->deleter(c->data);
+  delete c;
+}
+}  // namespace
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter,
+                 TensorOptions o) {
+  GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "from_blob: sizes ", sizes, " and strides ", strides,
+              " must have the same length");
+  check_device_available(o.device_, "from_blob");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "from_blob: negative size or stride");
+    if (sizes[i] == 0) extent = 0;
+    else if (extent) extent += (sizes[i] - 1) * strides[i];
+  }
+  GRAFT_CHECK(data != nullptr || extent == 0, ValueError, "from_blob: data is null");
+  auto* ctx = new BlobCtx{std::move(deleter), data};
+  auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, &blob_delete, o.device_),
+                                             static_cast<size_t>(extent) * element_size(o.dtype_));
+  return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0)), o, "from_blob");
+}
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter, TensorOptions o) {
+  return from_blob(data, sizes, contiguous_strides(sizes), std::move(deleter), o);
+}
+
+}  // namespace graft

@@ -1,0 +1,186 @@
+// In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, relu_.
+// Without recording they write into self directly. When recording, the out-of-place op
+// runs on a snapshot of self that carries self's history, the result is copied into self,
+// and self's history is rebased onto the new node (CopySlices for views).
+// See docs/notes/autograd-engine.md, "In-place ops".
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using detail::make_node;
+
+namespace {
+
+// A copy of self's data that carries self's autograd history (not a view, not saved state).
+Tensor snapshot_with_history(const Tensor& self) {
+  Tensor s = detail::new_empty(self.sizes(), self.dtype());
+  cpu::copy(s, self);
+  Edge e = autograd::gradient_edge(self);
+  if (e.is_valid()) {
+    s.impl()->grad_fn = e.function;
+    s.impl()->output_nr = e.input_nr;
+  }
+  return s;
+}
+
+void check_result(const Tensor& self, const Tensor& r, const char* op) {
+  GRAFT_CHECK(r.sizes().equals(self.sizes()), RuntimeError, op, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", r.sizes());
+  GRAFT_CHECK(!(is_floating_point(r.dtype()) && !is_floating_point(self.dtype())) &&
+                  !(r.dtype() != kBool && self.dtype() == kBool),
+              RuntimeError, op, ": result type ", r.dtype() == kFloat32 ? "Float" : r.dtype() == kFloat64 ? "Double" : "Long",
+              " can't be cast to the desired output type ",
+              self.dtype() == kBool ? "Bool" : self.dtype() == kInt32 ? "Int" : "Long");
+}
+
+// Generic in-place: `fn(x)` computes the out-of-place result from x (self or its snapshot).
+template <class F>
+Tensor& inplace(Tensor& self, const char* op, bool others_require_grad, F fn) {
+  detail::check_tensor(self, op, "self");
+  const bool record = GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || others_require_grad);
+  autograd::check_inplace(self, record);
+  if (!record) {
+    Tensor r;
+    {
+      NoGradGuard ng;
+      r = fn(self);
+    }
+    check_result(self, r, op);
+    cpu::copy(self, r);
+    autograd::bump_version(self);
+    return self;
+  }
+  Tensor r = fn(snapshot_with_history(self));
+  check_result(self, r, op);
+  cpu::copy(self, r);
+  autograd::bump_version(self);
+  autograd::rebase_history(self, r.grad_fn());
+  return self;
+}
+
+// Fast path for binary in-place ops without recording: write straight into self when the
+// promoted dtype is self's and `other` does not alias self's storage.
+bool direct_ok(const Tensor& self, const Tensor* other, DType ct) {
+  if (GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || (other && autograd::requires_grad(other->impl()))))
+    return false;
+  if (self.impl()->is_inference && !InferenceMode::is_enabled()) return false;
+  if (ct != self.dtype()) return false;
+  if (other && other->impl()->storage().get() == self.impl()->storage().get()) return false;
+  if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes(), "inplace")).equals(self.sizes())) return false;
+  return true;
+}
+
+struct FillBackward0 final : Node {
+  GRAFT_NODE_NAME("FillBackward0")
+  TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
+};
+struct CopyBackwards final : Node {
+  GRAFT_NODE_NAME("CopyBackwards")
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = zeros_like(g[0]);
+    if (should_compute_output(1)) r[1] = g[0];
+    return r;
+  }
+};
+
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
+    cpu::binary(cpu::BinaryOp::Add, *this, *this, detail::cast_nograd(o, dtype()), alpha);
+    autograd::bump_version(*this);
+    return *this;
+  }
+  return inplace(*this, "add_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::add(x, o, alpha); });
+}
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
+  if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o)) && dtype() != kBool) {
+    cpu::binary_scalar(cpu::BinaryOp::Add, *this, *this, o, alpha);
+    autograd::bump_version(*this);
+    return *this;
+  }
+  return inplace(*this, "add_", false, [&](const Tensor& x) { return graft::add(x, o, alpha); });
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
+    cpu::binary(cpu::BinaryOp::Sub, *this, *this, detail::cast_nograd(o, dtype()), alpha);
+    autograd::bump_version(*this);
+    return *this;
+  }
+  return inplace(*this, "sub_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::sub(x, o, alpha); });
+}
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
+  return inplace(*this, "sub_", false, [&](const Tensor& x) { return graft::sub(x, o, alpha); });
+}
+Tensor& Tensor::mul_(const Tensor& o) {
+  if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o))) {
+    cpu::binary(cpu::BinaryOp::Mul, *this, *this, detail::cast_nograd(o, dtype()));
+    autograd::bump_version(*this);
+    return *this;
+  }
+  return inplace(*this, "mul_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::mul(x, o); });
+}
+Tensor& Tensor::mul_(const Scalar& o) {
+  if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o))) {
+    cpu::binary_scalar(cpu::BinaryOp::Mul, *this, *this, o);
+    autograd::bump_version(*this);
+    return *this;
+  }
+  return inplace(*this, "mul_", false, [&](const Tensor& x) { return graft::mul(x, o); });
+}
+Tensor& Tensor::div_(const Tensor& o) {
+  return inplace(*this, "div_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::div(x, o); });
+}
+Tensor& Tensor::div_(const Scalar& o) {
+  return inplace(*this, "div_", false, [&](const Tensor& x) { return graft::div(x, o); });
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  return inplace(*this, "clamp_", false, [&](const Tensor& x) { return graft::clamp(x, lo, hi); });
+}
+Tensor& Tensor::relu_() {
+  return inplace(*this, "relu_", false, [&](const Tensor& x) { return graft::relu(x); });
+}
+
+Tensor& Tensor::fill_(const Scalar& v) {
+  detail::check_tensor(*this, "fill_", "self");
+  const bool record = GradMode::is_enabled() && autograd::requires_grad(impl());
+  autograd::check_inplace(*this, record);
+  GRAFT_CHECK(!(is_integral(dtype(), true) && v.is_floating_point() && v.to_double() != static_cast<double>(v.to_long())),
+              RuntimeError, "fill_: value cannot be converted to type ", dtype_cpp_name(dtype()), " without overflow");
+  cpu::fill(*this, v);
+  autograd::bump_version(*this);
+  if (record) {
+    auto n = make_node<FillBackward0>({this});
+    n->add_input_metadata(*this);
+    autograd::rebase_history(*this, n);
+  }
+  return *this;
+}
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_tensor(*this, "copy_", "self");
+  detail::check_tensor(src, "copy_", "src");
+  detail::broadcast_shapes(sizes(), src.sizes(), "copy_");
+  GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(sizes(), src.sizes(), "copy_")).equals(sizes()), RuntimeError,
+              "copy_: the source of shape ", src.sizes(), " cannot be broadcast to the destination of shape ", sizes());
+  const bool record = GradMode::is_enabled() && (autograd::requires_grad(impl()) || autograd::requires_grad(src.impl()));
+  autograd::check_inplace(*this, record);
+  if (src.impl()->storage().get() == impl()->storage().get() && !src.is_same(*this)) {
+    Tensor tmp = detail::new_empty(src.sizes(), src.dtype());
+    cpu::copy(tmp, src);
+    cpu::copy(*this, tmp);
+  } else {
+    cpu::copy(*this, src);
+  }
+  autograd::bump_version(*this);
+  if (record && is_floating_point()) {
+    auto n = make_node<CopyBackwards>({this, &src});
+    n->add_input_metadata(*this);
+    autograd::rebase_history(*this, n);
+  }
+  return *this;
+}
+
+}  // namespace graft

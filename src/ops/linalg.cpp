@@ -1,0 +1,133 @@
+// Matrix products: mm, bmm (GEMM kernels with backward), matmul and linear (composed).
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using autograd::set_history;
+using detail::make_node;
+
+namespace {
+
+struct MmBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("MmBackward0", self, mat2)
+  SavedVariable self, mat2;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = mm(g[0], mat2.unpack(this).t());
+    if (should_compute_output(1)) r[1] = mm(self.unpack(this).t(), g[0]);
+    return r;
+  }
+};
+struct BmmBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("BmmBackward0", self, mat2)
+  SavedVariable self, mat2;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0)) r[0] = bmm(g[0], mat2.unpack(this).transpose(1, 2));
+    if (should_compute_output(1)) r[1] = bmm(self.unpack(this).transpose(1, 2), g[0]);
+    return r;
+  }
+};
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, op, ": expected mat1 and mat2 to have the same dtype, but got: ",
+              dtype_cpp_name(a.dtype()), " != ", dtype_cpp_name(b.dtype()));
+  GRAFT_CHECK(a.dtype() != kBool, RuntimeError, op, ": \"addmm_impl_cpu_\" not implemented for 'Bool'");
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, "mm", "self");
+  detail::check_tensor(b, "mm", "mat2");
+  GRAFT_CHECK(a.dim() == 2, RuntimeError, "mm: self must be a matrix, got ", a.dim(), "-D tensor of shape ", a.sizes());
+  GRAFT_CHECK(b.dim() == 2, RuntimeError, "mm: mat2 must be a matrix, got ", b.dim(), "-D tensor of shape ", b.sizes());
+  GRAFT_CHECK(a.size(1) == b.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x",
+              a.size(1), " and ", b.size(0), "x", b.size(1), ")");
+  check_same_dtype(a, b, "mm");
+  Tensor out = detail::new_empty({a.size(0), b.size(1)}, a.dtype());
+  cpu::gemm(out, a, b);
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<MmBackward0>({&a, &b});
+    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
+    if (n->should_compute_output(0)) n->mat2 = SavedVariable(b, false);
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, "bmm", "self");
+  detail::check_tensor(b, "bmm", "mat2");
+  GRAFT_CHECK(a.dim() == 3, RuntimeError, "batch1 must be a 3D tensor, got shape ", a.sizes());
+  GRAFT_CHECK(b.dim() == 3, RuntimeError, "batch2 must be a 3D tensor, got shape ", b.sizes());
+  GRAFT_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), RuntimeError,
+              "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
+              "] but got: [", b.size(0), ", ", b.size(1), "].");
+  check_same_dtype(a, b, "bmm");
+  Tensor out = detail::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype());
+  cpu::gemm(out, a, b);
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<BmmBackward0>({&a, &b});
+    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
+    if (n->should_compute_output(0)) n->mat2 = SavedVariable(b, false);
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, "matmul", "self");
+  detail::check_tensor(b, "matmul", "other");
+  const int64_t da = a.dim(), db = b.dim();
+  GRAFT_CHECK(da > 0 && db > 0, RuntimeError, "both arguments to matmul need to be at least 1D, but they are ", da,
+              "D and ", db, "D");
+  if (da == 1 && db == 1) {
+    GRAFT_CHECK(a.size(0) == b.size(0), RuntimeError, "inconsistent tensor size, expected tensor [", a.size(0),
+                "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
+                b.size(0), " elements respectively");
+    return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  }
+  if (da == 2 && db == 1) return mm(a, b.unsqueeze(1)).squeeze(1);
+  if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+  if (da == 2 && db == 2) return mm(a, b);
+  if (da >= 3 && db <= 2) {
+    // fold a's batch dims into rows: one GEMM
+    Tensor b2 = db == 1 ? b.unsqueeze(1) : b;
+    Shape out_sizes = a.sizes().shape();
+    GRAFT_CHECK(a.size(-1) == b2.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (",
+                a.numel() / std::max<int64_t>(a.size(-1), 1), "x", a.size(-1), " and ", b2.size(0), "x", b2.size(1), ")");
+    Tensor r = mm(a.reshape({-1, a.size(-1)}), b2);
+    out_sizes.back() = b2.size(1);
+    r = r.reshape(out_sizes);
+    return db == 1 ? r.squeeze(-1) : r;
+  }
+  // general batched case with broadcasting
+  Tensor a3 = da == 1 ? a.unsqueeze(0) : a;
+  Tensor b3 = db == 1 ? b.unsqueeze(1) : b;
+  const int64_t n = a3.size(-2), m = a3.size(-1), m2 = b3.size(-2), p = b3.size(-1);
+  GRAFT_CHECK(m == m2, RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [", m2, ", ", m,
+              "] but got: [", m2, ", ", p, "]. (matmul shapes ", a.sizes(), " and ", b.sizes(), ")");
+  Shape ba(a3.sizes().begin(), a3.sizes().end() - 2), bb(b3.sizes().begin(), b3.sizes().end() - 2);
+  Shape batch = detail::broadcast_shapes(ba, bb, "matmul");
+  int64_t B = compute_numel(batch);
+  Shape ea = batch, eb = batch;
+  ea.push_back(n); ea.push_back(m);
+  eb.push_back(m); eb.push_back(p);
+  Tensor r = bmm(a3.expand(ea).reshape({B, n, m}), b3.expand(eb).reshape({B, m, p}));
+  Shape out = batch;
+  if (da > 1) out.push_back(n);
+  if (db > 1) out.push_back(p);
+  return r.reshape(out);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  detail::check_tensor(x, "linear", "input");
+  detail::check_tensor(weight, "linear", "weight");
+  GRAFT_CHECK(weight.dim() == 2 || weight.dim() == 1, RuntimeError, "linear: weight must be 1-D or 2-D, got shape ",
+              weight.sizes());
+  Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+}  // namespace graft

@@ -1,0 +1,34 @@
+#pragma once
+// Helpers for writing op backward nodes. A node is a struct deriving from Node with its saved
+// tensors as SavedVariable members; its apply() is written in graft's differentiable ops.
+#include "../autograd/variable.h"
+#include "../backend/cpu/kernels.h"
+#include "graft/ops/ops.h"
+#include "op_util.h"
+
+namespace graft::detail {
+
+/// Creates node T with edges to `inputs` (in order).
+template <class T, class... Args>
+intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&... args) {
+  auto n = make_intrusive<T>(std::forward<Args>(args)...);
+  autograd::collect_next_edges(n.get(), inputs);
+  return n;
+}
+
+/// Declares name() and release_variables() for a node with the given saved members.
+#define GRAFT_NODE_BOILERPLATE(NameStr, ...)                       \
+  std::string name() const override { return NameStr; }            \
+  void release_variables() override {                               \
+    [](auto&... sv) { (sv.reset_data(), ...); }(__VA_ARGS__);       \
+  }
+#define GRAFT_NODE_NAME(NameStr) \
+  std::string name() const override { return NameStr; }
+
+/// grad of a reduction output, reshaped so it broadcasts against the input (keepdim form).
+Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim);
+
+/// Views of `a` split along `d` into `sizes`, sharing one multi-output node.
+std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name);
+
+}  // namespace graft::detail

@@ -1,0 +1,103 @@
+// Shared op helpers: broadcasting, promotion, allocation.
+#include "op_util.h"
+
+#include <sstream>
+
+#include "../autograd/variable.h"
+#include "../backend/cpu/kernels.h"
+
+namespace graft::detail {
+
+uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
+  GRAFT_CHECK(ndim <= 64, NotImplementedError, op, ": at most 64 dimensions are supported");
+  if (dims.empty()) return ndim == 0 ? 0 : (ndim == 64 ? ~uint64_t{0} : ((uint64_t{1} << ndim) - 1));
+  uint64_t m = 0;
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, ndim, op);
+    if (ndim == 0) continue;
+    GRAFT_CHECK(!(m >> w & 1), RuntimeError, op, ": dim ", w, " appears multiple times in the list of dims");
+    m |= uint64_t{1} << w;
+  }
+  return m;
+}
+
+std::string shape_str(IntArrayRef s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+Shape broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (x != y && x != 1 && y != 1)
+      throw RuntimeError(str(op, ": The size of tensor a (", x, ") must match the size of tensor b (", y,
+                             ") at non-singleton dimension ", n - 1 - i, "; shapes are ", a, " and ", b));
+    out[n - 1 - i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+namespace {
+// PyTorch's three-tier promotion: dimensioned tensors > 0-d tensors > wrapped numbers,
+// with a lower tier only winning when it is of a higher category (bool < int < float).
+int category(DType t) { return t == kBool ? 0 : is_floating_point(t) ? 2 : 1; }
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  auto tier = [](const Tensor& t) { return t.impl()->is_wrapped_number ? 0 : (t.dim() == 0 ? 1 : 2); };
+  int ta = tier(a), tb = tier(b);
+  if (ta == tb) return promote_types(a.dtype(), b.dtype());
+  const Tensor& hi = ta > tb ? a : b;
+  const Tensor& lo = ta > tb ? b : a;
+  if (category(lo.dtype()) > category(hi.dtype())) {
+    // a wrapped float promotes an integer tensor to the default dtype
+    if (lo.impl()->is_wrapped_number) return is_floating_point(lo.dtype()) ? default_dtype() : kInt64;
+    return lo.dtype();
+  }
+  return hi.dtype();
+}
+
+DType result_type(const Tensor& a, const Scalar& s) {
+  int cs = s.is_floating_point() ? 2 : s.is_integral() ? 1 : 0;
+  if (cs > category(a.dtype())) return s.is_floating_point() ? default_dtype() : kInt64;
+  return a.dtype();
+}
+
+Tensor new_empty(IntArrayRef sizes, DType dtype, Device device) {
+  check_device_available(device, "empty");
+  int64_t n = 1;
+  for (auto s : sizes) {
+    GRAFT_CHECK(s >= 0, RuntimeError, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+    n *= s;
+  }
+  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(static_cast<size_t>(n) * element_size(dtype)),
+                                             static_cast<size_t>(n) * element_size(dtype));
+  auto impl = make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0);
+  impl->is_inference = InferenceMode::is_enabled();
+  return Tensor(std::move(impl));
+}
+
+Tensor wrapped_scalar(const Scalar& s, DType dtype) {
+  Tensor t = new_empty({}, dtype);
+  cpu::fill(t, s);
+  t.impl()->is_wrapped_number = true;
+  return t;
+}
+
+Tensor cast_nograd(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = new_empty(t.sizes(), dtype, t.device());
+  cpu::copy(out, t);
+  out.impl()->is_wrapped_number = t.impl()->is_wrapped_number;
+  return out;
+}
+
+void check_tensor(const Tensor& t, const char* op, const char* arg) {
+  GRAFT_CHECK(t.defined(), ValueError, op, ": argument '", arg, "' is an undefined tensor");
+}
+
+}  // namespace graft::detail

@@ -1,0 +1,38 @@
+#pragma once
+// Shared helpers for op implementations: dimension wrapping, broadcasting, type promotion,
+// output allocation.
+#include <string>
+
+#include "graft/core/error.h"
+#include "graft/ops/ops.h"
+
+namespace graft::detail {
+
+/// Wraps a possibly negative dim into [0, ndim) or throws IndexError naming the op.
+inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
+  int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, like PyTorch
+  if (d < -n || d >= n)
+    throw IndexError(str(op, ": Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                         "], but got ", d, ")"));
+  return d < 0 ? d + n : d;
+}
+/// Bitmask of reduced dims (empty = all).
+uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op);
+/// Broadcast shape of two shapes, or ValueError naming the op and both shapes.
+Shape broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+/// PyTorch's result_type for two tensors (0-d and wrapped scalars have lower priority).
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, const Scalar& s);
+/// Floating result dtype for ops like exp/div: the tensor's dtype if floating, else float32.
+inline DType float_result(DType t) { return is_floating_point(t) ? t : default_dtype(); }
+/// A fresh contiguous tensor (no autograd).
+Tensor new_empty(IntArrayRef sizes, DType dtype, Device device = kCPU);
+/// A 0-d tensor from a C++ scalar marked as wrapped number (PyTorch's wrapped_scalar_tensor).
+Tensor wrapped_scalar(const Scalar& s, DType dtype);
+/// `t` converted to `dtype` without recording autograd (returns t if already that dtype).
+Tensor cast_nograd(const Tensor& t, DType dtype);
+/// Checks that `t` is defined and on an available device.
+void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
+std::string shape_str(IntArrayRef s);
+
+}  // namespace graft::detail

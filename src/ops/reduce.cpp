@@ -1,0 +1,403 @@
+// Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
+// logsumexp, softmax, log_softmax, sum_to.
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using autograd::set_history;
+using cpu::ReduceOp;
+using detail::make_node;
+
+namespace detail {
+Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim) {
+  if (keepdim) return g;
+  Tensor r = g;
+  for (int64_t d = 0; d < static_cast<int64_t>(in_sizes.size()); ++d)
+    if (mask >> d & 1) r = r.unsqueeze(d);
+  return r;
+}
+}  // namespace detail
+
+namespace {
+
+Shape reduced_shape(IntArrayRef s, uint64_t mask, bool keepdim) {
+  Shape out;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
+    if (mask >> d & 1) {
+      if (keepdim) out.push_back(1);
+    } else {
+      out.push_back(s[d]);
+    }
+  }
+  return out;
+}
+int64_t reduced_count(IntArrayRef s, uint64_t mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
+    if (mask >> d & 1) n *= s[d];
+  return n;
+}
+
+struct SumBackward final : Node {
+  std::string name() const override { return all ? "SumBackward0" : "SumBackward1"; }
+  Shape in_sizes;
+  uint64_t mask = 0;
+  bool keepdim = false, all = true;
+  TensorList apply(TensorList&& g) override {
+    return {detail::unsqueeze_reduced(g[0], in_sizes, mask, keepdim).expand(in_sizes)};
+  }
+};
+struct MeanBackward final : Node {
+  std::string name() const override { return all ? "MeanBackward0" : "MeanBackward1"; }
+  Shape in_sizes;
+  uint64_t mask = 0;
+  int64_t count = 1;
+  bool keepdim = false, all = true;
+  TensorList apply(TensorList&& g) override {
+    return {detail::unsqueeze_reduced(g[0], in_sizes, mask, keepdim).expand(in_sizes) / static_cast<double>(count)};
+  }
+};
+struct ProdBackward final : Node {
+  std::string name() const override { return dim < 0 ? "ProdBackward0" : "ProdBackward1"; }
+  void release_variables() override { self.reset_data(); result.reset_data(); }
+  SavedVariable self, result;
+  int64_t dim = -1;  // -1: all elements
+  bool keepdim = false;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this), y = result.unpack(this);
+    Shape in_sizes(x.sizes().begin(), x.sizes().end());
+    Tensor xs = dim < 0 ? x.reshape({-1}) : x;
+    int64_t d = dim < 0 ? 0 : dim;
+    Tensor gu = dim < 0 ? g[0].reshape({1}) : detail::unsqueeze_reduced(g[0], x.sizes(), uint64_t{1} << d, keepdim);
+    Tensor yu = dim < 0 ? y.reshape({1}) : detail::unsqueeze_reduced(y, x.sizes(), uint64_t{1} << d, keepdim);
+    bool has_zero;
+    {
+      NoGradGuard ng;
+      has_zero = eq(x, 0).to(kInt64).sum().item<int64_t>() > 0;
+    }
+    Tensor grad;
+    if (!has_zero) {
+      grad = gu * yu / xs;
+    } else {
+      // product of all other elements, one slice at a time (O(n^2); only when zeros occur)
+      const int64_t n = xs.size(d);
+      TensorList parts;
+      for (int64_t i = 0; i < n; ++i) {
+        Tensor others = cat({xs.narrow(d, 0, i), xs.narrow(d, i + 1, n - i - 1)}, d);
+        parts.push_back(prod(others, d, true));
+      }
+      grad = gu * cat(parts, d);
+    }
+    return {dim < 0 ? grad.reshape(in_sizes) : grad};
+  }
+};
+struct MaxMinAllBackward final : Node {  // max() / min(): evenly distributed over ties
+  std::string name() const override { return is_max ? "MaxBackward1" : "MinBackward1"; }
+  void release_variables() override { self.reset_data(); result.reset_data(); }
+  SavedVariable self, result;
+  bool is_max = true;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this), y = result.unpack(this);
+    Tensor mask = eq(x, y);
+    Tensor count = mask.sum().to(g[0].dtype());
+    return {where(mask, g[0] / count, 0)};
+  }
+};
+struct MaxMinDimBackward final : Node {
+  std::string name() const override { return is_max ? "MaxBackward0" : "MinBackward0"; }
+  void release_variables() override { indices.reset_data(); }
+  SavedVariable indices;
+  Shape in_sizes;
+  int64_t dim = 0;
+  bool keepdim = false, is_max = true;
+  TensorList apply(TensorList&& g) override {
+    uint64_t m = uint64_t{1} << dim;
+    Tensor gu = detail::unsqueeze_reduced(g[0], in_sizes, m, keepdim);
+    Tensor iu = detail::unsqueeze_reduced(indices.unpack(this), in_sizes, m, keepdim);
+    return {scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype())), dim, iu, gu)};
+  }
+};
+struct VarStdBackward final : Node {
+  std::string name() const override { return is_std ? "StdBackward0" : "VarBackward0"; }
+  void release_variables() override { self.reset_data(); result.reset_data(); }
+  SavedVariable self, result;
+  uint64_t mask = 0;
+  int64_t correction = 1;
+  bool keepdim = false, is_std = false;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this);
+    Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
+    if (is_std) gu = gu / (detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim) * 2);
+    SmallVector<int64_t, 5> dims;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (mask >> d & 1) dims.push_back(d);
+    const double denom = static_cast<double>(std::max<int64_t>(reduced_count(x.sizes(), mask) - correction, 0));
+    return {gu * (x - mean(x, dims, true)) * (2.0 / denom)};
+  }
+};
+struct LogsumexpBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("LogsumexpBackward0", self, result)
+  SavedVariable self, result;
+  uint64_t mask = 0;
+  bool keepdim = false;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this);
+    Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
+    Tensor yu = detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim);
+    return {gu * exp(x - yu)};
+  }
+};
+struct SoftmaxBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("SoftmaxBackward0", result)
+  SavedVariable result;
+  int64_t dim = 0;
+  TensorList apply(TensorList&& g) override {
+    Tensor y = result.unpack(this);
+    return {y * (g[0] - sum(g[0] * y, {dim}, true))};
+  }
+};
+struct LogSoftmaxBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("LogSoftmaxBackward0", result)
+  SavedVariable result;
+  int64_t dim = 0;
+  TensorList apply(TensorList&& g) override {
+    Tensor y = result.unpack(this);
+    return {g[0] - exp(y) * sum(g[0], {dim}, true)};
+  }
+};
+
+Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
+  Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype);
+  cpu::reduce(op, out, a, mask);
+  return out;
+}
+
+void check_nonempty_reduction(const Tensor& a, uint64_t mask, const char* op) {
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if ((mask >> d & 1) && a.size(d) == 0)
+      throw IndexError(detail::str(op, "(): Expected reduction dim ", d, " to have non-zero size."));
+  if (a.dim() == 0 || mask == 0) return;
+  GRAFT_CHECK(a.numel() > 0 || mask != 0, RuntimeError, op, "(): cannot reduce an empty tensor");
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  detail::check_tensor(a, "sum");
+  uint64_t mask = detail::dim_mask(dims, a.dim(), "sum");
+  DType od = dtype ? *dtype : (is_floating_point(a.dtype()) ? a.dtype() : kInt64);
+  Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, od);
+  if (any_requires_grad({&a}) && is_floating_point(od)) {
+    auto n = make_node<SumBackward>({&a});
+    n->in_sizes = a.sizes().shape();
+    n->mask = mask;
+    n->keepdim = keepdim;
+    n->all = dims.empty();
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  detail::check_tensor(a, "mean");
+  GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError,
+              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+              "Got: ", dtype_name(a.dtype()));
+  uint64_t mask = detail::dim_mask(dims, a.dim(), "mean");
+  int64_t count = reduced_count(a.sizes(), mask);
+  Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, a.dtype());
+  {
+    NoGradGuard ng;
+    cpu::binary_scalar(cpu::BinaryOp::Div, out, out, static_cast<double>(count));
+  }
+  if (any_requires_grad({&a})) {
+    auto n = make_node<MeanBackward>({&a});
+    n->in_sizes = a.sizes().shape();
+    n->mask = mask;
+    n->count = count;
+    n->keepdim = keepdim;
+    n->all = dims.empty();
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor prod(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  detail::check_tensor(a, "prod");
+  uint64_t mask = dim ? detail::dim_mask({*dim}, a.dim(), "prod") : detail::dim_mask({}, a.dim(), "prod");
+  DType od = is_floating_point(a.dtype()) ? a.dtype() : kInt64;
+  Tensor out = reduce_forward(ReduceOp::Prod, a, mask, dim ? keepdim : false, od);
+  if (any_requires_grad({&a})) {
+    auto n = make_node<ProdBackward>({&a});
+    n->self = SavedVariable(a, false);
+    n->dim = dim ? detail::wrap_dim(*dim, a.dim(), "prod") : -1;
+    if (a.dim() == 0) n->dim = -1;
+    n->keepdim = keepdim;
+    set_history(out, n);
+    n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+
+static Tensor max_min_all(const Tensor& a, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  detail::check_tensor(a, name);
+  GRAFT_CHECK(a.numel() > 0, RuntimeError, name,
+              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
+              "'dim' argument.");
+  Tensor out = reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, detail::dim_mask({}, a.dim(), name), false,
+                              a.dtype());
+  if (any_requires_grad({&a})) {
+    auto n = make_node<MaxMinAllBackward>({&a});
+    n->is_max = is_max;
+    n->self = SavedVariable(a, false);
+    set_history(out, n);
+    n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+Tensor max(const Tensor& a) { return max_min_all(a, true); }
+Tensor min(const Tensor& a) { return max_min_all(a, false); }
+
+static std::pair<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  detail::check_tensor(a, name);
+  int64_t d = detail::wrap_dim(dim, a.dim(), name);
+  Tensor src = a.dim() == 0 ? a.reshape({1}) : a;
+  uint64_t mask = uint64_t{1} << d;
+  check_nonempty_reduction(src, mask, name);
+  Shape os = reduced_shape(src.sizes(), mask, keepdim && a.dim() > 0);
+  Tensor values = detail::new_empty(os, a.dtype());
+  Tensor indices = detail::new_empty(os, kInt64);
+  cpu::arg_reduce(is_max, values, indices, src, d);
+  if (any_requires_grad({&a})) {
+    auto n = make_node<MaxMinDimBackward>({&a});
+    n->is_max = is_max;
+    n->in_sizes = a.sizes().shape();
+    n->dim = a.dim() == 0 ? 0 : d;
+    n->keepdim = keepdim || a.dim() == 0;
+    n->indices = SavedVariable(a.dim() == 0 ? indices.reshape({}) : indices, false);
+    set_history(values, n);
+  }
+  return {values, indices};
+}
+std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, true); }
+std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, false); }
+
+static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "argmax" : "argmin";
+  detail::check_tensor(a, name);
+  if (!dim) {
+    GRAFT_CHECK(a.numel() > 0, RuntimeError, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    Tensor flat = a.reshape({-1});
+    Tensor idx = detail::new_empty({}, kInt64);
+    cpu::arg_reduce(is_max, Tensor(), idx, flat, 0);
+    if (keepdim) return idx.reshape(Shape(a.dim(), 1));
+    return idx;
+  }
+  NoGradGuard ng;
+  auto [v, i] = max_min_dim(a, *dim, keepdim, is_max);
+  return i;
+}
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return arg_max_min(a, dim, keepdim, true); }
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return arg_max_min(a, dim, keepdim, false); }
+
+static Tensor var_std(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim, bool is_std) {
+  const char* name = is_std ? "std" : "var";
+  detail::check_tensor(a, name);
+  GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError, name,
+              ": only support floating point and complex dtypes, got ", a.dtype());
+  uint64_t mask = detail::dim_mask(dims, a.dim(), name);
+  Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), a.dtype());
+  cpu::var(out, a, mask, correction);
+  if (is_std) cpu::unary(cpu::UnaryOp::Sqrt, out, out);
+  if (any_requires_grad({&a})) {
+    auto n = make_node<VarStdBackward>({&a});
+    n->is_std = is_std;
+    n->self = SavedVariable(a, false);
+    n->mask = mask;
+    n->correction = correction;
+    n->keepdim = keepdim;
+    set_history(out, n);
+    if (is_std) n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+Tensor var(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
+  return var_std(a, dims, correction, keepdim, false);
+}
+Tensor std(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
+  return var_std(a, dims, correction, keepdim, true);
+}
+
+Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  detail::check_tensor(a, "logsumexp");
+  DType dt = detail::float_result(a.dtype());
+  Tensor src = detail::cast_nograd(a, dt);
+  uint64_t mask = detail::dim_mask(dims, a.dim(), "logsumexp");
+  Tensor out = reduce_forward(ReduceOp::LogSumExp, src, mask, keepdim, dt);
+  if (any_requires_grad({&a})) {
+    auto n = make_node<LogsumexpBackward0>({&a});
+    n->self = SavedVariable(a, false);
+    n->mask = mask;
+    n->keepdim = keepdim;
+    set_history(out, n);
+    n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+
+static Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  detail::check_tensor(a, name);
+  GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError, name, ": expected a floating point tensor but got ",
+              a.dtype());
+  int64_t d = detail::wrap_dim(dim, a.dim(), name);
+  Tensor out;
+  {
+    NoGradGuard ng;
+    if (a.dim() == 0 || a.numel() == 0) {
+      out = log ? zeros_like(a) : ones_like(a);
+      if (a.numel() == 0) out = empty_like(a);
+    } else {
+      Tensor m = max(a, d, true).first;
+      Tensor shifted = a - m;
+      Tensor s = sum(exp(shifted), {d}, true);
+      out = log ? shifted - graft::log(s) : exp(shifted) / s;
+    }
+  }
+  if (any_requires_grad({&a})) {
+    if (log) {
+      auto n = make_node<LogSoftmaxBackward0>({&a});
+      n->dim = d;
+      set_history(out, n);
+      n->result = SavedVariable(out, true);
+    } else {
+      auto n = make_node<SoftmaxBackward0>({&a});
+      n->dim = d;
+      set_history(out, n);
+      n->result = SavedVariable(out, true);
+    }
+  }
+  return out;
+}
+Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
+Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
+
+Tensor sum_to(const Tensor& a, IntArrayRef sizes) {
+  detail::check_tensor(a, "sum_to");
+  if (a.sizes().equals(sizes)) return a;
+  const int64_t lead = a.dim() - static_cast<int64_t>(sizes.size());
+  GRAFT_CHECK(lead >= 0, RuntimeError, "sum_to: size ", sizes, " is not expandable to size ", a.sizes());
+  SmallVector<int64_t, 5> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (int64_t d = lead; d < a.dim(); ++d) {
+    int64_t t = sizes[d - lead];
+    if (t == 1 && a.size(d) != 1) dims.push_back(d);
+    else GRAFT_CHECK(t == a.size(d), RuntimeError, "sum_to: size ", sizes, " is not expandable to size ", a.sizes());
+  }
+  if (dims.empty()) return a.view(sizes);
+  return sum(a, dims, true).view(sizes);
+}
+
+}  // namespace graft

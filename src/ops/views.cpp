@@ -1,0 +1,668 @@
+// View ops (share storage): view, reshape, transpose, permute, expand, squeeze, unsqueeze,
+// flatten, narrow, select, slice, as_strided, split/chunk; plus the copies that go with
+// them: contiguous, clone, cat, stack, to(dtype), as_strided_scatter.
+#include <numeric>
+
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using autograd::make_view;
+using autograd::set_history;
+using detail::make_node;
+using detail::wrap_dim;
+
+namespace {
+
+struct Geometry {
+  Shape sizes, strides;
+  int64_t offset = 0;
+};
+Geometry geom_of(const Tensor& t) { return {t.sizes().shape(), t.strides().shape(), t.storage_offset()}; }
+Geometry contiguous_geom(IntArrayRef sizes) { return {sizes.shape(), contiguous_strides(sizes), 0}; }
+
+Geometry slice_geom(Geometry g, int64_t dim, int64_t start, int64_t len, int64_t step) {
+  g.offset += start * g.strides[dim];
+  g.sizes[dim] = len;
+  g.strides[dim] *= step;
+  return g;
+}
+Geometry select_geom(Geometry g, int64_t dim, int64_t index) {
+  g.offset += index * g.strides[dim];
+  g.sizes.erase(g.sizes.begin() + dim);
+  g.strides.erase(g.strides.begin() + dim);
+  return g;
+}
+
+// Backward of select/slice/narrow: zeros of the input shape with `g` in the window.
+struct WindowBackward final : Node {
+  std::string name() const override { return name_; }
+  std::string name_;
+  Shape in_sizes;
+  Geometry window;  // in a contiguous frame of in_sizes
+  TensorList apply(TensorList&& g) override {
+    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype())), g[0], window.sizes, window.strides,
+                               window.offset)};
+  }
+};
+struct ViewBackward0 final : Node {
+  GRAFT_NODE_NAME("ViewBackward0")
+  Shape in_sizes;
+  TensorList apply(TensorList&& g) override { return {g[0].reshape(in_sizes)}; }
+};
+struct SqueezeLikeBackward final : Node {  // squeeze/unsqueeze: reshape back
+  std::string name() const override { return name_; }
+  std::string name_;
+  Shape in_sizes;
+  TensorList apply(TensorList&& g) override { return {g[0].reshape(in_sizes)}; }
+};
+struct TransposeBackward0 final : Node {
+  std::string name() const override { return is_t ? "TBackward0" : "TransposeBackward0"; }
+  int64_t d0 = 0, d1 = 1;
+  bool is_t = false;
+  TensorList apply(TensorList&& g) override { return {g[0].transpose(d0, d1)}; }
+};
+struct PermuteBackward0 final : Node {
+  GRAFT_NODE_NAME("PermuteBackward0")
+  Shape inverse;
+  TensorList apply(TensorList&& g) override { return {g[0].permute(inverse)}; }
+};
+struct ExpandBackward0 final : Node {
+  GRAFT_NODE_NAME("ExpandBackward0")
+  Shape in_sizes;
+  TensorList apply(TensorList&& g) override { return {sum_to(g[0], in_sizes)}; }
+};
+struct AsStridedBackward0 final : Node {
+  GRAFT_NODE_NAME("AsStridedBackward0")
+  Shape in_sizes;
+  Geometry window;  // offset relative to the input's first element
+  TensorList apply(TensorList&& g) override {
+    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype())), g[0], window.sizes, window.strides,
+                               window.offset)};
+  }
+};
+struct AsStridedScatterBackward0 final : Node {
+  GRAFT_NODE_NAME("AsStridedScatterBackward0")
+  Geometry window;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (should_compute_output(0))
+      r[0] = as_strided_scatter(g[0], zeros(window.sizes, TensorOptions(g[0].dtype())), window.sizes, window.strides,
+                                window.offset);
+    if (should_compute_output(1)) {
+      Tensor gc = g[0].contiguous();
+      r[1] = gc.as_strided(window.sizes, window.strides, gc.storage_offset() + window.offset);
+    }
+    return r;
+  }
+};
+struct SplitBackward0 final : Node {
+  std::string name() const override { return name_; }
+  std::string name_;
+  Shape in_sizes;
+  int64_t dim = 0;
+  std::vector<int64_t> pieces;
+  TensorList apply(TensorList&& g) override {
+    TensorList parts;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      if (i < g.size() && g[i].defined()) {
+        parts.push_back(g[i]);
+      } else {
+        Shape s = in_sizes;
+        s[dim] = pieces[i];
+        DType dt = kFloat32;
+        for (auto& x : g)
+          if (x.defined()) { dt = x.dtype(); break; }
+        parts.push_back(zeros(s, TensorOptions(dt)));
+      }
+    }
+    return {cat(parts, dim)};
+  }
+};
+struct CatBackward0 final : Node {
+  std::string name() const override { return stack ? "StackBackward0" : "CatBackward0"; }
+  int64_t dim = 0;
+  bool stack = false;
+  std::vector<int64_t> sizes;  // per input along dim (cat)
+  TensorList apply(TensorList&& g) override {
+    TensorList r(sizes.size());
+    int64_t off = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (should_compute_output(i)) r[i] = stack ? g[0].select(dim, static_cast<int64_t>(i)) : g[0].narrow(dim, off, sizes[i]);
+      off += sizes[i];
+    }
+    return r;
+  }
+};
+struct CloneBackward0 final : Node {
+  GRAFT_NODE_NAME("CloneBackward0")
+  TensorList apply(TensorList&& g) override { return {g[0]}; }
+};
+struct ToCopyBackward0 final : Node {
+  GRAFT_NODE_NAME("ToCopyBackward0")
+  DType src_dtype = kFloat32;
+  TensorList apply(TensorList&& g) override { return {g[0].to(src_dtype)}; }
+};
+
+// Makes the view and, when recording, attaches `node` (which already has its edge).
+Tensor finish_view(const Tensor& a, const Geometry& g, const intrusive_ptr<Node>& node) {
+  Tensor v = make_view(a, g.sizes, g.strides, g.offset);
+  if (node) set_history(v, node);
+  return v;
+}
+bool recording(const Tensor& a) { return any_requires_grad({&a}); }
+
+// PyTorch's computeStride: strides for viewing `a` as `sizes` without copying, if possible.
+std::optional<Shape> view_strides(const Tensor& a, IntArrayRef sizes) {
+  Shape out(sizes.size(), 0);
+  if (a.numel() == 0) return contiguous_strides(sizes);
+  int64_t view_d = static_cast<int64_t>(sizes.size()) - 1;
+  int64_t chunk_base_stride = a.dim() ? a.strides().back() : 1;
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t td = a.dim() - 1; td >= 0; --td) {
+    tensor_numel *= a.size(td);
+    if (td == 0 || (a.size(td - 1) != 1 && a.stride(td - 1) != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || sizes[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (td > 0) {
+        chunk_base_stride = a.stride(td - 1);
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+Shape infer_size(IntArrayRef sizes, int64_t numel, const char* op) {
+  Shape out = sizes.shape();
+  int64_t infer = -1, prod = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      GRAFT_CHECK(infer < 0, RuntimeError, op, ": only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      GRAFT_CHECK(out[i] >= 0, RuntimeError, op, ": invalid shape dimension ", out[i]);
+      prod *= out[i];
+    }
+  }
+  if (infer >= 0) {
+    GRAFT_CHECK(prod != 0 && numel % prod == 0, RuntimeError, op, ": shape '", sizes, "' is invalid for input of size ",
+                numel);
+    out[infer] = numel / prod;
+  } else {
+    GRAFT_CHECK(prod == numel, RuntimeError, op, ": shape '", sizes, "' is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+Tensor view_impl(const Tensor& a, IntArrayRef sizes_in, const char* op) {
+  Shape sizes = infer_size(sizes_in, a.numel(), op);
+  auto st = view_strides(a, sizes);
+  GRAFT_CHECK(st.has_value(), RuntimeError, op,
+              ": view size is not compatible with input tensor's size and stride (at least one dimension spans "
+              "across two contiguous subspaces). Use .reshape(...) instead.");
+  intrusive_ptr<Node> n;
+  if (recording(a)) {
+    auto vb = make_node<ViewBackward0>({&a});
+    vb->in_sizes = a.sizes().shape();
+    n = vb;
+  }
+  return finish_view(a, {sizes, *st, a.storage_offset()}, n);
+}
+
+}  // namespace
+
+Tensor Tensor::view(IntArrayRef sizes) const {
+  detail::check_tensor(*this, "view");
+  return view_impl(*this, sizes, "view");
+}
+
+Tensor Tensor::reshape(IntArrayRef sizes_in) const {
+  detail::check_tensor(*this, "reshape");
+  Shape sizes = infer_size(sizes_in, numel(), "reshape");
+  if (view_strides(*this, sizes)) return view_impl(*this, sizes, "reshape");
+  return clone().view(sizes);
+}
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  detail::check_tensor(*this, "transpose");
+  int64_t a0 = wrap_dim(d0, dim(), "transpose"), a1 = wrap_dim(d1, dim(), "transpose");
+  Geometry g = geom_of(*this);
+  if (dim() > 0) {
+    std::swap(g.sizes[a0], g.sizes[a1]);
+    std::swap(g.strides[a0], g.strides[a1]);
+  }
+  intrusive_ptr<Node> n;
+  if (recording(*this)) {
+    auto tb = make_node<TransposeBackward0>({this});
+    tb->d0 = a0;
+    tb->d1 = a1;
+    n = tb;
+  }
+  return finish_view(*this, g, n);
+}
+
+Tensor Tensor::t() const {
+  detail::check_tensor(*this, "t");
+  GRAFT_CHECK(dim() <= 2, RuntimeError, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  if (dim() < 2) {
+    intrusive_ptr<Node> n;
+    if (recording(*this)) {
+      auto tb = make_node<TransposeBackward0>({this});
+      tb->is_t = true;
+      tb->d0 = 0;
+      tb->d1 = 0;
+      n = tb;
+    }
+    return finish_view(*this, geom_of(*this), n);
+  }
+  Tensor r = transpose(0, 1);
+  if (r.grad_fn()) static_cast<TransposeBackward0*>(r.grad_fn().get())->is_t = true;
+  return r;
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  detail::check_tensor(*this, "permute");
+  GRAFT_CHECK(static_cast<int64_t>(dims.size()) == dim(), RuntimeError,
+              "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
+              "ordering of dimensions i.e. input.dim() = ", dim(), " is not equal to len(dims) = ", dims.size());
+  Geometry g;
+  Shape inverse(dims.size(), 0);
+  std::vector<bool> seen(dims.size(), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = wrap_dim(dims[i], dim(), "permute");
+    GRAFT_CHECK(!seen[d], RuntimeError, "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    g.sizes.push_back(size(d));
+    g.strides.push_back(stride(d));
+    inverse[d] = static_cast<int64_t>(i);
+  }
+  g.offset = storage_offset();
+  intrusive_ptr<Node> n;
+  if (recording(*this)) {
+    auto pb = make_node<PermuteBackward0>({this});
+    pb->inverse = inverse;
+    n = pb;
+  }
+  return finish_view(*this, g, n);
+}
+
+Tensor Tensor::expand(IntArrayRef sizes) const {
+  detail::check_tensor(*this, "expand");
+  GRAFT_CHECK(static_cast<int64_t>(sizes.size()) >= dim(), RuntimeError, "expand(", toString(), "{", this->sizes(),
+              "}, size=", sizes, "): the number of sizes provided (", sizes.size(),
+              ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
+  Geometry g;
+  g.offset = storage_offset();
+  const int64_t lead = static_cast<int64_t>(sizes.size()) - dim();
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
+    int64_t td = i - lead;
+    int64_t want = sizes[i];
+    if (td < 0) {
+      GRAFT_CHECK(want >= 0, RuntimeError, "expand: the expanded size of the tensor (", want,
+                  ") isn't allowed in a leading, non-existing dimension ", i);
+      g.sizes.push_back(want);
+      g.strides.push_back(0);
+      continue;
+    }
+    int64_t have = size(td);
+    if (want == -1) want = have;
+    GRAFT_CHECK(have == want || have == 1, RuntimeError, "The expanded size of the tensor (", want,
+                ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ",
+                sizes, ".  Tensor sizes: ", this->sizes());
+    g.sizes.push_back(want);
+    g.strides.push_back(have == want ? stride(td) : 0);
+  }
+  intrusive_ptr<Node> n;
+  if (recording(*this)) {
+    auto eb = make_node<ExpandBackward0>({this});
+    eb->in_sizes = this->sizes().shape();
+    n = eb;
+  }
+  return finish_view(*this, g, n);
+}
+Tensor Tensor::expand_as(const Tensor& o) const { return expand(o.sizes()); }
+
+static Tensor squeeze_impl(const Tensor& a, std::optional<int64_t> dim) {
+  Geometry g;
+  g.offset = a.storage_offset();
+  int64_t wd = dim ? wrap_dim(*dim, a.dim(), "squeeze") : -1;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    bool drop = a.size(d) == 1 && (!dim || d == wd);
+    if (!drop) {
+      g.sizes.push_back(a.size(d));
+      g.strides.push_back(a.stride(d));
+    }
+  }
+  intrusive_ptr<Node> n;
+  if (recording(a)) {
+    auto sb = make_node<SqueezeLikeBackward>({&a});
+    sb->name_ = dim ? "SqueezeBackward1" : "SqueezeBackward0";
+    sb->in_sizes = a.sizes().shape();
+    n = sb;
+  }
+  return finish_view(a, g, n);
+}
+Tensor Tensor::squeeze() const {
+  detail::check_tensor(*this, "squeeze");
+  return squeeze_impl(*this, std::nullopt);
+}
+Tensor Tensor::squeeze(int64_t d) const {
+  detail::check_tensor(*this, "squeeze");
+  return squeeze_impl(*this, d);
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  detail::check_tensor(*this, "unsqueeze");
+  int64_t w = wrap_dim(d, dim() + 1, "unsqueeze");
+  Geometry g = geom_of(*this);
+  int64_t st = w < dim() ? stride(w) * size(w) : 1;
+  g.sizes.insert(g.sizes.begin() + w, 1);
+  g.strides.insert(g.strides.begin() + w, st);
+  intrusive_ptr<Node> n;
+  if (recording(*this)) {
+    auto ub = make_node<SqueezeLikeBackward>({this});
+    ub->name_ = "UnsqueezeBackward0";
+    ub->in_sizes = sizes().shape();
+    n = ub;
+  }
+  return finish_view(*this, g, n);
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  detail::check_tensor(*this, "flatten");
+  if (dim() == 0) return reshape({1});
+  int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+  GRAFT_CHECK(s <= e, RuntimeError, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (s == e) return *this;
+  Shape out;
+  for (int64_t d = 0; d < s; ++d) out.push_back(size(d));
+  int64_t m = 1;
+  for (int64_t d = s; d <= e; ++d) m *= size(d);
+  out.push_back(m);
+  for (int64_t d = e + 1; d < dim(); ++d) out.push_back(size(d));
+  return reshape(out);
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_o, std::optional<int64_t> end_o, int64_t step) const {
+  detail::check_tensor(*this, "slice");
+  GRAFT_CHECK(dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  int64_t w = wrap_dim(d, dim(), "slice");
+  GRAFT_CHECK(step > 0, ValueError, "slice: step must be greater than zero, got ", step);
+  const int64_t n = size(w);
+  int64_t start = start_o.value_or(0), end = end_o.value_or(n);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  int64_t len = (end - start + step - 1) / step;
+  Geometry g = slice_geom(geom_of(*this), w, start, len, step);
+  intrusive_ptr<Node> node;
+  if (recording(*this)) {
+    auto wb = make_node<WindowBackward>({this});
+    wb->name_ = "SliceBackward0";
+    wb->in_sizes = sizes().shape();
+    wb->window = slice_geom(contiguous_geom(sizes()), w, start, len, step);
+    node = wb;
+  }
+  return finish_view(*this, g, node);
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  detail::check_tensor(*this, "narrow");
+  GRAFT_CHECK(dim() > 0, RuntimeError, "narrow() cannot be applied to a 0-dim tensor.");
+  int64_t w = wrap_dim(d, dim(), "narrow");
+  const int64_t n = size(w);
+  if (start < 0) start += n;
+  GRAFT_CHECK(start >= 0 && start <= n, IndexError, "start out of range (expected to be in range of [", -n, ", ", n,
+              "], but got ", start, ")");
+  GRAFT_CHECK(length >= 0 && start + length <= n, RuntimeError, "start (", start, ") + length (", length,
+              ") exceeds dimension size (", n, ").");
+  return slice(w, start, start + length, 1);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  detail::check_tensor(*this, "select");
+  GRAFT_CHECK(dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
+  int64_t w = wrap_dim(d, dim(), "select");
+  const int64_t n = size(w);
+  GRAFT_CHECK(index >= -n && index < n, IndexError, "select(): index ", index, " out of range for tensor of size ",
+              sizes(), " at dimension ", w);
+  if (index < 0) index += n;
+  intrusive_ptr<Node> node;
+  if (recording(*this)) {
+    auto wb = make_node<WindowBackward>({this});
+    wb->name_ = "SelectBackward0";
+    wb->in_sizes = sizes().shape();
+    wb->window = select_geom(contiguous_geom(sizes()), w, index);
+    node = wb;
+  }
+  return finish_view(*this, select_geom(geom_of(*this), w, index), node);
+}
+
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_o) const {
+  detail::check_tensor(*this, "as_strided");
+  GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError, "mismatch in length of strides and shape");
+  int64_t offset = offset_o.value_or(storage_offset());
+  GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided: Negative storage offset ", offset);
+  int64_t extent = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, RuntimeError, "as_strided: negative size or stride");
+    if (sizes[i] == 0) { extent = 0; break; }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  const int64_t capacity = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
+  GRAFT_CHECK(extent <= capacity, RuntimeError, "setStorage: sizes ", sizes, ", strides ", strides,
+              ", storage offset ", offset, ", and itemsize ", element_size(), " requiring a storage size of ",
+              extent * static_cast<int64_t>(element_size()), " are out of bounds for storage of size ",
+              impl()->storage()->nbytes());
+  intrusive_ptr<Node> node;
+  if (recording(*this)) {
+    GRAFT_CHECK(is_contiguous(), NotImplementedError,
+                "as_strided: differentiating through as_strided of a non-contiguous tensor (sizes ", this->sizes(),
+                ", strides ", this->strides(), ") is not supported");
+    auto ab = make_node<AsStridedBackward0>({this});
+    ab->in_sizes = this->sizes().shape();
+    ab->window = {sizes.shape(), strides.shape(), offset - storage_offset()};
+    node = ab;
+  }
+  return finish_view(*this, {sizes.shape(), strides.shape(), offset}, node);
+}
+
+Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
+                          int64_t offset) {
+  detail::check_tensor(base, "as_strided_scatter", "self");
+  detail::check_tensor(src, "as_strided_scatter", "src");
+  GRAFT_CHECK(src.sizes().equals(sizes), RuntimeError, "as_strided_scatter: expected src to have a size equal to the "
+              "slice of self. src size = ", src.sizes(), ", slice size = ", sizes);
+  Tensor out = detail::new_empty(base.sizes(), base.dtype());
+  cpu::copy(out, base);
+  Tensor window = cpu::raw_view(out, sizes, strides, offset);
+  int64_t extent = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) extent += sizes[i] ? (sizes[i] - 1) * strides[i] : 0;
+  GRAFT_CHECK(extent <= std::max<int64_t>(out.numel(), 1), RuntimeError, "as_strided_scatter: window out of bounds");
+  cpu::copy(window, src);
+  if (any_requires_grad({&base, &src})) {
+    auto n = make_node<AsStridedScatterBackward0>({&base, &src});
+    n->window = {sizes.shape(), strides.shape(), offset};
+    set_history(out, n);
+  }
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim) {
+  detail::check_tensor(a, "split_with_sizes");
+  GRAFT_CHECK(a.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
+  int64_t d = wrap_dim(dim, a.dim(), "split");
+  int64_t total = 0;
+  for (auto s : split_sizes) {
+    GRAFT_CHECK(s >= 0, RuntimeError, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
+    total += s;
+  }
+  GRAFT_CHECK(total == a.size(d), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to ", a.size(d),
+              " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  return detail::split_views(a, split_sizes, d, "SplitWithSizesBackward0");
+}
+
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
+  detail::check_tensor(a, "split");
+  GRAFT_CHECK(a.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
+  GRAFT_CHECK(split_size >= 0, RuntimeError, "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t d = wrap_dim(dim, a.dim(), "split");
+  const int64_t n = a.size(d);
+  GRAFT_CHECK(split_size > 0 || n == 0, RuntimeError, "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
+  std::vector<int64_t> sizes;
+  if (split_size == 0) sizes.push_back(0);
+  for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
+  return detail::split_views(a, sizes, d, "SplitBackward0");
+}
+
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
+  detail::check_tensor(a, "chunk");
+  GRAFT_CHECK(chunks > 0, RuntimeError, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  GRAFT_CHECK(a.dim() > 0, RuntimeError, "chunk expects at least a 1-dimensional tensor");
+  int64_t d = wrap_dim(dim, a.dim(), "chunk");
+  int64_t n = a.size(d);
+  int64_t split_size = (n + chunks - 1) / chunks;
+  if (split_size == 0 && n == 0) {
+    std::vector<int64_t> sizes(chunks, 0);
+    return split_with_sizes(a, sizes, d);
+  }
+  return split(a, split_size, d);
+}
+
+namespace detail {
+std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name) {
+  intrusive_ptr<SplitBackward0> node;
+  if (recording(a)) {
+    node = make_node<SplitBackward0>({&a});
+    node->name_ = node_name;
+    node->in_sizes = a.sizes().shape();
+    node->dim = d;
+    node->pieces = sizes.vec();
+  }
+  std::vector<Tensor> out;
+  int64_t off = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Geometry g = slice_geom(geom_of(a), d, off, sizes[i], 1);
+    off += sizes[i];
+    Tensor v = make_view(a, g.sizes, g.strides, g.offset, CreationMeta::MultiOutputNode);
+    if (v.impl()->meta) {
+      v.impl()->meta->creator_name = node_name;
+      v.impl()->meta->creator_output_nr = static_cast<uint32_t>(i);
+    }
+    if (node) set_history(v, node);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+}  // namespace detail
+
+Tensor clone(const Tensor& a) {
+  detail::check_tensor(a, "clone");
+  Tensor out = detail::new_empty(a.sizes(), a.dtype());
+  cpu::copy(out, a);
+  if (recording(a)) set_history(out, make_node<CloneBackward0>({&a}));
+  return out;
+}
+Tensor Tensor::clone() const { return graft::clone(*this); }
+Tensor Tensor::contiguous() const {
+  detail::check_tensor(*this, "contiguous");
+  return is_contiguous() ? *this : clone();
+}
+
+Tensor Tensor::to(DType dtype, bool copy) const {
+  detail::check_tensor(*this, "to");
+  if (dtype == this->dtype() && !copy) return *this;
+  Tensor out = detail::new_empty(sizes(), dtype);
+  cpu::copy(out, *this);
+  if (recording(*this) && graft::is_floating_point(dtype)) {
+    auto n = make_node<ToCopyBackward0>({this});
+    n->src_dtype = this->dtype();
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor Tensor::to(Device device, bool copy) const {
+  detail::check_tensor(*this, "to");
+  check_device_available(device, "to");
+  return copy ? clone() : *this;
+}
+Tensor Tensor::to(Device device, DType dtype, bool copy) const {
+  check_device_available(device, "to");
+  return to(dtype, copy);
+}
+Tensor Tensor::to(const Tensor& other, bool copy) const { return to(other.device(), other.dtype(), copy); }
+
+static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
+  const char* name = is_stack ? "stack" : "cat";
+  GRAFT_CHECK(!tensors.empty(), ValueError, name, "(): expected a non-empty list of Tensors");
+  for (size_t i = 0; i < tensors.size(); ++i)
+    GRAFT_CHECK(tensors[i].defined(), ValueError, name, "(): tensor ", i, " is undefined");
+  // legacy behaviour: 1-D empty tensors are skipped by cat
+  const Tensor* ref = nullptr;
+  for (auto& t : tensors)
+    if (is_stack || !(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; }
+  DType dt = tensors[0].dtype();
+  for (auto& t : tensors) dt = promote_types(dt, t.dtype());
+  if (!ref) return detail::new_empty({0}, dt);
+  const int64_t nd = ref->dim() + (is_stack ? 1 : 0);
+  GRAFT_CHECK(is_stack || ref->dim() > 0, RuntimeError, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  int64_t d = wrap_dim(dim, nd, name);
+  Shape out_sizes = ref->sizes().shape();
+  if (is_stack) out_sizes.insert(out_sizes.begin() + d, 0);
+  else out_sizes[d] = 0;
+  std::vector<int64_t> pieces;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (!is_stack && t.dim() == 1 && t.numel() == 0) { pieces.push_back(0); continue; }
+    if (is_stack) {
+      GRAFT_CHECK(t.sizes().equals(ref->sizes()), RuntimeError, "stack expects each tensor to be equal size, but got ",
+                  ref->sizes(), " at entry 0 and ", t.sizes(), " at entry ", i);
+      pieces.push_back(1);
+      out_sizes[d] += 1;
+      continue;
+    }
+    GRAFT_CHECK(t.dim() == ref->dim(), RuntimeError, "Tensors must have same number of dimensions: got ", ref->dim(),
+                " and ", t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k)
+      GRAFT_CHECK(k == d || t.size(k) == ref->size(k), RuntimeError, "Sizes of tensors must match except in dimension ",
+                  d, ". Expected size ", ref->size(k), " but got size ", t.size(k), " for tensor number ", i,
+                  " in the list.");
+    pieces.push_back(t.size(d));
+    out_sizes[d] += t.size(d);
+  }
+  Tensor out = detail::new_empty(out_sizes, dt);
+  Geometry og = geom_of(out);
+  int64_t off = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (pieces[i] == 0) continue;
+    if (is_stack) {
+      Geometry g = select_geom(og, d, off);
+      cpu::copy(cpu::raw_view(out, g.sizes, g.strides, g.offset), tensors[i]);
+    } else {
+      Geometry g = slice_geom(og, d, off, pieces[i], 1);
+      cpu::copy(cpu::raw_view(out, g.sizes, g.strides, g.offset), tensors[i]);
+    }
+    off += pieces[i];
+  }
+  if (autograd::any_requires_grad(tensors) && is_floating_point(dt)) {
+    auto n = make_intrusive<CatBackward0>();
+    autograd::collect_next_edges(n.get(), tensors);
+    n->dim = d;
+    n->stack = is_stack;
+    n->sizes = pieces;
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor cat(const TensorList& tensors, int64_t dim) { return cat_impl(tensors, dim, false); }
+Tensor stack(const TensorList& tensors, int64_t dim) { return cat_impl(tensors, dim, true); }
+
+}  // namespace graft

@@ -1,0 +1,25 @@
+// Test main: after every test, every handle has been dropped, so the host allocator must be
+// back at zero live bytes. A test that leaks fails here.
+#include <gtest/gtest.h>
+
+#include "graft/graft.h"
+
+namespace {
+class ZeroLiveBytes : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { start_ = graft::memory_allocated(); }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const int64_t now = graft::memory_allocated();
+    if (now != start_)
+      ADD_FAILURE() << info.test_suite_name() << "." << info.name() << " leaked: " << (now - start_)
+                    << " bytes still allocated after the test (" << graft::memory_allocation_count()
+                    << " live allocations)";
+  }
+  int64_t start_ = 0;
+};
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ZeroLiveBytes);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages graft needs to build and test, only when missing.
+# Usage: tools/install-deps.sh [extra packages...]
+set -euo pipefail
+pkgs=(cmake ninja-build g++ make libopenblas-dev libgtest-dev "$@")
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
