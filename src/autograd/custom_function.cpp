@@ -72,8 +72,7 @@ void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outpu
         throw RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.");
       uint32_t nr = node->add_input_metadata(o);
       if (non_diff) continue;
-      o.impl()->grad_fn = intrusive_ptr<Node>(node);
-      o.impl()->output_nr = nr;
+      replace_grad_fn(o.impl(), intrusive_ptr<Node>(node), nr);
       continue;
     }
     if (is_input) {

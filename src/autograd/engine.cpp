@@ -2,6 +2,7 @@
 // sequence number (reverse creation order), per-node input buffers, no recursion.
 // See docs/notes/autograd-engine.md.
 #include <cmath>
+#include <deque>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -41,6 +42,57 @@ struct ExecInfo {
 struct NodeState {
   int dependencies = 0;
   TensorList buffer;
+};
+
+// Node* -> NodeState with open addressing: one backward touches few nodes, and a flat table
+// avoids a heap allocation per node (std::unordered_map) on the per-op hot path.
+class NodeStates {
+ public:
+  NodeStates() : keys_(32, nullptr), slots_(32, 0) {}
+  /// The state of `n`, created if absent; `created` tells which.
+  NodeState& get(Node* n, bool* created = nullptr) {
+    size_t i = probe(n);
+    if (keys_[i] == n) {
+      if (created) *created = false;
+      return states_[slots_[i]];
+    }
+    if ((states_.size() + 1) * 2 > keys_.size()) {
+      grow();
+      i = probe(n);
+    }
+    keys_[i] = n;
+    slots_[i] = static_cast<uint32_t>(states_.size());
+    states_.emplace_back();
+    if (created) *created = true;
+    return states_.back();
+  }
+  NodeState* find(Node* n) {
+    size_t i = probe(n);
+    return keys_[i] == n ? &states_[slots_[i]] : nullptr;
+  }
+
+ private:
+  size_t probe(Node* n) const {
+    size_t mask = keys_.size() - 1;
+    size_t i = (reinterpret_cast<uintptr_t>(n) >> 4) * 0x9E3779B97F4A7C15ULL >> 20 & mask;
+    while (keys_[i] && keys_[i] != n) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Node*> old_keys(keys_.size() * 2, nullptr);
+    std::vector<uint32_t> old_slots(keys_.size() * 2, 0);
+    old_keys.swap(keys_);
+    old_slots.swap(slots_);
+    for (size_t j = 0; j < old_keys.size(); ++j)
+      if (old_keys[j]) {
+        size_t i = probe(old_keys[j]);
+        keys_[i] = old_keys[j];
+        slots_[i] = old_slots[j];
+      }
+  }
+  std::vector<Node*> keys_;
+  std::vector<uint32_t> slots_;
+  std::deque<NodeState> states_;  // stable addresses while growing
 };
 
 std::string ordinal(size_t i) { return std::to_string(i) + "th"; }
@@ -89,8 +141,7 @@ class GraphTask {
       ready.pop();
       TensorList inputs;
       if (fn != root.get()) {
-        auto it = state_.find(fn);
-        inputs = std::move(it->second.buffer);
+        inputs = std::move(state_.find(fn)->buffer);
         if (inputs.size() < fn->num_inputs()) inputs.resize(fn->num_inputs());
       }
       if (!exec_info_.empty()) {
@@ -113,16 +164,16 @@ class GraphTask {
  private:
   void compute_dependencies(Node* root) {
     std::vector<Node*> stack{root};
-    state_.reserve(16);
-    seen_.insert(root);
+    state_.get(root);
     while (!stack.empty()) {
       Node* fn = stack.back();
       stack.pop_back();
       for (const Edge& e : fn->next_edges()) {
         Node* next = e.function.get();
         if (!next) continue;
-        state_[next].dependencies++;
-        if (seen_.insert(next).second) stack.push_back(next);
+        bool created = false;
+        state_.get(next, &created).dependencies++;
+        if (created) stack.push_back(next);
       }
     }
   }
@@ -133,7 +184,7 @@ class GraphTask {
       const Edge& e = outputs[i];
       if (!e.is_valid()) continue;
       auto& info = exec_info_[e.function.get()];
-      if (accumulate && dynamic_cast<AccumulateGrad*>(e.function.get())) info.needed = true;
+      if (accumulate) info.needed = true;  // backward(inputs=): non-leaf grad_fns run, retain_grad fills .grad
       else info.captures.push_back({e.input_nr, i});
     }
     struct Frame { Node* fn; size_t next; };
@@ -205,7 +256,7 @@ class GraphTask {
       const Edge& e = edges[i];
       Node* next = e.function.get();
       if (!next) continue;
-      NodeState& st = state_[next];
+      NodeState& st = state_.get(next);
       if (outputs[i].defined()) {
         Tensor g = validate_grad(fn, i, std::move(outputs[i]), next->input_metadata(e.input_nr));
         if (st.buffer.size() < next->num_inputs()) st.buffer.resize(next->num_inputs());
@@ -216,8 +267,7 @@ class GraphTask {
   }
 
   bool keep_graph_, create_graph_;
-  std::unordered_map<Node*, NodeState> state_;
-  std::unordered_set<Node*> seen_;
+  NodeStates state_;
   std::unordered_map<Node*, ExecInfo> exec_info_;
   TensorList captured_;
 };
@@ -264,21 +314,12 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors, std::op
   if (inputs) {
     for (const Tensor& t : *inputs) {
       GRAFT_CHECK(t.defined() && t.requires_grad(), RuntimeError, "One of the differentiated Tensors does not require grad");
+      if (!t.is_leaf()) t.retain_grad();  // as PyTorch: a non-leaf input's .grad is filled by retain_grad
       outputs.push_back(gradient_edge(t));
     }
   }
   GraphTask task(retain_graph.value_or(create_graph), create_graph);
-  TensorList captured = task.run(roots, std::move(root_grads), outputs, /*accumulate=*/true);
-  // non-leaf `inputs` receive their gradient in .grad (accumulated like retain_grad)
-  if (inputs) {
-    AutoGradMode mode(create_graph);
-    for (size_t i = 0; i < inputs->size(); ++i) {
-      const Tensor& t = (*inputs)[i];
-      if (t.is_leaf() || !captured[i].defined()) continue;
-      Tensor& g = meta(t).grad;
-      g = g.defined() ? g + captured[i] : captured[i].clone();
-    }
-  }
+  task.run(roots, std::move(root_grads), outputs, /*accumulate=*/true);
 }
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,

@@ -47,7 +47,12 @@ struct Problem {
 
 TensorList eval_nograd(const Problem& p) {
   NoGradGuard ng;
-  return p.fn(p.inputs);
+  TensorList outs = p.fn(p.inputs);
+  // Outputs may alias an input (identity, views, contiguous(), a gradient that is the
+  // grad_output itself): copy them, or restoring the perturbed input would change them too.
+  for (auto& t : outs)
+    if (t.defined()) t = t.clone();
+  return outs;
 }
 
 std::vector<std::vector<Matrix>> numerical(const Problem& p, double eps) {
@@ -268,6 +273,9 @@ bool gradgradcheck(const DiffFn& fn, const TensorList& inputs, const TensorList&
               " grad_outputs, got ", gos.size());
   const size_t n_in = inputs.size();
   DiffFn second = [&fn, n_in, diff_outs](const TensorList& all) {
+    // The numerical pass evaluates under no_grad, but this function needs the first-order
+    // graph to differentiate: record it regardless (gradients of outputs stay correct).
+    EnableGradGuard enable_grad;
     TensorList xs(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n_in));
     TensorList g(all.begin() + static_cast<std::ptrdiff_t>(n_in), all.end());
     TensorList outs = fn(xs);

@@ -92,8 +92,9 @@ void run_tensor_hooks(const HookList& hooks, TensorList& grads) {
     if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
     Tensor r = h.fn(grads[h.output_nr]);
     if (!r.defined()) continue;
-    GRAFT_CHECK(r.sizes().equals(grads[h.output_nr].sizes()), RuntimeError,
-                "hook 'hook' has changed the size of value");
+    // libtorch names a C++ hook by its registration index (removed hooks keep their slot)
+    GRAFT_CHECK(r.sizes().equals(grads[h.output_nr].sizes()), RuntimeError, "hook '", h.id - 1,
+                "' has changed the size of value");
     grads[h.output_nr] = std::move(r);
   }
 }

@@ -123,6 +123,14 @@ void check_inplace(const Tensor& self, bool will_record) {
   }
 }
 
+void replace_grad_fn(TensorImpl* impl, intrusive_ptr<Node> fn, uint32_t output_nr) {
+  const bool retains = impl->meta && impl->meta->retains_grad;
+  if (retains && impl->grad_fn) impl->grad_fn->clear_retain_grad_target(impl->output_nr);
+  impl->grad_fn = std::move(fn);
+  impl->output_nr = output_nr;
+  if (retains && impl->grad_fn) impl->grad_fn->set_retain_grad_target(output_nr, impl);
+}
+
 // AsStridedBackward0: the regenerated grad_fn of a view whose base changed in place.
 namespace {
 class AsStridedBackward0 final : public Node {
@@ -162,8 +170,8 @@ void refresh_view_grad_fn(const Tensor& view) {
                                                  Shape(view.strides().begin(), view.strides().end()),
                                                  view.storage_offset() - base.storage_offset());
   node->mutable_next_edges().push_back(gradient_edge(base));
-  impl->output_nr = node->add_input_metadata(view);
-  impl->grad_fn = node;
+  const uint32_t nr = node->add_input_metadata(view);
+  replace_grad_fn(impl, std::move(node), nr);
 }
 
 void rebase_history(const Tensor& self, intrusive_ptr<Node> node) {
@@ -173,14 +181,12 @@ void rebase_history(const Tensor& self, intrusive_ptr<Node> node) {
     const Tensor& base = m->base;
     check_contiguous_base(base);
     auto cs = make_intrusive<CopySlices>(base, self, std::move(node));
-    base.impl()->grad_fn = cs;
-    base.impl()->output_nr = 0;
+    replace_grad_fn(base.impl(), std::move(cs), 0);
     m->attr_version = impl->version() - 1;  // force regeneration from the new base history
     refresh_view_grad_fn(self);
     return;
   }
-  impl->grad_fn = std::move(node);
-  impl->output_nr = 0;
+  replace_grad_fn(impl, std::move(node), 0);
 }
 
 }  // namespace autograd
@@ -212,6 +218,9 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
         !(new_grad.impl()->meta && new_grad.impl()->meta->is_view) && !autograd::requires_grad(new_grad.impl()) &&
         new_grad.impl()->storage()->use_count() == 1) {
       g = std::move(new_grad);  // steal the buffer nobody else references
+    } else if (GradMode::is_enabled() && autograd::requires_grad(new_grad.impl())) {
+      g = empty_like(new_grad);  // PyTorch's clone_obey_contract: new_empty + copy_ (CopyBackwards)
+      g.copy_(new_grad);
     } else {
       g = new_grad.clone();
     }

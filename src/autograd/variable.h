@@ -60,6 +60,9 @@ void check_inplace(const Tensor& self, bool will_record);
 /// After an in-place op on `self` recorded `node` as the new history: rebase self (and, for
 /// views, the base through CopySlices). Bumps nothing; callers bump the version.
 void rebase_history(const Tensor& self, intrusive_ptr<Node> node);
+/// Replaces the grad_fn of an existing tensor (in-place rebase, regenerated views, mark_dirty).
+/// A retain_grad target moves to the new node, as PyTorch 2.x moves the retains_grad hook.
+void replace_grad_fn(TensorImpl* impl, intrusive_ptr<Node> fn, uint32_t output_nr);
 /// For a view whose base was modified in place: regenerates grad_fn (AsStridedBackward0).
 void refresh_view_grad_fn(const Tensor& view);
 /// Bumps the version counter of `t` (and everything that shares it).

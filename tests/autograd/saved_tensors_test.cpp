@@ -1,0 +1,131 @@
+// What backward frees: per-SavedVariable release, second-backward errors, nodes kept by
+// inputs= (reference sections 2.4-2.5; behaviours 8-11).
+#include <cmath>
+
+#include "support/test_util.h"
+
+using namespace graft;
+using graft::testing::expect_tensor;
+
+namespace {
+const char* kSecondTime =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.";
+}
+
+TEST(SavedTensors, SumCanBeBackpropagatedTwice) {
+  Tensor a = ones({3}, requires_grad());
+  Tensor s = a.sum();
+  s.backward();
+  s.backward();
+  expect_tensor(a.grad(), {3}, {2, 2, 2});
+}
+
+TEST(SavedTensors, AddOfSelfCanBeBackpropagatedTwice) {
+  Tensor a = ones({3}, requires_grad());
+  Tensor s = (a + a).sum();
+  s.backward();
+  s.backward();
+  expect_tensor(a.grad(), {3}, {4, 4, 4});
+}
+
+TEST(SavedTensors, MulByScalarSavesAndCannotBeBackpropagatedTwice) {
+  Tensor a = ones({3}, requires_grad());
+  Tensor s = (a * 2).sum();
+  s.backward();
+  EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+  expect_tensor(a.grad(), {3}, {2, 2, 2});  // nothing accumulated by the failed call
+}
+
+TEST(SavedTensors, ExpSavesResultAndCannotBeBackpropagatedTwice) {
+  Tensor a = zeros({3}, requires_grad());
+  Tensor s = a.exp().sum();
+  s.backward();
+  EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(autograd::grad({s}, {a}), RuntimeError, kSecondTime);
+}
+
+TEST(SavedTensors, RetainGraphKeepsThenLaterBackwardFrees) {
+  Tensor a = ones({3}, requires_grad());
+  Tensor s = (a * a).sum();
+  s.backward(Tensor(), true);
+  s.backward();  // retain_graph defaults to false: frees now
+  EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+  expect_tensor(a.grad(), {3}, {4, 4, 4});
+}
+
+TEST(SavedTensors, ReleasedAfterBackwardButNodesSurvive) {
+  Tensor x = ones({3}, requires_grad());
+  Tensor h = x * 2;  // intermediate
+  Tensor y = (h * h).sum();
+  EXPECT_EQ(h.use_count(), 3u);  // our handle + saved self + saved other
+  y.backward(Tensor(), true);
+  EXPECT_EQ(h.use_count(), 3u);  // retained
+  y.backward();
+  EXPECT_EQ(h.use_count(), 1u);  // the graph dropped its references
+  ASSERT_TRUE(y.grad_fn());
+  ASSERT_EQ(y.grad_fn()->next_functions().size(), 1u);
+  EXPECT_EQ(y.grad_fn()->next_functions()[0].function->name(), "MulBackward0");
+  expect_tensor(x.grad(), {3}, {16, 16, 16});
+}
+
+TEST(SavedTensors, IntermediateMemoryIsFreedDuringBackward) {
+  Tensor x = ones({1000}, requires_grad());
+  Tensor y = (x.exp() * 3).sum();  // exp's result is referenced only by the graph
+  const int64_t before = memory_allocated();
+  y.backward();
+  // the exp result (4000 bytes) is gone; x.grad (4000 bytes) was added
+  EXPECT_LE(memory_allocated(), before);
+}
+
+TEST(SavedTensors, ReleaseIsPerSavedVariable) {
+  // (a + a) saves nothing; a second pass through it after the mul node was freed still fails
+  // only because of the mul node.
+  Tensor a = ones({2}, requires_grad());
+  Tensor b = a + a;
+  Tensor s1 = b.sum();
+  Tensor s2 = (b * 3).sum();
+  s1.backward();
+  s1.backward();
+  expect_tensor(a.grad(), {2}, {4, 4});
+  s2.backward();
+  EXPECT_THROW_MSG(s2.backward(), RuntimeError, kSecondTime);
+  expect_tensor(a.grad(), {2}, {10, 10});
+}
+
+TEST(SavedTensors, NodesNotExecuteddueToInputsKeepTheirSavedTensors) {
+  Tensor a = tensor({0.0, 1.0}, requires_grad());
+  Tensor b = tensor({2.0, 0.0}, requires_grad());
+  Tensor loss = a.exp().sum() + b.exp().sum();
+  loss.backward(Tensor(), std::nullopt, false, TensorList{a});
+  expect_tensor(a.grad(), {2}, {1.0, std::exp(1.0)}, 1e-5);
+  EXPECT_FALSE(b.grad().defined());
+  loss.backward(Tensor(), std::nullopt, false, TensorList{b});
+  expect_tensor(b.grad(), {2}, {std::exp(2.0), 1.0}, 1e-5);
+  expect_tensor(a.grad(), {2}, {1.0, std::exp(1.0)}, 1e-5);
+  EXPECT_THROW_MSG(loss.backward(), RuntimeError, kSecondTime);
+}
+
+TEST(SavedTensors, GradWithInputsKeepsUnexecutedNodes) {
+  Tensor a = tensor({0.0, 1.0}, requires_grad());
+  Tensor b = tensor({2.0, 0.0}, requires_grad());
+  Tensor loss = a.exp().sum() + b.exp().sum();
+  auto ga = autograd::grad({loss}, {a});
+  expect_tensor(ga[0], {2}, {1.0, std::exp(1.0)}, 1e-5);
+  auto gb = autograd::grad({loss}, {b});
+  expect_tensor(gb[0], {2}, {std::exp(2.0), 1.0}, 1e-5);
+  EXPECT_THROW_MSG(autograd::grad({loss}, {a}), RuntimeError, kSecondTime);
+}
+
+TEST(SavedTensors, FailedBackwardLeavesNoLeaks) {
+  Tensor a = ones({3}, requires_grad());
+  Tensor s = (a * 2).sum();
+  s.backward();
+  for (int i = 0; i < 3; ++i) EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+}
+
+TEST(SavedTensors, SavedTensorsHooksPackOnceUnpackPerAccess) {
+  GTEST_SKIP() << "graft has no saved_tensors_hooks (pack/unpack) API yet (reference 7.3, behaviour 27)";
+}
