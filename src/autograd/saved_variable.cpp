@@ -14,12 +14,47 @@ const char* kSecondBackward =
     "you need to access saved tensors after calling backward.";
 }
 
+namespace {
+thread_local std::vector<SavedTensorsHooks> tl_saved_hooks;
+}
+
+SavedTensorsHooksGuard::SavedTensorsHooksGuard(std::function<std::any(const Tensor&)> pack,
+                                               std::function<Tensor(const std::any&)> unpack) {
+  GRAFT_CHECK(pack && unpack, ValueError, "saved_tensors_hooks: pack_hook and unpack_hook must both be given");
+  tl_saved_hooks.push_back({std::move(pack), std::move(unpack)});
+}
+SavedTensorsHooksGuard::~SavedTensorsHooksGuard() { tl_saved_hooks.pop_back(); }
+
+struct SavedVariable::Packed {
+  std::any object;
+  std::function<Tensor(const std::any&)> unpack;
+  intrusive_ptr<Node> grad_fn;  // history of a saved non-output (outputs relink to the owner)
+  uint32_t output_nr = 0;
+};
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
   autograd::check_not_inference_for_save(t);
   was_defined_ = true;
   is_output_ = is_output;
   saved_version_ = t.impl()->version();
+  if (!tl_saved_hooks.empty()) {
+    const SavedTensorsHooks hooks = tl_saved_hooks.back();
+    auto p = std::make_shared<Packed>();
+    p->unpack = hooks.unpack;
+    if (!is_output) {
+      p->grad_fn = t.grad_fn();
+      p->output_nr = t.output_nr();
+    }
+    output_nr_ = t.output_nr();
+    p->object = hooks.pack(t);
+    GRAFT_CHECK(t.impl()->version() == saved_version_, RuntimeError,
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook can "
+                "not be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
+                "issue if you need to perform in-place operations on the input to a pack hook.");
+    packed_ = std::move(p);
+    return;
+  }
   if (is_output) {
     // Alias without history: the node would otherwise own a tensor that owns the node.
     auto* src = t.impl();
@@ -36,12 +71,28 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 void SavedVariable::reset_data() {
   if (!was_defined_) return;
   data_ = Tensor();
+  packed_.reset();
   released_ = true;
 }
 
 Tensor SavedVariable::unpack(Node* saved_for) const {
   if (!was_defined_) return Tensor();
   GRAFT_CHECK(!released_, RuntimeError, kSecondBackward);
+  if (packed_) {
+    // Only the content comes from the hook; autograd metadata is restored here.
+    Tensor r = packed_->unpack(packed_->object);
+    GRAFT_CHECK(r.defined(), TypeError, "saved_tensors_hooks: unpack_hook must return a Tensor");
+    auto t = make_intrusive<TensorImpl>(r.impl()->storage(), r.dtype(), r.sizes(), r.strides(), r.storage_offset());
+    t->set_own_version(r.impl()->own_version());
+    if (is_output_ && saved_for) {
+      t->grad_fn = intrusive_ptr<Node>(saved_for);
+      t->output_nr = output_nr_;
+    } else if (packed_->grad_fn) {
+      t->grad_fn = packed_->grad_fn;
+      t->output_nr = packed_->output_nr;
+    }
+    return Tensor(std::move(t));
+  }
   const uint32_t current = data_.impl()->version();
   if (current != saved_version_) {
     std::string who;

@@ -33,9 +33,13 @@ struct Formatter {
         mn = std::min(mn, a);
       }
       if (any) {
-        if (int_mode) sci = mx > 1e8;
+        if (int_mode) sci = (mx / mn > 1000.0) || mx > 1e8;
         else sci = (mx / mn > 1000.0) || mx > 1e8 || mn < 1e-4;
       }
+      // as _tensor_str.py: the width comes from the non-zero finite values only
+      for (double v : vals)
+        if (std::isfinite(v) && v != 0) width = std::max(width, fmt(v).size());
+      return;
     }
     for (double v : vals) width = std::max(width, fmt(v).size());
   }
@@ -69,23 +73,42 @@ void collect(const Tensor& t, bool summarize, std::vector<double>& out) {
   }
 }
 
+constexpr size_t kLineWidth = 80;
+
 void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool summarize, size_t indent) {
   if (t.dim() == 0) { os << f.pad(t.item<double>()); return; }
   const int64_t n = t.size(0);
+  const bool cut = summarize && n > 2 * kEdge;
+  if (t.dim() == 1) {  // _vector_str: wraps at 80 columns
+    std::vector<std::string> items;
+    for (int64_t i = 0; i < n; ++i) {
+      if (cut && i == kEdge) {
+        items.push_back(" ...");
+        i = n - kEdge;
+      }
+      items.push_back(f.pad(t.select(0, i).item<double>()));
+    }
+    const size_t per_line = std::max<size_t>(1, (kLineWidth > indent ? kLineWidth - indent : 0) / (f.width + 2));
+    os << "[";
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (k && k % per_line) os << ", ";
+      else if (k) os << ",\n" << std::string(indent + 1, ' ');
+      os << items[k];
+    }
+    os << "]";
+    return;
+  }
+  std::string sep(1, ',');
+  sep.append(static_cast<size_t>(t.dim() - 1), '\n');
+  sep.append(indent + 1, ' ');
   os << "[";
   for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdge && i == kEdge) {
-      if (t.dim() == 1) os << "...";
-      else os << "...";
+    if (i) os << sep;
+    if (cut && i == kEdge) {
+      os << "..." << sep;
       i = n - kEdge;
-      if (t.dim() == 1) os << ", ";
-      else os << ",\n" << std::string(t.dim() - 2, '\n') << std::string(indent + 1, ' ');
     }
     render(os, t.select(0, i), f, summarize, indent + 1);
-    if (i + 1 < n) {
-      if (t.dim() == 1) os << ", ";
-      else os << ",\n" << std::string(t.dim() - 2, '\n') << std::string(indent + 1, ' ');
-    }
   }
   os << "]";
 }
@@ -104,14 +127,32 @@ std::string Tensor::str() const {
   Formatter f(vals, dtype());
   if (numel() == 0) os << "[]";
   else render(os, d, f, summarize, 7);
-  if (numel() == 0 && !(dim() == 1 && size(0) == 0)) {
-    os << ", size=(";
-    for (int64_t i = 0; i < dim(); ++i) os << (i ? ", " : "") << size(i);
-    os << (dim() == 1 ? ",)" : ")");
+  std::vector<std::string> suffixes;
+  if (numel() == 0) {
+    if (dim() != 1) {
+      std::string sz = "size=(";
+      for (int64_t i = 0; i < dim(); ++i) sz += (i ? ", " : "") + std::to_string(size(i));
+      suffixes.push_back(sz + (dim() == 1 ? ",)" : ")"));
+    }
+    if (dtype() != default_dtype()) suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));
+  } else if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) {
+    suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));
   }
-  if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) os << ", dtype=graft." << dtype_name(dtype());
-  if (grad_fn()) os << ", grad_fn=<" << grad_fn()->name() << ">";
-  else if (requires_grad()) os << ", requires_grad=True";
+  if (grad_fn()) suffixes.push_back("grad_fn=<" + grad_fn()->name() + ">");
+  else if (requires_grad()) suffixes.push_back("requires_grad=True");
+  // _add_suffixes: a suffix that would pass 80 columns starts a new line
+  const std::string body = os.str();
+  const size_t nl = body.rfind('\n');
+  size_t last_line_len = (nl == std::string::npos ? body.size() + 1 : body.size() - nl) + 1;
+  for (const auto& sfx : suffixes) {
+    if (last_line_len + sfx.size() + 2 > kLineWidth) {
+      os << ",\n" << std::string(7, ' ') << sfx;
+      last_line_len = 7 + sfx.size();
+    } else {
+      os << ", " << sfx;
+      last_line_len += sfx.size() + 2;
+    }
+  }
   os << ")";
   return os.str();
 }

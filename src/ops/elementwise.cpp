@@ -27,7 +27,8 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
     GRAFT_CHECK(is_floating_point(ct) || !alpha.is_floating_point(), RuntimeError,
                 "For integral input tensors, argument alpha must not be a floating point number.");
   Tensor out = detail::new_empty(shape, cpu::is_predicate(op) ? kBool : ct);
-  cpu::binary(op, out, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct), alpha);
+  Tensor ta, tb;
+  cpu::binary(op, out, detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
   return out;
 }
 
@@ -38,7 +39,8 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
   if (op == BinaryOp::Div || (op == BinaryOp::Pow && s.is_floating_point())) ct = detail::float_result(ct);
   if (op == BinaryOp::Sub) GRAFT_CHECK(ct != kBool, RuntimeError, name, ": Subtraction with bool is not supported.");
   Tensor out = detail::new_empty(a.sizes(), cpu::is_predicate(op) ? kBool : ct);
-  cpu::binary_scalar(op, out, detail::cast_nograd(a, ct), s, alpha, reverse);
+  Tensor ta;
+  cpu::binary_scalar(op, out, detail::as_dtype(a, ct, ta), s, alpha, reverse);
   return out;
 }
 
@@ -46,7 +48,8 @@ Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_floa
   detail::check_tensor(a, name);
   DType dt = to_float ? detail::float_result(a.dtype()) : a.dtype();
   Tensor out = detail::new_empty(a.sizes(), dt);
-  cpu::unary(op, out, detail::cast_nograd(a, dt), p0, p1);
+  Tensor ta;
+  cpu::unary(op, out, detail::as_dtype(a, dt, ta), p0, p1);
   return out;
 }
 
@@ -414,12 +417,14 @@ Tensor sigmoid(const Tensor& a) {
 }
 Tensor erf(const Tensor& a) { return record_unary_self<ErfBackward0>(unary_forward(UnaryOp::Erf, a, "erf", true), a); }
 Tensor relu(const Tensor& a) {
+  detail::check_tensor(a, "relu");
   GRAFT_CHECK(a.defined() && a.dtype() != kBool, RuntimeError, "relu: \"clamp_min_scalar_cpu\" not implemented for 'Bool'");
   return record_unary_result<ReluBackward0>(unary_forward(UnaryOp::Relu, a, "relu", false), a);
 }
 Tensor gelu(const Tensor& a, const std::string& approximate) {
   GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError, "gelu: approximate argument must be either none or tanh, got '",
               approximate, "'");
+  detail::check_tensor(a, "gelu");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "gelu: expected a floating point tensor but got ",
               a.defined() ? a.dtype() : kFloat32);
   bool t = approximate == "tanh";
@@ -433,11 +438,13 @@ Tensor gelu(const Tensor& a, const std::string& approximate) {
   return out;
 }
 Tensor silu(const Tensor& a) {
+  detail::check_tensor(a, "silu");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "silu: expected a floating point tensor but got ",
               a.defined() ? a.dtype() : kFloat32);
   return record_unary_self<SiluBackward0>(unary_forward(UnaryOp::Silu, a, "silu", true), a);
 }
 Tensor softplus(const Tensor& a, double beta, double threshold) {
+  detail::check_tensor(a, "softplus");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError,
               "softplus: expected a floating point tensor but got ", a.defined() ? a.dtype() : kFloat32);
   GRAFT_CHECK(beta != 0, ValueError, "softplus: beta must be nonzero");
@@ -485,9 +492,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  detail::check_tensor(a, "where", "self");
   return where(cond, a, detail::wrapped_scalar(b, detail::result_type(a, b)));
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  detail::check_tensor(b, "where", "other");
   return where(cond, detail::wrapped_scalar(a, detail::result_type(b, a)), b);
 }
 

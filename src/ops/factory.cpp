@@ -31,7 +31,8 @@ Tensor alloc(IntArrayRef sizes, const TensorOptions& o, const char* op) {
   check_device_available(o.device_, op);
   return new_empty(sizes, o.dtype_, o.device_);
 }
-TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o) {
+TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o, const char* op) {
+  detail::check_tensor(t, op);
   if (!o) return TensorOptions(t.dtype()).device(t.device());
   TensorOptions r = *o;
   if (!r.has_dtype_) r = r.dtype(t.dtype());
@@ -110,6 +111,7 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
     const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
     const int64_t half = steps / 2;
+    if (steps == 1) { p[0] = static_cast<scalar_t>(start); return; }
     for (int64_t i = 0; i < steps; ++i)  // symmetric evaluation, as PyTorch does
       p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
                                             : end - step * static_cast<double>(steps - i - 1));
@@ -169,16 +171,33 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
 }
 Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o) { return randint(0, high, sizes, o); }
 
-Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) { return empty(t.sizes(), like(t, o)); }
-Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) { return zeros(t.sizes(), like(t, o)); }
-Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) { return ones(t.sizes(), like(t, o)); }
-Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) {
-  return full(t.sizes(), v, like(t, o));
+Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) {
+  const TensorOptions lo = like(t, o, "empty_like");
+  return empty(t.sizes(), lo);
 }
-Tensor rand_like(const Tensor& t, std::optional<TensorOptions> o) { return rand(t.sizes(), like(t, o)); }
-Tensor randn_like(const Tensor& t, std::optional<TensorOptions> o) { return randn(t.sizes(), like(t, o)); }
+Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) {
+  const TensorOptions lo = like(t, o, "zeros_like");
+  return zeros(t.sizes(), lo);
+}
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) {
+  const TensorOptions lo = like(t, o, "ones_like");
+  return ones(t.sizes(), lo);
+}
+Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) {
+  const TensorOptions lo = like(t, o, "full_like");
+  return full(t.sizes(), v, lo);
+}
+Tensor rand_like(const Tensor& t, std::optional<TensorOptions> o) {
+  const TensorOptions lo = like(t, o, "rand_like");
+  return rand(t.sizes(), lo);
+}
+Tensor randn_like(const Tensor& t, std::optional<TensorOptions> o) {
+  const TensorOptions lo = like(t, o, "randn_like");
+  return randn(t.sizes(), lo);
+}
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, std::optional<TensorOptions> o) {
-  return randint(low, high, t.sizes(), like(t, o));
+  const TensorOptions lo = like(t, o, "randint_like");
+  return randint(low, high, t.sizes(), lo);
 }
 
 template <class T>

@@ -67,7 +67,14 @@ bool direct_ok(const Tensor& self, const Tensor* other, DType ct) {
   if (ct != self.dtype()) return false;
   if (other && other->impl()->storage().get() == self.impl()->storage().get()) return false;
   if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes(), "inplace")).equals(self.sizes())) return false;
+  autograd::check_inplace(self, /*will_record=*/false);  // view rules still apply (no-grad views)
   return true;
+}
+
+// `self.op_(self)`: the other operand is self too. Use the snapshot for it, so the node does
+// not save `self` itself (self -> new grad_fn -> saved self would be a reference cycle).
+const Tensor& same_or(const Tensor& other, const Tensor& self, const Tensor& snapshot) {
+  return other.defined() && other.is_same(self) ? snapshot : other;
 }
 
 struct FillBackward0 final : Node {
@@ -92,7 +99,8 @@ Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
     autograd::bump_version(*this);
     return *this;
   }
-  return inplace(*this, "add_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::add(x, o, alpha); });
+  return inplace(*this, "add_", o.defined() && o.requires_grad(),
+                 [&](const Tensor& x) { return graft::add(x, same_or(o, *this, x), alpha); });
 }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
   if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o)) && dtype() != kBool) {
@@ -108,7 +116,8 @@ Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
     autograd::bump_version(*this);
     return *this;
   }
-  return inplace(*this, "sub_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::sub(x, o, alpha); });
+  return inplace(*this, "sub_", o.defined() && o.requires_grad(),
+                 [&](const Tensor& x) { return graft::sub(x, same_or(o, *this, x), alpha); });
 }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
   return inplace(*this, "sub_", false, [&](const Tensor& x) { return graft::sub(x, o, alpha); });
@@ -119,7 +128,8 @@ Tensor& Tensor::mul_(const Tensor& o) {
     autograd::bump_version(*this);
     return *this;
   }
-  return inplace(*this, "mul_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::mul(x, o); });
+  return inplace(*this, "mul_", o.defined() && o.requires_grad(),
+                 [&](const Tensor& x) { return graft::mul(x, same_or(o, *this, x)); });
 }
 Tensor& Tensor::mul_(const Scalar& o) {
   if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o))) {
@@ -130,7 +140,8 @@ Tensor& Tensor::mul_(const Scalar& o) {
   return inplace(*this, "mul_", false, [&](const Tensor& x) { return graft::mul(x, o); });
 }
 Tensor& Tensor::div_(const Tensor& o) {
-  return inplace(*this, "div_", o.defined() && o.requires_grad(), [&](const Tensor& x) { return graft::div(x, o); });
+  return inplace(*this, "div_", o.defined() && o.requires_grad(),
+                 [&](const Tensor& x) { return graft::div(x, same_or(o, *this, x)); });
 }
 Tensor& Tensor::div_(const Scalar& o) {
   return inplace(*this, "div_", false, [&](const Tensor& x) { return graft::div(x, o); });

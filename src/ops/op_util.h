@@ -31,6 +31,13 @@ Tensor new_empty(IntArrayRef sizes, DType dtype, Device device = kCPU);
 Tensor wrapped_scalar(const Scalar& s, DType dtype);
 /// `t` converted to `dtype` without recording autograd (returns t if already that dtype).
 Tensor cast_nograd(const Tensor& t, DType dtype);
+/// Hot-path form: returns `t` itself when it already has `dtype`, else a converted copy kept
+/// in `tmp` (saves a reference-count round trip per operand).
+inline const Tensor& as_dtype(const Tensor& t, DType dtype, Tensor& tmp) {
+  if (t.dtype() == dtype) return t;
+  tmp = cast_nograd(t, dtype);
+  return tmp;
+}
 /// Checks that `t` is defined and on an available device.
 void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
 std::string shape_str(IntArrayRef s);

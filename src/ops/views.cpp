@@ -1,6 +1,7 @@
 // View ops (share storage): view, reshape, transpose, permute, expand, squeeze, unsqueeze,
 // flatten, narrow, select, slice, as_strided, split/chunk; plus the copies that go with
 // them: contiguous, clone, cat, stack, to(dtype), as_strided_scatter.
+#include <algorithm>
 #include <numeric>
 
 #include "node_util.h"
@@ -72,11 +73,37 @@ struct ExpandBackward0 final : Node {
   Shape in_sizes;
   TensorList apply(TensorList&& g) override { return {sum_to(g[0], in_sizes)}; }
 };
+// True when some element of the strided window may be reached twice (conservative).
+bool may_overlap(const Geometry& w) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
+  for (size_t i = 0; i < w.sizes.size(); ++i) {
+    if (w.sizes[i] == 0) return false;
+    if (w.sizes[i] > 1) dims.emplace_back(w.strides[i], w.sizes[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 1;  // 1 + the largest offset reached by the dims so far
+  for (auto [st, sz] : dims) {
+    if (st < reach) return true;
+    reach += (sz - 1) * st;
+  }
+  return false;
+}
 struct AsStridedBackward0 final : Node {
   GRAFT_NODE_NAME("AsStridedBackward0")
   Shape in_sizes;
   Geometry window;  // offset relative to the input's first element
   TensorList apply(TensorList&& g) override {
+    if (may_overlap(window)) {
+      // elements seen several times by the view accumulate their gradients
+      Tensor pos = full({}, window.offset, TensorOptions(kInt64));
+      for (size_t i = 0; i < window.sizes.size(); ++i) {
+        Shape s(window.sizes.size(), 1);
+        s[i] = window.sizes[i];
+        pos = pos + (arange(window.sizes[i]) * window.strides[i]).reshape(s);
+      }
+      Tensor flat = zeros({compute_numel(in_sizes)}, TensorOptions(g[0].dtype()));
+      return {index_add(flat, 0, pos.reshape({-1}), g[0].reshape({-1})).reshape(in_sizes)};
+    }
     return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype())), g[0], window.sizes, window.strides,
                                window.offset)};
   }
@@ -155,7 +182,8 @@ bool recording(const Tensor& a) { return any_requires_grad({&a}); }
 // PyTorch's computeStride: strides for viewing `a` as `sizes` without copying, if possible.
 std::optional<Shape> view_strides(const Tensor& a, IntArrayRef sizes) {
   Shape out(sizes.size(), 0);
-  if (a.numel() == 0) return contiguous_strides(sizes);
+  if (a.numel() == 0) return a.sizes().equals(sizes) ? a.strides().shape() : contiguous_strides(sizes);
+  if (a.dim() == 0) return Shape(sizes.size(), 1);  // a 0-d tensor views as any all-ones shape
   int64_t view_d = static_cast<int64_t>(sizes.size()) - 1;
   int64_t chunk_base_stride = a.dim() ? a.strides().back() : 1;
   int64_t tensor_numel = 1, view_numel = 1;
@@ -192,6 +220,8 @@ Shape infer_size(IntArrayRef sizes, int64_t numel, const char* op) {
     }
   }
   if (infer >= 0) {
+    GRAFT_CHECK(prod != 0 || numel != 0, RuntimeError, op, ": cannot reshape tensor of 0 elements into shape ", sizes,
+                " because the unspecified dimension size -1 can be any value and is ambiguous");
     GRAFT_CHECK(prod != 0 && numel % prod == 0, RuntimeError, op, ": shape '", sizes, "' is invalid for input of size ",
                 numel);
     out[infer] = numel / prod;
@@ -327,7 +357,10 @@ Tensor Tensor::expand(IntArrayRef sizes) const {
   }
   return finish_view(*this, g, n);
 }
-Tensor Tensor::expand_as(const Tensor& o) const { return expand(o.sizes()); }
+Tensor Tensor::expand_as(const Tensor& o) const {
+  detail::check_tensor(o, "expand_as", "other");
+  return expand(o.sizes());
+}
 
 static Tensor squeeze_impl(const Tensor& a, std::optional<int64_t> dim) {
   Geometry g;
@@ -481,11 +514,18 @@ Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef siz
   detail::check_tensor(src, "as_strided_scatter", "src");
   GRAFT_CHECK(src.sizes().equals(sizes), RuntimeError, "as_strided_scatter: expected src to have a size equal to the "
               "slice of self. src size = ", src.sizes(), ", slice size = ", sizes);
+  GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError, "as_strided_scatter: mismatch in length of strides and shape");
+  GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided_scatter: Negative storage offset ", offset);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    GRAFT_CHECK(strides[i] >= 0, RuntimeError, "as_strided_scatter: negative stride in ", strides);
   Tensor out = detail::new_empty(base.sizes(), base.dtype());
   cpu::copy(out, base);
   Tensor window = cpu::raw_view(out, sizes, strides, offset);
   int64_t extent = offset + 1;
-  for (size_t i = 0; i < sizes.size(); ++i) extent += sizes[i] ? (sizes[i] - 1) * strides[i] : 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) { extent = 0; break; }  // an empty window touches nothing, wherever it starts
+    extent += (sizes[i] - 1) * strides[i];
+  }
   GRAFT_CHECK(extent <= std::max<int64_t>(out.numel(), 1), RuntimeError, "as_strided_scatter: window out of bounds");
   cpu::copy(window, src);
   if (any_requires_grad({&base, &src})) {
@@ -595,10 +635,14 @@ Tensor Tensor::to(Device device, bool copy) const {
   return copy ? clone() : *this;
 }
 Tensor Tensor::to(Device device, DType dtype, bool copy) const {
+  detail::check_tensor(*this, "to");
   check_device_available(device, "to");
   return to(dtype, copy);
 }
-Tensor Tensor::to(const Tensor& other, bool copy) const { return to(other.device(), other.dtype(), copy); }
+Tensor Tensor::to(const Tensor& other, bool copy) const {
+  detail::check_tensor(other, "to", "other");
+  return to(other.device(), other.dtype(), copy);
+}
 
 static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
   const char* name = is_stack ? "stack" : "cat";

@@ -127,5 +127,42 @@ TEST(SavedTensors, FailedBackwardLeavesNoLeaks) {
 }
 
 TEST(SavedTensors, SavedTensorsHooksPackOnceUnpackPerAccess) {
-  GTEST_SKIP() << "graft has no saved_tensors_hooks (pack/unpack) API yet (reference 7.3, behaviour 27)";
+  // `a*a` packs twice (self, other), `exp` once; backward unpacks each once (reference 7.3).
+  int packs = 0, unpacks = 0;
+  Tensor a = tensor({1.0, 2.0}, requires_grad());
+  Tensor y;
+  {
+    autograd::SavedTensorsHooksGuard hooks(
+        [&](const Tensor& t) -> std::any {
+          ++packs;
+          return t.detach().clone();  // e.g. an offloaded copy
+        },
+        [&](const std::any& obj) {
+          ++unpacks;
+          return std::any_cast<Tensor>(obj);
+        });
+    y = (a * a).exp().sum();
+  }
+  EXPECT_EQ(packs, 3);
+  EXPECT_EQ(unpacks, 0);
+  y.backward();
+  EXPECT_EQ(unpacks, 3);
+  // d/da exp(a^2) = 2a exp(a^2)
+  expect_tensor(a.grad(), {2}, {2 * std::exp(1.0), 4 * std::exp(4.0)}, 1e-4);
+}
+
+TEST(SavedTensors, PackHookMayNotModifyItsInput) {
+  Tensor a = tensor({1.0, 2.0}, requires_grad());
+  Tensor b = a * 1;
+  autograd::SavedTensorsHooksGuard hooks(
+      [](const Tensor& t) -> std::any {
+        NoGradGuard ng;
+        Tensor(t).add_(1);
+        return t;
+      },
+      [](const std::any& obj) { return std::any_cast<Tensor>(obj); });
+  EXPECT_THROW_MSG((void)(b * b), RuntimeError,
+                   "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+                   "can not be modified by in-place operations as this can lead to unexpected side-effects. Please "
+                   "open an issue if you need to perform in-place operations on the input to a pack hook.");
 }

@@ -8,6 +8,10 @@
 
 namespace graft::autograd {
 
+/// torch.autograd.graph.saved_tensors_hooks, as an RAII guard (declared in node.h).
+using graft::SavedTensorsHooks;
+using graft::SavedTensorsHooksGuard;
+
 /// Accumulates d(tensors)/d(leaves) into the leaves' `.grad` (torch.autograd.backward).
 /// `grad_tensors` may be empty (implicit ones for one-element outputs). `retain_graph`
 /// defaults to `create_graph`. `inputs`, when given, restricts accumulation to them.

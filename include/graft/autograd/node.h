@@ -3,6 +3,7 @@
 /// Edges point from a node to the nodes that produced its forward inputs. Nodes are
 /// destroyed iteratively, so a million-node chain does not overflow the stack.
 /// See docs/notes/autograd-engine.md.
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -104,6 +105,23 @@ class Node : public RefCounted {
 /// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
 void run_tensor_hooks(const HookList& hooks, TensorList& grads);
 
+/// Pack/unpack hooks for tensors saved for backward (torch.autograd.graph.saved_tensors_hooks):
+/// `pack` runs once per tensor when an op saves it, and what it returns is kept instead of the
+/// tensor; `unpack` turns it back into a tensor on every access. Use SavedTensorsHooksGuard.
+struct SavedTensorsHooks {
+  std::function<std::any(const Tensor&)> pack;
+  std::function<Tensor(const std::any&)> unpack;
+};
+
+/// RAII: installs saved-tensor hooks on this thread for the scope (the innermost wins).
+class SavedTensorsHooksGuard {
+ public:
+  SavedTensorsHooksGuard(std::function<std::any(const Tensor&)> pack, std::function<Tensor(const std::any&)> unpack);
+  ~SavedTensorsHooksGuard();
+  SavedTensorsHooksGuard(const SavedTensorsHooksGuard&) = delete;
+  SavedTensorsHooksGuard& operator=(const SavedTensorsHooksGuard&) = delete;
+};
+
 /// Saves a tensor for backward with its version (PyTorch's SavedVariable). Unpacking after
 /// release or after an in-place change throws PyTorch's exact messages.
 class SavedVariable {
@@ -118,6 +136,8 @@ class SavedVariable {
   bool defined() const { return was_defined_; }
 
  private:
+  struct Packed;                    // state kept when saved-tensor hooks were active
+  std::shared_ptr<Packed> packed_;
   Tensor data_;  // inputs: the tensor itself; outputs: an alias without history
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;

@@ -44,7 +44,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
       if constexpr (std::is_same_v<T, bool>) return run([](T x) { return x; });
       else return run([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
     case UnaryOp::Sign: return run([](T x) { return sign_of(x); });
-    case UnaryOp::Relu: return run([](T x) { return x > T(0) ? x : T(0); });
+    case UnaryOp::Relu: return run([](T x) { return (x > T(0) || x != x) ? x : T(0); });  // NaN propagates
     case UnaryOp::Clamp: {
       const bool has_lo = !std::isnan(p0), has_hi = !std::isnan(p1);
       const T lo = static_cast<T>(p0), hi = static_cast<T>(p1);

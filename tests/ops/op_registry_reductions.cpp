@@ -1,0 +1,207 @@
+// Registry entries: reductions, softmax family, sum_to.
+#include <cmath>
+#include <numeric>
+
+#include "ops/op_registry.h"
+
+namespace graft::testing {
+namespace {
+
+using V = std::vector<RT>;
+using Group = std::vector<double>;
+
+double sum_of(const Group& g) { return std::accumulate(g.begin(), g.end(), 0.0); }
+double mean_of(const Group& g) { return sum_of(g) / static_cast<double>(g.size()); }
+double prod_of(const Group& g) {
+  double p = 1;
+  for (double x : g) p *= x;
+  return p;
+}
+// NaN propagates (and is the arg of max/min: its first occurrence), as in PyTorch.
+double argmax_of(const Group& g) {
+  size_t k = 0;
+  for (size_t i = 1; i < g.size(); ++i) {
+    if (std::isnan(g[k])) break;
+    if (std::isnan(g[i]) || g[i] > g[k]) k = i;
+  }
+  return static_cast<double>(k);
+}
+double argmin_of(const Group& g) {
+  size_t k = 0;
+  for (size_t i = 1; i < g.size(); ++i) {
+    if (std::isnan(g[k])) break;
+    if (std::isnan(g[i]) || g[i] < g[k]) k = i;
+  }
+  return static_cast<double>(k);
+}
+double max_of(const Group& g) { return g[static_cast<size_t>(argmax_of(g))]; }
+double min_of(const Group& g) { return g[static_cast<size_t>(argmin_of(g))]; }
+double var_of(const Group& g, int64_t correction) {
+  double m = mean_of(g), s = 0;
+  for (double x : g) s += (x - m) * (x - m);
+  return s / static_cast<double>(static_cast<int64_t>(g.size()) - correction);
+}
+double lse_of(const Group& g) {
+  double m = max_of(g), s = 0;
+  for (double x : g) s += std::exp(x - m);
+  return m + std::log(s);
+}
+
+// A reduction case over `dims` with reference f.
+OpCase red(std::string variant, std::function<Tensor(const Tensor&)> fn, Shape64 dims, bool keepdim,
+           std::function<double(const Group&)> f, std::vector<Sample> samples, DType out = kFloat64,
+           bool differentiable = true) {
+  OpCase c;
+  c.variant = std::move(variant);
+  c.samples = std::move(samples);
+  c.fn = [fn](const TensorList& x) { return TensorList{fn(x[0])}; };
+  c.ref = [dims, keepdim, f, out](const V& x) { return V{reduce(x[0], dims, keepdim, f, out)}; };
+  c.differentiable = differentiable && is_floating_point(out);
+  return c;
+}
+std::vector<Sample> all_samples(bool with_empty = true) {
+  std::vector<Sample> s = {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"2x1x3", {rnd({2, 1, 3})}}};
+  if (with_empty) s.push_back({"empty_0x3", {rnd({0, 3})}});
+  return s;
+}
+std::vector<Sample> dim1_samples(bool with_empty = true) {
+  std::vector<Sample> s = {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}};
+  if (with_empty) s.push_back({"empty_0x3", {rnd({0, 3})}});
+  return s;
+}
+std::vector<Sample> with_ties(std::vector<Sample> s) {
+  s.push_back({"ties_2x3", {vals({2, 3}, {1, 3, 3, 2, 2, 0})}, false});
+  s.push_back({"nan_2x3", {vals({2, 3}, {1, NAN, 3, 2, 5, NAN})}, false});
+  return s;
+}
+
+V softmax_ref(const RT& a, int64_t dim, bool log) {
+  return V{along(a, dim, [log](const Group& g) {
+    double l = lse_of(g);
+    Group out;
+    for (double x : g) out.push_back(log ? x - l : std::exp(x - l));
+    return out;
+  })};
+}
+
+}  // namespace
+
+void register_reductions(Registry& r) {
+  r.push_back({"sum",
+               {f32(red("all", [](auto& a) { return sum(a); }, {}, false, sum_of, all_samples())),
+                red("dim1", [](auto& a) { return sum(a, {1}); }, {1}, false, sum_of, dim1_samples()),
+                red("dims02_keepdim", [](auto& a) { return sum(a, {0, 2}, true); }, {0, 2}, true, sum_of,
+                    {{"2x3x2", {rnd({2, 3, 2})}}, {"3x2x0", {rnd({3, 2, 0})}}}),
+                red("dim_neg1_keepdim", [](auto& a) { return sum(a, {-1}, true); }, {-1}, true, sum_of, dim1_samples()),
+                red("int_to_int64", [](auto& a) { return sum(a); }, {}, false, sum_of,
+                    {{"int_2x2", {ints({2, 2}, {1, -2, 3, 7})}}}, kInt64)}});
+  r.push_back({"mean",
+               {red("all", [](auto& a) { return mean(a); }, {}, false, mean_of, all_samples(false)),
+                red("dim0_keepdim", [](auto& a) { return mean(a, {0}, true); }, {0}, true, mean_of, dim1_samples(false)),
+                red("empty_all_nan", [](auto& a) { return mean(a); }, {}, false, mean_of,
+                    {{"empty", {rnd({0, 2})}, false}}, kFloat64, /*differentiable=*/false)}});
+  r.push_back({"prod",
+               {red("all", [](auto& a) { return prod(a); }, {}, false, prod_of, all_samples()),
+                red("dim1", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of, dim1_samples()),
+                red("dim0_keepdim", [](auto& a) { return prod(a, 0, true); }, {0}, true, prod_of, dim1_samples()),
+                red("all_with_zero", [](auto& a) { return prod(a); }, {}, false, prod_of,
+                    {{"one_zero", {vals({2, 2}, {0.5, 0, 2, -1.5})}}, {"two_zeros", {vals({3}, {0, 1.5, 0})}}}),
+                red("dim1_with_zero", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of,
+                    {{"2x3", {vals({2, 3}, {0.5, 0, 2, -1.5, 0.7, 1.2})}}, {"two_zeros", {vals({1, 3}, {0, 1.5, 0})}}})}});
+  {
+    OpCase all = red("all", [](auto& a) { return max(a); }, {}, false, max_of, with_ties(all_samples(false)));
+    auto dim_case = [](bool is_max, int64_t dim, bool keepdim) {
+      OpCase c;
+      c.variant = std::string("dim") + (dim < 0 ? "_neg" : "") + std::to_string(std::abs(dim)) +
+                  (keepdim ? "_keepdim" : "");
+      c.samples = with_ties({{"2x3", {rnd({2, 3})}}, {"2x2x2", {rnd({2, 2, 2})}}});
+      if (dim == 0) c.samples.push_back({"0d", {rnd({})}});
+      c.fn = [is_max, dim, keepdim](const TensorList& x) {
+        auto [v, i] = is_max ? max(x[0], dim, keepdim) : min(x[0], dim, keepdim);
+        return TensorList{v, i};
+      };
+      c.ref = [is_max, dim, keepdim](const V& x) {
+        return V{reduce(x[0], {dim}, keepdim, is_max ? max_of : min_of),
+                 reduce(x[0], {dim}, keepdim, is_max ? argmax_of : argmin_of, kInt64)};
+      };
+      return c;
+    };
+    OpCase mall = red("all", [](auto& a) { return min(a); }, {}, false, min_of, with_ties(all_samples(false)));
+    r.push_back({"max", {all, dim_case(true, 1, false), dim_case(true, 0, true), dim_case(true, -1, false)}});
+    r.push_back({"min", {mall, dim_case(false, 1, false), dim_case(false, 0, true), dim_case(false, -1, true)}});
+  }
+  r.push_back({"argmax",
+               {red("all", [](auto& a) { return argmax(a); }, {}, false, argmax_of, with_ties(all_samples(false)), kInt64),
+                red("dim1", [](auto& a) { return argmax(a, 1); }, {1}, false, argmax_of, with_ties(dim1_samples(false)),
+                    kInt64),
+                red("dim0_keepdim", [](auto& a) { return argmax(a, 0, true); }, {0}, true, argmax_of,
+                    with_ties(dim1_samples(false)), kInt64)}});
+  r.push_back({"argmin",
+               {red("all", [](auto& a) { return argmin(a); }, {}, false, argmin_of, with_ties(all_samples(false)), kInt64),
+                red("dim1_keepdim", [](auto& a) { return argmin(a, 1, true); }, {1}, true, argmin_of,
+                    with_ties(dim1_samples(false)), kInt64)}});
+  std::vector<Sample> var_samples = {{"2x3", {rnd({2, 3})}}, {"3x1x2", {rnd({3, 1, 2})}}};
+  r.push_back({"var",
+               {red("all", [](auto& a) { return var(a); }, {}, false, [](const Group& g) { return var_of(g, 1); },
+                    var_samples),
+                red("dim1_correction0_keepdim", [](auto& a) { return var(a, {1}, 0, true); }, {1}, true,
+                    [](const Group& g) { return var_of(g, 0); }, {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}}),
+                red("dim0", [](auto& a) { return var(a, {0}); }, {0}, false, [](const Group& g) { return var_of(g, 1); },
+                    var_samples)}});
+  r.push_back({"std",
+               {red("all", [](auto& a) { return std(a); }, {}, false,
+                    [](const Group& g) { return std::sqrt(var_of(g, 1)); }, var_samples),
+                red("dim1_correction0_keepdim", [](auto& a) { return std(a, {1}, 0, true); }, {1}, true,
+                    [](const Group& g) { return std::sqrt(var_of(g, 0)); },
+                    {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}})}});
+  r.push_back({"logsumexp",
+               {red("dim1", [](auto& a) { return logsumexp(a, {1}); }, {1}, false, lse_of, dim1_samples(false)),
+                red("dims01_keepdim", [](auto& a) { return logsumexp(a, {0, 1}, true); }, {0, 1}, true, lse_of,
+                    {{"2x3", {rnd({2, 3})}}, {"2x2x2", {rnd({2, 2, 2})}}}),
+                red("large_values", [](auto& a) { return logsumexp(a, {0}); }, {0}, false, lse_of,
+                    {{"3", {vals({3}, {1000, 1001, 999.5})}}})}});
+  for (bool log : {false, true}) {
+    OpCase c;
+    c.variant = "dim1";
+    c.samples = {{"2x3", {rnd({2, 3})}}, {"2x3x2", {rnd({2, 3, 2})}}, {"empty_0x3", {rnd({0, 3})}}};
+    c.fn = [log](const TensorList& x) { return TensorList{log ? log_softmax(x[0], 1) : softmax(x[0], 1)}; };
+    c.ref = [log](const V& x) { return softmax_ref(x[0], 1, log); };
+    c.f32 = true;
+    OpCase d0 = c;
+    d0.variant = "dim0";
+    d0.samples = {{"3x2", {rnd({3, 2})}}, {"0d", {rnd({})}}, {"large", {vals({3}, {1000, 1001, 999})}}};
+    d0.fn = [log](const TensorList& x) { return TensorList{log ? log_softmax(x[0], 0) : softmax(x[0], 0)}; };
+    d0.ref = [log](const V& x) { return softmax_ref(x[0], 0, log); };
+    OpCase dn = c;
+    dn.variant = "dim_neg1";
+    dn.samples = {{"2x2x3", {rnd({2, 2, 3})}}};
+    dn.fn = [log](const TensorList& x) { return TensorList{log ? log_softmax(x[0], -1) : softmax(x[0], -1)}; };
+    dn.ref = [log](const V& x) { return softmax_ref(x[0], -1, log); };
+    r.push_back({log ? "log_softmax" : "softmax", {c, d0, dn}});
+  }
+  {
+    auto sum_to_case = [](std::string variant, Shape64 from, Shape64 to) {
+      OpCase c;
+      c.variant = std::move(variant);
+      c.samples = {{"from", {rnd(from)}}};
+      c.fn = [to](const TensorList& x) { return TensorList{sum_to(x[0], to)}; };
+      c.ref = [to](const V& x) {
+        // sum over leading dims and over dims where `to` is 1
+        const int64_t lead = x[0].dim() - static_cast<int64_t>(to.size());
+        Shape64 dims;
+        for (int64_t d = 0; d < x[0].dim(); ++d)
+          if (d < lead || (to[d - lead] == 1 && x[0].sizes[d] != 1)) dims.push_back(d);
+        RT out = dims.empty() ? x[0] : reduce(x[0], dims, true, sum_of);
+        return V{reshape_ref(out, to)};
+      };
+      return c;
+    };
+    r.push_back({"sum_to",
+                 {sum_to_case("2x3_to_3", {2, 3}, {3}), sum_to_case("2x3_to_2x1", {2, 3}, {2, 1}),
+                  sum_to_case("2x3_to_1x3", {2, 3}, {1, 3}), sum_to_case("2x3_to_0d", {2, 3}, {}),
+                  sum_to_case("2x1x3_to_1x1", {2, 1, 3}, {1, 1}), sum_to_case("same", {2, 3}, {2, 3}),
+                  sum_to_case("empty_0x3_to_3", {0, 3}, {3})}});
+  }
+}
+
+}  // namespace graft::testing
