@@ -96,7 +96,45 @@ void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outpu
   ctx.to_save_.clear();
 }
 
+namespace {
+// Stands in for the backward of a once_differentiable Function's results (PyTorch's
+// DelayedError): differentiating through it raises.
+class DelayedError final : public Node {
+ public:
+  std::string name() const override { return "DelayedError"; }
+  TensorList apply(TensorList&&) override {
+    throw RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable");
+  }
+};
+}  // namespace
+
 TensorList CppNodeBase::apply(TensorList&& grads) {
+  if (once_differentiable_) {
+    TensorList needing;  // incoming gradients that carry a graph
+    for (const Tensor& g : grads)
+      if (g.defined() && g.requires_grad()) needing.push_back(g);
+    TensorList res;
+    {
+      NoGradGuard ng;
+      once_differentiable_ = false;  // run the ordinary path below without recording
+      try {
+        res = apply(std::move(grads));
+      } catch (...) {
+        once_differentiable_ = true;
+        throw;
+      }
+      once_differentiable_ = true;
+    }
+    if (needing.empty()) return res;
+    auto err = make_intrusive<DelayedError>();
+    for (const Tensor& g : needing) err->mutable_next_edges().push_back(gradient_edge(g));
+    for (Tensor& r : res)
+      if (r.defined() && r.is_floating_point()) {
+        r = r.detach();
+        set_history(r, err);
+      }
+    return res;
+  }
   if (ctx.materialize_grads_) {
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined() && i < num_inputs())

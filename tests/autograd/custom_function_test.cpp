@@ -365,6 +365,34 @@ TEST(CustomFunction, SavedVariablesReadableFromOutsideBeforeBackward) {
   EXPECT_THROW_MSG(node->ctx.get_saved_variables(), RuntimeError, kSecondTime);
 }
 
+struct CubeOnce : Function<CubeOnce> {
+  static constexpr bool once_differentiable = true;
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    ctx->save_for_backward({x});
+    return x * x * x;
+  }
+  static TensorList backward(AutogradContext* ctx, TensorList g) {
+    EXPECT_FALSE(GradMode::is_enabled());  // once_differentiable backward records nothing
+    Tensor x = ctx->get_saved_variables()[0];
+    return {g[0] * 3 * x * x};
+  }
+};
+
 TEST(CustomFunction, OnceDifferentiable) {
-  GTEST_SKIP() << "graft has no once_differentiable equivalent for C++ custom Functions yet";
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  // first derivative works
+  Tensor y = CubeOnce::apply(x);
+  y.sum().backward();
+  expect_tensor(x.grad(), {2}, {3.0, 12.0});
+  // grad_outputs that require grad: differentiating the result raises
+  Tensor y2 = CubeOnce::apply(x);
+  Tensor v = ones({2}, requires_grad());
+  TensorList g = autograd::grad({y2}, {x}, {v}, std::nullopt, /*create_graph=*/true);
+  ASSERT_TRUE(g[0].requires_grad());
+  EXPECT_THROW_MSG(g[0].sum().backward(), RuntimeError,
+                   "trying to differentiate twice a function that was marked with @once_differentiable");
+  // the usual pitfall: grad_outputs without grad -> the result simply does not require grad
+  Tensor y3 = CubeOnce::apply(x);
+  TensorList g3 = autograd::grad({y3.sum()}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  EXPECT_FALSE(g3[0].requires_grad());
 }

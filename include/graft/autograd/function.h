@@ -14,6 +14,10 @@
 ///   graft::Tensor y = Cube::apply(x);
 ///
 /// The node it creates ("CubeBackward") runs through the same engine path as built-in ops.
+/// A Function whose backward is not differentiable declares
+/// `static constexpr bool once_differentiable = true;` (Python's @once_differentiable): its
+/// backward then runs without recording, and differentiating its result raises
+/// "trying to differentiate twice a function that was marked with @once_differentiable".
 #include <cxxabi.h>
 
 #include <memory>
@@ -98,6 +102,7 @@ class CppNodeBase : public Node {
   std::vector<bool> is_tensor_input;   // per forward argument
   std::vector<int> edge_of_input;      // per forward argument: edge index or -1
   std::string name_;
+  bool once_differentiable_ = false;
 
  protected:
   virtual TensorList call_backward(TensorList grads) = 0;
@@ -136,6 +141,7 @@ struct Function {
     auto node = make_intrusive<detail::CppNode<T>>();
     node->name_ = detail::custom_node_name(typeid(T).name());
     node->ctx.node_ = node.get();
+    if constexpr (requires { T::once_differentiable; }) node->once_differentiable_ = T::once_differentiable;
     std::vector<Tensor> tensors;
     (detail::collect_arg(tensors, node->is_tensor_input, args), ...);
     bool executable = false;
