@@ -24,6 +24,7 @@ struct Header {
 class HostAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
+    GRAFT_CHECK(nbytes <= (size_t{1} << 60), RuntimeError, "cpu allocator: cannot allocate ", nbytes, " bytes");
     void* raw = std::malloc(nbytes + 64 + sizeof(Header));
     GRAFT_CHECK(raw != nullptr, RuntimeError, "cpu allocator: out of memory trying to allocate ", nbytes, " bytes");
     auto addr = (reinterpret_cast<uintptr_t>(raw) + sizeof(Header) + 63) & ~uintptr_t{63};

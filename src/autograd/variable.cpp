@@ -7,6 +7,7 @@
 #include "accumulate_grad.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
+#include "../ops/node_util.h"
 
 namespace graft {
 namespace autograd {
@@ -94,30 +95,44 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   return v;
 }
 
+namespace {
+void check_contiguous_base(const Tensor& base) {
+  GRAFT_CHECK(base.is_contiguous(), NotImplementedError,
+              "in-place operation on a view: the view's base has sizes ", base.sizes(), " and strides ",
+              base.strides(), "; graft supports in-place on views that require grad only for contiguous bases");
+}
+}  // namespace
+
 void check_inplace(const Tensor& self, bool will_record) {
   TensorImpl* impl = self.impl();
   if (impl->is_inference && !InferenceMode::is_enabled())
     throw RuntimeError(
         "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
         "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  // As PyTorch's check_inplace: the rules apply only when the op will record a graph. A view
+  // reports requires_grad when its base does (PyTorch's DifferentiableViewMeta), even if it
+  // was created under no_grad.
   if (!GradMode::is_enabled()) return;
   const AutogradMeta* m = impl->meta.get();
+  if (!will_record && !(m && m->is_view && requires_grad(m->base.impl()))) return;
   if (m && m->is_view) {
     const Tensor& base = m->base;
-    if (base.impl()->requires_grad_leaf && !base.impl()->grad_fn)
-      throw RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.");
-    if (m->creation_meta == CreationMeta::MultiOutputNode && (will_record || requires_grad(impl)))
+    // handle_view_on_rebase first, then the leaf rule
+    if (m->creation_meta == CreationMeta::MultiOutputNode)
       throw RuntimeError(detail::str(
           "Output ", m->creator_output_nr, " of ", m->creator_name,
           " is a view and is being modified inplace. This view is the output of a function that returns multiple "
           "views. Such functions do not allow the output views to be modified inplace. You should replace the "
           "inplace operation by an out-of-place one."));
-    if (m->creation_meta == CreationMeta::NoGradMode && (will_record || requires_grad(base.impl())))
+    if (m->creation_meta == CreationMeta::NoGradMode)
       throw RuntimeError(
           "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
           "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
           "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
           "tracked) or both outside (if you want the inplace to be tracked).");
+    if (base.impl()->requires_grad_leaf && !base.impl()->grad_fn)
+      throw RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    check_contiguous_base(base);  // graft's limitation, checked before anything is written
   } else if (impl->requires_grad_leaf && !impl->grad_fn) {
     throw RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.");
   }
@@ -131,45 +146,23 @@ void replace_grad_fn(TensorImpl* impl, intrusive_ptr<Node> fn, uint32_t output_n
   if (retains && impl->grad_fn) impl->grad_fn->set_retain_grad_target(output_nr, impl);
 }
 
-// AsStridedBackward0: the regenerated grad_fn of a view whose base changed in place.
-namespace {
-class AsStridedBackward0 final : public Node {
- public:
-  AsStridedBackward0(Shape base_sizes, Shape sizes, Shape strides, int64_t offset)
-      : base_sizes_(std::move(base_sizes)), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(offset) {}
-  std::string name() const override { return "AsStridedBackward0"; }
-  TensorList apply(TensorList&& g) override {
-    TensorList out(1);
-    if (g[0].defined())
-      out[0] = as_strided_scatter(zeros(base_sizes_, TensorOptions(g[0].dtype())), g[0], sizes_, strides_, offset_);
-    return out;
-  }
 
- private:
-  Shape base_sizes_, sizes_, strides_;
-  int64_t offset_;
-};
-
-void check_contiguous_base(const Tensor& base) {
-  GRAFT_CHECK(base.is_contiguous(), NotImplementedError,
-              "in-place operation on a view: the view's base has sizes ", base.sizes(), " and strides ",
-              base.strides(), "; graft supports in-place on views that require grad only for contiguous bases");
-}
-}  // namespace
 
 void refresh_view_grad_fn(const Tensor& view) {
   TensorImpl* impl = view.impl();
   AutogradMeta* m = impl->meta.get();
   if (m->attr_version == impl->version()) return;
-  m->attr_version = impl->version();
   const Tensor& base = m->base;
-  if (!requires_grad(base.impl()) || !GradMode::is_enabled()) return;
+  // Regenerated whatever the grad mode (printing under no_grad must not freeze a stale node).
+  if (!requires_grad(base.impl())) {
+    m->attr_version = impl->version();
+    return;
+  }
   check_contiguous_base(base);
-  auto node = make_intrusive<AsStridedBackward0>(Shape(base.sizes().begin(), base.sizes().end()),
-                                                 Shape(view.sizes().begin(), view.sizes().end()),
-                                                 Shape(view.strides().begin(), view.strides().end()),
-                                                 view.storage_offset() - base.storage_offset());
+  auto node = detail::make_as_strided_backward(base.sizes(), view.sizes(), view.strides(),
+                                               view.storage_offset() - base.storage_offset());
   node->mutable_next_edges().push_back(gradient_edge(base));
+  m->attr_version = impl->version();
   const uint32_t nr = node->add_input_metadata(view);
   replace_grad_fn(impl, std::move(node), nr);
 }
@@ -267,6 +260,7 @@ TensorList CopySlices::apply(TensorList&& grads) {
 
 void CopySlices::release_variables() {
   if (fn_) fn_->release_variables();
+  fn_.reset();  // as PyTorch: a second backward through CopySlices always raises
 }
 
 }  // namespace graft

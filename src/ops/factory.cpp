@@ -51,14 +51,10 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "empty_strided: sizes ", sizes, " and strides ", strides,
               " must have the same length");
   check_device_available(o.device_, "empty_strided");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "empty_strided: negative size or stride in ", sizes,
                 " / ", strides);
-    if (sizes[i] == 0) { extent = 0; break; }
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  size_t nbytes = static_cast<size_t>(extent) * element_size(o.dtype_);
+  size_t nbytes = detail::storage_nbytes(detail::storage_extent(sizes, strides), o.dtype_, sizes, strides);
   auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(nbytes), nbytes);
   return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0)), o,
                 "empty_strided");
@@ -247,16 +243,13 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::functi
   GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "from_blob: sizes ", sizes, " and strides ", strides,
               " must have the same length");
   check_device_available(o.device_, "from_blob");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "from_blob: negative size or stride");
-    if (sizes[i] == 0) extent = 0;
-    else if (extent) extent += (sizes[i] - 1) * strides[i];
-  }
+  const int64_t extent = detail::storage_extent(sizes, strides);
   GRAFT_CHECK(data != nullptr || extent == 0, ValueError, "from_blob: data is null");
   auto* ctx = new BlobCtx{std::move(deleter), data};
   auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, &blob_delete, o.device_),
-                                             static_cast<size_t>(extent) * element_size(o.dtype_));
+                                             detail::storage_nbytes(extent, o.dtype_, sizes, strides));
   return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0)), o, "from_blob");
 }
 Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter, TensorOptions o) {

@@ -76,16 +76,25 @@ struct MaskedFillBackward0 final : Node {
   TensorList apply(TensorList&& g) override { return {masked_fill(g[0], mask.unpack(this), 0)}; }
 };
 
+// PyTorch's gather/scatter shape rules, with 0-d tensors treated as 1-d of size 1.
 void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const Tensor* src, const char* op) {
-  GRAFT_CHECK(index.dim() == a.dim() || (a.dim() == 0 && index.dim() <= 1) || (index.dim() == 0 && a.dim() <= 1),
-              RuntimeError, "Index tensor must have the same number of dimensions as ", src ? "self" : "input",
-              " tensor (", op, ": index ", index.sizes(), ", ", src ? "self " : "input ", a.sizes(), ")");
-  for (int64_t k = 0; k < index.dim() && index.dim() == a.dim(); ++k) {
-    if (k == d && !src) continue;
-    GRAFT_CHECK(index.size(k) <= a.size(k) || k == d, RuntimeError, "Size does not match at dimension ", k,
+  auto shape1 = [](const Tensor& t) { return t.dim() == 0 ? Shape{1} : t.sizes().shape(); };
+  const Shape as = shape1(a), is = shape1(index);
+  GRAFT_CHECK(is.size() == as.size(), RuntimeError, "Index tensor must have the same number of dimensions as ",
+              src ? "self" : "input", " tensor (", op, ": index ", index.sizes(), ", ", src ? "self " : "input ",
+              a.sizes(), ")");
+  Shape ss;
+  if (src) {
+    ss = shape1(*src);
+    GRAFT_CHECK(ss.size() == is.size(), RuntimeError, "Index tensor must have the same number of dimensions as src tensor (",
+                op, ": index ", index.sizes(), ", src ", src->sizes(), ")");
+  }
+  for (size_t k = 0; k < is.size(); ++k) {
+    GRAFT_CHECK(static_cast<int64_t>(k) == d || is[k] <= as[k], RuntimeError, "Size does not match at dimension ", k,
                 " expected index ", index.sizes(), " to be smaller than self ", a.sizes(), " apart from dimension ", d);
-    if (src) GRAFT_CHECK(index.size(k) <= src->size(k), RuntimeError, "Size does not match at dimension ", k,
-                         " expected index ", index.sizes(), " to be smaller than src ", src->sizes());
+    if (src)
+      GRAFT_CHECK(is[k] <= ss[k], RuntimeError, "Size does not match at dimension ", k, " expected index ",
+                  index.sizes(), " to be smaller than src ", src->sizes());
   }
 }
 

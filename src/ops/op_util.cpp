@@ -67,16 +67,36 @@ DType result_type(const Tensor& a, const Scalar& s) {
   return a.dtype();
 }
 
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  int64_t extent = offset + 1;
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    int64_t span = 0;
+    overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span);
+    overflow |= __builtin_add_overflow(extent, span, &extent);
+  }
+  GRAFT_CHECK(!overflow, RuntimeError, "Storage size calculation overflowed with sizes=", sizes, " and strides=",
+              strides);
+  return extent;
+}
+
+size_t storage_nbytes(int64_t extent, DType dtype, IntArrayRef sizes, IntArrayRef strides) {
+  int64_t nbytes = 0;
+  GRAFT_CHECK(!__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes) &&
+                  nbytes <= (int64_t{1} << 60),
+              RuntimeError, "Storage size calculation overflowed with sizes=", sizes, " and strides=", strides);
+  return static_cast<size_t>(nbytes);
+}
+
 Tensor new_empty(IntArrayRef sizes, DType dtype, Device device) {
   check_device_available(device, "empty");
-  int64_t n = 1;
-  for (auto s : sizes) {
+  for (auto s : sizes)
     GRAFT_CHECK(s >= 0, RuntimeError, "Trying to create tensor with negative dimension ", s, ": ", sizes);
-    n *= s;
-  }
-  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(static_cast<size_t>(n) * element_size(dtype)),
-                                             static_cast<size_t>(n) * element_size(dtype));
-  auto impl = make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0);
+  Shape strides = contiguous_strides(sizes);
+  const size_t nbytes = storage_nbytes(storage_extent(sizes, strides), dtype, sizes, strides);
+  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(nbytes), nbytes);
+  auto impl = make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0);
   impl->is_inference = InferenceMode::is_enabled();
   return Tensor(std::move(impl));
 }

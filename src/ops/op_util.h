@@ -25,6 +25,11 @@ DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, const Scalar& s);
 /// Floating result dtype for ops like exp/div: the tensor's dtype if floating, else float32.
 inline DType float_result(DType t) { return is_floating_point(t) ? t : default_dtype(); }
+/// Number of elements a strided layout spans (1 + sum (size-1)*stride; 0 if any size is 0),
+/// with overflow checked: raises PyTorch's "Storage size calculation overflowed" error.
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset = 0);
+/// extent * element size in bytes, overflow-checked.
+size_t storage_nbytes(int64_t extent, DType dtype, IntArrayRef sizes, IntArrayRef strides);
 /// A fresh contiguous tensor (no autograd).
 Tensor new_empty(IntArrayRef sizes, DType dtype, Device device = kCPU);
 /// A 0-d tensor from a C++ scalar marked as wrapped number (PyTorch's wrapped_scalar_tensor).

@@ -484,12 +484,9 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError, "mismatch in length of strides and shape");
   int64_t offset = offset_o.value_or(storage_offset());
   GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided: Negative storage offset ", offset);
-  int64_t extent = offset + 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, RuntimeError, "as_strided: negative size or stride");
-    if (sizes[i] == 0) { extent = 0; break; }
-    extent += (sizes[i] - 1) * strides[i];
-  }
+  const int64_t extent = detail::storage_extent(sizes, strides, offset);
   const int64_t capacity = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
   GRAFT_CHECK(extent <= capacity, RuntimeError, "setStorage: sizes ", sizes, ", strides ", strides,
               ", storage offset ", offset, ", and itemsize ", element_size(), " requiring a storage size of ",
@@ -518,16 +515,13 @@ Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef siz
   GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided_scatter: Negative storage offset ", offset);
   for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(strides[i] >= 0, RuntimeError, "as_strided_scatter: negative stride in ", strides);
+  // an empty window touches nothing, wherever it starts
+  const int64_t extent = detail::storage_extent(sizes, strides, offset);
+  GRAFT_CHECK(extent <= base.numel(), RuntimeError, "as_strided_scatter: the window (sizes ", sizes, ", strides ",
+              strides, ", offset ", offset, ") lies outside the ", base.numel(), " elements of self");
   Tensor out = detail::new_empty(base.sizes(), base.dtype());
   cpu::copy(out, base);
-  Tensor window = cpu::raw_view(out, sizes, strides, offset);
-  int64_t extent = offset + 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) { extent = 0; break; }  // an empty window touches nothing, wherever it starts
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  GRAFT_CHECK(extent <= std::max<int64_t>(out.numel(), 1), RuntimeError, "as_strided_scatter: window out of bounds");
-  cpu::copy(window, src);
+  cpu::copy(cpu::raw_view(out, sizes, strides, offset), src);
   if (any_requires_grad({&base, &src})) {
     auto n = make_node<AsStridedScatterBackward0>({&base, &src});
     n->window = {sizes.shape(), strides.shape(), offset};
@@ -601,6 +595,13 @@ std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, c
     out.push_back(std::move(v));
   }
   return out;
+}
+intrusive_ptr<Node> make_as_strided_backward(IntArrayRef in_sizes, IntArrayRef sizes, IntArrayRef strides,
+                                             int64_t offset) {
+  auto n = make_intrusive<AsStridedBackward0>();
+  n->in_sizes = in_sizes.shape();
+  n->window = {sizes.shape(), strides.shape(), offset};
+  return n;
 }
 }  // namespace detail
 

@@ -148,3 +148,48 @@ TEST(Views, CopySlicesReleasesAndRejectsSecondBackward) {
   expect_tensor(a.grad(), {3}, {2, 4, 6});
   EXPECT_THROW_HAS(s.backward(), RuntimeError, "Trying to backward through the graph a second time");
 }
+
+// Found in review: a view's grad_fn is regenerated even when first looked at under no_grad
+// (printing runs under no_grad), so the gradient stays right.
+TEST(Views, RegeneratedGradFnSurvivesLookingUnderNoGrad) {
+  Tensor a = ones({4}, requires_grad());
+  Tensor b = a * 1;
+  Tensor v = b.narrow(0, 0, 2);
+  b.mul_(3);
+  std::string s = v.str();
+  EXPECT_NE(s.find("grad_fn=<AsStridedBackward0>"), std::string::npos) << s;
+  v.sum().backward();
+  expect_tensor(a.grad(), {4}, {3, 3, 0, 0});
+}
+
+// The regenerated AsStridedBackward0 sums the gradients of elements an overlapping view sees
+// several times.
+TEST(Views, RegeneratedOverlappingViewAccumulates) {
+  Tensor a = ones({1, 3}, requires_grad());
+  Tensor b = a * 1;
+  Tensor v = b.expand({4, 3});
+  b.mul_(2);
+  v.sum().backward();
+  expect_tensor(a.grad(), {1, 3}, {8, 8, 8});
+}
+
+// CopySlices drops the in-place node on release: a second backward raises, as in PyTorch.
+TEST(Views, CopySlicesSecondBackwardRaises) {
+  Tensor a = ones({3}, requires_grad());
+  Tensor b = a.clone();
+  b.narrow(0, 1, 2).add_(1);
+  Tensor s = b.sum();
+  s.backward();
+  EXPECT_THROW_HAS(s.backward(), RuntimeError, "Trying to backward through the graph a second time");
+}
+
+// An in-place op on a view that graft cannot record (non-contiguous base) fails before it
+// writes anything.
+TEST(Views, UnsupportedInplaceOnViewLeavesDataUntouched) {
+  std::vector<float> buf(12, 1.f);
+  Tensor d = from_blob(buf.data(), {3, 4}, {1, 3}, nullptr);
+  Tensor w = ones({4}, requires_grad());
+  EXPECT_THROW_HAS(d.select(0, 0).mul_(w), NotImplementedError, "in-place operation on a view");
+  EXPECT_EQ(d._version(), 0u);
+  for (float x : buf) EXPECT_EQ(x, 1.f);
+}

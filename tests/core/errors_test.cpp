@@ -222,7 +222,7 @@ TEST(Errors, ViewExpandShapes) {
   EXPECT_THROW_HAS(sum_to(a, {4}), RuntimeError, "sum_to: size [4] is not expandable to size [2, 3]");
   EXPECT_THROW_HAS(sum_to(zeros({3}), {2, 3}), RuntimeError, "sum_to: size [2, 3] is not expandable to size [3]");
   EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {2}, {1}, 0), RuntimeError, "expected src to have a size equal to the slice of self");
-  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {3}, {2}, 0), RuntimeError, "window out of bounds");
+  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {3}, {2}, 0), RuntimeError, "lies outside the 4 elements of self");
   EXPECT_THROW_HAS(a.as_strided({2, 2}, {-1, 1}), RuntimeError, "as_strided: negative size or stride");
   EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({2}), {2}, {-1}, 0), RuntimeError, "negative stride");
   EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({2}), {2}, {1}, -1), RuntimeError, "Negative storage offset -1");
@@ -297,4 +297,32 @@ TEST(Errors, Factories) {
   EXPECT_THROW_HAS(arange(0, 1, 0), RuntimeError, "arange: step must be nonzero");
   EXPECT_THROW_HAS(arange(0.0, NAN), RuntimeError, "arange: unsupported range");
   EXPECT_THROW_HAS(rand({2}, kBool), TypeError, "rand: expected a floating point dtype but got graft.bool");
+}
+
+// Found in review: sizes whose byte count overflows, and strided layouts whose extent
+// overflows, raise instead of allocating a wrapped-around size.
+TEST(Errors, StorageSizeOverflow) {
+  EXPECT_THROW_HAS(ones({int64_t{1} << 61}, TensorOptions(kFloat64)), RuntimeError,
+                   "Storage size calculation overflowed");
+  EXPECT_THROW_HAS(empty({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError, "Storage size calculation overflowed");
+  EXPECT_THROW_HAS(ones({1}).as_strided({2}, {INT64_MAX}), RuntimeError, "Storage size calculation overflowed");
+  EXPECT_THROW_HAS(empty_strided({3, 3}, {INT64_MAX / 2, 1}), RuntimeError, "Storage size calculation overflowed");
+}
+
+// scatter_add / gather treat 0-d tensors as 1-d of size 1, and src must cover index.
+TEST(Errors, ScatterAddSrcMustCoverIndex) {
+  EXPECT_THROW_HAS(scatter_add(zeros({}), 0, zeros({1000}, TensorOptions(kInt64)), ones({1})), RuntimeError,
+                   "to be smaller than src");
+  EXPECT_THROW_HAS(scatter_add(zeros({3}), 0, zeros({}, TensorOptions(kInt64)), empty({0})), RuntimeError,
+                   "to be smaller than src");
+  EXPECT_THROW_HAS(scatter_add(zeros({3, 2}), 0, zeros({2, 2}, TensorOptions(kInt64)), ones({2})), RuntimeError,
+                   "same number of dimensions as src");
+  Tensor r = scatter_add(zeros({}), 0, zeros({}, TensorOptions(kInt64)), full({}, 2.0));
+  EXPECT_EQ(r.item<double>(), 2.0);
+}
+
+// as_strided_scatter on an empty base cannot write a one-element window.
+TEST(Errors, AsStridedScatterEmptyBase) {
+  EXPECT_THROW_HAS(as_strided_scatter(empty({0}), ones({1}), {1}, {1}, 0), RuntimeError, "lies outside");
+  EXPECT_EQ(as_strided_scatter(empty({0}), empty({0}), {0}, {1}, 5).numel(), 0);
 }
