@@ -63,6 +63,7 @@ void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outpu
     const bool dirty = contains(ctx.dirty_, o.impl());
     const bool non_diff = contains(ctx.non_differentiable_, o.impl()) || !o.is_floating_point();
     if (!is_executable) {
+      if (dirty) bump_version(o);
       if (is_input && !dirty) o = o.view(o.sizes());
       node->add_input_metadata(o);
       continue;
@@ -70,9 +71,13 @@ void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outpu
     if (dirty) {
       if (o.impl()->requires_grad_leaf && !o.impl()->grad_fn && GradMode::is_enabled())
         throw RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.");
+      const bool is_view = o.impl()->meta && o.impl()->meta->is_view;
+      GRAFT_CHECK(!is_view || outputs.size() == 1, NotImplementedError, node->name(),
+                  ": a custom Function that modifies a view in place (mark_dirty) must return exactly one output");
+      bump_version(o);  // as libtorch's get_and_bump_dirty
       uint32_t nr = node->add_input_metadata(o);
       if (non_diff) continue;
-      replace_grad_fn(o.impl(), intrusive_ptr<Node>(node), nr);
+      rebase_history(o, intrusive_ptr<Node>(node), nr);  // views: the base goes through CopySlices
       continue;
     }
     if (is_input) {

@@ -167,7 +167,7 @@ void refresh_view_grad_fn(const Tensor& view) {
   replace_grad_fn(impl, std::move(node), nr);
 }
 
-void rebase_history(const Tensor& self, intrusive_ptr<Node> node) {
+void rebase_history(const Tensor& self, intrusive_ptr<Node> node, uint32_t output_nr) {
   TensorImpl* impl = self.impl();
   AutogradMeta* m = impl->meta.get();
   if (m && m->is_view) {
@@ -179,7 +179,7 @@ void rebase_history(const Tensor& self, intrusive_ptr<Node> node) {
     refresh_view_grad_fn(self);
     return;
   }
-  replace_grad_fn(impl, std::move(node), 0);
+  replace_grad_fn(impl, std::move(node), output_nr);
 }
 
 }  // namespace autograd

@@ -59,7 +59,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 void check_inplace(const Tensor& self, bool will_record);
 /// After an in-place op on `self` recorded `node` as the new history: rebase self (and, for
 /// views, the base through CopySlices). Bumps nothing; callers bump the version.
-void rebase_history(const Tensor& self, intrusive_ptr<Node> node);
+void rebase_history(const Tensor& self, intrusive_ptr<Node> node, uint32_t output_nr = 0);
 /// Replaces the grad_fn of an existing tensor (in-place rebase, regenerated views, mark_dirty).
 /// A retain_grad target moves to the new node, as PyTorch 2.x moves the retains_grad hook.
 void replace_grad_fn(TensorImpl* impl, intrusive_ptr<Node> fn, uint32_t output_nr);

@@ -283,7 +283,8 @@ TEST(CustomFunction, MarkDirty) {
   const uint32_t v0 = h._version();
   Tensor out = AddOneInplace::apply(h);
   EXPECT_TRUE(out.is_same(h));  // the input object itself
-  EXPECT_EQ(h._version(), v0 + 1);
+  // once by forward's in-place add, once more for mark_dirty (libtorch's get_and_bump_dirty)
+  EXPECT_EQ(h._version(), v0 + 2);
   ASSERT_TRUE(h.grad_fn());
   EXPECT_EQ(h.grad_fn()->name(), "AddOneInplaceBackward");
   expect_tensor(h, {2}, {4, 7});
@@ -395,4 +396,44 @@ TEST(CustomFunction, OnceDifferentiable) {
   Tensor y3 = CubeOnce::apply(x);
   TensorList g3 = autograd::grad({y3.sum()}, {x}, {}, std::nullopt, /*create_graph=*/true);
   EXPECT_FALSE(g3[0].requires_grad());
+}
+
+// mark_dirty on a view: the base is rebased through CopySlices onto the custom node.
+struct DoubleInplace : Function<DoubleInplace> {
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    x.mul_(2);
+    ctx->mark_dirty({x});
+    return x;
+  }
+  static TensorList backward(AutogradContext*, TensorList g) { return {g[0] * 2}; }
+};
+
+TEST(CustomFunction, MarkDirtyOnAView) {
+  Tensor a = ones({4}, requires_grad());
+  Tensor b = a * 1;
+  DoubleInplace::apply(b.narrow(0, 0, 2));
+  expect_tensor(b, {4}, {2, 2, 1, 1});
+  EXPECT_EQ(b.grad_fn()->name(), "CopySlices");
+  b.sum().backward();
+  expect_tensor(a.grad(), {4}, {2, 2, 1, 1});
+}
+
+// A write marked dirty bumps the version even when forward wrote through data_ptr, so a
+// tensor saved earlier is caught by the version check.
+struct ScaleRaw : Function<ScaleRaw> {
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    double* p = x.data_ptr<double>();
+    for (int64_t i = 0; i < x.numel(); ++i) p[i] *= 2;
+    ctx->mark_dirty({x});
+    return x;
+  }
+  static TensorList backward(AutogradContext*, TensorList g) { return {g[0] * 2}; }
+};
+
+TEST(CustomFunction, MarkDirtyBumpsVersion) {
+  Tensor a = tensor({1.0, 2.0}, TensorOptions(kFloat64).requires_grad(true));
+  Tensor b = a * 1;
+  Tensor c = b * b;  // saves b
+  ScaleRaw::apply(b);
+  EXPECT_THROW_HAS(c.sum().backward(), RuntimeError, "modified by an inplace operation");
 }
