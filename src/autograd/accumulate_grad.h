@@ -1,6 +1,8 @@
 #pragma once
 // AccumulateGrad: the node that represents a leaf in the graph and adds incoming gradients
 // into the leaf's `.grad` (in place without create_graph, out of place with it).
+#include <mutex>
+
 #include "variable.h"
 
 namespace graft {
@@ -16,6 +18,7 @@ class AccumulateGrad final : public Node {
 
  private:
   Tensor variable_;
+  std::mutex mu_;  // two backward passes on different threads may reach the same leaf
 };
 
 /// Node for in-place ops on views: routes the base's gradient through the in-place op's own

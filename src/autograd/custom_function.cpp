@@ -121,14 +121,7 @@ TensorList CppNodeBase::apply(TensorList&& grads) {
     TensorList res;
     {
       NoGradGuard ng;
-      once_differentiable_ = false;  // run the ordinary path below without recording
-      try {
-        res = apply(std::move(grads));
-      } catch (...) {
-        once_differentiable_ = true;
-        throw;
-      }
-      once_differentiable_ = true;
+      res = run_backward(std::move(grads));
     }
     if (needing.empty()) return res;
     auto err = make_intrusive<DelayedError>();
@@ -140,6 +133,10 @@ TensorList CppNodeBase::apply(TensorList&& grads) {
       }
     return res;
   }
+  return run_backward(std::move(grads));
+}
+
+TensorList CppNodeBase::run_backward(TensorList&& grads) {
   if (ctx.materialize_grads_) {
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined() && i < num_inputs())

@@ -240,10 +240,15 @@ class GraphTask {
       }
       throw;
     }
-    if (!keep_graph_) fn->release_variables();
     const auto& edges = fn->next_edges();
     const size_t n = edges.size();
     if (outputs.size() < n) outputs.resize(n);
+    // Validate before releasing (as PyTorch's call_function): after a shape error the graph is
+    // still intact.
+    for (size_t i = 0; i < n; ++i)
+      if (edges[i].function && outputs[i].defined())
+        outputs[i] = validate_grad(fn, i, std::move(outputs[i]), edges[i].function->input_metadata(edges[i].input_nr));
+    if (!keep_graph_) fn->release_variables();
     if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) {
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (!outputs[i].defined() || !outputs[i].is_floating_point()) continue;
@@ -258,9 +263,8 @@ class GraphTask {
       if (!next) continue;
       NodeState& st = state_.get(next);
       if (outputs[i].defined()) {
-        Tensor g = validate_grad(fn, i, std::move(outputs[i]), next->input_metadata(e.input_nr));
         if (st.buffer.size() < next->num_inputs()) st.buffer.resize(next->num_inputs());
-        add_to_buffer(st.buffer, e.input_nr, std::move(g));
+        add_to_buffer(st.buffer, e.input_nr, std::move(outputs[i]));
       }
       if (--st.dependencies == 0 && should_run(next)) ready.push({next->sequence_nr(), next});
     }

@@ -4,6 +4,8 @@
 
 #include <execinfo.h>
 
+#include <mutex>
+
 #include "accumulate_grad.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
@@ -26,6 +28,9 @@ bool any_requires_grad(const TensorList& ts) {
 }
 
 intrusive_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  // One accumulator per leaf even when several threads build graphs on the same parameter.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   auto& m = meta(leaf);
   if (m.grad_accumulator && m.grad_accumulator->use_count() > 0) return intrusive_ptr<Node>(m.grad_accumulator);
   auto acc = make_intrusive<AccumulateGrad>(leaf);
@@ -105,6 +110,11 @@ void check_contiguous_base(const Tensor& base) {
 
 void check_inplace(const Tensor& self, bool will_record) {
   TensorImpl* impl = self.impl();
+  // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
+  for (int64_t d = 0; d < impl->dim(); ++d)
+    GRAFT_CHECK(!(impl->sizes()[d] > 1 && impl->strides()[d] == 0), RuntimeError,
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
   if (impl->is_inference && !InferenceMode::is_enabled())
     throw RuntimeError(
         "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
@@ -205,6 +215,7 @@ void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor& new_grad = grads[0];
   if (!new_grad.defined()) return {};
+  std::lock_guard<std::mutex> lock(mu_);
   Tensor& g = autograd::meta(variable_).grad;
   if (!g.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() == 1 && new_grad.is_contiguous() &&

@@ -77,8 +77,9 @@ const Tensor& same_or(const Tensor& other, const Tensor& self, const Tensor& sna
   return other.defined() && other.is_same(self) ? snapshot : other;
 }
 
-struct FillBackward0 final : Node {
-  GRAFT_NODE_NAME("FillBackward0")
+struct FillBackward0 final : Node {  // also ZeroBackward0, for zero_()
+  std::string name() const override { return is_zero ? "ZeroBackward0" : "FillBackward0"; }
+  bool is_zero = false;
   TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
 };
 struct CopyBackwards final : Node {
@@ -153,22 +154,25 @@ Tensor& Tensor::relu_() {
   return inplace(*this, "relu_", false, [&](const Tensor& x) { return graft::relu(x); });
 }
 
-Tensor& Tensor::fill_(const Scalar& v) {
-  detail::check_tensor(*this, "fill_", "self");
-  const bool record = GradMode::is_enabled() && autograd::requires_grad(impl());
-  autograd::check_inplace(*this, record);
-  GRAFT_CHECK(!(is_integral(dtype(), true) && v.is_floating_point() && v.to_double() != static_cast<double>(v.to_long())),
-              RuntimeError, "fill_: value cannot be converted to type ", dtype_cpp_name(dtype()), " without overflow");
-  cpu::fill(*this, v);
-  autograd::bump_version(*this);
+static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
+  const char* op = is_zero ? "zero_" : "fill_";
+  detail::check_tensor(self, op, "self");
+  const bool record = GradMode::is_enabled() && autograd::requires_grad(self.impl());
+  autograd::check_inplace(self, record);
+  GRAFT_CHECK(!(is_integral(self.dtype(), true) && v.is_floating_point() && v.to_double() != static_cast<double>(v.to_long())),
+              RuntimeError, op, ": value cannot be converted to type ", dtype_cpp_name(self.dtype()), " without overflow");
+  cpu::fill(self, v);
+  autograd::bump_version(self);
   if (record) {
-    auto n = make_node<FillBackward0>({this});
-    n->add_input_metadata(*this);
-    autograd::rebase_history(*this, n);
+    auto n = make_node<FillBackward0>({&self});
+    n->is_zero = is_zero;
+    n->add_input_metadata(self);
+    autograd::rebase_history(self, n);
   }
-  return *this;
+  return self;
 }
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::fill_(const Scalar& v) { return fill_impl(*this, v, false); }
+Tensor& Tensor::zero_() { return fill_impl(*this, 0, true); }
 
 Tensor& Tensor::copy_(const Tensor& src) {
   detail::check_tensor(*this, "copy_", "self");

@@ -97,7 +97,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     Shape out_sizes = a.sizes().shape();
     GRAFT_CHECK(a.size(-1) == b2.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (",
                 a.numel() / std::max<int64_t>(a.size(-1), 1), "x", a.size(-1), " and ", b2.size(0), "x", b2.size(1), ")");
-    Tensor r = mm(a.reshape({-1, a.size(-1)}), b2);
+    int64_t rows = 1;  // not reshape(-1, K): -1 cannot be inferred when K == 0
+    for (int64_t d = 0; d < da - 1; ++d) rows *= a.size(d);
+    Tensor r = mm(a.reshape({rows, a.size(-1)}), b2);
     out_sizes.back() = b2.size(1);
     r = r.reshape(out_sizes);
     return db == 1 ? r.squeeze(-1) : r;

@@ -265,3 +265,29 @@ TEST(Inference, InferenceTensorRules) {
   (x * c).sum().backward();
   expect_tensor(x.grad(), {3}, {3, 3, 3});
 }
+
+// Found in review: writing into a tensor whose elements share memory (stride 0) is refused.
+TEST(Inplace, InternalOverlapIsRejected) {
+  Tensor z = zeros({1});
+  Tensor e = z.expand({3});
+  const char* msg =
+      "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+      "Please clone() the tensor before performing the operation.";
+  EXPECT_THROW_MSG(e.add_(ones({3})), RuntimeError, msg);
+  EXPECT_THROW_MSG(e.fill_(2), RuntimeError, msg);
+  EXPECT_THROW_MSG(e.copy_(ones({3})), RuntimeError, msg);
+  EXPECT_EQ(z.item<float>(), 0.f);
+  EXPECT_EQ(z._version(), 0u);
+}
+
+TEST(Inplace, ZeroIsZeroBackward0) {
+  Tensor x = ones({2}, requires_grad());
+  Tensor y = x * 2;
+  y.zero_();
+  EXPECT_EQ(y.grad_fn()->name(), "ZeroBackward0");
+  y = x * 2;
+  y.fill_(3);
+  EXPECT_EQ(y.grad_fn()->name(), "FillBackward0");
+  (y * x).sum().backward();
+  expect_tensor(x.grad(), {2}, {3, 3});
+}

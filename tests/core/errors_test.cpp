@@ -69,7 +69,7 @@ TEST(Errors, UndefinedTensorArguments) {
       {"stride", [&] { u.stride(0); }}, {"data_ptr", [&] { u.data_ptr<float>(); }},
       {"add_", [&] { Tensor v; v.add_(x); }}, {"add_", [&] { Tensor v = ones({2}); v.add_(u); }},
       {"mul_", [&] { Tensor v; v.mul_(2); }}, {"fill_", [&] { Tensor v; v.fill_(1); }},
-      {"fill_", [&] { Tensor v; v.zero_(); }}, {"copy_", [&] { Tensor v; v.copy_(x); }},
+      {"zero_", [&] { Tensor v; v.zero_(); }}, {"copy_", [&] { Tensor v; v.copy_(x); }},
       {"copy_", [&] { Tensor v = ones({2}); v.copy_(u); }}, {"clamp_", [&] { Tensor v; v.clamp_(0); }},
       {"relu_", [&] { Tensor v; v.relu_(); }}, {"div_", [&] { Tensor v = ones({2}); v.div_(u); }},
       {"sub_", [&] { Tensor v = ones({2}); v.sub_(u); }},
@@ -325,4 +325,10 @@ TEST(Errors, ScatterAddSrcMustCoverIndex) {
 TEST(Errors, AsStridedScatterEmptyBase) {
   EXPECT_THROW_HAS(as_strided_scatter(empty({0}), ones({1}), {1}, {1}, 0), RuntimeError, "lies outside");
   EXPECT_EQ(as_strided_scatter(empty({0}), empty({0}), {0}, {1}, 5).numel(), 0);
+}
+
+TEST(Errors, MatmulWithEmptyInnerDimension) {
+  Tensor r = matmul(zeros({2, 3, 0}), zeros({0, 4}));
+  EXPECT_EQ(r.sizes().vec(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_TRUE(equal(r, zeros({2, 3, 4})));
 }

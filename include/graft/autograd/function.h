@@ -98,6 +98,8 @@ class CppNodeBase : public Node {
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
   bool call_with_undefined_grads() const override { return true; }
+  /// Materializes grads, calls the user's backward and checks what it returned.
+  TensorList run_backward(TensorList&& grads);
   AutogradContext ctx;
   std::vector<bool> is_tensor_input;   // per forward argument
   std::vector<int> edge_of_input;      // per forward argument: edge index or -1

@@ -1,6 +1,7 @@
 #pragma once
 /// StorageImpl: the shared memory behind one or more tensors (views share it). It also
 /// carries the version counter that views and detach() share. See docs/notes/ownership.md.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -16,7 +17,8 @@ class StorageImpl final : public RefCounted {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   /// The version counter shared by every tensor that aliases this storage (except `.data`).
-  uint32_t version = 0;
+  /// Atomic: in-place ops on shared tensors may run on several threads.
+  std::atomic<uint32_t> version{0};
 
  private:
   DataPtr data_;
@@ -27,7 +29,7 @@ class StorageImpl final : public RefCounted {
 /// (Tensor::variable_data(), PyTorch's `.data`).
 class VersionCounter final : public RefCounted {
  public:
-  uint32_t version = 0;
+  std::atomic<uint32_t> version{0};
 };
 
 }  // namespace graft

@@ -38,7 +38,7 @@ class TensorImpl final : public RefCounted {
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 
   /// The version counter this tensor reports (shared with views and detach()).
-  uint32_t& version() { return own_version_ ? own_version_->version : storage_->version; }
+  std::atomic<uint32_t>& version() { return own_version_ ? own_version_->version : storage_->version; }
   const intrusive_ptr<VersionCounter>& own_version() const { return own_version_; }
   void set_own_version(intrusive_ptr<VersionCounter> v) { own_version_ = std::move(v); }
 
