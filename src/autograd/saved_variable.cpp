@@ -43,8 +43,9 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     auto p = std::make_shared<Packed>();
     p->unpack = hooks.unpack;
     if (!is_output) {
-      p->grad_fn = t.grad_fn();
-      p->output_nr = t.output_nr();
+      Edge e = autograd::gradient_edge(t);  // a leaf's edge is its AccumulateGrad
+      p->grad_fn = e.function;
+      p->output_nr = e.input_nr;
     }
     output_nr_ = t.output_nr();
     p->object = hooks.pack(t);

@@ -69,8 +69,13 @@ static std::string capture_backtrace() {
 void set_history(const Tensor& out, const intrusive_ptr<Node>& node) {
   TensorImpl* impl = out.impl();
   if (!is_floating_point(impl->dtype())) return;  // integer/bool outputs never require grad
-  impl->output_nr = node->add_input_metadata(out);
-  impl->grad_fn = node;
+  const uint32_t nr = node->add_input_metadata(out);
+  if (impl->meta && impl->meta->retains_grad) {
+    replace_grad_fn(impl, node, nr);  // moves the retain_grad target off the old node
+  } else {
+    impl->output_nr = nr;
+    impl->grad_fn = node;
+  }
   if (impl->meta && impl->meta->is_view) impl->meta->attr_version = impl->version();
   if (AnomalyMode::is_enabled() && node->anomaly_trace().empty()) node->set_anomaly_trace(capture_backtrace());
 }

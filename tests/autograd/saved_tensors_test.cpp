@@ -166,3 +166,16 @@ TEST(SavedTensors, PackHookMayNotModifyItsInput) {
                    "can not be modified by in-place operations as this can lead to unexpected side-effects. Please "
                    "open an issue if you need to perform in-place operations on the input to a pack hook.");
 }
+
+// Found in review: with saved-tensor hooks a saved leaf keeps its route to the leaf's
+// accumulator, so double backward through unpacked tensors is right.
+TEST(SavedTensors, HooksKeepLeafHistoryForDoubleBackward) {
+  Tensor x = tensor({1.0, 2.0}, TensorOptions(kFloat64).requires_grad(true));
+  autograd::SavedTensorsHooksGuard hooks([](const Tensor& t) -> std::any { return t.detach().clone(); },
+                                         [](const std::any& o) { return std::any_cast<Tensor>(o); });
+  Tensor g = autograd::grad({(x * x * x).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+  ASSERT_TRUE(g.requires_grad());
+  expect_tensor(g, {2}, {3, 12});
+  Tensor gg = autograd::grad({g.sum()}, {x})[0];
+  expect_tensor(gg, {2}, {6, 12});
+}
