@@ -79,6 +79,13 @@ struct SubBackward0 final : Node {
     return r;
   }
 };
+struct RsubBackward1 final : Node {  // number - tensor
+  GRAFT_NODE_NAME("RsubBackward1")
+  Scalar alpha;
+  TensorList apply(TensorList&& g) override {
+    return {(alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha))};
+  }
+};
 struct MulBackward0 final : Node {
   GRAFT_NODE_BOILERPLATE("MulBackward0", self, other)
   SavedVariable self, other;
@@ -307,6 +314,15 @@ Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   if (any_requires_grad({&a})) {
     Tensor none;
     auto n = make_node<SubBackward0>({&a, &none});
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha) {
+  Tensor out = scalar_forward(BinaryOp::Sub, b, a, "rsub", alpha, /*reverse=*/true);
+  if (any_requires_grad({&b})) {
+    auto n = make_node<RsubBackward1>({&b});
+    n->alpha = alpha;
     set_history(out, n);
   }
   return out;

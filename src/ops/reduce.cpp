@@ -44,6 +44,7 @@ struct SumBackward final : Node {
   uint64_t mask = 0;
   bool keepdim = false, all = true;
   TensorList apply(TensorList&& g) override {
+    if (g[0].dim() == 0) return {g[0].expand(in_sizes)};  // full reduction: one view, no unsqueeze
     return {detail::unsqueeze_reduced(g[0], in_sizes, mask, keepdim).expand(in_sizes)};
   }
 };

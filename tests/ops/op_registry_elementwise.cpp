@@ -130,7 +130,8 @@ void register_elementwise(Registry& r) {
                        [](double a, double b) { return a - 3 * b; }),
                 unary("scalar", [](auto& a) { return sub(a, 0.5); }, [](double a) { return a - 0.5; }),
                 unary("scalar_alpha", [](auto& a) { return sub(a, 0.5, 2); }, [](double a) { return a - 1.0; }),
-                unary("rsub_operator", [](auto& a) { return 1.0 - a; }, [](double a) { return 1.0 - a; })}});
+                unary("rsub_operator", [](auto& a) { return 1.0 - a; }, [](double a) { return 1.0 - a; }),
+                unary("rsub_alpha", [](auto& a) { return sub(2.0, a, 3); }, [](double a) { return 2.0 - 3 * a; })}});
   r.push_back({"mul",
                {f32(binary("tensor", [](auto& a, auto& b) { return mul(a, b); }, [](double a, double b) { return a * b; })),
                 unary("self", [](auto& a) { return mul(a, a); }, [](double a) { return a * a; }),

@@ -70,6 +70,8 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+/// a - alpha * b for a number `a` (PyTorch's rsub).
+Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Scalar& b);
 /// True division: integer inputs give a float result.
