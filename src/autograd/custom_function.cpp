@@ -12,11 +12,7 @@ Edge gradient_edge_public(const Tensor& t) { return gradient_edge(t); }
 void AutogradContext::save_for_backward(TensorList to_save) { to_save_ = std::move(to_save); }
 
 TensorList AutogradContext::get_saved_variables() const {
-  GRAFT_CHECK(!has_freed_buffers_, RuntimeError,
-              "Trying to backward through the graph a second time (or directly access saved tensors after they have "
-              "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
-              "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
-              "if you need to access saved tensors after calling backward.");
+  GRAFT_CHECK(!has_freed_buffers_, RuntimeError, kSecondBackwardMessage);
   if (saved_.empty() && !to_save_.empty()) return to_save_;  // forward not finished, or nothing recorded
   TensorList out;
   for (const auto& sv : saved_) out.push_back(sv.unpack(node_));

@@ -6,13 +6,13 @@
 
 namespace graft {
 
-namespace {
-const char* kSecondBackward =
+namespace autograd {
+const char* const kSecondBackwardMessage =
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
     "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward.";
-}
+}  // namespace autograd
 
 namespace {
 thread_local std::vector<SavedTensorsHooks> tl_saved_hooks;
@@ -78,7 +78,7 @@ void SavedVariable::reset_data() {
 
 Tensor SavedVariable::unpack(Node* saved_for) const {
   if (!was_defined_) return Tensor();
-  GRAFT_CHECK(!released_, RuntimeError, kSecondBackward);
+  GRAFT_CHECK(!released_, RuntimeError, autograd::kSecondBackwardMessage);
   if (packed_) {
     // Only the content comes from the hook; autograd metadata is restored here.
     Tensor r = packed_->unpack(packed_->object);

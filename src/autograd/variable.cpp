@@ -256,11 +256,7 @@ CopySlices::CopySlices(const Tensor& base, const Tensor& view, intrusive_ptr<Nod
 
 TensorList CopySlices::apply(TensorList&& grads) {
   TensorList out(next_edges_.size());
-  GRAFT_CHECK(fn_, RuntimeError,
-              "Trying to backward through the graph a second time (or directly access saved tensors after they "
-              "have already been freed). Saved intermediate values of the graph are freed when you call "
-              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-              "graph a second time or if you need to access saved tensors after calling backward.");
+  GRAFT_CHECK(fn_, RuntimeError, autograd::kSecondBackwardMessage);
   const Tensor& grad = grads[0];
   if (!grad.defined()) return out;
   Tensor result = grad.contiguous().clone();

@@ -29,6 +29,9 @@ struct AutogradMeta {
 
 namespace autograd {
 
+/// PyTorch's exact text for using saved tensors after they were released.
+extern const char* const kSecondBackwardMessage;
+
 AutogradMeta& meta(const Tensor& t);  // creates if missing
 inline AutogradMeta* meta_or_null(const Tensor& t) { return t.impl()->meta.get(); }
 
