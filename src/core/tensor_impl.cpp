@@ -9,15 +9,19 @@ namespace graft {
 Shape contiguous_strides(IntArrayRef sizes) {
   Shape st(sizes.size(), 1);
   int64_t acc = 1;
+  bool overflow = false;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= sizes[i] > 1 ? sizes[i] : 1;
+    if (i > 0) overflow |= __builtin_mul_overflow(acc, sizes[i] > 1 ? sizes[i] : 1, &acc);
   }
+  GRAFT_CHECK(!overflow, RuntimeError, "Storage size calculation overflowed with sizes=", sizes);
   return st;
 }
 int64_t compute_numel(IntArrayRef sizes) {
   int64_t n = 1;
-  for (auto s : sizes) n *= s;
+  bool overflow = false;
+  for (auto s : sizes) overflow |= __builtin_mul_overflow(n, s, &n);
+  GRAFT_CHECK(!overflow, RuntimeError, "numel: integer multiplication overflow for sizes ", sizes);
   return n;
 }
 

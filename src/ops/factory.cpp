@@ -86,8 +86,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   GRAFT_CHECK(std::isfinite(s) && std::isfinite(e), RuntimeError, "arange: unsupported range: ", s, " -> ", e);
   GRAFT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), RuntimeError,
               "arange: upper bound and larger bound inconsistent with step sign");
-  int64_t n = all_int ? (end.to_long() - start.to_long() + step.to_long() + (st > 0 ? -1 : 1)) / step.to_long()
-                      : static_cast<int64_t>(std::ceil((e - s) / st));
+  // the size in double first, so that huge integer ranges raise instead of overflowing
+  const double approx = std::ceil((e - s) / st);
+  GRAFT_CHECK(approx < 9.0e18, RuntimeError, "arange: the range [", s, ", ", e, ") with step ", st,
+              " has too many elements");
+  int64_t n = all_int ? static_cast<int64_t>((static_cast<__int128>(end.to_long()) - start.to_long() + step.to_long() +
+                                              (st > 0 ? -1 : 1)) / step.to_long())
+                      : static_cast<int64_t>(approx);
   if (n < 0) n = 0;
   Tensor t = alloc({n}, o, "arange");
   GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {

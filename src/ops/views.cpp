@@ -216,7 +216,8 @@ Shape infer_size(IntArrayRef sizes, int64_t numel, const char* op) {
       infer = static_cast<int64_t>(i);
     } else {
       GRAFT_CHECK(out[i] >= 0, RuntimeError, op, ": invalid shape dimension ", out[i]);
-      prod *= out[i];
+      GRAFT_CHECK(!__builtin_mul_overflow(prod, out[i], &prod), RuntimeError, op, ": shape '", sizes,
+                  "' is invalid for input of size ", numel);
     }
   }
   if (infer >= 0) {

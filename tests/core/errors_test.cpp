@@ -332,3 +332,9 @@ TEST(Errors, MatmulWithEmptyInnerDimension) {
   EXPECT_EQ(r.sizes().vec(), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_TRUE(equal(r, zeros({2, 3, 4})));
 }
+
+TEST(Errors, SizeArithmeticOverflowRaises) {
+  EXPECT_THROW_HAS(ones({1}).view({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError, "is invalid for input of size 1");
+  EXPECT_THROW_HAS(ones({1}).expand({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError, "overflow");
+  EXPECT_THROW_HAS(arange(INT64_MIN, INT64_MAX), RuntimeError, "too many elements");
+}
