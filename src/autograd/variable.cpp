@@ -27,12 +27,18 @@ bool any_requires_grad(const TensorList& ts) {
   return false;
 }
 
+namespace {
+// Guards leaves' weak pointers to their AccumulateGrad (creation, reuse, clearing).
+std::mutex g_accumulator_mu;
+}  // namespace
+
 intrusive_ptr<Node> grad_accumulator(const Tensor& leaf) {
   // One accumulator per leaf even when several threads build graphs on the same parameter.
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(g_accumulator_mu);
   auto& m = meta(leaf);
-  if (m.grad_accumulator && m.grad_accumulator->use_count() > 0) return intrusive_ptr<Node>(m.grad_accumulator);
+  // The accumulator may be dying on another thread: take a reference only if it is alive.
+  if (m.grad_accumulator && intrusive_try_incref(m.grad_accumulator))
+    return intrusive_ptr<Node>::adopt(m.grad_accumulator);
   auto acc = make_intrusive<AccumulateGrad>(leaf);
   m.grad_accumulator = acc.get();
   return acc;
@@ -205,6 +211,7 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
   add_input_metadata(variable_);
 }
 AccumulateGrad::~AccumulateGrad() {
+  std::lock_guard<std::mutex> lock(autograd::g_accumulator_mu);
   if (variable_.impl()->meta && variable_.impl()->meta->grad_accumulator == this)
     variable_.impl()->meta->grad_accumulator = nullptr;
 }

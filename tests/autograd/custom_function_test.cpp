@@ -10,11 +10,6 @@ using graft::autograd::Function;
 using graft::testing::expect_tensor;
 
 namespace {
-const char* kSecondTime =
-    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
-    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
-    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
-    "saved tensors after calling backward.";
 
 struct Cube : Function<Cube> {
   static Tensor forward(AutogradContext* ctx, Tensor x) {
@@ -199,7 +194,7 @@ TEST(CustomFunction, SavedTensorsReleasedAfterBackward) {
   y.backward(Tensor(), true);
   y.backward();
   expect_tensor(x.grad(), {2}, {6, 24});
-  EXPECT_THROW_MSG(y.backward(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(y.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
 }
 
 TEST(CustomFunction, SavedOutputRoundTripsAndIsVersionChecked) {
@@ -363,7 +358,7 @@ TEST(CustomFunction, SavedVariablesReadableFromOutsideBeforeBackward) {
   EXPECT_TRUE(saved[0].is_same(x));
   saved.clear();
   y.sum().backward();
-  EXPECT_THROW_MSG(node->ctx.get_saved_variables(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(node->ctx.get_saved_variables(), RuntimeError, graft::testing::kSecondTimeMessage);
 }
 
 struct CubeOnce : Function<CubeOnce> {

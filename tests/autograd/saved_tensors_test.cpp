@@ -7,14 +7,6 @@
 using namespace graft;
 using graft::testing::expect_tensor;
 
-namespace {
-const char* kSecondTime =
-    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
-    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
-    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
-    "saved tensors after calling backward.";
-}
-
 TEST(SavedTensors, SumCanBeBackpropagatedTwice) {
   Tensor a = ones({3}, requires_grad());
   Tensor s = a.sum();
@@ -35,7 +27,7 @@ TEST(SavedTensors, MulByScalarSavesAndCannotBeBackpropagatedTwice) {
   Tensor a = ones({3}, requires_grad());
   Tensor s = (a * 2).sum();
   s.backward();
-  EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(s.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
   expect_tensor(a.grad(), {3}, {2, 2, 2});  // nothing accumulated by the failed call
 }
 
@@ -43,8 +35,8 @@ TEST(SavedTensors, ExpSavesResultAndCannotBeBackpropagatedTwice) {
   Tensor a = zeros({3}, requires_grad());
   Tensor s = a.exp().sum();
   s.backward();
-  EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
-  EXPECT_THROW_MSG(autograd::grad({s}, {a}), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(s.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
+  EXPECT_THROW_MSG(autograd::grad({s}, {a}), RuntimeError, graft::testing::kSecondTimeMessage);
 }
 
 TEST(SavedTensors, RetainGraphKeepsThenLaterBackwardFrees) {
@@ -52,7 +44,7 @@ TEST(SavedTensors, RetainGraphKeepsThenLaterBackwardFrees) {
   Tensor s = (a * a).sum();
   s.backward(Tensor(), true);
   s.backward();  // retain_graph defaults to false: frees now
-  EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(s.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
   expect_tensor(a.grad(), {3}, {4, 4, 4});
 }
 
@@ -91,7 +83,7 @@ TEST(SavedTensors, ReleaseIsPerSavedVariable) {
   s1.backward();
   expect_tensor(a.grad(), {2}, {4, 4});
   s2.backward();
-  EXPECT_THROW_MSG(s2.backward(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(s2.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
   expect_tensor(a.grad(), {2}, {10, 10});
 }
 
@@ -105,7 +97,7 @@ TEST(SavedTensors, NodesNotExecuteddueToInputsKeepTheirSavedTensors) {
   loss.backward(Tensor(), std::nullopt, false, TensorList{b});
   expect_tensor(b.grad(), {2}, {std::exp(2.0), 1.0}, 1e-5);
   expect_tensor(a.grad(), {2}, {1.0, std::exp(1.0)}, 1e-5);
-  EXPECT_THROW_MSG(loss.backward(), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(loss.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
 }
 
 TEST(SavedTensors, GradWithInputsKeepsUnexecutedNodes) {
@@ -116,14 +108,14 @@ TEST(SavedTensors, GradWithInputsKeepsUnexecutedNodes) {
   expect_tensor(ga[0], {2}, {1.0, std::exp(1.0)}, 1e-5);
   auto gb = autograd::grad({loss}, {b});
   expect_tensor(gb[0], {2}, {std::exp(2.0), 1.0}, 1e-5);
-  EXPECT_THROW_MSG(autograd::grad({loss}, {a}), RuntimeError, kSecondTime);
+  EXPECT_THROW_MSG(autograd::grad({loss}, {a}), RuntimeError, graft::testing::kSecondTimeMessage);
 }
 
 TEST(SavedTensors, FailedBackwardLeavesNoLeaks) {
   Tensor a = ones({3}, requires_grad());
   Tensor s = (a * 2).sum();
   s.backward();
-  for (int i = 0; i < 3; ++i) EXPECT_THROW_MSG(s.backward(), RuntimeError, kSecondTime);
+  for (int i = 0; i < 3; ++i) EXPECT_THROW_MSG(s.backward(), RuntimeError, graft::testing::kSecondTimeMessage);
 }
 
 TEST(SavedTensors, SavedTensorsHooksPackOnceUnpackPerAccess) {

@@ -9,6 +9,14 @@
 
 namespace graft::testing {
 
+/// PyTorch's exact message for backward through released saved tensors (spelled out here,
+/// independently of the implementation's constant).
+inline const char* const kSecondTimeMessage =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.";
+
 /// Values of t as doubles (any dtype, any layout).
 std::vector<double> values(const Tensor& t);
 /// Asserts t has the given sizes and values (within tol).

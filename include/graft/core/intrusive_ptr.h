@@ -24,11 +24,20 @@ class RefCounted {
   template <class T>
   friend class intrusive_ptr;
   friend void intrusive_incref(const RefCounted* p);
+  friend bool intrusive_try_incref(const RefCounted* p);
   friend bool intrusive_decref(const RefCounted* p);
   mutable std::atomic<uint32_t> refcount_{0};
 };
 
 inline void intrusive_incref(const RefCounted* p) { p->refcount_.fetch_add(1, std::memory_order_relaxed); }
+/// Takes a reference only if the object is still alive (count > 0); for weak pointers
+/// kept as raw pointers, e.g. a leaf's pointer to its AccumulateGrad.
+inline bool intrusive_try_incref(const RefCounted* p) {
+  uint32_t c = p->refcount_.load(std::memory_order_relaxed);
+  while (c != 0)
+    if (p->refcount_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
+  return false;
+}
 /// Returns true when the count reached zero.
 inline bool intrusive_decref(const RefCounted* p) {
   return p->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1;
@@ -43,6 +52,12 @@ class intrusive_ptr {
   /// Takes a new reference to `p` (which may already be shared).
   explicit intrusive_ptr(T* p) noexcept : p_(p) {
     if (p_) intrusive_incref(p_);
+  }
+  /// Adopts a reference the caller already took (no increment).
+  static intrusive_ptr adopt(T* p) noexcept {
+    intrusive_ptr r;
+    r.p_ = p;
+    return r;
   }
   intrusive_ptr(const intrusive_ptr& o) noexcept : p_(o.p_) {
     if (p_) intrusive_incref(p_);
