@@ -99,7 +99,6 @@ class Node : public RefCounted {
   struct Cold;  // hooks, retain-grad targets, anomaly trace
   std::unique_ptr<Cold> cold_;
   Cold& cold();
-  friend void delete_node_iteratively(Node*);
 };
 
 /// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
