@@ -19,8 +19,10 @@ struct Formatter {
   bool int_mode = true, sci = false;
   size_t width = 1;
 
-  explicit Formatter(const std::vector<double>& vals, DType dt) : dtype(dt) {
+  explicit Formatter(const std::vector<Scalar>& scalars, DType dt) : dtype(dt) {
     if (is_floating_point(dt)) {
+      std::vector<double> vals;
+      for (const Scalar& x : scalars) vals.push_back(x.to_double());
       double mx = 0, mn = INFINITY;
       bool any = false;
       for (double v : vals) {
@@ -37,19 +39,21 @@ struct Formatter {
         else sci = (mx / mn > 1000.0) || mx > 1e8 || mn < 1e-4;
       }
       // as _tensor_str.py: the width comes from the non-zero finite values only
-      for (double v : vals)
-        if (std::isfinite(v) && v != 0) width = std::max(width, fmt(v).size());
+      for (const Scalar& x : scalars)
+        if (std::isfinite(x.to_double()) && x.to_double() != 0) width = std::max(width, fmt(x).size());
       return;
     }
-    for (double v : vals) width = std::max(width, fmt(v).size());
+    for (const Scalar& x : scalars) width = std::max(width, fmt(x).size());
   }
-  std::string fmt(double v) const {
+  // Integers are formatted from their exact int64 value (no trip through double).
+  std::string fmt(const Scalar& x) const {
     char buf[64];
-    if (dtype == kBool) return v != 0 ? "True" : "False";
+    if (dtype == kBool) return x.to<bool>() ? "True" : "False";
     if (!is_floating_point(dtype)) {
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(x.to_long()));
       return buf;
     }
+    const double v = x.to_double();
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     if (sci) std::snprintf(buf, sizeof buf, "%.4e", v);
@@ -57,15 +61,15 @@ struct Formatter {
     else std::snprintf(buf, sizeof buf, "%.4f", v);
     return buf;
   }
-  std::string pad(double v) const {
+  std::string pad(const Scalar& v) const {
     std::string s = fmt(v);
     return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
   }
 };
 
 // Collects the values that will be shown (edges only when summarizing).
-void collect(const Tensor& t, bool summarize, std::vector<double>& out) {
-  if (t.dim() == 0) { out.push_back(t.item<double>()); return; }
+void collect(const Tensor& t, bool summarize, std::vector<Scalar>& out) {
+  if (t.dim() == 0) { out.push_back(t.item()); return; }
   int64_t n = t.size(0);
   for (int64_t i = 0; i < n; ++i) {
     if (summarize && n > 2 * kEdge && i == kEdge) i = n - kEdge;
@@ -76,7 +80,7 @@ void collect(const Tensor& t, bool summarize, std::vector<double>& out) {
 constexpr size_t kLineWidth = 80;
 
 void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool summarize, size_t indent) {
-  if (t.dim() == 0) { os << f.pad(t.item<double>()); return; }
+  if (t.dim() == 0) { os << f.pad(t.item()); return; }
   const int64_t n = t.size(0);
   const bool cut = summarize && n > 2 * kEdge;
   if (t.dim() == 1) {  // _vector_str: wraps at 80 columns
@@ -86,7 +90,7 @@ void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool su
         items.push_back(" ...");
         i = n - kEdge;
       }
-      items.push_back(f.pad(t.select(0, i).item<double>()));
+      items.push_back(f.pad(t.select(0, i).item()));
     }
     const size_t per_line = std::max<size_t>(1, (kLineWidth > indent ? kLineWidth - indent : 0) / (f.width + 2));
     os << "[";
@@ -121,7 +125,7 @@ std::string Tensor::str() const {
   std::ostringstream os;
   os << "tensor(";
   const bool summarize = numel() > kThreshold;
-  std::vector<double> vals;
+  std::vector<Scalar> vals;
   Tensor d = detach();
   if (numel() > 0) collect(d, summarize, vals);
   Formatter f(vals, dtype());

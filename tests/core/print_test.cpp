@@ -114,3 +114,8 @@ TEST(Print, AutogradSuffixes) {
             "tensor([0.0000, 0.1429, 0.2857, 0.4286, 0.5714, 0.7143, 0.8571, 1.0000],\n"
             "       dtype=graft.float64, requires_grad=True)");
 }
+
+TEST(Print, LargeInt64PrintsExactly) {
+  Tensor t = tensor(std::vector<int64_t>{9007199254740993LL, -1});  // 2^53 + 1
+  EXPECT_EQ(t.str(), "tensor([9007199254740993,               -1])");  // -1 padded to width 16
+}
