@@ -18,7 +18,6 @@ class AccumulateGrad final : public Node {
 
  private:
   Tensor variable_;
-  std::mutex mu_;  // two backward passes on different threads may reach the same leaf
 };
 
 /// Node for in-place ops on views: routes the base's gradient through the in-place op's own

@@ -21,6 +21,7 @@ Tensor& Tensor::requires_grad_(bool flag) {
     GRAFT_CHECK(!impl()->is_inference || InferenceMode::is_enabled(), RuntimeError,
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   }
+  if (flag) autograd::meta(*this);  // created now, not lazily by concurrent graph builders
   impl()->requires_grad_leaf = flag;
   return *this;
 }

@@ -227,8 +227,11 @@ void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor& new_grad = grads[0];
   if (!new_grad.defined()) return {};
-  std::lock_guard<std::mutex> lock(mu_);
-  Tensor& g = autograd::meta(variable_).grad;
+  // Two backward passes on different threads may reach the same leaf; the lock lives in the
+  // leaf's meta, so it also orders accumulation across successive accumulator objects.
+  AutogradMeta& m = autograd::meta(variable_);
+  std::lock_guard<std::mutex> lock(m.grad_mutex);
+  Tensor& g = m.grad;
   if (!g.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() == 1 && new_grad.is_contiguous() &&
         !(new_grad.impl()->meta && new_grad.impl()->meta->is_view) && !autograd::requires_grad(new_grad.impl()) &&

@@ -1,6 +1,7 @@
 #pragma once
 // Internal autograd helpers shared by ops: history (grad_fn, edges), leaf accumulators,
 // view bookkeeping. Public behaviour is documented in include/graft/autograd/.
+#include <mutex>
 #include <vector>
 
 #include "graft/autograd/grad_mode.h"
@@ -14,6 +15,7 @@ enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode, Infere
 /// Cold per-tensor autograd state (allocated on first need).
 struct AutogradMeta {
   Tensor grad;
+  std::mutex grad_mutex;  // accumulation into `grad` from concurrent backward passes
   Node* grad_accumulator = nullptr;  // weak: AccumulateGrad clears it when it dies
   bool retains_grad = false;
   uint64_t next_hook_id = 1;

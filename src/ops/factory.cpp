@@ -22,7 +22,7 @@ Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
   if (o.requires_grad_) {
     GRAFT_CHECK(is_floating_point(t.dtype()), RuntimeError,
                 "Only Tensors of floating point and complex dtype can require gradients");
-    t.impl()->requires_grad_leaf = true;
+    t.requires_grad_(true);  // also creates the autograd meta up front
   }
   (void)op;
   return t;
