@@ -2,7 +2,7 @@
 # Installs the Debian packages graft needs to build and test, only when missing.
 # Usage: tools/install-deps.sh [extra packages...]
 set -euo pipefail
-pkgs=(cmake ninja-build g++ make libopenblas-dev libgtest-dev "$@")
+pkgs=(cmake ninja-build g++ make libopenblas-dev libgtest-dev nlohmann-json3-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

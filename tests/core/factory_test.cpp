@@ -184,13 +184,13 @@ TEST(Factory, ScalarTensor) {
 TEST(Factory, FromBlob) {
   std::vector<float> buf{1, 2, 3, 4, 5, 6};
   int64_t before = memory_allocated();
-  int64_t count_before = memory_allocation_count();
+  int64_t count_before = memory_stats().at("allocation.all.current");
   int deleted = 0;
   void* deleted_ptr = nullptr;
   {
     Tensor t = from_blob(buf.data(), {2, 3}, [&](void* p) { ++deleted; deleted_ptr = p; });
     EXPECT_EQ(memory_allocated(), before);  // not counted
-    EXPECT_EQ(memory_allocation_count(), count_before);
+    EXPECT_EQ(memory_stats().at("allocation.all.current"), count_before);
     EXPECT_EQ(t.data_ptr(), buf.data());
     EXPECT_EQ(t.strides().vec(), (V{3, 1}));
     expect_tensor(t, {2, 3}, {1, 2, 3, 4, 5, 6});

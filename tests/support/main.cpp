@@ -1,5 +1,5 @@
-// Test main: after every test, every handle has been dropped, so the host allocator must be
-// back at zero live bytes. A test that leaks fails here.
+// Test main: after every test, every handle has been dropped, so the CPU caching allocator
+// must be back at zero allocated bytes. A test that leaks fails here.
 #include <gtest/gtest.h>
 
 #include "graft/graft.h"
@@ -11,8 +11,8 @@ class ZeroLiveBytes : public ::testing::EmptyTestEventListener {
     const int64_t now = graft::memory_allocated();
     if (now != start_)
       ADD_FAILURE() << info.test_suite_name() << "." << info.name() << " leaked: " << (now - start_)
-                    << " bytes still allocated after the test (" << graft::memory_allocation_count()
-                    << " live allocations)";
+                    << " bytes still allocated after the test ("
+                    << graft::memory_stats().at("allocation.all.current") << " live allocations)";
   }
   int64_t start_ = 0;
 };

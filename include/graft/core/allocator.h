@@ -1,7 +1,8 @@
 #pragma once
 /// The allocator interface Storage takes its memory through. A DataPtr is a pointer plus the
 /// deleter and context that free it, plus the device, so Storage never knows which
-/// allocator made it. The caching allocator (issue 3) will sit behind the same interface.
+/// allocator made it. Every device's memory comes from a caching allocator
+/// (include/graft/alloc/caching_allocator.h); the statistics are in graft/memory.h.
 #include <cstddef>
 #include <cstdint>
 
@@ -30,6 +31,9 @@ class DataPtr {
   ~DataPtr() { free(); }
   void* get() const { return data_; }
   Device device() const { return device_; }
+  /// The allocator's handle for this allocation (a block header for graft's allocators).
+  void* context() const { return ctx_; }
+  Deleter deleter() const { return deleter_; }
 
  private:
   void free() {
@@ -42,8 +46,29 @@ class DataPtr {
   Device device_;
 };
 
-/// Who owns an allocation; reported per category by memory_by_category (issue 3).
+/// Who owns an allocation, kept as one byte in the block header and reported per category
+/// by memory_by_category(). See docs/memory.md, "Who owns the bytes".
 enum class MemoryCategory : uint8_t { Other = 0, Parameter, Gradient, SavedForBackward, OptimizerState, DataBatch };
+inline constexpr int kNumMemoryCategories = 6;
+/// "parameter", "gradient", "saved_for_backward", "optimizer_state", "data_batch", "other".
+const char* memory_category_name(MemoryCategory c);
+
+/// Sets the category of allocations made on this thread while it lives (innermost wins).
+/// Used by the code that owns the memory: optimizers for their state, data loaders for
+/// batches. Tensors that become owned later (parameters, gradients) are tagged with
+/// set_memory_category() instead.
+class MemoryCategoryGuard {
+ public:
+  explicit MemoryCategoryGuard(MemoryCategory c) noexcept;
+  ~MemoryCategoryGuard();
+  MemoryCategoryGuard(const MemoryCategoryGuard&) = delete;
+  MemoryCategoryGuard& operator=(const MemoryCategoryGuard&) = delete;
+  /// The category new allocations on this thread get.
+  static MemoryCategory current() noexcept;
+
+ private:
+  MemoryCategory prev_;
+};
 
 /// Interface every device allocator implements.
 class Allocator {
@@ -53,13 +78,10 @@ class Allocator {
   virtual DataPtr allocate(size_t nbytes) = 0;
 };
 
-/// The allocator used for new CPU tensors.
+/// The allocator used for new tensors on `device` (the caching allocator unless
+/// GRAFT_ALLOC_CONF says backend:malloc). Throws for a device this build cannot use.
+Allocator* allocator_for(Device device);
+/// allocator_for(kCPU).
 Allocator* cpu_allocator();
-
-/// Bytes currently allocated through graft's allocator on `device` (PyTorch's
-/// memory_allocated). Memory passed in with from_blob is not counted.
-int64_t memory_allocated(Device device = kCPU);
-/// Number of live allocations on `device`.
-int64_t memory_allocation_count(Device device = kCPU);
 
 }  // namespace graft

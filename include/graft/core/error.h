@@ -20,6 +20,9 @@ class TypeError : public Error { public: using Error::Error; };
 class IndexError : public Error { public: using Error::Error; };
 /// Anything else that went wrong at run time (Python RuntimeError).
 class RuntimeError : public Error { public: using Error::Error; };
+/// An allocator could not get memory even after releasing its cache (PyTorch's
+/// torch.OutOfMemoryError, a RuntimeError). Nothing allocated before is lost.
+class OutOfMemoryError : public RuntimeError { public: using RuntimeError::RuntimeError; };
 /// The operation is not implemented for these arguments (Python NotImplementedError).
 class NotImplementedError : public Error { public: using Error::Error; };
 

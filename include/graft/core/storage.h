@@ -16,6 +16,8 @@ class StorageImpl final : public RefCounted {
   void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
+  /// The allocation itself (its context is the allocator's block header).
+  const DataPtr& data_ptr() const { return data_; }
   /// The version counter shared by every tensor that aliases this storage (except `.data`).
   /// Atomic: in-place ops on shared tensors may run on several threads.
   std::atomic<uint32_t> version{0};

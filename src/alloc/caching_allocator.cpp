@@ -1,0 +1,545 @@
+// The caching allocator's policy, step for step as PyTorch's native CUDA caching allocator
+// (c10/cuda/CUDACachingAllocator.cpp, reference section 11): malloc = round, pick the pool,
+// best fit, else GC / new segment / release oversize and retry / release all and retry /
+// OOM; then split the block if the split rules allow. free = merge with free neighbours and
+// return to the pool. Statistics are updated at the same points as PyTorch's. No streams on
+// the host, so a free completes at once. See docs/memory.md.
+#include "graft/alloc/caching_allocator.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "block_pool.h"
+#include "graft/core/error.h"
+
+namespace graft::alloc {
+namespace {
+
+int stat_type(const BlockPool& p) { return p.is_small ? kSmallPool : kLargePool; }
+void inc(StatArray& a, int t, int64_t n) {
+  a[kAggregate].increase(n);
+  a[t].increase(n);
+}
+void dec(StatArray& a, int t, int64_t n) {
+  a[kAggregate].decrease(n);
+  a[t].decrease(n);
+}
+int64_t i64(size_t n) { return static_cast<int64_t>(n); }
+
+// Handed out for 0-byte requests: never read or written, not counted (PyTorch returns no
+// block for size 0). Non-null so that offset arithmetic on empty tensors stays defined.
+alignas(64) char g_empty_allocation[64];
+
+size_t get_allocation_size(size_t size) {
+  if (size <= kSmallSize) return kSmallBuffer;
+  if (size < kMinLargeAlloc) return kLargeBuffer;
+  return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
+}
+
+size_t roundup_power2_next_division(size_t size, size_t divisions) {
+  if ((size & (size - 1)) == 0) return size;
+  const size_t power2_floor = size_t{1} << (63 - __builtin_clzll(size));
+  const size_t power2_division = power2_floor >> (63 - __builtin_clzll(divisions));
+  if (power2_division == 0) return power2_floor << 1;
+  const size_t floor = size & ~(power2_division - 1);
+  return floor == size ? size : floor + power2_division;
+}
+
+std::string device_kind(Device d) { return d.is_cuda() ? "CUDA" : "CPU"; }
+
+}  // namespace
+
+CachingAllocator::CachingAllocator(Device device, std::unique_ptr<RawAllocator> raw, AllocatorConfig config)
+    : device_(device),
+      raw_(std::move(raw)),
+      config_(config),
+      lock_(std::make_unique<SpinLock>()),
+      small_(std::make_unique<BlockPool>(true)),
+      large_(std::make_unique<BlockPool>(false)) {
+  GRAFT_CHECK(raw_ != nullptr, ValueError, "CachingAllocator: a raw allocator is required");
+  stats_.max_split_size =
+      config_.max_split_size == std::numeric_limits<size_t>::max() ? -1 : i64(config_.max_split_size);
+}
+
+CachingAllocator::~CachingAllocator() {
+  {
+    std::lock_guard<SpinLock> g(*lock_);
+    release_cached_blocks();
+  }
+  while (spare_blocks_) {
+    Block* b = spare_blocks_;
+    spare_blocks_ = b->next;
+    delete b;
+  }
+}
+
+// ---------------------------------------------------------------- allocate / free
+
+DataPtr CachingAllocator::allocate(size_t nbytes) {
+  if (nbytes == 0) return DataPtr(g_empty_allocation, nullptr, nullptr, device_);
+  Block* b = malloc_block(nbytes, MemoryCategoryGuard::current());
+  return DataPtr(b->ptr, b, &CachingAllocator::free_ctx, device_);
+}
+
+void CachingAllocator::free_ctx(void* ctx) {
+  auto* b = static_cast<Block*>(ctx);
+  b->segment->owner->free(b);
+}
+
+Block* CachingAllocator::malloc_block(size_t orig_size, MemoryCategory cat) {
+  auto ctx = history_.gather();  // null unless history is recording
+  std::unique_lock<SpinLock> lock(*lock_);
+  has_allocated_ = true;
+  const bool caching = config_.backend == Backend::Native;
+  const size_t size = caching ? round_size(orig_size) : orig_size;
+  BlockPool& pool = size <= kSmallSize ? *small_ : *large_;
+  const size_t alloc_size = caching ? get_allocation_size(size) : size;
+
+  Block* b = nullptr;
+  bool found = caching && get_free_block(pool, size, b);
+  if (!found) {
+    if (limit_ && config_.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
+    found = alloc_segment(pool, alloc_size, false, b) ||
+            (release_available_cached_blocks(pool, size) && alloc_segment(pool, alloc_size, false, b));
+    if (!found) {
+      release_cached_blocks();
+      found = alloc_segment(pool, alloc_size, true, b);
+    }
+  }
+  if (!found) raise_oom(size, alloc_size, lock, ctx);
+  return alloc_found_block(pool, b, size, orig_size, cat, std::move(ctx));
+}
+
+void CachingAllocator::free(Block* b) {
+  auto ctx = history_.gather();
+  std::lock_guard<SpinLock> g(*lock_);
+  b->allocated = false;
+  const int t = stat_type(*b->segment->pool);
+  dec(stats_.allocation, t, 1);
+  dec(stats_.allocated_bytes, t, i64(b->size));
+  record(TraceEntry::Action::FreeRequested, reinterpret_cast<uintptr_t>(b->ptr), b->size, b->requested_size,
+         b->effective_category(), ctx);
+  if (b->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
+  free_block_locked(b, ctx);
+}
+
+void CachingAllocator::free_block_locked(Block* b, const std::shared_ptr<const AllocContext>& ctx) {
+  record(TraceEntry::Action::FreeCompleted, reinterpret_cast<uintptr_t>(b->ptr), b->size, b->requested_size,
+         b->effective_category(), ctx);
+  b->context.reset();
+  BlockPool& pool = *b->segment->pool;
+  const int t = stat_type(pool);
+  const size_t original_size = b->size;
+  const size_t requested = b->requested_size;
+  if (config_.backend != Backend::Native && !b->is_split()) {  // no caching: give it back now
+    dec(stats_.active, t, 1);
+    dec(stats_.active_bytes, t, i64(original_size));
+    dec(stats_.requested_bytes, t, i64(requested));
+    release_segment(b);
+    return;
+  }
+  int64_t net_blocks = 0, net_bytes = 0;
+  for (Block* candidate : {b->prev, b->next}) {
+    const size_t subsumed = try_merge_blocks(b, candidate, pool);
+    if (subsumed > 0) {
+      net_blocks -= 1;
+      net_bytes -= i64(subsumed);
+    }
+  }
+  pool.insert(b);
+  if (b->is_split()) {
+    net_blocks += 1;
+    net_bytes += i64(b->size);
+  }
+  if (net_blocks > 0) inc(stats_.inactive_split, t, net_blocks);
+  if (net_blocks < 0) dec(stats_.inactive_split, t, -net_blocks);
+  if (net_bytes > 0) inc(stats_.inactive_split_bytes, t, net_bytes);
+  if (net_bytes < 0) dec(stats_.inactive_split_bytes, t, -net_bytes);
+  dec(stats_.active, t, 1);
+  dec(stats_.active_bytes, t, i64(original_size));
+  dec(stats_.requested_bytes, t, i64(requested));
+}
+
+// ---------------------------------------------------------------- policy steps
+
+size_t CachingAllocator::round_size(size_t size) const {
+  if (size < kMinBlockSize) return kMinBlockSize;
+  const size_t divisions = config_.divisions_for(size);
+  if (divisions > 1 && size > kMinBlockSize * divisions) return roundup_power2_next_division(size, divisions);
+  return kMinBlockSize * ((size + kMinBlockSize - 1) / kMinBlockSize);
+}
+
+bool CachingAllocator::get_free_block(BlockPool& pool, size_t size, Block*& out) {
+  if (limit_ && config_.garbage_collection_threshold > 0.0) ++pool.get_free_blocks_call_count;
+  Block* b = pool.lower_bound(size);
+  if (!b) return false;
+  // an oversize block never serves a small request, and serves a large one only when the
+  // waste stays below max_non_split_rounding
+  if (size < config_.max_split_size && b->size >= config_.max_split_size) return false;
+  if (size >= config_.max_split_size && b->size >= size + config_.max_non_split_rounding) return false;
+  pool.erase(b);
+  out = b;
+  return true;
+}
+
+bool CachingAllocator::alloc_segment(BlockPool& pool, size_t alloc_size, bool is_retry, Block*& out) {
+  if (is_retry) stats_.num_alloc_retries += 1;
+  if (limit_ && reserved_total_ + alloc_size > *limit_) return false;
+  void* p = raw_->allocate(alloc_size);
+  if (!p) return false;
+  stats_.num_device_alloc += 1;
+  reserved_total_ += alloc_size;
+  auto* s = new Segment;
+  s->base = static_cast<char*>(p);
+  s->size = alloc_size;
+  s->pool = &pool;
+  s->owner = this;
+  s->next = segments_;
+  if (segments_) segments_->prev = s;
+  segments_ = s;
+  Block* b = new_block();
+  b->ptr = s->base;
+  b->size = alloc_size;
+  b->segment = s;
+  s->head = b;
+  const int t = stat_type(pool);
+  inc(stats_.segment, t, 1);
+  inc(stats_.reserved_bytes, t, i64(alloc_size));
+  if (alloc_size >= config_.max_split_size) stats_.oversize_segments.increase(1);
+  record(TraceEntry::Action::SegmentAlloc, reinterpret_cast<uintptr_t>(p), alloc_size, 0, MemoryCategory::Other,
+         history_.enabled() ? history_.gather() : nullptr);
+  out = b;
+  return true;
+}
+
+bool CachingAllocator::should_split(const Block* b, size_t size) const {
+  if (config_.backend != Backend::Native) return false;
+  const size_t remaining = b->size - size;
+  if (b->segment->pool->is_small) return remaining >= kMinBlockSize;
+  return size < config_.max_split_size && remaining > kSmallSize;
+}
+
+Block* CachingAllocator::alloc_found_block(BlockPool& pool, Block* b, size_t size, size_t orig_size,
+                                           MemoryCategory cat, std::shared_ptr<const AllocContext> ctx) {
+  const int t = stat_type(pool);
+  const bool already_split = b->is_split();
+  if (should_split(b, size)) {
+    Block* remaining = b;
+    b = new_block();
+    b->ptr = remaining->ptr;
+    b->size = size;
+    b->segment = remaining->segment;
+    b->prev = remaining->prev;
+    if (b->prev) b->prev->next = b;
+    else b->segment->head = b;
+    b->next = remaining;
+    remaining->prev = b;
+    remaining->ptr += size;
+    remaining->size -= size;
+    pool.insert(remaining);
+    if (already_split) {
+      dec(stats_.inactive_split_bytes, t, i64(b->size));  // an inactive split block shrank
+    } else {
+      inc(stats_.inactive_split_bytes, t, i64(remaining->size));  // a new inactive split block
+      inc(stats_.inactive_split, t, 1);
+    }
+  } else if (already_split) {  // a whole inactive split block becomes active
+    dec(stats_.inactive_split_bytes, t, i64(b->size));
+    dec(stats_.inactive_split, t, 1);
+  }
+  b->allocated = true;
+  b->requested_size = orig_size;
+  b->category.store(static_cast<uint8_t>(cat), std::memory_order_relaxed);
+  b->saved_claims.store(0, std::memory_order_relaxed);
+  inc(stats_.allocation, t, 1);
+  inc(stats_.allocated_bytes, t, i64(b->size));
+  inc(stats_.active, t, 1);
+  inc(stats_.active_bytes, t, i64(b->size));
+  inc(stats_.requested_bytes, t, i64(orig_size));
+  if (b->size >= config_.max_split_size) stats_.oversize_allocations.increase(1);
+  if (ctx) {
+    record(TraceEntry::Action::Alloc, reinterpret_cast<uintptr_t>(b->ptr), b->size, orig_size, cat, ctx);
+    b->context = std::move(ctx);
+  }
+  return b;
+}
+
+size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
+  if (!src || src->allocated) return 0;
+  if (dst->prev == src) {  // [src dst]
+    dst->ptr = src->ptr;
+    dst->prev = src->prev;
+    if (dst->prev) dst->prev->next = dst;
+    else dst->segment->head = dst;
+  } else {  // [dst src]
+    dst->next = src->next;
+    if (dst->next) dst->next->prev = dst;
+  }
+  const size_t subsumed = src->size;
+  pool.erase(src);  // src's size is still its key
+  dst->size += subsumed;
+  delete_block(src);
+  return subsumed;
+}
+
+void CachingAllocator::release_segment(Block* b) {
+  // b is a whole segment and is not in a pool
+  Segment* s = b->segment;
+  BlockPool& pool = *s->pool;
+  const int t = stat_type(pool);
+  stats_.num_device_free += 1;
+  record(TraceEntry::Action::SegmentFree, reinterpret_cast<uintptr_t>(b->ptr), b->size, 0, MemoryCategory::Other,
+         history_.enabled() ? history_.gather() : nullptr);
+  raw_->free(b->ptr, b->size);
+  reserved_total_ -= b->size;
+  dec(stats_.segment, t, 1);
+  dec(stats_.reserved_bytes, t, i64(b->size));
+  if (b->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
+  if (s->prev) s->prev->next = s->next;
+  else segments_ = s->next;
+  if (s->next) s->next->prev = s->prev;
+  delete s;
+  delete_block(b);
+}
+
+void CachingAllocator::release_pool(BlockPool& pool) {
+  for (Block* b : pool.blocks())
+    if (!b->is_split()) {
+      pool.erase(b);
+      release_segment(b);
+    }
+}
+
+void CachingAllocator::release_cached_blocks() {
+  stats_.num_sync_all_streams += 1;  // PyTorch synchronizes every stream first; no streams here
+  release_pool(*large_);
+  release_pool(*small_);
+}
+
+bool CachingAllocator::release_available_cached_blocks(BlockPool& pool, size_t size) {
+  if (config_.max_split_size == std::numeric_limits<size_t>::max() || pool.is_small) return false;
+  const size_t key = std::max(size, config_.max_split_size);
+  auto& tree = pool.tree();
+  auto it = tree.lower_bound(key);
+  if (it != tree.end()) {
+    Block* b = *it;
+    if (b->is_split()) return false;
+    pool.erase(b);
+    release_segment(b);
+    return true;
+  }
+  // no single block is large enough: free oversize blocks, largest first
+  if (it == tree.begin()) return false;
+  size_t released = 0;
+  --it;
+  while (released < key && (*it)->size >= config_.max_split_size) {
+    auto cur = it;
+    const bool is_first = cur == tree.begin();
+    if (!is_first) --it;
+    Block* b = *cur;
+    if (!b->is_split()) {
+      released += b->size;
+      pool.erase(b);
+      release_segment(b);
+    }
+    if (is_first) break;
+  }
+  return released >= key;
+}
+
+void CachingAllocator::garbage_collect_cached_blocks() {
+  const auto threshold = static_cast<size_t>(config_.garbage_collection_threshold * static_cast<double>(*limit_));
+  if (reserved_total_ <= threshold) return;
+  const size_t target = reserved_total_ - threshold;
+  BlockPool& pool = *large_;
+  auto age = [&](const Block* b) { return pool.get_free_blocks_call_count - b->gc_count_base; };
+  size_t total_age = 0, freeable = 0;
+  for (Block* b : pool.blocks())
+    if (!b->is_split()) {
+      total_age += age(b);
+      ++freeable;
+    }
+  if (freeable == 0) return;
+  size_t reclaimed = 0;
+  bool freed_one = true;
+  while (reclaimed < target && freed_one && freeable > 0) {
+    // free the blocks at least as old as the average age; repeat until enough is reclaimed
+    const double age_threshold = static_cast<double>(total_age) / static_cast<double>(freeable);
+    freed_one = false;
+    for (Block* b : pool.blocks()) {
+      if (b->is_split() || static_cast<double>(age(b)) < age_threshold) continue;
+      freed_one = true;
+      reclaimed += b->size;
+      total_age -= age(b);
+      --freeable;
+      pool.erase(b);
+      release_segment(b);
+    }
+  }
+}
+
+void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_lock<SpinLock>& lock,
+                                 const std::shared_ptr<const AllocContext>& ctx) {
+  const std::optional<MemInfo> info = raw_->mem_info();
+  stats_.num_ooms += 1;
+  record(TraceEntry::Action::Oom, info ? info->free : 0, size, size, MemoryCategory::Other, ctx);
+  const int64_t allocated = stats_.allocated_bytes[kAggregate].current;
+  const int64_t reserved = stats_.reserved_bytes[kAggregate].current;
+  const std::optional<size_t> limit = limit_;
+  lock.unlock();
+  // At this point every releasable cached segment has gone back to the raw allocator: what
+  // is reserved but unallocated is fragmentation (free pieces of split segments).
+  const std::string kind = device_kind(device_);
+  throw OutOfMemoryError(detail::str(
+      kind, " out of memory. Tried to allocate ", format_size(alloc_size), ". ", kind, " ",
+      device_.index < 0 ? 0 : static_cast<int>(device_.index), " has a total capacity of ",
+      info ? format_size(info->total) : std::string("unknown size"), " of which ",
+      info ? format_size(info->free) : std::string("an unknown amount"), " is free. ",
+      limit ? format_size(*limit) + " allowed; " : std::string(), "Of the allocated memory ",
+      format_size(static_cast<size_t>(allocated)), " is allocated by graft, and ",
+      format_size(static_cast<size_t>(reserved - allocated)),
+      " is reserved by graft but unallocated. If reserved but unallocated memory is large try setting "
+      "GRAFT_ALLOC_CONF=max_split_size_mb:<MB> to avoid fragmentation.  See documentation for Memory Management "
+      " (docs/memory.md)"));
+}
+
+void CachingAllocator::record(TraceEntry::Action a, uintptr_t addr, size_t size, size_t requested,
+                              MemoryCategory cat, std::shared_ptr<const AllocContext> ctx) {
+  if (!history_.enabled()) return;
+  history_.record(TraceEntry{a, addr, size, requested, cat, 0, std::move(ctx)});
+}
+
+Block* CachingAllocator::new_block() {
+  Block* b = spare_blocks_;
+  if (!b) return new Block;
+  spare_blocks_ = b->next;
+  b->next = nullptr;
+  return b;
+}
+
+void CachingAllocator::delete_block(Block* b) {
+  b->ptr = nullptr;
+  b->size = b->requested_size = 0;
+  b->prev = nullptr;
+  b->segment = nullptr;
+  b->allocated = false;
+  b->context.reset();
+  b->next = spare_blocks_;
+  spare_blocks_ = b;
+}
+
+// ---------------------------------------------------------------- queries and settings
+
+void CachingAllocator::update_config(const std::string& conf) {
+  std::lock_guard<SpinLock> g(*lock_);
+  AllocatorConfig c = config_;
+  c.update(conf);
+  GRAFT_CHECK(c.backend == config_.backend || !has_allocated_, RuntimeError,
+              "allocator settings: the backend cannot be changed after memory has been allocated (set it in "
+              "GRAFT_ALLOC_CONF before the first allocation)");
+  config_ = c;
+  stats_.max_split_size =
+      config_.max_split_size == std::numeric_limits<size_t>::max() ? -1 : i64(config_.max_split_size);
+}
+
+DeviceStats CachingAllocator::stats() const {
+  std::lock_guard<SpinLock> g(*lock_);
+  return stats_;
+}
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<SpinLock> g(*lock_);
+  stats_.reset_peak();
+}
+void CachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<SpinLock> g(*lock_);
+  stats_.reset_accumulated();
+}
+void CachingAllocator::empty_cache() {
+  std::lock_guard<SpinLock> g(*lock_);
+  release_cached_blocks();
+}
+
+std::vector<SegmentInfo> CachingAllocator::snapshot() const {
+  std::lock_guard<SpinLock> g(*lock_);
+  std::vector<SegmentInfo> out;
+  for (const Segment* s = segments_; s; s = s->next) {
+    SegmentInfo si;
+    si.address = reinterpret_cast<uintptr_t>(s->base);
+    si.total_size = s->size;
+    si.segment_type = s->pool->is_small ? "small" : "large";
+    for (const Block* b = s->head; b; b = b->next) {
+      BlockInfo bi;
+      bi.address = reinterpret_cast<uintptr_t>(b->ptr);
+      bi.size = b->size;
+      if (b->allocated) {
+        bi.requested_size = b->requested_size;
+        bi.state = "active_allocated";
+        bi.category = b->effective_category();
+        bi.context = b->context;
+        si.allocated_size += b->size;
+        si.active_size += b->size;
+        si.requested_size += b->requested_size;
+      }
+      si.blocks.push_back(std::move(bi));
+    }
+    out.push_back(std::move(si));
+  }
+  std::sort(out.begin(), out.end(), [](const SegmentInfo& a, const SegmentInfo& b) { return a.address < b.address; });
+  return out;
+}
+
+std::array<int64_t, kNumMemoryCategories> CachingAllocator::bytes_by_category() const {
+  std::lock_guard<SpinLock> g(*lock_);
+  std::array<int64_t, kNumMemoryCategories> out{};
+  for (const Segment* s = segments_; s; s = s->next)
+    for (const Block* b = s->head; b; b = b->next)
+      if (b->allocated) out[static_cast<size_t>(b->effective_category())] += i64(b->size);
+  return out;
+}
+
+void CachingAllocator::set_memory_fraction(double fraction) {
+  GRAFT_CHECK(fraction >= 0.0 && fraction <= 1.0, ValueError, "Invalid fraction value: ", fraction,
+              ". Allowed range: 0~1");
+  const std::optional<MemInfo> info = raw_->mem_info();
+  GRAFT_CHECK(info.has_value(), RuntimeError, "set_per_process_memory_fraction: the ", raw_->name(),
+              " allocator of ", device_.str(), " cannot report its total memory; use a byte limit instead");
+  set_memory_limit(static_cast<size_t>(fraction * static_cast<double>(info->total)));
+}
+
+void CachingAllocator::set_memory_limit(std::optional<size_t> bytes) {
+  std::lock_guard<SpinLock> g(*lock_);
+  limit_ = bytes;
+}
+
+std::optional<size_t> CachingAllocator::memory_limit() const {
+  std::lock_guard<SpinLock> g(*lock_);
+  return limit_;
+}
+
+MemInfo CachingAllocator::mem_get_info() const {
+  const std::optional<MemInfo> info = raw_->mem_info();
+  GRAFT_CHECK(info.has_value(), RuntimeError, "mem_get_info: the ", raw_->name(), " allocator of ", device_.str(),
+              " cannot report free and total memory");
+  return *info;
+}
+
+// ---------------------------------------------------------------- tensor owners
+
+bool CachingAllocator::owns(const DataPtr& p) { return p.deleter() == &CachingAllocator::free_ctx; }
+
+void CachingAllocator::set_category(const DataPtr& p, MemoryCategory c) {
+  if (owns(p)) static_cast<Block*>(p.context())->category.store(static_cast<uint8_t>(c), std::memory_order_relaxed);
+}
+
+MemoryCategory CachingAllocator::category(const DataPtr& p) {
+  return owns(p) ? static_cast<const Block*>(p.context())->effective_category() : MemoryCategory::Other;
+}
+
+void CachingAllocator::add_saved_claim(const DataPtr& p, int delta) {
+  if (!owns(p)) return;
+  auto& claims = static_cast<Block*>(p.context())->saved_claims;
+  if (delta > 0) claims.fetch_add(static_cast<uint32_t>(delta), std::memory_order_relaxed);
+  else claims.fetch_sub(static_cast<uint32_t>(-delta), std::memory_order_relaxed);
+}
+
+}  // namespace graft::alloc
