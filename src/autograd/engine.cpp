@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "accumulate_grad.h"
+#include "graft/alloc/memory_history.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
 #include "variable.h"
@@ -228,6 +229,8 @@ class GraphTask {
       fn->call_tensor_pre_hooks(inputs);
       fn->call_retain_grad_hooks(inputs);
     }
+    // memory allocated and freed while the node runs is attributed to it (named lazily)
+    alloc::MemoryOpScope mem_scope(fn, [](const void* n) { return static_cast<const Node*>(n)->name(); });
     TensorList outputs;
     bool any_defined = fn->num_inputs() == 0;
     for (const Tensor& t : inputs) any_defined |= t.defined();

@@ -2,6 +2,7 @@
 // See docs/notes/autograd-engine.md, "Saved tensors".
 #include "graft/autograd/autograd.h"
 #include "graft/autograd/node.h"
+#include "graft/alloc/caching_allocator.h"
 #include "variable.h"
 
 namespace graft {
@@ -67,10 +68,24 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   } else {
     data_ = t;
   }
+  claim_ = StorageClaim(data_.impl()->storage());
+}
+
+SavedVariable::StorageClaim::StorageClaim(intrusive_ptr<StorageImpl> s) : storage_(std::move(s)) {
+  if (storage_) alloc::CachingAllocator::add_saved_claim(storage_->data_ptr(), +1);
+}
+SavedVariable::StorageClaim::StorageClaim(const StorageClaim& o) : StorageClaim(o.storage_) {}
+SavedVariable::StorageClaim& SavedVariable::StorageClaim::operator=(StorageClaim o) noexcept {
+  std::swap(storage_, o.storage_);
+  return *this;
+}
+SavedVariable::StorageClaim::~StorageClaim() {
+  if (storage_) alloc::CachingAllocator::add_saved_claim(storage_->data_ptr(), -1);
 }
 
 void SavedVariable::reset_data() {
   if (!was_defined_) return;
+  claim_ = StorageClaim();
   data_ = Tensor();
   packed_.reset();
   released_ = true;

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "accumulate_grad.h"
+#include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
 #include "../ops/node_util.h"
@@ -249,6 +250,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     g = g + new_grad;
   }
+  // the buffer now belongs to .grad (memory_by_category reports it as gradient)
+  alloc::CachingAllocator::set_category(g.impl()->storage()->data_ptr(), MemoryCategory::Gradient);
   return {};
 }
 

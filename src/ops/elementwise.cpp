@@ -14,6 +14,7 @@ using detail::make_node;
 namespace {
 
 Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char* name, const Scalar& alpha = 1) {
+  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -34,6 +35,7 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
 
 Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char* name, const Scalar& alpha = 1,
                       bool reverse = false) {
+  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   DType ct = detail::result_type(a, s);
   if (op == BinaryOp::Div || (op == BinaryOp::Pow && s.is_floating_point())) ct = detail::float_result(ct);
@@ -45,6 +47,7 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
 }
 
 Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_float, double p0 = 0, double p1 = 0) {
+  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name);
   DType dt = to_float ? detail::float_result(a.dtype()) : a.dtype();
   Tensor out = detail::new_empty(a.sizes(), dt);

@@ -27,7 +27,8 @@ Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
   (void)op;
   return t;
 }
-Tensor alloc(IntArrayRef sizes, const TensorOptions& o, const char* op) {
+Tensor alloc_tensor(IntArrayRef sizes, const TensorOptions& o, const char* op) {
+  alloc::MemoryOpScope mem_scope(op);
   check_device_available(o.device_, op);
   return new_empty(sizes, o.dtype_, o.device_);
 }
@@ -45,7 +46,7 @@ void manual_seed(uint64_t seed) {
   rng().seed(seed);
 }
 
-Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc(sizes, o, "empty"), o, "empty"); }
+Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc_tensor(sizes, o, "empty"), o, "empty"); }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "empty_strided: sizes ", sizes, " and strides ", strides,
@@ -62,17 +63,17 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
 
 Tensor full(IntArrayRef sizes, const Scalar& v, TensorOptions o) {
   if (!o.has_dtype_) o = o.dtype(v.natural_dtype());
-  Tensor t = alloc(sizes, o, "full");
+  Tensor t = alloc_tensor(sizes, o, "full");
   cpu::fill(t, v);
   return finish(t, o, "full");
 }
 Tensor zeros(IntArrayRef sizes, TensorOptions o) {
-  Tensor t = alloc(sizes, o, "zeros");
+  Tensor t = alloc_tensor(sizes, o, "zeros");
   if (t.numel()) std::memset(t.data_ptr(), 0, t.nbytes());
   return finish(t, o, "zeros");
 }
 Tensor ones(IntArrayRef sizes, TensorOptions o) {
-  Tensor t = alloc(sizes, o, "ones");
+  Tensor t = alloc_tensor(sizes, o, "ones");
   cpu::fill(t, 1);
   return finish(t, o, "ones");
 }
@@ -94,7 +95,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
                                               (st > 0 ? -1 : 1)) / step.to_long())
                       : static_cast<int64_t>(approx);
   if (n < 0) n = 0;
-  Tensor t = alloc({n}, o, "arange");
+  Tensor t = alloc_tensor({n}, o, "arange");
   GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
     for (int64_t i = 0; i < n; ++i) {
@@ -107,7 +108,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
 
 Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
   GRAFT_CHECK(steps >= 0, RuntimeError, "linspace: number of steps must be non-negative, got ", steps);
-  Tensor t = alloc({steps}, o, "linspace");
+  Tensor t = alloc_tensor({steps}, o, "linspace");
   GRAFT_DISPATCH_ALL(t.dtype(), "linspace", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
     const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
@@ -133,7 +134,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
 
 Tensor rand(IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(is_floating_point(o.dtype_), TypeError, "rand: expected a floating point dtype but got ", o.dtype_);
-  Tensor t = alloc(sizes, o, "rand");
+  Tensor t = alloc_tensor(sizes, o, "rand");
   std::lock_guard<std::mutex> g(g_rng_mu);
   GRAFT_DISPATCH_FLOATING(t.dtype(), "rand", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
@@ -148,7 +149,7 @@ Tensor rand(IntArrayRef sizes, TensorOptions o) {
 
 Tensor randn(IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(is_floating_point(o.dtype_), TypeError, "randn: expected a floating point dtype but got ", o.dtype_);
-  Tensor t = alloc(sizes, o, "randn");
+  Tensor t = alloc_tensor(sizes, o, "randn");
   std::lock_guard<std::mutex> g(g_rng_mu);
   GRAFT_DISPATCH_FLOATING(t.dtype(), "randn", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
@@ -161,7 +162,7 @@ Tensor randn(IntArrayRef sizes, TensorOptions o) {
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(low < high, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
-  Tensor t = alloc(sizes, o, "randint");
+  Tensor t = alloc_tensor(sizes, o, "randint");
   std::lock_guard<std::mutex> g(g_rng_mu);
   std::uniform_int_distribution<int64_t> d(low, high - 1);
   GRAFT_DISPATCH_ALL(t.dtype(), "randint", [&] {
@@ -211,7 +212,7 @@ Tensor tensor(const std::vector<T>& values, TensorOptions o) {
       make_intrusive<StorageImpl>(DataPtr(const_cast<T*>(values.data()), nullptr, nullptr, kCPU),
                                   values.size() * sizeof(T)),
       dtype_of<T>::value, IntArrayRef{static_cast<int64_t>(values.size())}, IntArrayRef{1}, 0));
-  Tensor t = alloc({static_cast<int64_t>(values.size())}, o, "tensor");
+  Tensor t = alloc_tensor({static_cast<int64_t>(values.size())}, o, "tensor");
   cpu::copy(t, src);
   return finish(t, o, "tensor");
 }
@@ -226,7 +227,7 @@ Tensor tensor(std::initializer_list<double> values, TensorOptions o) {
 
 Tensor scalar_tensor(const Scalar& s, TensorOptions o) {
   if (!o.has_dtype_) o = o.dtype(s.natural_dtype());
-  Tensor t = alloc({}, o, "scalar_tensor");
+  Tensor t = alloc_tensor({}, o, "scalar_tensor");
   cpu::fill(t, s);
   return finish(t, o, "scalar_tensor");
 }

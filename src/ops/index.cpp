@@ -101,6 +101,7 @@ void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const 
 }  // namespace
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
+  alloc::MemoryOpScope mem_scope("index_select");
   detail::check_tensor(a, "index_select");
   Tensor index = check_index(index_in, "index_select", 1);
   int64_t d = wrap_dim(dim, a.dim(), "index_select");
@@ -122,6 +123,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
 }
 
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& source) {
+  alloc::MemoryOpScope mem_scope("index_add");
   detail::check_tensor(a, "index_add", "self");
   detail::check_tensor(source, "index_add", "source");
   Tensor index = check_index(index_in, "index_add", 1);
@@ -153,6 +155,7 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Ten
 }
 
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
+  alloc::MemoryOpScope mem_scope("gather");
   detail::check_tensor(a, "gather");
   Tensor index = check_index(index_in, "gather", 64);
   int64_t d = wrap_dim(dim, a.dim(), "gather");
@@ -171,6 +174,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
 }
 
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& src) {
+  alloc::MemoryOpScope mem_scope("scatter_add");
   detail::check_tensor(a, "scatter_add", "self");
   detail::check_tensor(src, "scatter_add", "src");
   Tensor index = check_index(index_in, "scatter_add", 64);
@@ -191,6 +195,7 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const T
 }
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
+  alloc::MemoryOpScope mem_scope("masked_fill");
   detail::check_tensor(a, "masked_fill", "self");
   detail::check_tensor(mask, "masked_fill", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",

@@ -38,6 +38,7 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  alloc::MemoryOpScope mem_scope("mm");
   detail::check_tensor(a, "mm", "self");
   detail::check_tensor(b, "mm", "mat2");
   GRAFT_CHECK(a.dim() == 2, RuntimeError, "mm: self must be a matrix, got ", a.dim(), "-D tensor of shape ", a.sizes());
@@ -57,6 +58,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  alloc::MemoryOpScope mem_scope("bmm");
   detail::check_tensor(a, "bmm", "self");
   detail::check_tensor(b, "bmm", "mat2");
   GRAFT_CHECK(a.dim() == 3, RuntimeError, "batch1 must be a 3D tensor, got shape ", a.sizes());
@@ -77,6 +79,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  alloc::MemoryOpScope mem_scope("matmul");
   detail::check_tensor(a, "matmul", "self");
   detail::check_tensor(b, "matmul", "other");
   const int64_t da = a.dim(), db = b.dim();
@@ -124,6 +127,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  alloc::MemoryOpScope mem_scope("linear");
   detail::check_tensor(x, "linear", "input");
   detail::check_tensor(weight, "linear", "weight");
   GRAFT_CHECK(weight.dim() == 2 || weight.dim() == 1, RuntimeError, "linear: weight must be 1-D or 2-D, got shape ",

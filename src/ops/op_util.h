@@ -4,6 +4,7 @@
 #include <string>
 
 #include "graft/core/error.h"
+#include "graft/alloc/memory_history.h"
 #include "graft/ops/ops.h"
 
 namespace graft::detail {

@@ -184,6 +184,7 @@ void check_nonempty_reduction(const Tensor& a, uint64_t mask, const char* op) {
 }  // namespace
 
 Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  alloc::MemoryOpScope mem_scope("sum");
   detail::check_tensor(a, "sum");
   uint64_t mask = detail::dim_mask(dims, a.dim(), "sum");
   DType od = dtype ? *dtype : (is_floating_point(a.dtype()) ? a.dtype() : kInt64);
@@ -200,6 +201,7 @@ Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<DType>
 }
 
 Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  alloc::MemoryOpScope mem_scope("mean");
   detail::check_tensor(a, "mean");
   GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError,
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
@@ -224,6 +226,7 @@ Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor prod(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  alloc::MemoryOpScope mem_scope("prod");
   detail::check_tensor(a, "prod");
   uint64_t mask = dim ? detail::dim_mask({*dim}, a.dim(), "prod") : detail::dim_mask({}, a.dim(), "prod");
   DType od = is_floating_point(a.dtype()) ? a.dtype() : kInt64;
@@ -325,13 +328,16 @@ static Tensor var_std(const Tensor& a, IntArrayRef dims, int64_t correction, boo
   return out;
 }
 Tensor var(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
+  alloc::MemoryOpScope mem_scope("var");
   return var_std(a, dims, correction, keepdim, false);
 }
 Tensor std(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
+  alloc::MemoryOpScope mem_scope("std");
   return var_std(a, dims, correction, keepdim, true);
 }
 
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  alloc::MemoryOpScope mem_scope("logsumexp");
   detail::check_tensor(a, "logsumexp");
   DType dt = detail::float_result(a.dtype());
   Tensor src = detail::cast_nograd(a, dt);

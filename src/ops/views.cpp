@@ -607,6 +607,7 @@ intrusive_ptr<Node> make_as_strided_backward(IntArrayRef in_sizes, IntArrayRef s
 }  // namespace detail
 
 Tensor clone(const Tensor& a) {
+  alloc::MemoryOpScope mem_scope("clone");
   detail::check_tensor(a, "clone");
   Tensor out = detail::new_empty(a.sizes(), a.dtype());
   cpu::copy(out, a);

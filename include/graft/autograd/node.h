@@ -143,6 +143,21 @@ class SavedVariable {
   bool was_defined_ = false;
   bool is_output_ = false;
   bool released_ = false;
+  /// Counts this SavedVariable as a holder of the storage's memory, so that memory_by_category
+  /// reports it as saved_for_backward while the graph keeps it (see docs/memory.md).
+  class StorageClaim {
+   public:
+    StorageClaim() = default;
+    explicit StorageClaim(intrusive_ptr<StorageImpl> s);
+    StorageClaim(const StorageClaim& o);
+    StorageClaim(StorageClaim&& o) noexcept = default;
+    StorageClaim& operator=(StorageClaim o) noexcept;
+    ~StorageClaim();
+
+   private:
+    intrusive_ptr<StorageImpl> storage_;
+  };
+  StorageClaim claim_;
 };
 
 }  // namespace graft
