@@ -36,6 +36,8 @@ void reset_accumulated_memory_stats(Device device = kCPU);
 void empty_cache(Device device = kCPU);
 /// PyTorch's memory_summary table (2.x layout), titled with the device.
 std::string memory_summary(Device device = kCPU, bool abbreviated = false);
+/// The same table for a memory_stats()-shaped map (e.g. from a private CachingAllocator).
+std::string format_memory_summary(const std::map<std::string, int64_t>& stats, Device device, bool abbreviated);
 /// Segments with their blocks, sizes, states and categories, in address order.
 std::vector<alloc::SegmentInfo> memory_snapshot(Device device = kCPU);
 /// Live bytes per owner category, keyed by memory_category_name(): "parameter", "gradient",

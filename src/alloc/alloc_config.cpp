@@ -75,8 +75,8 @@ size_t parse_roundup(AllocatorConfig& c, const Tokens& t, size_t i) {
     const size_t v = t.to_size(i, "roundup_power2_divisions");
     GRAFT_CHECK(v == 0 || is_pow2(v), ValueError,
                 "For roundups, the divisons has to be power of 2 or 0 to disable roundup");
-    if (key == ">") {
-      for (size_t k = last_index; k < div.size(); ++k) div[k] = v;
+    if (key == ">") {  // every interval after the last one named (all of them if none was)
+      for (size_t k = first ? 0 : last_index + 1; k < div.size(); ++k) div[k] = v;
     } else {
       const size_t mb = t.to_size(i - 2, "roundup_power2_divisions interval");
       GRAFT_CHECK(is_pow2(mb), ValueError, "For roundups, the intervals have to be power of 2");

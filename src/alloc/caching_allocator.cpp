@@ -7,6 +7,7 @@
 #include "graft/alloc/caching_allocator.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include "block_pool.h"
@@ -498,8 +499,13 @@ std::array<int64_t, kNumMemoryCategories> CachingAllocator::bytes_by_category() 
 }
 
 void CachingAllocator::set_memory_fraction(double fraction) {
-  GRAFT_CHECK(fraction >= 0.0 && fraction <= 1.0, ValueError, "Invalid fraction value: ", fraction,
-              ". Allowed range: 0~1");
+  if (!(fraction >= 0.0 && fraction <= 1.0)) {
+    char buf[32];  // Python's repr of a float: shortest round-trip digits, "2.0" not "2"
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf - 3, fraction);
+    std::string s(buf, end);
+    if (ec == std::errc() && s.find_first_of(".ena") == std::string::npos) s += ".0";
+    throw ValueError("Invalid fraction value: " + s + ". Allowed range: 0~1");
+  }
   const std::optional<MemInfo> info = raw_->mem_info();
   GRAFT_CHECK(info.has_value(), RuntimeError, "set_per_process_memory_fraction: the ", raw_->name(),
               " allocator of ", device_.str(), " cannot report its total memory; use a byte limit instead");

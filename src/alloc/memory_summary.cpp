@@ -61,7 +61,10 @@ std::string table_row(const std::string& name, const std::string (&cells)[4]) {
 }  // namespace
 
 std::string memory_summary(Device device, bool abbreviated) {
-  const auto stats = memory_stats(device);
+  return format_memory_summary(memory_stats(device), device, abbreviated);
+}
+
+std::string format_memory_summary(const std::map<std::string, int64_t>& stats, Device device, bool abbreviated) {
   const bool cuda = device.is_cuda();
   const std::string kind = cuda ? "GPU" : "CPU";
   const int index = device.index < 0 ? 0 : device.index;

@@ -14,8 +14,20 @@ namespace graft::alloc {
 // malloc + manual 64-byte alignment (much cheaper than aligned_alloc in glibc, which matters
 // for backend:malloc where every tensor comes from here). The byte before the returned
 // pointer holds the distance back to what malloc returned (1..64).
+namespace {
+// More than the machine's RAM cannot be had (and sanitizers abort on absurd sizes rather than
+// returning null): refuse it up front.
+size_t physical_ram() {
+  static const size_t total = [] {
+    struct sysinfo si {};
+    return sysinfo(&si) == 0 ? static_cast<size_t>(si.totalram) * si.mem_unit : size_t{1} << 40;
+  }();
+  return total;
+}
+}  // namespace
+
 void* HostRawAllocator::allocate(size_t nbytes) {
-  if (nbytes > (size_t{1} << 60)) return nullptr;
+  if (nbytes > physical_ram()) return nullptr;
   void* raw = std::malloc(nbytes + 64);
   if (!raw) return nullptr;
   const auto base = reinterpret_cast<uintptr_t>(raw);

@@ -1,0 +1,71 @@
+// Allocation from several threads, with blocks freed on other threads than the ones that
+// allocated them; the statistics balance and every segment can be given back afterwards.
+#include <atomic>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "alloc_test_util.h"
+
+namespace graft::testing {
+namespace {
+
+TEST(Threads, CrossThreadFreeStress) {
+  TestAllocator t;
+  constexpr int kThreads = 4, kIters = 4000;
+  std::mutex mu;
+  std::vector<DataPtr> handoff;  // allocated by one thread, freed by another
+  std::atomic<int64_t> allocations{0};
+  std::vector<std::thread> threads;
+  for (int id = 0; id < kThreads; ++id)
+    threads.emplace_back([&, id] {
+      std::mt19937 rng(static_cast<unsigned>(id));
+      std::uniform_int_distribution<size_t> small(1, 64 * 1024), pick(0, 9);
+      for (int i = 0; i < kIters; ++i) {
+        const size_t n = pick(rng) == 0 ? 2 * MiB + small(rng) : small(rng);
+        DataPtr p = t.get(n);
+        static_cast<char*>(p.get())[0] = static_cast<char>(id);
+        static_cast<char*>(p.get())[n - 1] = static_cast<char>(id);
+        allocations.fetch_add(1);
+        DataPtr to_free;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          handoff.push_back(std::move(p));
+          if (handoff.size() > 16) {  // take a random one out (most were made by other threads)
+            std::swap(handoff[rng() % handoff.size()], handoff.back());
+            to_free = std::move(handoff.back());
+            handoff.pop_back();
+          }
+        }
+      }  // to_free goes here, usually on another thread than its allocator
+    });
+  for (auto& th : threads) th.join();
+  handoff.clear();
+  const auto s = t.stats();
+  EXPECT_EQ(s.at("allocation.all.allocated"), allocations.load());
+  EXPECT_EQ(s.at("allocation.all.freed"), allocations.load());
+  EXPECT_EQ(s.at("allocated_bytes.all.current"), 0);
+  EXPECT_EQ(s.at("active_bytes.all.current"), 0);
+  EXPECT_EQ(s.at("requested_bytes.all.current"), 0);
+  EXPECT_EQ(s.at("inactive_split.all.current"), 0);  // every segment merged back whole
+  t.a->empty_cache();
+  EXPECT_EQ(t.reserved(), 0);
+  EXPECT_EQ(t.raw->live_bytes(), 0u);
+}
+
+TEST(Threads, TensorsMadeOnOneThreadDieOnAnother) {
+  const int64_t base = memory_allocated();
+  std::vector<Tensor> made(64);
+  std::thread producer([&] {
+    for (auto& x : made) x = randn({257});
+  });
+  producer.join();
+  EXPECT_GT(memory_allocated(), base);
+  std::thread consumer([&] { made.clear(); });
+  consumer.join();
+  EXPECT_EQ(memory_allocated(), base);
+}
+
+}  // namespace
+}  // namespace graft::testing
