@@ -2,7 +2,7 @@
 #   make demo       build and run the example (installs missing Debian packages first)
 #   make test       build and run every test suite
 #   make test-asan  the C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make bench      the side-by-side benchmark against libtorch (installs libtorch-dev)
+#   make bench      side-by-side benchmarks: libtorch, glibc malloc, backend:malloc (installs libtorch-dev)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -34,6 +34,8 @@ bench:
 	cmake -S . -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRAFT_BUILD_BENCH=ON -DGRAFT_BUILD_TESTS=OFF -DGRAFT_BUILD_EXAMPLES=OFF
 	cmake --build $(BENCH_BUILD) -j $(JOBS)
 	./$(BENCH_BUILD)/bench/eager_overhead
+	./$(BENCH_BUILD)/bench/alloc_bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
+	bench/compare_backends.sh $(BENCH_BUILD) 5
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

@@ -1,5 +1,6 @@
 // A tiny regression trained with graft's autograd: fit y = 3x - 2 + noise with a 1-16-1 MLP,
 // plain SGD written with in-place updates under NoGradGuard, as PyTorch users write it.
+// Ends by printing the CPU caching allocator's memory summary of the run.
 #include <cstdio>
 
 #include <graft/graft.h>
@@ -35,5 +36,7 @@ int main() {
     if (step % 20 == 0) std::printf("step %3d  loss %.6f\n", step, last);
   }
   std::printf("loss fell from %.4f to %.4f\n", first, last);
+  // what the run's memory looked like, as torch.cuda.memory_summary() shows it
+  std::printf("\n%s", memory_summary().c_str());
   return last < first / 10 ? 0 : 1;
 }

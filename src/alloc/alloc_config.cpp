@@ -75,8 +75,8 @@ size_t parse_roundup(AllocatorConfig& c, const Tokens& t, size_t i) {
     const size_t v = t.to_size(i, "roundup_power2_divisions");
     GRAFT_CHECK(v == 0 || is_pow2(v), ValueError,
                 "For roundups, the divisons has to be power of 2 or 0 to disable roundup");
-    if (key == ">") {  // every interval after the last one named (all of them if none was)
-      for (size_t k = first ? 0 : last_index + 1; k < div.size(); ++k) div[k] = v;
+    if (key == ">") {  // every interval after the last one named (PyTorch: from last_index + 1)
+      for (size_t k = last_index + 1; k < div.size(); ++k) div[k] = v;
     } else {
       const size_t mb = t.to_size(i - 2, "roundup_power2_divisions interval");
       GRAFT_CHECK(is_pow2(mb), ValueError, "For roundups, the intervals have to be power of 2");
@@ -98,6 +98,10 @@ size_t parse_roundup(AllocatorConfig& c, const Tokens& t, size_t i) {
 
 void AllocatorConfig::update(const std::string& conf) {
   AllocatorConfig c = *this;  // parse into a copy: a bad string leaves the settings as they were
+  // As PyTorch's parseArgs, every parse starts these three from their defaults.
+  c.max_split_size = std::numeric_limits<size_t>::max();
+  c.roundup_power2_divisions.fill(0);
+  c.garbage_collection_threshold = 0.0;
   Tokens t(conf);
   for (size_t i = 0; i < t.size(); ++i) {
     const std::string key = t[i];

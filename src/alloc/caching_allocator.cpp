@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 #include <limits>
 
 #include "block_pool.h"
@@ -26,6 +27,10 @@ void dec(StatArray& a, int t, int64_t n) {
   a[t].decrease(n);
 }
 int64_t i64(size_t n) { return static_cast<int64_t>(n); }
+
+// Larger requests are refused before any size arithmetic (no rounding can overflow); no
+// machine has 4 EiB.
+constexpr size_t kMaxRequest = size_t{1} << 62;
 
 // Handed out for 0-byte requests: never read or written, not counted (PyTorch returns no
 // block for size 0). Non-null so that offset arithmetic on empty tensors stays defined.
@@ -56,22 +61,47 @@ CachingAllocator::CachingAllocator(Device device, std::unique_ptr<RawAllocator> 
       config_(config),
       lock_(std::make_unique<SpinLock>()),
       small_(std::make_unique<BlockPool>(true)),
-      large_(std::make_unique<BlockPool>(false)) {
+      large_(std::make_unique<BlockPool>(false)),
+      history_(std::make_unique<MemoryHistory>()) {
   GRAFT_CHECK(raw_ != nullptr, ValueError, "CachingAllocator: a raw allocator is required");
   stats_.max_split_size =
       config_.max_split_size == std::numeric_limits<size_t>::max() ? -1 : i64(config_.max_split_size);
 }
 
+CachingAllocator::CachingAllocator(CachingAllocator& d, OrphanTag)
+    : device_(d.device_),
+      raw_(std::move(d.raw_)),
+      config_(d.config_),
+      lock_(std::move(d.lock_)),
+      small_(std::move(d.small_)),
+      large_(std::move(d.large_)),
+      segments_(std::exchange(d.segments_, nullptr)),
+      spare_blocks_(std::exchange(d.spare_blocks_, nullptr)),
+      num_spare_blocks_(std::exchange(d.num_spare_blocks_, 0)),
+      spare_segments_(std::exchange(d.spare_segments_, nullptr)),
+      stats_(d.stats_),
+      reserved_total_(d.reserved_total_),
+      limit_(d.limit_),
+      has_allocated_(d.has_allocated_),
+      orphaned_(true),
+      history_(std::move(d.history_)) {
+  for (Segment* s = segments_; s; s = s->next) s->owner = this;
+}
+
 CachingAllocator::~CachingAllocator() {
+  if (!lock_) return;  // the state went to an heir
   {
-    std::lock_guard<SpinLock> g(*lock_);
+    std::lock_guard<SpinLock> g(*lock_);  // the lock object outlives this scope either way
     release_cached_blocks();
+    if (stats_.allocation[kAggregate].current > 0) {
+      // Tensors still hold blocks: their frees must find a live allocator. An heir takes the
+      // state and deletes itself when the last block comes back (see free()).
+      new CachingAllocator(*this, OrphanTag{});
+      return;
+    }
   }
-  while (spare_blocks_) {
-    Block* b = spare_blocks_;
-    spare_blocks_ = b->next;
-    delete b;
-  }
+  while (spare_blocks_) delete std::exchange(spare_blocks_, spare_blocks_->next);
+  while (spare_segments_) delete std::exchange(spare_segments_, spare_segments_->next);
 }
 
 // ---------------------------------------------------------------- allocate / free
@@ -88,9 +118,12 @@ void CachingAllocator::free_ctx(void* ctx) {
 }
 
 Block* CachingAllocator::malloc_block(size_t orig_size, MemoryCategory cat) {
-  auto ctx = history_.gather();  // null unless history is recording
+  auto ctx = gather_context();  // null unless history is recording
   std::unique_lock<SpinLock> lock(*lock_);
+  if (orig_size > kMaxRequest) raise_oom(orig_size, orig_size, lock, ctx);
+  reserve_headers();  // may throw bad_alloc: before any state changes
   has_allocated_ = true;
+  event_ctx_ = ctx;
   const bool caching = config_.backend == Backend::Native;
   const size_t size = caching ? round_size(orig_size) : orig_size;
   BlockPool& pool = size <= kSmallSize ? *small_ : *large_;
@@ -108,12 +141,24 @@ Block* CachingAllocator::malloc_block(size_t orig_size, MemoryCategory cat) {
     }
   }
   if (!found) raise_oom(size, alloc_size, lock, ctx);
+  event_ctx_.reset();
   return alloc_found_block(pool, b, size, orig_size, cat, std::move(ctx));
 }
 
+void CachingAllocator::reserve_headers() {
+  while (num_spare_blocks_ < 2) {
+    auto* b = new Block;
+    b->next = spare_blocks_;
+    spare_blocks_ = b;
+    ++num_spare_blocks_;
+  }
+  if (!spare_segments_) spare_segments_ = new Segment;
+}
+
 void CachingAllocator::free(Block* b) {
-  auto ctx = history_.gather();
-  std::lock_guard<SpinLock> g(*lock_);
+  auto ctx = gather_context();
+  std::unique_lock<SpinLock> lock(*lock_);
+  event_ctx_ = ctx;
   b->allocated = false;
   const int t = stat_type(*b->segment->pool);
   dec(stats_.allocation, t, 1);
@@ -122,6 +167,12 @@ void CachingAllocator::free(Block* b) {
          b->effective_category(), ctx);
   if (b->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
   free_block_locked(b, ctx);
+  event_ctx_.reset();
+  if (orphaned_ && stats_.allocation[kAggregate].current == 0) {  // the last block of a dead owner
+    release_cached_blocks();
+    lock.unlock();
+    delete this;
+  }
 }
 
 void CachingAllocator::free_block_locked(Block* b, const std::shared_ptr<const AllocContext>& ctx) {
@@ -185,12 +236,13 @@ bool CachingAllocator::get_free_block(BlockPool& pool, size_t size, Block*& out)
 
 bool CachingAllocator::alloc_segment(BlockPool& pool, size_t alloc_size, bool is_retry, Block*& out) {
   if (is_retry) stats_.num_alloc_retries += 1;
-  if (limit_ && reserved_total_ + alloc_size > *limit_) return false;
+  if (limit_ && (reserved_total_ > *limit_ || alloc_size > *limit_ - reserved_total_)) return false;
   void* p = raw_->allocate(alloc_size);
   if (!p) return false;
   stats_.num_device_alloc += 1;
   reserved_total_ += alloc_size;
-  auto* s = new Segment;
+  Segment* s = std::exchange(spare_segments_, nullptr);  // reserve_headers() left one
+  *s = Segment{};
   s->base = static_cast<char*>(p);
   s->size = alloc_size;
   s->pool = &pool;
@@ -208,7 +260,7 @@ bool CachingAllocator::alloc_segment(BlockPool& pool, size_t alloc_size, bool is
   inc(stats_.reserved_bytes, t, i64(alloc_size));
   if (alloc_size >= config_.max_split_size) stats_.oversize_segments.increase(1);
   record(TraceEntry::Action::SegmentAlloc, reinterpret_cast<uintptr_t>(p), alloc_size, 0, MemoryCategory::Other,
-         history_.enabled() ? history_.gather() : nullptr);
+         event_ctx_);
   out = b;
   return true;
 }
@@ -290,7 +342,7 @@ void CachingAllocator::release_segment(Block* b) {
   const int t = stat_type(pool);
   stats_.num_device_free += 1;
   record(TraceEntry::Action::SegmentFree, reinterpret_cast<uintptr_t>(b->ptr), b->size, 0, MemoryCategory::Other,
-         history_.enabled() ? history_.gather() : nullptr);
+         event_ctx_);
   raw_->free(b->ptr, b->size);
   reserved_total_ -= b->size;
   dec(stats_.segment, t, 1);
@@ -299,7 +351,12 @@ void CachingAllocator::release_segment(Block* b) {
   if (s->prev) s->prev->next = s->next;
   else segments_ = s->next;
   if (s->next) s->next->prev = s->prev;
-  delete s;
+  if (!spare_segments_) {
+    s->next = nullptr;
+    spare_segments_ = s;
+  } else {
+    delete s;
+  }
   delete_block(b);
 }
 
@@ -381,13 +438,14 @@ void CachingAllocator::garbage_collect_cached_blocks() {
 
 void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_lock<SpinLock>& lock,
                                  const std::shared_ptr<const AllocContext>& ctx) {
-  const std::optional<MemInfo> info = raw_->mem_info();
   stats_.num_ooms += 1;
-  record(TraceEntry::Action::Oom, info ? info->free : 0, size, size, MemoryCategory::Other, ctx);
+  event_ctx_.reset();
   const int64_t allocated = stats_.allocated_bytes[kAggregate].current;
   const int64_t reserved = stats_.reserved_bytes[kAggregate].current;
   const std::optional<size_t> limit = limit_;
   lock.unlock();
+  const std::optional<MemInfo> info = raw_->mem_info();  // reads /proc: not under the lock
+  record(TraceEntry::Action::Oom, info ? info->free : 0, size, size, MemoryCategory::Other, ctx);
   // At this point every releasable cached segment has gone back to the raw allocator: what
   // is reserved but unallocated is fragmentation (free pieces of split segments).
   const std::string kind = device_kind(device_);
@@ -405,15 +463,27 @@ void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_loc
 }
 
 void CachingAllocator::record(TraceEntry::Action a, uintptr_t addr, size_t size, size_t requested,
-                              MemoryCategory cat, std::shared_ptr<const AllocContext> ctx) {
-  if (!history_.enabled()) return;
-  history_.record(TraceEntry{a, addr, size, requested, cat, 0, std::move(ctx)});
+                              MemoryCategory cat, std::shared_ptr<const AllocContext> ctx) noexcept {
+  if (!history_->enabled()) return;
+  try {
+    history_->record(TraceEntry{a, addr, size, requested, cat, 0, std::move(ctx)});
+  } catch (...) {  // out of memory for the ring: the event is dropped, the allocator is fine
+  }
+}
+
+std::shared_ptr<const AllocContext> CachingAllocator::gather_context() const noexcept {
+  if (!history_->enabled()) return nullptr;
+  try {
+    return history_->gather();
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 Block* CachingAllocator::new_block() {
-  Block* b = spare_blocks_;
-  if (!b) return new Block;
+  Block* b = spare_blocks_;  // reserve_headers() made sure there is one
   spare_blocks_ = b->next;
+  --num_spare_blocks_;
   b->next = nullptr;
   return b;
 }
@@ -427,6 +497,7 @@ void CachingAllocator::delete_block(Block* b) {
   b->context.reset();
   b->next = spare_blocks_;
   spare_blocks_ = b;
+  ++num_spare_blocks_;
 }
 
 // ---------------------------------------------------------------- queries and settings
@@ -456,8 +527,16 @@ void CachingAllocator::reset_accumulated_stats() {
   stats_.reset_accumulated();
 }
 void CachingAllocator::empty_cache() {
+  auto ctx = gather_context();
   std::lock_guard<SpinLock> g(*lock_);
+  event_ctx_ = std::move(ctx);
   release_cached_blocks();
+  event_ctx_.reset();
+}
+
+AllocatorConfig CachingAllocator::config() const {
+  std::lock_guard<SpinLock> g(*lock_);
+  return config_;
 }
 
 std::vector<SegmentInfo> CachingAllocator::snapshot() const {

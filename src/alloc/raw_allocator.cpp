@@ -96,7 +96,7 @@ void TestRawAllocator::free(void* ptr, size_t nbytes) {
 
 std::optional<MemInfo> TestRawAllocator::mem_info() const {
   std::lock_guard<std::mutex> g(mu_);
-  if (!cap_) return std::nullopt;
+  if (!cap_) return host_.mem_info();
   const size_t live = live_bytes_.load();
   return MemInfo{*cap_ > live ? *cap_ - live : 0, *cap_};
 }

@@ -161,6 +161,9 @@ TEST(Config, RuntimeUpdateKeepsSettingsOnBadInput) {
   TestAllocator t;
   t.a->update_config("max_split_size_mb:40");
   EXPECT_EQ(t.stat("max_split_size"), static_cast<int64_t>(40 * MiB));
+  t.a->update_config("garbage_collection_threshold:0.5");  // as PyTorch: a parse resets the split size
+  EXPECT_EQ(t.stat("max_split_size"), -1);
+  t.a->update_config("max_split_size_mb:40");
   EXPECT_THROW(t.a->update_config("max_split_size_mb:60,bogus:1"), RuntimeError);
   EXPECT_EQ(t.a->config().max_split_size, 40 * MiB);  // the bad string changed nothing
   DataPtr p = t.get(10);

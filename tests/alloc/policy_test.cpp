@@ -300,7 +300,7 @@ TEST(RoundUpPower2, DivisionsRoundWithinPowerOfTwoIntervals) {
   { DataPtr p = t.get(1200); }  // <= 512 * divisions: plain 512 rounding (1536)
   EXPECT_EQ(t.stat("allocated_bytes.all.allocated"), static_cast<int64_t>(1310720 + 2 * MiB + 1536));
   TestAllocator list("roundup_power2_divisions:[1:2,2:2,256:1,>:8]");
-  const auto& d = list.a->config().roundup_power2_divisions;
+  const auto d = list.a->config().roundup_power2_divisions;
   EXPECT_EQ(d[0], 2u);  // [1 MiB, 2 MiB)
   EXPECT_EQ(d[1], 2u);  // [2 MiB, 4 MiB)
   EXPECT_EQ(d[7], 0u);  // intervals not named stay off, as in PyTorch
@@ -309,6 +309,41 @@ TEST(RoundUpPower2, DivisionsRoundWithinPowerOfTwoIntervals) {
   EXPECT_EQ(d[15], 8u);
   { DataPtr p = list.get(3 * MiB + 1); }  // halves of [2 MiB, 4 MiB) -> 4 MiB
   EXPECT_EQ(list.stat("allocated_bytes.all.allocated"), static_cast<int64_t>(4 * MiB));
+  // ">" first: PyTorch fills from last_index + 1, so interval 0 stays off
+  const auto g = alloc::AllocatorConfig::parse("roundup_power2_divisions:[>:4]").roundup_power2_divisions;
+  EXPECT_EQ(g[0], 0u);
+  EXPECT_EQ(g[1], 4u);
+  EXPECT_EQ(g[15], 4u);
+}
+
+TEST(Policy, AbsurdSizesAreOomNotOverflow) {
+  TestAllocator t;
+  EXPECT_THROW(t.get(SIZE_MAX), OutOfMemoryError);
+  EXPECT_THROW(t.get(SIZE_MAX - 3 * MiB / 2), OutOfMemoryError);
+  EXPECT_THROW(t.get((size_t{1} << 62) + 1), OutOfMemoryError);
+  EXPECT_EQ(t.stat("num_ooms"), 3);
+  EXPECT_EQ(t.stat("segment.all.allocated"), 0);
+  EXPECT_EQ(t.raw->alloc_calls(), 0);
+  { DataPtr p = t.get(3 * MiB); }  // 20 MiB reserved, above the cap set next
+  t.a->set_memory_limit(1 * MiB);
+  EXPECT_THROW(t.get(20 * MiB + 1), OutOfMemoryError);  // no unsigned wrap in the cap check
+}
+
+TEST(Policy, DestroyingTheAllocatorWithLiveBlocksIsSafe) {
+  auto raw = std::make_unique<alloc::TestRawAllocator>();
+  alloc::TestRawAllocator* r = raw.get();
+  DataPtr a, b;
+  {
+    alloc::CachingAllocator alloc(kCPU, std::move(raw));
+    a = alloc.allocate(1000);
+    b = alloc.allocate(5 * MiB);
+    { DataPtr cached = alloc.allocate(12 * MiB); }
+  }  // the allocator is gone; its cached segment went back, the live ones stay valid
+  static_cast<char*>(a.get())[999] = 1;
+  static_cast<char*>(b.get())[5 * MiB - 1] = 1;
+  a = DataPtr();
+  b = DataPtr();  // the last block: the heir returns its segments and deletes itself (ASan checks)
+  (void)r;
 }
 
 TEST(GarbageCollection, FreesBlocksOlderThanAverageAboveThreshold) {

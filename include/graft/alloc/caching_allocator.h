@@ -55,8 +55,8 @@ class SpinLock;
 class CachingAllocator final : public Allocator {
  public:
   CachingAllocator(Device device, std::unique_ptr<RawAllocator> raw, AllocatorConfig config = {});
-  /// Returns every cached segment to the raw allocator. Blocks still handed out are leaked
-  /// deliberately (their tensors may outlive a static allocator at exit).
+  /// Returns every cached segment to the raw allocator. If blocks are still handed out, their
+  /// state passes to a heir that frees them normally and deletes itself with the last one.
   ~CachingAllocator() override;
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -67,7 +67,8 @@ class CachingAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override;
 
   Device device() const { return device_; }
-  const AllocatorConfig& config() const { return config_; }
+  /// The settings in force (a copy: update_config may run concurrently).
+  AllocatorConfig config() const;
   /// Applies `key:value,...` settings at run time (PyTorch's _set_allocator_settings); the
   /// backend cannot change once memory has been allocated.
   void update_config(const std::string& conf);
@@ -92,8 +93,8 @@ class CachingAllocator final : public Allocator {
   /// Free and total memory of the device (the cap, when set, bounds neither).
   MemInfo mem_get_info() const;
 
-  MemoryHistory& history() { return history_; }
-  const MemoryHistory& history() const { return history_; }
+  MemoryHistory& history() { return *history_; }
+  const MemoryHistory& history() const { return *history_; }
 
   /// True when `p` was handed out by a CachingAllocator.
   static bool owns(const DataPtr& p);
@@ -106,7 +107,8 @@ class CachingAllocator final : public Allocator {
   static void add_saved_claim(const DataPtr& p, int delta);
 
  private:
-  friend struct AllocatorAccess;
+  struct OrphanTag {};
+  CachingAllocator(CachingAllocator& dying, OrphanTag);  // takes over the state of `dying`
   static void free_ctx(void* ctx);
   Block* malloc_block(size_t orig_size, MemoryCategory cat);
   void free_block_locked(Block* b, const std::shared_ptr<const AllocContext>& ctx);
@@ -116,6 +118,7 @@ class CachingAllocator final : public Allocator {
   size_t round_size(size_t size) const;
   bool get_free_block(BlockPool& pool, size_t size, Block*& out);
   bool alloc_segment(BlockPool& pool, size_t alloc_size, bool is_retry, Block*& out);
+  void reserve_headers();  // keeps spare Block/Segment headers so no step fails half-way
   bool release_available_cached_blocks(BlockPool& pool, size_t size);
   void release_cached_blocks();
   void release_pool(BlockPool& pool);
@@ -127,8 +130,11 @@ class CachingAllocator final : public Allocator {
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool);
   [[noreturn]] void raise_oom(size_t size, size_t alloc_size, std::unique_lock<SpinLock>& lock,
                               const std::shared_ptr<const AllocContext>& ctx);
+  /// Records a history event; never throws (history is diagnostics: a failure drops the event).
   void record(TraceEntry::Action a, uintptr_t addr, size_t size, size_t requested, MemoryCategory cat,
-              std::shared_ptr<const AllocContext> ctx);
+              std::shared_ptr<const AllocContext> ctx) noexcept;
+  /// history_->gather(), or null if that fails (never throws).
+  std::shared_ptr<const AllocContext> gather_context() const noexcept;
   Block* new_block();
   void delete_block(Block* b);
 
@@ -138,12 +144,17 @@ class CachingAllocator final : public Allocator {
   std::unique_ptr<SpinLock> lock_;
   std::unique_ptr<BlockPool> small_, large_;
   Segment* segments_ = nullptr;  // intrusive list of live segments
-  Block* spare_blocks_ = nullptr;  // recycled Block objects
+  Block* spare_blocks_ = nullptr;  // recycled Block objects (linked through next)
+  size_t num_spare_blocks_ = 0;
+  Segment* spare_segments_ = nullptr;  // recycled Segment objects (linked through next)
   DeviceStats stats_;
   size_t reserved_total_ = 0;      // bytes of all segments (PyTorch's total_allocated_memory)
   std::optional<size_t> limit_;    // the per-device cap (PyTorch's allowed_memory_maximum)
   bool has_allocated_ = false;
-  MemoryHistory history_;
+  bool orphaned_ = false;          // the owner was destroyed: delete this with the last block
+  // the context of the entry point in progress (under the lock), for segment events
+  std::shared_ptr<const AllocContext> event_ctx_;
+  std::unique_ptr<MemoryHistory> history_;
 };
 
 }  // namespace graft::alloc

@@ -48,7 +48,7 @@ class HostRawAllocator final : public RawAllocator {
 
 /// For tests: host memory that can be told to fail at the N-th allocate call or when live
 /// bytes would pass a cap, and that counts calls and live bytes. mem_info reports the cap
-/// as the total (when one is set).
+/// as the total when one is set, else the host's memory.
 class TestRawAllocator final : public RawAllocator {
  public:
   void* allocate(size_t nbytes) override;
