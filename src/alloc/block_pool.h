@@ -1,6 +1,7 @@
 #pragma once
 // Block headers, segments and the free-block pools of the caching allocator.
 // See docs/memory.md ("How the pools are kept") for why the small pool is binned.
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -91,10 +92,114 @@ class BlockPool {
 
   size_t count_ = 0;
   std::vector<std::vector<Block*>> bins_;
+  // the large pool's set nodes are recycled: insert/erase then never call malloc
+  static constexpr size_t kSpareNodes = 16;
+  std::vector<std::set<Block*, Order>::node_type> spare_nodes_;
   uint64_t words_[kWords] = {};
   uint64_t summary_[kSummaryWords] = {};
   std::set<Block*, Order> tree_;
 };
+
+// The hot operations, inline: they run on every allocate and free.
+inline void BlockPool::sift_up(std::vector<Block*>& h, uint32_t i) {
+  while (i > 0) {
+    const uint32_t parent = (i - 1) / 2;
+    if (h[parent]->ptr <= h[i]->ptr) break;
+    std::swap(h[parent], h[i]);
+    h[parent]->heap_index = parent;
+    h[i]->heap_index = i;
+    i = parent;
+  }
+}
+
+inline void BlockPool::sift_down(std::vector<Block*>& h, uint32_t i) {
+  const auto n = static_cast<uint32_t>(h.size());
+  for (;;) {
+    uint32_t m = i;
+    const uint32_t l = 2 * i + 1, r = 2 * i + 2;
+    if (l < n && h[l]->ptr < h[m]->ptr) m = l;
+    if (r < n && h[r]->ptr < h[m]->ptr) m = r;
+    if (m == i) break;
+    std::swap(h[m], h[i]);
+    h[m]->heap_index = m;
+    h[i]->heap_index = i;
+    i = m;
+  }
+}
+
+inline void BlockPool::insert(Block* b) {
+  b->gc_count_base = get_free_blocks_call_count;
+  ++count_;
+  if (!is_small) {
+    if (!spare_nodes_.empty()) {
+      auto nh = std::move(spare_nodes_.back());
+      spare_nodes_.pop_back();
+      nh.value() = b;
+      tree_.insert(std::move(nh));
+    } else {
+      tree_.insert(b);
+    }
+    return;
+  }
+  const size_t bin = b->size / kMinBlockSize;
+  auto& h = bins_[bin];
+  b->heap_index = static_cast<uint32_t>(h.size());
+  h.push_back(b);
+  sift_up(h, b->heap_index);
+  if (h.size() == 1) {
+    words_[bin / 64] |= uint64_t{1} << (bin % 64);
+    summary_[bin / 4096] |= uint64_t{1} << ((bin / 64) % 64);
+  }
+}
+
+inline void BlockPool::erase(Block* b) {
+  --count_;
+  if (!is_small) {
+    auto nh = tree_.extract(b);
+    if (spare_nodes_.size() < kSpareNodes) spare_nodes_.push_back(std::move(nh));  // capacity reserved
+    return;
+  }
+  const size_t bin = b->size / kMinBlockSize;
+  auto& h = bins_[bin];
+  const uint32_t i = b->heap_index;
+  Block* last = h.back();
+  h.pop_back();
+  if (i < h.size()) {
+    h[i] = last;
+    last->heap_index = i;
+    sift_down(h, i);
+    sift_up(h, last->heap_index);
+  }
+  if (h.empty()) {
+    words_[bin / 64] &= ~(uint64_t{1} << (bin % 64));
+    if (words_[bin / 64] == 0) summary_[bin / 4096] &= ~(uint64_t{1} << ((bin / 64) % 64));
+  }
+}
+
+inline size_t BlockPool::first_bin_from(size_t bin) const {
+  if (bin >= kNumBins) return kNumBins;
+  size_t w = bin / 64;
+  if (uint64_t m = words_[w] & (~uint64_t{0} << (bin % 64))) return w * 64 + static_cast<size_t>(__builtin_ctzll(m));
+  ++w;  // the next non-empty word after w, from the summary
+  for (size_t s = w / 64; s < kSummaryWords; ++s) {
+    uint64_t m = summary_[s];
+    if (s == w / 64) m &= ~uint64_t{0} << (w % 64);
+    if (m) {
+      const size_t ww = s * 64 + static_cast<size_t>(__builtin_ctzll(m));
+      return ww * 64 + static_cast<size_t>(__builtin_ctzll(words_[ww]));
+    }
+  }
+  return kNumBins;
+}
+
+inline Block* BlockPool::lower_bound(size_t size) const {
+  if (!is_small) {
+    auto it = tree_.lower_bound(size);
+    return it == tree_.end() ? nullptr : *it;
+  }
+  const size_t bin = first_bin_from((size + kMinBlockSize - 1) / kMinBlockSize);
+  return bin < kNumBins ? bins_[bin][0] : nullptr;
+}
 
 /// The allocator's lock: a test-and-test-and-set spin lock that yields after a while. An
 /// uncontended acquire+release is one atomic exchange and one store, which matters at a

@@ -6,9 +6,6 @@
 #include "graft/core/allocator.h"
 
 namespace graft {
-namespace {
-thread_local MemoryCategory tl_category = MemoryCategory::Other;
-}  // namespace
 
 const char* memory_category_name(MemoryCategory c) {
   switch (c) {
@@ -22,9 +19,9 @@ const char* memory_category_name(MemoryCategory c) {
   return "other";
 }
 
-MemoryCategoryGuard::MemoryCategoryGuard(MemoryCategory c) noexcept : prev_(tl_category) { tl_category = c; }
-MemoryCategoryGuard::~MemoryCategoryGuard() { tl_category = prev_; }
-MemoryCategory MemoryCategoryGuard::current() noexcept { return tl_category; }
+constinit thread_local MemoryCategory MemoryCategoryGuard::tl_current_ = MemoryCategory::Other;
+MemoryCategoryGuard::MemoryCategoryGuard(MemoryCategory c) noexcept : prev_(tl_current_) { tl_current_ = c; }
+MemoryCategoryGuard::~MemoryCategoryGuard() { tl_current_ = prev_; }
 
 namespace alloc {
 namespace {

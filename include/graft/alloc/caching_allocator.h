@@ -93,8 +93,8 @@ class CachingAllocator final : public Allocator {
   /// Free and total memory of the device (the cap, when set, bounds neither).
   MemInfo mem_get_info() const;
 
-  MemoryHistory& history() { return *history_; }
-  const MemoryHistory& history() const { return *history_; }
+  MemoryHistory& history() { return history_; }
+  const MemoryHistory& history() const { return history_; }
 
   /// True when `p` was handed out by a CachingAllocator.
   static bool owns(const DataPtr& p);
@@ -119,6 +119,7 @@ class CachingAllocator final : public Allocator {
   bool get_free_block(BlockPool& pool, size_t size, Block*& out);
   bool alloc_segment(BlockPool& pool, size_t alloc_size, bool is_retry, Block*& out);
   void reserve_headers();  // keeps spare Block/Segment headers so no step fails half-way
+  void on_config_changed();
   bool release_available_cached_blocks(BlockPool& pool, size_t size);
   void release_cached_blocks();
   void release_pool(BlockPool& pool);
@@ -130,23 +131,36 @@ class CachingAllocator final : public Allocator {
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool);
   [[noreturn]] void raise_oom(size_t size, size_t alloc_size, std::unique_lock<SpinLock>& lock,
                               const std::shared_ptr<const AllocContext>& ctx);
-  /// Records a history event; never throws (history is diagnostics: a failure drops the event).
+  /// Records a history event when history is on; never throws (history is diagnostics: a
+  /// failure drops the event). The check is inline; the recording is out of line.
   void record(TraceEntry::Action a, uintptr_t addr, size_t size, size_t requested, MemoryCategory cat,
-              std::shared_ptr<const AllocContext> ctx) noexcept;
-  /// history_->gather(), or null if that fails (never throws).
-  std::shared_ptr<const AllocContext> gather_context() const noexcept;
+              const std::shared_ptr<const AllocContext>& ctx) noexcept {
+    if (__builtin_expect(history_.enabled(), 0)) record_event(a, addr, size, requested, cat, ctx);
+  }
+  void record_event(TraceEntry::Action a, uintptr_t addr, size_t size, size_t requested, MemoryCategory cat,
+                    const std::shared_ptr<const AllocContext>& ctx) noexcept;
+  /// history_->gather() when history is on, else (or if that fails) null; never throws.
+  std::shared_ptr<const AllocContext> gather_context() const noexcept {
+    if (__builtin_expect(!history_.enabled(), 1)) return nullptr;
+    return gather_slow();
+  }
+  std::shared_ptr<const AllocContext> gather_slow() const noexcept;
   Block* new_block();
   void delete_block(Block* b);
 
   Device device_;
   std::unique_ptr<RawAllocator> raw_;
   AllocatorConfig config_;
+  bool roundup_enabled_ = false;  // any roundup_power2_divisions > 1 (skips the lookup when not)
   std::unique_ptr<SpinLock> lock_;
   std::unique_ptr<BlockPool> small_, large_;
   Segment* segments_ = nullptr;  // intrusive list of live segments
   Block* spare_blocks_ = nullptr;  // recycled Block objects (linked through next)
   size_t num_spare_blocks_ = 0;
   Segment* spare_segments_ = nullptr;  // recycled Segment objects (linked through next)
+  // On the host a free completes at once: active/active_bytes always equal allocation/
+  // allocated_bytes, so stats() derives them instead of the hot path updating them twice.
+  // (A CUDA backend with record_stream will need them kept separately.)
   DeviceStats stats_;
   size_t reserved_total_ = 0;      // bytes of all segments (PyTorch's total_allocated_memory)
   std::optional<size_t> limit_;    // the per-device cap (PyTorch's allowed_memory_maximum)
@@ -154,7 +168,7 @@ class CachingAllocator final : public Allocator {
   bool orphaned_ = false;          // the owner was destroyed: delete this with the last block
   // the context of the entry point in progress (under the lock), for segment events
   std::shared_ptr<const AllocContext> event_ctx_;
-  std::unique_ptr<MemoryHistory> history_;
+  MemoryHistory history_;  // an heir starts with a fresh one (nobody can read the old)
 };
 
 }  // namespace graft::alloc

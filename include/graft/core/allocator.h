@@ -64,9 +64,10 @@ class MemoryCategoryGuard {
   MemoryCategoryGuard(const MemoryCategoryGuard&) = delete;
   MemoryCategoryGuard& operator=(const MemoryCategoryGuard&) = delete;
   /// The category new allocations on this thread get.
-  static MemoryCategory current() noexcept;
+  static MemoryCategory current() noexcept { return tl_current_; }
 
  private:
+  static constinit thread_local MemoryCategory tl_current_;
   MemoryCategory prev_;
 };
 
