@@ -127,7 +127,7 @@ inline void BlockPool::sift_down(std::vector<Block*>& h, uint32_t i) {
   }
 }
 
-inline void BlockPool::insert(Block* b) {
+[[gnu::always_inline]] inline void BlockPool::insert(Block* b) {
   b->gc_count_base = get_free_blocks_call_count;
   ++count_;
   if (!is_small) {
@@ -152,7 +152,7 @@ inline void BlockPool::insert(Block* b) {
   }
 }
 
-inline void BlockPool::erase(Block* b) {
+[[gnu::always_inline]] inline void BlockPool::erase(Block* b) {
   --count_;
   if (!is_small) {
     auto nh = tree_.extract(b);
@@ -176,7 +176,7 @@ inline void BlockPool::erase(Block* b) {
   }
 }
 
-inline size_t BlockPool::first_bin_from(size_t bin) const {
+[[gnu::always_inline]] inline size_t BlockPool::first_bin_from(size_t bin) const {
   if (bin >= kNumBins) return kNumBins;
   size_t w = bin / 64;
   if (uint64_t m = words_[w] & (~uint64_t{0} << (bin % 64))) return w * 64 + static_cast<size_t>(__builtin_ctzll(m));
@@ -192,7 +192,7 @@ inline size_t BlockPool::first_bin_from(size_t bin) const {
   return kNumBins;
 }
 
-inline Block* BlockPool::lower_bound(size_t size) const {
+[[gnu::always_inline]] inline Block* BlockPool::lower_bound(size_t size) const {
   if (!is_small) {
     auto it = tree_.lower_bound(size);
     return it == tree_.end() ? nullptr : *it;
