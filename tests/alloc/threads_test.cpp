@@ -54,6 +54,41 @@ TEST(Threads, CrossThreadFreeStress) {
   EXPECT_EQ(t.raw->live_bytes(), 0u);
 }
 
+TEST(Threads, QueriesAndHistoryWhileAllocating) {
+  TestAllocator t;
+  t.a->history().configure(true, 256, false);
+  std::vector<std::thread> workers;
+  for (int id = 0; id < 3; ++id)
+    workers.emplace_back([&, id] {
+      alloc::MemoryOpScope scope("worker");
+      for (int i = 0; i < 2000; ++i) {
+        DataPtr p = t.get(static_cast<size_t>(512 * (1 + (i + id) % 7)));
+        alloc::CachingAllocator::set_category(p, MemoryCategory::DataBatch);
+        alloc::CachingAllocator::add_saved_claim(p, +1);
+        alloc::CachingAllocator::add_saved_claim(p, -1);
+      }
+    });
+  for (int reads = 0; reads < 200; ++reads) {  // concurrent readers of the allocator's state
+    const auto cats = t.a->bytes_by_category();
+    int64_t sum = 0;
+    for (int64_t v : cats) sum += v;
+    EXPECT_EQ(sum % 512, 0);  // whole blocks only
+    EXPECT_LE(t.a->history().entries().size(), 256u);
+    for (const auto& seg : t.a->snapshot()) {
+      size_t tiled = 0;
+      for (const auto& b : seg.blocks) tiled += b.size;
+      EXPECT_EQ(tiled, seg.total_size);  // a consistent picture, never a half-updated one
+    }
+  }
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(t.allocated(), 0);
+  EXPECT_EQ(t.stat("allocation.all.allocated"), 6000);
+  for (const auto& e : t.a->history().entries())
+    if (e.action == alloc::TraceEntry::Action::Alloc) {
+      EXPECT_EQ(e.context->op, "worker");
+    }
+}
+
 TEST(Threads, TensorsMadeOnOneThreadDieOnAnother) {
   const int64_t base = memory_allocated();
   std::vector<Tensor> made(64);
