@@ -8,13 +8,18 @@
 
 #include <algorithm>
 #include <charconv>
-#include <utility>
 #include <limits>
+#include <utility>
 
 #include "block_pool.h"
 #include "graft/core/error.h"
 
 namespace graft::alloc {
+
+// The per-call steps of allocate/free are forced inline into them: at ~50 ns a pair, the call
+// overhead between a dozen small steps is a measurable share (bench/alloc_bench.cpp).
+#define GRAFT_HOT_INLINE [[gnu::always_inline]] inline
+
 namespace {
 
 int stat_type(const BlockPool& p) { return p.is_small ? kSmallPool : kLargePool; }
@@ -27,14 +32,6 @@ void dec(StatArray& a, int t, int64_t n) {
   a[t].decrease(n);
 }
 int64_t i64(size_t n) { return static_cast<int64_t>(n); }
-
-}  // namespace
-
-// The per-call steps of allocate/free are forced inline into them: at ~50 ns a pair, the call
-// overhead between a dozen small steps is a measurable share (bench/alloc_bench.cpp).
-#define GRAFT_HOT_INLINE [[gnu::always_inline]] inline
-
-namespace {
 
 // Larger requests are refused before any size arithmetic (no rounding can overflow); no
 // machine has 4 EiB.
@@ -72,8 +69,6 @@ CachingAllocator::CachingAllocator(Device device, std::unique_ptr<RawAllocator> 
       large_(std::make_unique<BlockPool>(false)) {
   GRAFT_CHECK(raw_ != nullptr, ValueError, "CachingAllocator: a raw allocator is required");
   on_config_changed();
-  stats_.max_split_size =
-      config_.max_split_size == std::numeric_limits<size_t>::max() ? -1 : i64(config_.max_split_size);
 }
 
 CachingAllocator::CachingAllocator(CachingAllocator& d, OrphanTag)
@@ -154,6 +149,8 @@ Block* CachingAllocator::malloc_block(size_t orig_size, MemoryCategory cat) {
 }
 
 void CachingAllocator::on_config_changed() {
+  stats_.max_split_size =
+      config_.max_split_size == std::numeric_limits<size_t>::max() ? -1 : i64(config_.max_split_size);
   roundup_enabled_ = false;
   for (size_t d : config_.roundup_power2_divisions) roundup_enabled_ |= d > 1;
 }
@@ -195,7 +192,7 @@ GRAFT_HOT_INLINE void CachingAllocator::free_block_locked(Block* b, const std::s
   BlockPool& pool = *b->segment->pool;
   const int t = stat_type(pool);
   const size_t requested = b->requested_size;
-  if (config_.backend != Backend::Native && !b->is_split()) {  // no caching: give it back now
+  if (config_.backend != Backend::Native) {  // no caching (never split): give it back now
     dec(stats_.requested_bytes, t, i64(requested));
     release_segment(b);
     return;
@@ -516,8 +513,6 @@ void CachingAllocator::update_config(const std::string& conf) {
               "GRAFT_ALLOC_CONF before the first allocation)");
   config_ = c;
   on_config_changed();
-  stats_.max_split_size =
-      config_.max_split_size == std::numeric_limits<size_t>::max() ? -1 : i64(config_.max_split_size);
 }
 
 DeviceStats CachingAllocator::stats() const {

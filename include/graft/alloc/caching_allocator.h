@@ -119,7 +119,7 @@ class CachingAllocator final : public Allocator {
   bool get_free_block(BlockPool& pool, size_t size, Block*& out);
   bool alloc_segment(BlockPool& pool, size_t alloc_size, bool is_retry, Block*& out);
   void reserve_headers();  // keeps spare Block/Segment headers so no step fails half-way
-  void on_config_changed();
+  void on_config_changed();  // recomputes what derives from config_ (max_split_size stat, roundup flag)
   bool release_available_cached_blocks(BlockPool& pool, size_t size);
   void release_cached_blocks();
   void release_pool(BlockPool& pool);
