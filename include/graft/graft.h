@@ -12,6 +12,7 @@
 #include "graft/core/error.h"
 #include "graft/core/scalar.h"
 #include "graft/core/tensor.h"
+#include "graft/core/ordered_dict.h"
 #include "graft/memory.h"
 #include "graft/ops/ops.h"
 #include "graft/ops/op_table.h"

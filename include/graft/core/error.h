@@ -18,6 +18,9 @@ class ValueError : public Error { public: using Error::Error; };
 class TypeError : public Error { public: using Error::Error; };
 /// An index or dimension is out of range (Python IndexError).
 class IndexError : public Error { public: using Error::Error; };
+/// A name looked up in a dictionary (state dict, module registry) is missing or taken
+/// (Python KeyError).
+class KeyError : public Error { public: using Error::Error; };
 /// Anything else that went wrong at run time (Python RuntimeError).
 class RuntimeError : public Error { public: using Error::Error; };
 /// An allocator could not get memory even after releasing its cache (PyTorch's
