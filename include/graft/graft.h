@@ -15,4 +15,5 @@
 #include "graft/core/ordered_dict.h"
 #include "graft/memory.h"
 #include "graft/ops/ops.h"
+#include "graft/ops/nn_ops.h"
 #include "graft/ops/op_table.h"

@@ -185,6 +185,7 @@ const Registry& op_registry() {
     register_linalg(r);
     register_shape_index(r);
     register_inplace(r);
+    register_conv(r);
     return r;
   }();
   return reg;

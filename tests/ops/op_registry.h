@@ -108,6 +108,7 @@ void register_reductions(Registry& r);
 void register_linalg(Registry& r);
 void register_shape_index(Registry& r);
 void register_inplace(Registry& r);
+void register_conv(Registry& r);
 /// Every entry (built once).
 const Registry& op_registry();
 

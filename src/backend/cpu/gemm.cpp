@@ -40,28 +40,32 @@ void gemm_loop(T* c, const T* a, const T* b, int64_t M, int64_t N, int64_t K, in
 }  // namespace
 
 void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
-  // c: [B?, M, N] contiguous; a: [B?, M, K]; b: [B?, K, N]
+  // c: [B?, M, N] with unit column stride (rows and batches may be strided, e.g. a channel
+  // slice of a convolution output); a: [B?, M, K]; b: [B?, K, N], any strides.
   const bool batched = c.dim() == 3;
   const int64_t B = batched ? c.size(0) : 1;
   const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
-  GRAFT_INTERNAL_ASSERT(c.is_contiguous());
-  if (M == 0 || N == 0) return;
+  if (M == 0 || N == 0 || B == 0) return;
   if (K == 0) { fill(c, 0); return; }
   const DType dt = c.dtype();
+  const int64_t ldc = M == 1 ? N : c.stride(-2);
+  GRAFT_INTERNAL_ASSERT((c.stride(-1) == 1 || N == 1) && ldc >= N);
+  const int64_t cbs = batched ? c.stride(0) : 0;
+  const int64_t es = static_cast<int64_t>(element_size(dt));
   if (dt == kFloat32 || dt == kFloat64) {
     for (int64_t bi = 0; bi < B; ++bi) {
       Tensor ab = batched ? raw_select0(a, bi) : a;
       Tensor bb = batched ? raw_select0(b, bi) : b;
       BlasView va = blas_view(ab), vb = blas_view(bb);
-      void* cp = static_cast<char*>(c.data_ptr()) + bi * M * N * static_cast<int64_t>(element_size(dt));
+      void* cp = static_cast<char*>(c.data_ptr()) + bi * cbs * es;
       auto ta = va.trans ? CblasTrans : CblasNoTrans;
       auto tb = vb.trans ? CblasTrans : CblasNoTrans;
       if (dt == kFloat32)
         cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, static_cast<const float*>(va.t.data_ptr()), va.ld,
-                    static_cast<const float*>(vb.t.data_ptr()), vb.ld, 0.0f, static_cast<float*>(cp), N);
+                    static_cast<const float*>(vb.t.data_ptr()), vb.ld, 0.0f, static_cast<float*>(cp), ldc);
       else
         cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, static_cast<const double*>(va.t.data_ptr()), va.ld,
-                    static_cast<const double*>(vb.t.data_ptr()), vb.ld, 0.0, static_cast<double*>(cp), N);
+                    static_cast<const double*>(vb.t.data_ptr()), vb.ld, 0.0, static_cast<double*>(cp), ldc);
     }
     return;
   }
@@ -69,9 +73,9 @@ void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
     for (int64_t bi = 0; bi < B; ++bi) {
       Tensor ab = batched ? raw_select0(a, bi) : a;
       Tensor bb = batched ? raw_select0(b, bi) : b;
-      gemm_loop<scalar_t>(static_cast<scalar_t*>(c.data_ptr()) + bi * M * N,
+      gemm_loop<scalar_t>(static_cast<scalar_t*>(c.data_ptr()) + bi * cbs,
                           static_cast<const scalar_t*>(ab.data_ptr()), static_cast<const scalar_t*>(bb.data_ptr()),
-                          M, N, K, ab.stride(0), ab.stride(1), bb.stride(0), bb.stride(1), N);
+                          M, N, K, ab.stride(0), ab.stride(1), bb.stride(0), bb.stride(1), ldc);
     }
   });
 }

@@ -55,7 +55,8 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
 /// Variance over `mask` with the given correction.
 void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction);
 
-/// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype.
+/// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype; c needs unit
+/// column stride only (rows and batches may be strided), a and b any strides.
 void gemm(const Tensor& c, const Tensor& a, const Tensor& b);
 
 void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
@@ -64,5 +65,21 @@ void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor
 void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
 /// out (already a copy of self) scatter-adds src at index along dim.
 void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+
+/// Geometry of a 2-D sliding window (convolution, unfold/fold, pooling): kernel, stride,
+/// padding, dilation, and the output grid it produces.
+struct Window2d {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t oh, ow;  ///< output rows and columns
+};
+/// im2col: x [N, C, H, W] (contiguous) -> cols [N, C*kh*kw, oh*ow] (contiguous), zero where the
+/// window reads padding.
+void im2col(const Tensor& cols, const Tensor& x, const Window2d& w);
+/// col2im: x [N, C, H, W] (contiguous, zero-filled by the caller) += every column of cols
+/// scattered back to the input positions it was read from (the adjoint of im2col).
+void col2im(const Tensor& x, const Tensor& cols, const Window2d& w);
+/// Max pooling over planes: x [P, H, W] (contiguous) -> out [P, oh, ow] and int64 indices
+/// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
+void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
 
 }  // namespace graft::cpu

@@ -1,0 +1,364 @@
+// Convolution lowered onto GEMM: im2col/col2im (F.unfold/F.fold), conv2d, conv1d and
+// conv_transpose2d. One node (ConvolutionBackward0) serves both directions; it saves the
+// input and weight (not the column buffer) and writes its backward in differentiable ops
+// (conv <-> transposed conv, im2col, bmm), so double backward works. See
+// docs/notes/convolution.md.
+#include "graft/ops/nn_ops.h"
+#include "nn_util.h"
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using autograd::set_history;
+using detail::make_node;
+using detail::Pair;
+
+namespace {
+
+// ---- geometry ----
+
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+cpu::Window2d window(Pair k, Pair s, Pair p, Pair d, int64_t oh, int64_t ow) {
+  return {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
+}
+
+void check_window_args(const char* op, Pair s, Pair p, Pair d) {
+  GRAFT_CHECK(s[0] > 0 && s[1] > 0, RuntimeError, op, ": non-positive stride is not supported");
+  GRAFT_CHECK(p[0] >= 0 && p[1] >= 0, RuntimeError, op, ": negative padding is not supported");
+  GRAFT_CHECK(d[0] > 0 && d[1] > 0, RuntimeError, op, ": dilation should be greater than zero");
+}
+
+// ---- values (no autograd): raw kernels on contiguous buffers ----
+
+// x [N, C, H, W] contiguous, w [O, C/g, kh, kw] -> [N, O, oh, ow]
+Tensor conv_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups) {
+  const int64_t N = x.size(0), C = x.size(1), O = w.size(0), L = win.oh * win.ow;
+  const int64_t Kg = (C / groups) * win.kh * win.kw, Og = O / groups;
+  Tensor cols = detail::new_empty({N, C * win.kh * win.kw, L}, x.dtype());
+  cpu::im2col(cols, x, win);
+  Tensor wc = w.contiguous();
+  Tensor out = detail::new_empty({N, O, win.oh, win.ow}, x.dtype());
+  for (int64_t g = 0; g < groups; ++g) {
+    // a: weight rows of group g, broadcast over the batch (stride 0); b: its column block.
+    Tensor a = cpu::raw_view(wc, {N, Og, Kg}, {0, Kg, 1}, wc.storage_offset() + g * Og * Kg);
+    Tensor b = cpu::raw_view(cols, {N, Kg, L}, {cols.stride(0), L, 1}, g * Kg * L);
+    Tensor c = cpu::raw_view(out, {N, Og, L}, {O * L, L, 1}, g * Og * L);
+    cpu::gemm(c, a, b);
+  }
+  return out;
+}
+
+// x [N, Cin, H, W] contiguous, w [Cin, Cout/g, kh, kw] -> [N, Cout, OH, OW]; win.oh/ow = H, W.
+Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups, int64_t OH,
+                             int64_t OW) {
+  const int64_t N = x.size(0), Cin = x.size(1), HW = x.size(2) * x.size(3);
+  const int64_t Cin_g = Cin / groups, Cout_g = w.size(1), Cout = Cout_g * groups;
+  const int64_t Kg = Cout_g * win.kh * win.kw;
+  Tensor wc = w.contiguous();
+  Tensor cols = detail::new_empty({N, Cout * win.kh * win.kw, HW}, x.dtype());
+  for (int64_t g = 0; g < groups; ++g) {
+    // cols_g [N, Kg, HW] = w_g^T [Kg, Cin_g] @ x_g [Cin_g, HW]
+    Tensor a = cpu::raw_view(wc, {N, Kg, Cin_g}, {0, 1, Kg}, wc.storage_offset() + g * Cin_g * Kg);
+    Tensor b = cpu::raw_view(x, {N, Cin_g, HW}, {Cin * HW, HW, 1}, x.storage_offset() + g * Cin_g * HW);
+    Tensor c = cpu::raw_view(cols, {N, Kg, HW}, {cols.stride(0), HW, 1}, g * Kg * HW);
+    cpu::gemm(c, a, b);
+  }
+  Tensor out = zeros({N, Cout, OH, OW}, TensorOptions(x.dtype()));
+  cpu::col2im(out, cols, win);
+  return out;
+}
+
+Tensor add_bias(Tensor out, const Tensor& bias) {
+  if (!bias.defined()) return out;
+  Tensor b = bias.view({1, bias.numel(), 1, 1});
+  cpu::binary(cpu::BinaryOp::Add, out, out, b);
+  return out;
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
+                   Pair dilation, bool transposed, Pair out_hw, int64_t groups);
+
+struct ConvolutionBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("ConvolutionBackward0", input, weight)
+  SavedVariable input, weight;
+  Pair stride{}, padding{}, dilation{};
+  bool transposed = false;
+  int64_t groups = 1;
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    TensorList r(3);
+    Tensor x = input.unpack(this), w = weight.unpack(this);
+    const int64_t N = x.size(0);
+    if (should_compute_output(0)) {
+      // The input gradient is the adjoint convolution in the other direction.
+      r[0] = convolution(g, w, Tensor(), stride, padding, dilation, !transposed, {x.size(2), x.size(3)}, groups);
+      // With output_padding >= stride (allowed when < dilation) the adjoint has windows past
+      // the input's last position: they correspond to no input element.
+      if (r[0].size(2) != x.size(2) || r[0].size(3) != x.size(3))
+        r[0] = r[0].narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
+    }
+    if (should_compute_output(1)) {
+      // conv:       dW_g = sum_n g_g[n] @ im2col(x)_g[n]^T      ([Og, Cg*k])
+      // transposed: dW_g = sum_n x_g[n] @ im2col(g)_g[n]^T      ([Cin_g, Cout_g*k])
+      const Tensor& img = transposed ? g : x;   // the tensor whose windows are taken
+      const Tensor& rows = transposed ? x : g;  // the tensor that multiplies them
+      Tensor cols = im2col(img, {w.size(2), w.size(3)}, {dilation[0], dilation[1]}, {padding[0], padding[1]},
+                           {stride[0], stride[1]});
+      if (transposed && cols.size(2) != x.size(2) * x.size(3)) {  // same output_padding case as above
+        const int64_t oh = conv_out(g.size(2), w.size(2), stride[0], padding[0], dilation[0]);
+        const int64_t ow = conv_out(g.size(3), w.size(3), stride[1], padding[1], dilation[1]);
+        cols = cols.reshape({N, cols.size(1), oh, ow}).narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
+        cols = cols.reshape({N, cols.size(1), -1});
+      }
+      Tensor rows3 = rows.reshape({N, rows.size(1), -1});
+      const int64_t Rg = rows.size(1) / groups, Kg = cols.size(1) / groups;
+      TensorList parts;
+      for (int64_t gi = 0; gi < groups; ++gi)
+        parts.push_back(bmm(rows3.narrow(1, gi * Rg, Rg), cols.narrow(1, gi * Kg, Kg).transpose(1, 2)).sum({0}));
+      Tensor dw = groups == 1 ? parts[0] : cat(parts, 0);
+      r[1] = dw.reshape(w.sizes());
+    }
+    if (should_compute_output(2)) r[2] = g.sum({0, 2, 3});
+    return r;
+  }
+};
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
+                   Pair dilation, bool transposed, Pair out_hw, int64_t groups) {
+  Tensor x = input.contiguous();
+  const Pair k{weight.size(2), weight.size(3)};
+  Tensor out;
+  if (!transposed) {
+    auto win = window(k, stride, padding, dilation, conv_out(x.size(2), k[0], stride[0], padding[0], dilation[0]),
+                      conv_out(x.size(3), k[1], stride[1], padding[1], dilation[1]));
+    out = conv_values(x, weight, win, groups);
+  } else {
+    auto win = window(k, stride, padding, dilation, x.size(2), x.size(3));
+    out = conv_transpose_values(x, weight, win, groups, out_hw[0], out_hw[1]);
+  }
+  out = add_bias(out, bias);
+  if (any_requires_grad({&input, &weight, &bias})) {
+    auto n = make_node<ConvolutionBackward0>({&input, &weight, &bias});
+    if (n->should_compute_output(1) || n->should_compute_output(0)) {
+      n->input = SavedVariable(input, false);
+      n->weight = SavedVariable(weight, false);
+    }
+    n->stride = stride;
+    n->padding = padding;
+    n->dilation = dilation;
+    n->transposed = transposed;
+    n->groups = groups;
+    set_history(out, n);
+  }
+  return out;
+}
+
+void check_conv_dtypes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, op, ": expected a floating point input, but got ",
+              input.dtype());
+  GRAFT_CHECK(input.dtype() == weight.dtype(), TypeError, op, ": input dtype ", input.dtype(),
+              " and weight dtype ", weight.dtype(), " should be the same");
+  GRAFT_CHECK(!bias.defined() || bias.dtype() == input.dtype(), TypeError, op, ": input dtype ", input.dtype(),
+              " and bias dtype ", bias.dtype(), " should be the same");
+}
+
+// Checks shared by conv2d/conv_transpose2d on batched 4-D input.
+void check_conv_shapes(const char* op, const Tensor& x, const Tensor& w, const Tensor& bias, int64_t groups,
+                       bool transposed) {
+  GRAFT_CHECK(groups > 0, RuntimeError, op, ": non-positive groups is not supported");
+  GRAFT_CHECK(w.dim() == 4, RuntimeError, op, ": expected weight to be 4-dimensional, but got weight of size ",
+              w.sizes());
+  const int64_t C = x.size(1);
+  if (!transposed) {
+    GRAFT_CHECK(w.size(0) % groups == 0, RuntimeError, "Given groups=", groups,
+                ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
+                w.sizes(), " instead");
+    GRAFT_CHECK(C == w.size(1) * groups, RuntimeError, "Given groups=", groups, ", weight of size ", w.sizes(),
+                ", expected input", x.sizes(), " to have ", w.size(1) * groups, " channels, but got ", C,
+                " channels instead");
+  } else {
+    GRAFT_CHECK(w.size(0) % groups == 0, RuntimeError, "Given groups=", groups,
+                ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
+                w.sizes(), " instead");
+    GRAFT_CHECK(C == w.size(0), RuntimeError, "Given transposed=1, weight of size ", w.sizes(), ", expected input",
+                x.sizes(), " to have ", w.size(0), " channels, but got ", C, " channels instead");
+  }
+  const int64_t out_ch = transposed ? w.size(1) * groups : w.size(0);
+  GRAFT_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_ch), RuntimeError, "Given ",
+              transposed ? "transposed=1, " : "", "weight of size ", w.sizes(),
+              ", expected bias to be 1-dimensional with ", out_ch, " elements, but got bias of size ",
+              bias.defined() ? bias.sizes() : IntArrayRef(), " instead");
+}
+
+// Batched 4-D view of a 3-D (unbatched) or 4-D input, or the PyTorch error.
+Tensor batched4(const Tensor& input, const char* op) {
+  GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError, "Expected 3D (unbatched) or 4D (batched) input to ",
+              op, ", but got input of size: ", input.sizes());
+  return input.dim() == 3 ? input.unsqueeze(0) : input;
+}
+
+// ---- im2col / col2im nodes ----
+
+struct Im2ColBackward0 final : Node {
+  GRAFT_NODE_NAME("Im2ColBackward0")
+  Pair in_hw{}, k{}, d{}, p{}, s{};
+  TensorList apply(TensorList&& g) override {
+    return {col2im(g[0], {in_hw[0], in_hw[1]}, {k[0], k[1]}, {d[0], d[1]}, {p[0], p[1]}, {s[0], s[1]})};
+  }
+};
+struct Col2ImBackward0 final : Node {
+  GRAFT_NODE_NAME("Col2ImBackward0")
+  Pair k{}, d{}, p{}, s{};
+  TensorList apply(TensorList&& g) override {
+    return {im2col(g[0], {k[0], k[1]}, {d[0], d[1]}, {p[0], p[1]}, {s[0], s[1]})};
+  }
+};
+
+}  // namespace
+
+Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+              IntArrayRef stride) {
+  alloc::MemoryOpScope mem_scope("im2col");
+  detail::check_tensor(input, "im2col");
+  GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError,
+              "Input Error: Only 3D or 4D input Tensors are supported (got ", input.dim(), "D)");
+  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, "im2col: expected a floating point input, but got ",
+              input.dtype());
+  const Pair k = detail::pair_arg(kernel_size, "im2col", "kernel_size");
+  const Pair d = detail::pair_arg(dilation, "im2col", "dilation");
+  const Pair p = detail::pair_arg(padding, "im2col", "padding");
+  const Pair s = detail::pair_arg(stride, "im2col", "stride");
+  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError, "im2col: kernel size should be greater than zero, but got kernel_size=(",
+              k[0], ", ", k[1], ")");
+  check_window_args("im2col", s, p, d);
+  if (input.dim() == 3) return im2col(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0);
+  Tensor x = input.contiguous();
+  const int64_t H = x.size(2), W = x.size(3);
+  const int64_t oh = conv_out(H, k[0], s[0], p[0], d[0]), ow = conv_out(W, k[1], s[1], p[1], d[1]);
+  GRAFT_CHECK(oh >= 1 && ow >= 1, RuntimeError, "Given input with spatial size (", H, ", ", W,
+              "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ",
+              p[1], "), calculated shape of the array of sliding blocks as (", oh, ", ", ow,
+              "), but its components must be at least one.");
+  Tensor out = detail::new_empty({x.size(0), x.size(1) * k[0] * k[1], oh * ow}, x.dtype());
+  cpu::im2col(out, x, window(k, s, p, d, oh, ow));
+  if (any_requires_grad({&input})) {
+    auto n = make_node<Im2ColBackward0>({&input});
+    n->in_hw = {H, W};
+    n->k = k;
+    n->d = d;
+    n->p = p;
+    n->s = s;
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride) {
+  alloc::MemoryOpScope mem_scope("col2im");
+  detail::check_tensor(input, "col2im");
+  GRAFT_CHECK(input.dim() == 2 || input.dim() == 3, RuntimeError,
+              "Expected 2D (unbatched) or 3D (batched) input to col2im, but got input of size: ", input.sizes());
+  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, "col2im: expected a floating point input, but got ",
+              input.dtype());
+  const Pair os = detail::pair_arg(output_size, "col2im", "output_size");
+  const Pair k = detail::pair_arg(kernel_size, "col2im", "kernel_size");
+  const Pair d = detail::pair_arg(dilation, "col2im", "dilation");
+  const Pair p = detail::pair_arg(padding, "col2im", "padding");
+  const Pair s = detail::pair_arg(stride, "col2im", "stride");
+  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError, "col2im: kernel size should be greater than zero, but got kernel_size=(",
+              k[0], ", ", k[1], ")");
+  check_window_args("col2im", s, p, d);
+  if (input.dim() == 2)
+    return col2im(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0);
+  const int64_t kk = k[0] * k[1];
+  GRAFT_CHECK(input.size(1) % kk == 0, RuntimeError,
+              "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+              "input.size(1)=",
+              input.size(1), " and kernel_size=(", k[0], ", ", k[1], ")");
+  const int64_t oh = conv_out(os[0], k[0], s[0], p[0], d[0]), ow = conv_out(os[1], k[1], s[1], p[1], d[1]);
+  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == oh * ow, RuntimeError, "Given output_size=(", os[0], ", ",
+              os[1], "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0],
+              ", ", p[1], "), stride=(", s[0], ", ", s[1],
+              "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", oh, " * ",
+              ow, " = ", oh * ow, ", but got input.size(2)=", input.size(2), ".");
+  Tensor cols = input.contiguous();
+  Tensor out = zeros({input.size(0), input.size(1) / kk, os[0], os[1]}, TensorOptions(input.dtype()));
+  cpu::col2im(out, cols, window(k, s, p, d, oh, ow));
+  if (any_requires_grad({&input})) {
+    auto n = make_node<Col2ImBackward0>({&input});
+    n->k = k;
+    n->d = d;
+    n->p = p;
+    n->s = s;
+    set_history(out, n);
+  }
+  return out;
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  alloc::MemoryOpScope mem_scope("conv2d");
+  detail::check_tensor(input, "conv2d");
+  detail::check_tensor(weight, "conv2d", "weight");
+  if (bias.defined()) detail::check_tensor(bias, "conv2d", "bias");
+  check_conv_dtypes("conv2d", input, weight, bias);
+  const Pair s = detail::pair_arg(stride, "conv2d", "stride");
+  const Pair p = detail::pair_arg(padding, "conv2d", "padding");
+  const Pair d = detail::pair_arg(dilation, "conv2d", "dilation");
+  check_window_args("conv2d", s, p, d);
+  Tensor x = batched4(input, "conv2d");
+  check_conv_shapes("conv2d", x, weight, bias, groups, false);
+  const int64_t ph = x.size(2) + 2 * p[0], pw = x.size(3) + 2 * p[1];
+  const int64_t ekh = d[0] * (weight.size(2) - 1) + 1, ekw = d[1] * (weight.size(3) - 1) + 1;
+  GRAFT_CHECK(ph >= ekh && pw >= ekw, RuntimeError, "Calculated padded input size per channel: (", ph, " x ", pw,
+              "). Kernel size: (", ekh, " x ", ekw, "). Kernel size can't be greater than actual input size");
+  Tensor out = convolution(x, weight, bias, s, p, d, false, {0, 0}, groups);
+  return input.dim() == 3 ? out.squeeze(0) : out;
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  alloc::MemoryOpScope mem_scope("conv1d");
+  detail::check_tensor(input, "conv1d");
+  detail::check_tensor(weight, "conv1d", "weight");
+  GRAFT_CHECK(input.dim() == 2 || input.dim() == 3, RuntimeError,
+              "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: ", input.sizes());
+  GRAFT_CHECK(weight.dim() == 3, RuntimeError, "conv1d: expected weight to be 3-dimensional, but got weight of size ",
+              weight.sizes());
+  GRAFT_CHECK(stride.size() == 1 && padding.size() == 1 && dilation.size() == 1, ValueError,
+              "conv1d: stride, padding and dilation take one value each");
+  // A length-L signal is a 1 x L image: one GEMM-lowered path for both.
+  Tensor x = input.unsqueeze(-2);
+  Tensor out = conv2d(x, weight.unsqueeze(2), bias, {1, stride[0]}, {0, padding[0]}, {1, dilation[0]}, groups);
+  return out.squeeze(-2);
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  alloc::MemoryOpScope mem_scope("conv_transpose2d");
+  detail::check_tensor(input, "conv_transpose2d");
+  detail::check_tensor(weight, "conv_transpose2d", "weight");
+  if (bias.defined()) detail::check_tensor(bias, "conv_transpose2d", "bias");
+  check_conv_dtypes("conv_transpose2d", input, weight, bias);
+  const Pair s = detail::pair_arg(stride, "conv_transpose2d", "stride");
+  const Pair p = detail::pair_arg(padding, "conv_transpose2d", "padding");
+  const Pair op = detail::pair_arg(output_padding, "conv_transpose2d", "output_padding");
+  const Pair d = detail::pair_arg(dilation, "conv_transpose2d", "dilation");
+  check_window_args("conv_transpose2d", s, p, d);
+  Tensor x = batched4(input, "conv_transpose2d");
+  check_conv_shapes("conv_transpose2d", x, weight, bias, groups, true);
+  GRAFT_CHECK(op[0] >= 0 && op[1] >= 0 && (op[0] < s[0] || op[0] < d[0]) && (op[1] < s[1] || op[1] < d[1]),
+              RuntimeError, "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
+              op[0], " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
+              " dilation_height: ", d[0], " dilation_width: ", d[1]);
+  const int64_t OH = (x.size(2) - 1) * s[0] - 2 * p[0] + d[0] * (weight.size(2) - 1) + op[0] + 1;
+  const int64_t OW = (x.size(3) - 1) * s[1] - 2 * p[1] + d[1] * (weight.size(3) - 1) + op[1] + 1;
+  GRAFT_CHECK(OH > 0 && OW > 0, RuntimeError, "Given input size per channel: (", x.size(2), " x ", x.size(3),
+              "). Calculated output size per channel: (", OH, " x ", OW, "). Output size is too small");
+  Tensor out = convolution(x, weight, bias, s, p, d, true, {OH, OW}, groups);
+  return input.dim() == 3 ? out.squeeze(0) : out;
+}
+
+}  // namespace graft
