@@ -186,6 +186,7 @@ const Registry& op_registry() {
     register_shape_index(r);
     register_inplace(r);
     register_conv(r);
+    register_layers(r);
     return r;
   }();
   return reg;

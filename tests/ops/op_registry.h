@@ -109,6 +109,7 @@ void register_linalg(Registry& r);
 void register_shape_index(Registry& r);
 void register_inplace(Registry& r);
 void register_conv(Registry& r);
+void register_layers(Registry& r);
 /// Every entry (built once).
 const Registry& op_registry();
 

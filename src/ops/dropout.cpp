@@ -1,0 +1,26 @@
+// Dropout as PyTorch computes it: noise = bernoulli(1 - p) / (1 - p), output = input * noise,
+// so the backward is a multiplication by the same noise (and differentiates again).
+#include "graft/ops/nn_ops.h"
+#include "node_util.h"
+
+namespace graft {
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  alloc::MemoryOpScope mem_scope("dropout");
+  detail::check_tensor(input, "dropout");
+  GRAFT_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout probability has to be between 0 and 1, but got ", p);
+  if (!train || p == 0.0) return input;
+  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, "dropout: expected a floating point input, but got ",
+              input.dtype());
+  if (p == 1.0) return input * zeros_like(input);
+  Tensor noise;
+  {
+    NoGradGuard ng;
+    Tensor keep = ge(rand_like(input), p);  // kept with probability 1 - p
+    noise = where(keep, scalar_tensor(1.0 / (1.0 - p), TensorOptions(input.dtype())),
+                  scalar_tensor(0.0, TensorOptions(input.dtype())));
+  }
+  return input * noise;
+}
+
+}  // namespace graft

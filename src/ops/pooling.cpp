@@ -1,0 +1,175 @@
+// Pooling: max_pool2d (a kernel returning values and indices; its backward scatters through
+// the indices), avg_pool2d (windows summed by im2col, divided per window) and
+// adaptive_avg_pool2d (two averaging matrices). Output sizes and checks follow PyTorch's
+// pool2d_shape_check / pooling_output_shape.
+#include "graft/ops/nn_ops.h"
+#include "nn_util.h"
+#include "node_util.h"
+
+namespace graft {
+using autograd::any_requires_grad;
+using autograd::set_history;
+using detail::make_node;
+using detail::Pair;
+
+namespace {
+
+// PyTorch's pooling_output_shape: floor or ceil division, and in ceil mode the last window
+// must start inside the input or the left padding.
+int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
+  const int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pad) --out;
+  return out;
+}
+
+struct PoolGeometry {
+  Pair k{}, s{}, p{}, d{};
+  int64_t oh = 0, ow = 0;
+};
+
+// Validates a pooling call and computes its output grid (input already 4-D).
+PoolGeometry pool_geometry(const char* op, const Tensor& x4, bool unbatched, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  PoolGeometry g;
+  g.k = detail::pair_arg(kernel_size, op, "kernel_size");
+  g.s = stride.empty() ? g.k : detail::pair_arg(stride, op, "stride");
+  g.p = detail::pair_arg(padding, op, "padding");
+  g.d = detail::pair_arg(dilation, op, "dilation");
+  GRAFT_CHECK(g.k[0] > 0 && g.k[1] > 0, RuntimeError, op, ": kernel size should be greater than zero, but got kH: ",
+              g.k[0], " kW: ", g.k[1]);
+  GRAFT_CHECK(g.s[0] > 0 && g.s[1] > 0, RuntimeError, op, ": stride should be greater than zero, but got dH: ",
+              g.s[0], " dW: ", g.s[1]);
+  GRAFT_CHECK(g.d[0] > 0 && g.d[1] > 0, RuntimeError, op, ": dilation should be greater than zero, but got dilationH: ",
+              g.d[0], " dilationW: ", g.d[1]);
+  GRAFT_CHECK(g.p[0] >= 0 && g.p[1] >= 0 && g.p[0] <= g.k[0] / 2 && g.p[1] <= g.k[1] / 2, RuntimeError,
+              "pad should be smaller than or equal to half of kernel size, but got padW = ", g.p[1],
+              ", padH = ", g.p[0], ", kW = ", g.k[1], ", kH = ", g.k[0]);
+  const int64_t C = x4.size(1), H = x4.size(2), W = x4.size(3);
+  GRAFT_CHECK(C > 0 && H > 0 && W > 0, RuntimeError, op,
+              ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+              unbatched ? x4.squeeze(0).sizes() : x4.sizes());
+  g.oh = pool_out(H, g.k[0], g.p[0], g.s[0], g.d[0], ceil_mode);
+  g.ow = pool_out(W, g.k[1], g.p[1], g.s[1], g.d[1], ceil_mode);
+  GRAFT_CHECK(g.oh >= 1 && g.ow >= 1, RuntimeError, "Given input size: (", C, "x", H, "x", W,
+              "). Calculated output size: (", C, "x", g.oh, "x", g.ow, "). Output size is too small");
+  return g;
+}
+
+Tensor batched4(const Tensor& input, const char* op) {
+  GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError, op,
+              ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+              input.sizes());
+  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, op, ": expected a floating point input, but got ",
+              input.dtype());
+  return input.dim() == 3 ? input.unsqueeze(0) : input;
+}
+
+struct MaxPool2DWithIndicesBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("MaxPool2DWithIndicesBackward0", indices)
+  SavedVariable indices;
+  Shape in_sizes;
+  TensorList apply(TensorList&& g) override {
+    // Each output gradient lands on the input position its maximum came from.
+    Tensor idx = indices.unpack(this);
+    const int64_t planes = in_sizes[0] * in_sizes[1], hw = in_sizes[2] * in_sizes[3];
+    Tensor base = zeros({planes, hw}, TensorOptions(g[0].dtype()));
+    return {scatter_add(base, 1, idx.reshape({planes, -1}), g[0].reshape({planes, -1})).view(in_sizes)};
+  }
+};
+
+}  // namespace
+
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  alloc::MemoryOpScope mem_scope("max_pool2d");
+  detail::check_tensor(input, "max_pool2d");
+  Tensor x4 = batched4(input, "max_pool2d");
+  PoolGeometry g = pool_geometry("max_pool2d", x4, input.dim() == 3, kernel_size, stride, padding, dilation, ceil_mode);
+  const int64_t N = x4.size(0), C = x4.size(1), H = x4.size(2), W = x4.size(3);
+  Tensor xc = x4.contiguous();
+  Tensor planes = cpu::raw_view(xc, {N * C, H, W}, {H * W, W, 1}, xc.storage_offset());
+  Tensor out = detail::new_empty({N, C, g.oh, g.ow}, x4.dtype());
+  Tensor idx = detail::new_empty({N, C, g.oh, g.ow}, kInt64);
+  cpu::max_pool2d(out, idx, planes,
+                  {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
+  if (any_requires_grad({&x4})) {
+    auto n = make_node<MaxPool2DWithIndicesBackward0>({&x4});
+    n->indices = SavedVariable(idx, false);
+    n->in_sizes = x4.sizes().shape();
+    set_history(out, n);
+  }
+  if (input.dim() == 3) return {out.squeeze(0), idx.squeeze(0)};
+  return {out, idx};
+}
+
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
+}
+
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  alloc::MemoryOpScope mem_scope("avg_pool2d");
+  detail::check_tensor(input, "avg_pool2d");
+  Tensor x4 = batched4(input, "avg_pool2d");
+  PoolGeometry g = pool_geometry("avg_pool2d", x4, input.dim() == 3, kernel_size, stride, padding, {1}, ceil_mode);
+  GRAFT_CHECK(!divisor_override || *divisor_override != 0, RuntimeError, "divisor must be not zero");
+  const int64_t N = x4.size(0), C = x4.size(1), H = x4.size(2), W = x4.size(3);
+  // Pad with zeros (plus what ceil mode's last windows need past the padding), take every
+  // window with im2col, sum it, and divide by each window's divisor.
+  const int64_t extra_h = std::max<int64_t>(0, (g.oh - 1) * g.s[0] + g.k[0] - (H + 2 * g.p[0]));
+  const int64_t extra_w = std::max<int64_t>(0, (g.ow - 1) * g.s[1] + g.k[1] - (W + 2 * g.p[1]));
+  Tensor planes = x4.reshape({N * C, 1, H, W});
+  Tensor padded = pad(planes, {g.p[1], g.p[1] + extra_w, g.p[0], g.p[0] + extra_h});
+  Tensor sums = im2col(padded, {g.k[0], g.k[1]}, {1}, {0}, {g.s[0], g.s[1]}).sum({1});  // [N*C, oh*ow]
+  std::vector<double> div(static_cast<size_t>(g.oh * g.ow));
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      int64_t hs = oy * g.s[0] - g.p[0], ws = ox * g.s[1] - g.p[1];
+      int64_t he = std::min(hs + g.k[0], H + g.p[0]), we = std::min(ws + g.k[1], W + g.p[1]);
+      const int64_t pool_size = (he - hs) * (we - ws);
+      hs = std::max<int64_t>(hs, 0);
+      ws = std::max<int64_t>(ws, 0);
+      he = std::min(he, H);
+      we = std::min(we, W);
+      double d = divisor_override ? static_cast<double>(*divisor_override)
+                 : count_include_pad ? static_cast<double>(pool_size)
+                                     : static_cast<double>((he - hs) * (we - ws));
+      div[static_cast<size_t>(oy * g.ow + ox)] = d;
+    }
+  Tensor out = (sums / tensor(div, TensorOptions(x4.dtype()))).reshape({N, C, g.oh, g.ow});
+  return input.dim() == 3 ? out.squeeze(0) : out;
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  alloc::MemoryOpScope mem_scope("adaptive_avg_pool2d");
+  detail::check_tensor(input, "adaptive_avg_pool2d");
+  GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError,
+              "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ", input.sizes());
+  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError,
+              "adaptive_avg_pool2d: expected a floating point input, but got ", input.dtype());
+  GRAFT_CHECK(output_size.size() == 2 || output_size.size() == 1, RuntimeError,
+              "adaptive_avg_pool2d: output_size must be 2");
+  const Pair os = detail::pair_arg(output_size, "adaptive_avg_pool2d", "output_size");
+  GRAFT_CHECK(os[0] >= 0 && os[1] >= 0, RuntimeError, "adaptive_avg_pool2d: elements of output_size must be "
+              "greater than or equal to 0 but received {", os[0], ", ", os[1], "}");
+  const int64_t H = input.size(-2), W = input.size(-1);
+  for (int64_t d = 1; d < input.dim(); ++d)
+    GRAFT_CHECK(input.size(d) > 0, RuntimeError, "adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                "non-batch dimensions, but input has sizes ", input.sizes(), " with dimension ", d, " being empty");
+  // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix.
+  auto averaging = [&](int64_t out, int64_t in) {
+    std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+    for (int64_t i = 0; i < out; ++i) {
+      const int64_t s = (i * in) / out, e = ((i + 1) * in + out - 1) / out;
+      for (int64_t j = s; j < e; ++j) m[static_cast<size_t>(i * in + j)] = 1.0 / static_cast<double>(e - s);
+    }
+    return tensor(m, TensorOptions(input.dtype())).view({out, in});
+  };
+  if (os[0] == H && os[1] == W) return input.clone();  // every window is one element
+  Tensor ph = averaging(os[0], H), pw = averaging(os[1], W);
+  return matmul(matmul(ph, input), pw.t());
+}
+
+}  // namespace graft
