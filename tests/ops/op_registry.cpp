@@ -187,6 +187,7 @@ const Registry& op_registry() {
     register_inplace(r);
     register_conv(r);
     register_layers(r);
+    register_norm_loss(r);
     return r;
   }();
   return reg;

@@ -110,6 +110,7 @@ void register_shape_index(Registry& r);
 void register_inplace(Registry& r);
 void register_conv(Registry& r);
 void register_layers(Registry& r);
+void register_norm_loss(Registry& r);
 /// Every entry (built once).
 const Registry& op_registry();
 

@@ -1,0 +1,122 @@
+// layer_norm, batch_norm, group_norm composed of differentiable reductions and arithmetic
+// (so each differentiates twice). Variance is biased for normalizing; batch_norm's running
+// variance is updated with the unbiased one, as PyTorch's.
+#include "graft/ops/nn_ops.h"
+#include "node_util.h"
+
+namespace graft {
+
+namespace {
+
+// [1, C, 1, ...] view of a per-channel vector for an input of `ndim` dims.
+Tensor channel_view(const Tensor& v, int64_t ndim) {
+  Shape s(static_cast<size_t>(ndim), 1);
+  s[1] = v.numel();
+  return v.reshape(s);
+}
+
+Tensor affine(Tensor y, const Tensor& weight, const Tensor& bias, const std::function<Tensor(const Tensor&)>& shape) {
+  if (weight.defined()) y = y * shape(weight);
+  if (bias.defined()) y = y + shape(bias);
+  return y;
+}
+
+void check_floating(const Tensor& t, const char* op) {
+  GRAFT_CHECK(is_floating_point(t.dtype()), TypeError, op, ": expected a floating point input, but got ", t.dtype());
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  alloc::MemoryOpScope mem_scope("layer_norm");
+  detail::check_tensor(input, "layer_norm");
+  check_floating(input, "layer_norm");
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  GRAFT_CHECK(k >= 1, RuntimeError, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+              "least one element, but got normalized_shape = ", normalized_shape);
+  bool match = input.dim() >= k;
+  for (int64_t i = 0; match && i < k; ++i) match = input.size(input.dim() - k + i) == normalized_shape[i];
+  GRAFT_CHECK(match, RuntimeError, "Given normalized_shape=", normalized_shape, ", expected input with shape [*",
+              [&] {
+                std::string s;
+                for (auto v : normalized_shape) s += ", " + std::to_string(v);
+                return s;
+              }(),
+              "], but got input of size", input.sizes());
+  for (const Tensor* p : {&weight, &bias})
+    GRAFT_CHECK(!p->defined() || p->sizes().equals(normalized_shape), RuntimeError, "Expected ",
+                p == &weight ? "weight" : "bias", " to be of same shape as normalized_shape, but got ",
+                p == &weight ? "weight" : "bias", " of shape ", p->sizes(), " and normalized_shape = ",
+                normalized_shape);
+  std::vector<int64_t> dims;
+  for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
+  Tensor mu = mean(input, dims, true);
+  Tensor centered = input - mu;
+  Tensor var = mean(centered * centered, dims, true);
+  Tensor y = centered * rsqrt(var + eps);
+  return affine(y, weight, bias, [](const Tensor& t) { return t; });
+}
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  alloc::MemoryOpScope mem_scope("batch_norm");
+  detail::check_tensor(input, "batch_norm");
+  check_floating(input, "batch_norm");
+  GRAFT_CHECK(input.dim() >= 2, ValueError, "batch_norm: expected 2D or more input (got ", input.dim(), "D input)");
+  const int64_t C = input.size(1);
+  const int64_t per_channel = C == 0 ? 0 : input.numel() / C;
+  for (auto [t, name] : {std::pair{&running_mean, "running_mean"}, std::pair{&running_var, "running_var"},
+                         std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
+    GRAFT_CHECK(!t->defined() || t->numel() == C, RuntimeError, name, " should contain ", C, " elements not ",
+                t->numel());
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  Tensor mu, var;
+  if (training) {
+    GRAFT_CHECK(per_channel > 1, ValueError, "Expected more than 1 value per channel when training, got input size ",
+                input.sizes());
+    mu = mean(input, dims, true);
+    Tensor centered = input - mu;
+    var = mean(centered * centered, dims, true);
+    if (running_mean.defined() || running_var.defined()) {
+      NoGradGuard ng;
+      const double n = static_cast<double>(per_channel);
+      Tensor rm = running_mean, rv = running_var;  // handles to the caller's buffers
+      if (rm.defined())
+        rm.copy_((mu.reshape({C}) * momentum + running_mean * (1.0 - momentum)).to(running_mean.dtype()));
+      if (rv.defined())
+        rv.copy_(
+            (var.reshape({C}) * (n / (n - 1.0)) * momentum + running_var * (1.0 - momentum)).to(running_var.dtype()));
+    }
+    Tensor y = centered * rsqrt(var + eps);
+    return affine(y, weight, bias, [&](const Tensor& t) { return channel_view(t, input.dim()); });
+  }
+  GRAFT_CHECK(running_mean.defined() && running_var.defined(), RuntimeError,
+              "batch_norm: running_mean and running_var must be defined in evaluation mode");
+  Tensor y = (input - channel_view(running_mean, input.dim())) * rsqrt(channel_view(running_var, input.dim()) + eps);
+  return affine(y, weight, bias, [&](const Tensor& t) { return channel_view(t, input.dim()); });
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  alloc::MemoryOpScope mem_scope("group_norm");
+  detail::check_tensor(input, "group_norm");
+  check_floating(input, "group_norm");
+  GRAFT_CHECK(input.dim() >= 2, RuntimeError, "group_norm: expected at least 2D input (got ", input.dim(), "D input)");
+  GRAFT_CHECK(num_groups > 0, RuntimeError, "group_norm: num_groups must be positive, but got ", num_groups);
+  const int64_t N = input.size(0), C = input.size(1);
+  GRAFT_CHECK(C % num_groups == 0, RuntimeError, "Expected number of channels in input to be divisible by num_groups, "
+              "but got input of shape ", input.sizes(), " and num_groups=", num_groups);
+  for (auto [t, name] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
+    GRAFT_CHECK(!t->defined() || (t->dim() == 1 && t->numel() == C), RuntimeError, "Expected ", name,
+                " to be a vector of size equal to the number of channels in input, but got ", name,
+                " of shape ", t->sizes(), " and input of shape ", input.sizes());
+  Tensor xg = input.reshape({N, num_groups, -1});
+  Tensor mu = mean(xg, {2}, true);
+  Tensor centered = xg - mu;
+  Tensor var = mean(centered * centered, {2}, true);
+  Tensor y = (centered * rsqrt(var + eps)).reshape(input.sizes());
+  return affine(y, weight, bias, [&](const Tensor& t) { return channel_view(t, input.dim()); });
+}
+
+}  // namespace graft
