@@ -17,3 +17,4 @@
 #include "graft/ops/ops.h"
 #include "graft/ops/nn_ops.h"
 #include "graft/ops/op_table.h"
+#include "graft/nn/nn.h"

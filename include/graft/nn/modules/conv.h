@@ -1,0 +1,69 @@
+#pragma once
+/// Conv1d, Conv2d and ConvTranspose2d layers (graft::conv1d / conv2d / conv_transpose2d).
+#include <vector>
+
+#include "graft/nn/module.h"
+#include "graft/nn/options.h"
+
+namespace graft::nn {
+
+/// Options shared by the convolution layers; sizes take one value per spatial dim or one
+/// for all.
+struct ConvOptions {
+  ConvOptions(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(std::move(kernel_size)) {}
+  ConvOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
+      : ConvOptions(in_channels, out_channels, std::vector<int64_t>{kernel_size}) {}
+  GRAFT_ARG(int64_t, in_channels);
+  GRAFT_ARG(int64_t, out_channels);
+  GRAFT_ARG(std::vector<int64_t>, kernel_size);
+  GRAFT_ARG(std::vector<int64_t>, stride) = {1};
+  GRAFT_ARG(std::vector<int64_t>, padding) = {0};
+  GRAFT_ARG(std::vector<int64_t>, output_padding) = {0};
+  GRAFT_ARG(std::vector<int64_t>, dilation) = {1};
+  GRAFT_ARG(int64_t, groups) = 1;
+  GRAFT_ARG(bool, bias) = true;
+};
+using Conv1dOptions = ConvOptions;
+using Conv2dOptions = ConvOptions;
+using ConvTranspose2dOptions = ConvOptions;
+
+/// Weight [out, in/groups, k...] and bias [out], kaiming_uniform(a=sqrt(5)) / U(+-1/sqrt(fan_in)).
+class ConvImpl : public Module {
+ public:
+  ConvImpl(std::string name, const ConvOptions& options, int64_t spatial_dims, bool transposed);
+  void reset_parameters();
+  void pretty_print(std::ostream& os) const override;
+  ConvOptions options;
+  Tensor weight, bias;
+
+ protected:
+  int64_t spatial_dims_;
+  bool transposed_;
+};
+
+class Conv1dImpl : public ConvImpl {
+ public:
+  Conv1dImpl(int64_t in, int64_t out, int64_t k) : Conv1dImpl(ConvOptions(in, out, k)) {}
+  explicit Conv1dImpl(const ConvOptions& options) : ConvImpl("Conv1d", options, 1, false) {}
+  Tensor forward(const Tensor& input);
+};
+GRAFT_MODULE(Conv1d);
+
+class Conv2dImpl : public ConvImpl {
+ public:
+  Conv2dImpl(int64_t in, int64_t out, int64_t k) : Conv2dImpl(ConvOptions(in, out, k)) {}
+  explicit Conv2dImpl(const ConvOptions& options) : ConvImpl("Conv2d", options, 2, false) {}
+  Tensor forward(const Tensor& input);
+};
+GRAFT_MODULE(Conv2d);
+
+class ConvTranspose2dImpl : public ConvImpl {
+ public:
+  ConvTranspose2dImpl(int64_t in, int64_t out, int64_t k) : ConvTranspose2dImpl(ConvOptions(in, out, k)) {}
+  explicit ConvTranspose2dImpl(const ConvOptions& options) : ConvImpl("ConvTranspose2d", options, 2, true) {}
+  Tensor forward(const Tensor& input);
+};
+GRAFT_MODULE(ConvTranspose2d);
+
+}  // namespace graft::nn
