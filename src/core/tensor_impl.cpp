@@ -47,6 +47,12 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
   refresh();
 }
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  set_geometry(src.sizes(), src.strides(), src.storage_offset());
+}
+
 void TensorImpl::refresh() {
   numel_ = compute_numel(sizes_);
   bool c = true;

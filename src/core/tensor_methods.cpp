@@ -165,4 +165,10 @@ Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
 Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
 Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
 
+void Tensor::set_data(const Tensor& new_data) {
+  GRAFT_CHECK(defined() && new_data.defined(), RuntimeError, "set_data: both tensors must be defined");
+  GRAFT_CHECK(!is_view(), RuntimeError, "set_data: cannot replace the data of a view");
+  impl_->set_data(*new_data.impl());
+}
+
 }  // namespace graft

@@ -147,26 +147,29 @@ void Module::for_each_tensor(F&& f) {
   for (auto& it : children_) it.value()->for_each_tensor(f);
 }
 
-void Module::to(Device device) {
-  for_each_tensor([&](Tensor& t, bool is_param) {
-    if (!t.defined() || t.device() == device) return;
-    NoGradGuard ng;
-    Tensor moved = t.to(device);
-    set_memory_category(moved, MemoryCategory::Parameter);
-    if (is_param) moved.requires_grad_(t.requires_grad());
-    t = moved;
+// Converts in place with set_data, so members, optimizers and state dicts holding these
+// handles keep seeing the module's tensors (PyTorch's Module._apply on param.data); grads
+// follow their parameters.
+void Module::convert_tensors(const std::function<Tensor(const Tensor&)>& fn) {
+  NoGradGuard ng;
+  for_each_tensor([&](Tensor& t, bool) {
+    if (!t.defined()) return;
+    Tensor converted = fn(t);
+    if (converted.is_same(t)) return;
+    set_memory_category(converted, MemoryCategory::Parameter);
+    t.set_data(converted);
+    if (t.grad().defined()) t.mutable_grad() = fn(t.grad());
   });
+}
+
+void Module::to(Device device) {
+  convert_tensors([&](const Tensor& t) { return t.device() == device ? t : t.detach().to(device); });
 }
 
 void Module::to(DType dtype) {
   GRAFT_CHECK(is_floating_point(dtype), TypeError, "nn.Module.to only accepts floating point dtypes, but got ", dtype);
-  for_each_tensor([&](Tensor& t, bool is_param) {
-    if (!t.defined() || !t.is_floating_point() || t.dtype() == dtype) return;
-    NoGradGuard ng;
-    Tensor converted = t.to(dtype);
-    set_memory_category(converted, MemoryCategory::Parameter);
-    if (is_param) converted.requires_grad_(t.requires_grad());
-    t = converted;
+  convert_tensors([&](const Tensor& t) {
+    return (!t.is_floating_point() || t.dtype() == dtype) ? t : t.detach().to(dtype);
   });
 }
 
@@ -202,9 +205,10 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state, bool strict) {
       for (size_t i = 0; i < v.size(); ++i) s += (i ? ", \"" : "\"") + v[i] + "\"";
       return s;
     };
+    // PyTorch's order: missing, then unexpected, then size mismatches.
+    if (!keys.missing_keys.empty()) errors.push_back("Missing key(s) in state_dict: " + list(keys.missing_keys) + ". ");
     if (!keys.unexpected_keys.empty())
       errors.push_back("Unexpected key(s) in state_dict: " + list(keys.unexpected_keys) + ". ");
-    if (!keys.missing_keys.empty()) errors.push_back("Missing key(s) in state_dict: " + list(keys.missing_keys) + ". ");
   }
   errors.insert(errors.end(), size_errors.begin(), size_errors.end());
   if (!errors.empty()) {

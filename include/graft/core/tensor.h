@@ -100,6 +100,10 @@ class Tensor {
   Tensor& detach_();
   /// Shares storage but not the version counter or history (PyTorch's `.data`).
   Tensor variable_data() const;
+  /// Replaces this tensor's data (storage, dtype, sizes) with new_data's while keeping the
+  /// tensor itself, its grad and requires_grad: PyTorch's `t.data = new_data`. Every handle
+  /// (a module's member, an optimizer's param list) sees the change. Used by Module::to().
+  void set_data(const Tensor& new_data);
   bool is_view() const;
   /// The base tensor this is a view of (undefined if not a view).
   const Tensor& _base() const;

@@ -36,6 +36,8 @@ class TensorImpl final : public RefCounted {
   }
   /// Changes geometry in place (used by detach_-free paths and in-place reshapes of fresh tensors).
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  /// Takes src's storage, dtype and geometry, keeping this object (and its autograd state).
+  void set_data(const TensorImpl& src);
 
   /// The version counter this tensor reports (shared with views and detach()).
   std::atomic<uint32_t>& version() { return own_version_ ? own_version_->version : storage_->version; }

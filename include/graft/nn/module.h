@@ -45,6 +45,13 @@ class Module : public std::enable_shared_from_this<Module> {
     register_module_impl(std::move(name), module);
     return module;
   }
+  /// Same for a ModuleHolder (nn::Linear, nn::Conv2d, ...): returns the holder.
+  template <class Holder>
+    requires requires(const Holder& h) { h.ptr(); }
+  Holder register_module(std::string name, Holder holder) {
+    register_module_impl(std::move(name), holder.ptr());
+    return holder;
+  }
   /// Replaces an existing submodule of the same name (e.g. to swap a layer).
   template <class M>
   std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> module) {
@@ -73,8 +80,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// set_to_none (default, as PyTorch 2.x): every parameter's grad becomes undefined; else
   /// existing grads are detached and zeroed in place.
   void zero_grad(bool set_to_none = true);
-  /// Moves parameters and buffers to `device` / converts floating ones to `dtype`. New tensor
-  /// handles replace the old ones: build optimizers after calling to().
+  /// Moves parameters and buffers to `device` / converts floating ones to `dtype`, in place
+  /// (Tensor::set_data): every handle to them, an optimizer's included, sees the change.
   void to(Device device);
   void to(DType dtype);
 
@@ -101,6 +108,7 @@ class Module : public std::enable_shared_from_this<Module> {
                OrderedDict<std::string, Tensor>& out) const;
   template <class F>
   void for_each_tensor(F&& f);
+  void convert_tensors(const std::function<Tensor(const Tensor&)>& fn);
 
   OrderedDict<std::string, Tensor> parameters_{"Parameter"};
   OrderedDict<std::string, Tensor> buffers_{"Buffer"};
