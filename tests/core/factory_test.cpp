@@ -1,4 +1,5 @@
 // Factories: empty, zeros, ones, full, arange, linspace, eye, random, _like, tensor, from_blob.
+#include <algorithm>
 #include <cmath>
 
 #include "support/test_util.h"
@@ -245,4 +246,20 @@ TEST(Factory, NegativeSizes) {
   EXPECT_THROW_HAS(randn({-3}), RuntimeError, "negative dimension -3");
   EXPECT_THROW_HAS(randint(0, 2, {-3}), RuntimeError, "negative dimension -3");
   EXPECT_THROW_HAS(empty_strided({-3}, {1}), ValueError, "negative size or stride");
+}
+
+TEST(Factory, RandpermIsASeededPermutation) {
+  manual_seed(7);
+  Tensor p = randperm(50);
+  EXPECT_EQ(p.dtype(), kInt64);
+  auto v = p.to_vector<int64_t>();
+  std::vector<int64_t> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(sorted[static_cast<size_t>(i)], i);
+  EXPECT_NE(v, sorted);  // shuffled (a sorted draw has probability 1/50!)
+  manual_seed(7);
+  EXPECT_TRUE(equal(randperm(50), p));
+  EXPECT_EQ(randperm(0).numel(), 0);
+  EXPECT_EQ(randperm(5, kFloat32).dtype(), kFloat32);
+  EXPECT_THROW_HAS(randperm(-1), RuntimeError, "randperm: n must be non-negative");
 }

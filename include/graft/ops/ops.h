@@ -44,6 +44,8 @@ Tensor randn(IntArrayRef sizes, TensorOptions opts = {});
 /// Uniform integers in [low, high); int64 by default.
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions opts = kInt64);
 Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions opts = kInt64);
+/// A random permutation of 0..n-1 (int64 by default).
+Tensor randperm(int64_t n, TensorOptions opts = kInt64);
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
 Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
 Tensor ones_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
