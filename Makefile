@@ -34,6 +34,7 @@ bench:
 	cmake -S . -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRAFT_BUILD_BENCH=ON -DGRAFT_BUILD_TESTS=OFF -DGRAFT_BUILD_EXAMPLES=OFF
 	cmake --build $(BENCH_BUILD) -j $(JOBS)
 	./$(BENCH_BUILD)/bench/eager_overhead
+	./$(BENCH_BUILD)/bench/conv_bench
 	./$(BENCH_BUILD)/bench/alloc_bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
 	bench/compare_backends.sh $(BENCH_BUILD) 5
 
