@@ -11,3 +11,4 @@
 #include "graft/nn/modules/normalization.h"
 #include "graft/nn/modules/pooling.h"
 #include "graft/nn/modules/rnn.h"
+#include "graft/nn/modules/transformer.h"
