@@ -10,3 +10,5 @@
 #include "graft/nn/modules/linear.h"
 #include "graft/nn/modules/normalization.h"
 #include "graft/nn/modules/pooling.h"
+#include "graft/nn/modules/rnn.h"
+#include "graft/nn/modules/transformer.h"
