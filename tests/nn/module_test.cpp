@@ -276,3 +276,15 @@ TEST(Module, PrettyPrintsOfTheLayers) {
   EXPECT_EQ(str(*nn::BatchNorm2d(4)), "BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)");
   EXPECT_EQ(str(*nn::Dropout(0.25)), "Dropout(p=0.25, inplace=false)");
 }
+
+TEST(Module, ToKeepsEveryHandleCurrent) {
+  nn::TransformerEncoderLayer layer(nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).dropout(0.0));
+  nn::GRUCell cell(3, 2);
+  Tensor w = layer->linear1->weight;  // a handle held outside, as an optimizer would
+  layer->to(kFloat64);
+  cell->to(kFloat64);
+  EXPECT_EQ(w.dtype(), kFloat64);
+  EXPECT_EQ(cell->weight_ih.dtype(), kFloat64);
+  EXPECT_EQ(layer->forward(randn({3, 1, 4}, kFloat64)).dtype(), kFloat64);
+  EXPECT_EQ(std::get<0>(std::make_tuple(cell->forward(randn({1, 3}, kFloat64)))).dtype(), kFloat64);
+}

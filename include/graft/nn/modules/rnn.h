@@ -176,8 +176,8 @@ class RNNCellImplBase : public Module {
   void pretty_print(std::ostream& os) const override;
   int64_t input_size, hidden_size;
   bool bias;
-  /// The registered tensors (as libtorch's members). Module::to() replaces the registered
-  /// tensors; forward always reads the registered ones.
+  /// Handles to the registered tensors (as libtorch's members); Module::to() converts in
+  /// place, so they stay current.
   Tensor weight_ih, weight_hh, bias_ih, bias_hh;
 
  protected:

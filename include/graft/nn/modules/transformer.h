@@ -49,8 +49,8 @@ class MultiheadAttentionImpl : public Module {
   void reset_parameters();
   MultiheadAttentionOptions options;
   int64_t head_dim;
-  /// The registered tensors (as libtorch's members). Module::to() replaces the registered
-  /// tensors; forward always reads the registered ones.
+  /// Handles to the registered tensors (as libtorch's members); Module::to() converts in
+  /// place, so they stay current.
   Tensor in_proj_weight, in_proj_bias;
   Linear out_proj{nullptr};
 };
