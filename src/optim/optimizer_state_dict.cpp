@@ -126,7 +126,7 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
     auto& entries = git->second;
     const Tensor& params = entries.at("params");
     GRAFT_CHECK(params.dtype() == kInt64, TypeError, "load_state_dict: '", prefix, "params' has dtype ", params.dtype(),
-                ", expected int64");
+                ", expected ", kInt64);
     GRAFT_CHECK(params.dim() == 1, ValueError, "load_state_dict: '", prefix, "params' has shape ", params.sizes(),
                 ", expected a 1-D tensor");
     const auto& current = param_groups_[g].params();
@@ -142,7 +142,7 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
       GRAFT_CHECK(it != entries.end(), KeyError, "load_state_dict: missing key '", key, "'");
       const Tensor& t = it->second;
       GRAFT_CHECK(t.dtype() == kFloat64, TypeError, "load_state_dict: '", key, "' has dtype ", t.dtype(),
-                  ", expected float64");
+                  ", expected ", kFloat64);
       const bool shape_ok = k.count == 1 ? t.dim() == 0 : (t.dim() == 1 && t.size(0) == static_cast<int64_t>(k.count));
       GRAFT_CHECK(shape_ok, ValueError, "load_state_dict: '", key, "' has shape ", t.sizes(), ", expected ",
                   k.count == 1 ? "a 0-d tensor" : "a 1-D tensor of 2 values");
@@ -156,7 +156,7 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
       if (name == "params") continue;
       if (name == "initial_lr") {
         GRAFT_CHECK(t.dtype() == kFloat64, TypeError, "load_state_dict: '", prefix, "initial_lr' has dtype ", t.dtype(),
-                    ", expected float64");
+                    ", expected ", kFloat64);
         GRAFT_CHECK(t.dim() == 0, ValueError, "load_state_dict: '", prefix, "initial_lr' has shape ", t.sizes(),
                     ", expected a 0-d tensor");
         new_initial_lr[g] = t.item<double>();
