@@ -108,3 +108,52 @@ TEST(FusedVsFallback, NonContiguousGradientTakesTheFallbackWithTheSameNumbers) {
     EXPECT_TRUE(bitwise_equal(a, b)) << "step " << t;
   }
 }
+
+TEST(FusedVsFallback, NaNPropagatesThroughAmsgradsMaximumOnBothPaths) {
+  // The fused loop's vector lanes and its scalar tail must treat NaN as torch.maximum does,
+  // whichever operand holds it. Positions 1 (a vector lane) and 5 (the float32 scalar tail).
+  for (DType dt : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(dt == kFloat32 ? "float32" : "float64");
+    for (bool nan_in_state : {false, true}) {
+      Vec init = param_values(0, 6);
+      Tensor a = tensor(init, dt).view({2, 3}).detach().requires_grad_();
+      Tensor b = transposed_leaf(init, dt);
+      optim::Adam fa({a}, optim::AdamOptions(0.1).amsgrad(true));
+      optim::Adam fb({b}, optim::AdamOptions(0.1).amsgrad(true));
+      Vec g = grad_values(1, 0, 6);
+      if (nan_in_state) {  // a finite first step, then NaN written into max_exp_avg_sq
+        a.set_grad(tensor(g, dt).view({2, 3}));
+        b.set_grad(tensor(g, dt).view({2, 3}));
+        fa.step();
+        fb.step();
+        for (optim::Adam* opt : {&fa, &fb})
+          for (auto& [impl, st] : opt->state()) {
+            Tensor m = st["max_exp_avg_sq"];
+            m.view({6})[1].fill_(std::nan(""));
+            m.view({6})[5].fill_(std::nan(""));
+          }
+        g = grad_values(2, 0, 6);
+      } else {
+        g[1] = std::nan("");
+        g[5] = std::nan("");
+      }
+      a.set_grad(tensor(g, dt).view({2, 3}));
+      b.set_grad(tensor(g, dt).view({2, 3}));
+      fa.step();
+      fb.step();
+      const Vec ma = graft::testing::values(*fa.find_state(a)->find("max_exp_avg_sq"));
+      const Vec mb = graft::testing::values(*fb.find_state(b)->find("max_exp_avg_sq"));
+      const Vec pa = graft::testing::values(a), pb = graft::testing::values(b);
+      for (size_t i = 0; i < 6; ++i) {
+        const bool nan = i == 1 || i == 5;
+        EXPECT_EQ(std::isnan(ma[i]), nan) << i;
+        EXPECT_EQ(std::isnan(mb[i]), nan) << i;
+        EXPECT_EQ(std::isnan(pa[i]), nan) << i;
+        EXPECT_EQ(std::isnan(pb[i]), nan) << i;
+        if (!nan) {
+          EXPECT_EQ(pa[i], pb[i]) << i;
+        }
+      }
+    }
+  }
+}

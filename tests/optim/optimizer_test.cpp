@@ -243,7 +243,9 @@ TEST(ZeroGrad, KeepsTheSameTensorZeroedAndDetached) {
 TEST(ZeroGrad, DetachesAGradientThatHasHistory) {
   Tensor w = tensor({1.0, 2.0}, requires_grad());
   SGD opt({w});
+  graft::testing::WarningCapture warnings;  // PyTorch's create_graph reference-cycle warning
   (w * w).sum().backward(Tensor(), std::nullopt, /*create_graph=*/true);
+  EXPECT_EQ(warnings.messages().size(), 1u);
   ASSERT_TRUE(w.grad().requires_grad());
   ASSERT_TRUE(w.grad().grad_fn());
   Tensor g = w.grad();

@@ -8,12 +8,12 @@ namespace graft::optim {
 /// Adagrad's options (PyTorch's defaults).
 struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
   AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit like libtorch
-  GRAFT_ARG(double, lr);
-  GRAFT_ARG(double, lr_decay) = 0;
-  GRAFT_ARG(double, weight_decay) = 0;
-  GRAFT_ARG(double, initial_accumulator_value) = 0;
-  GRAFT_ARG(double, eps) = 1e-10;
-  GRAFT_ARG(bool, maximize) = false;
+  GRAFT_OPTIM_ARG(double, lr);
+  GRAFT_OPTIM_ARG(double, lr_decay) = 0;
+  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
+  GRAFT_OPTIM_ARG(double, initial_accumulator_value) = 0;
+  GRAFT_OPTIM_ARG(double, eps) = 1e-10;
+  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   double get_lr() const override { return lr_; }

@@ -11,12 +11,12 @@ struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   AdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit like libtorch
   /// (beta1, beta2).
   using betas_t = std::tuple<double, double>;
-  GRAFT_ARG(double, lr);
-  GRAFT_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
-  GRAFT_ARG(double, eps) = 1e-8;
-  GRAFT_ARG(double, weight_decay) = 0;
-  GRAFT_ARG(bool, amsgrad) = false;
-  GRAFT_ARG(bool, maximize) = false;
+  GRAFT_OPTIM_ARG(double, lr);
+  GRAFT_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  GRAFT_OPTIM_ARG(double, eps) = 1e-8;
+  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
+  GRAFT_OPTIM_ARG(bool, amsgrad) = false;
+  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   double get_lr() const override { return lr_; }

@@ -12,23 +12,23 @@ struct OneCycleLROptions {
   /// max_lr for every group (one value) or one per group.
   OneCycleLROptions(std::vector<double> max_lr) : max_lr_(std::move(max_lr)) {}  // NOLINT
   OneCycleLROptions(double max_lr) : max_lr_({max_lr}) {}                        // NOLINT
-  GRAFT_ARG(std::vector<double>, max_lr);
-  GRAFT_ARG(std::optional<int64_t>, total_steps);
-  GRAFT_ARG(std::optional<int64_t>, epochs);
-  GRAFT_ARG(std::optional<int64_t>, steps_per_epoch);
-  GRAFT_ARG(double, pct_start) = 0.3;
+  GRAFT_OPTIM_ARG(std::vector<double>, max_lr);
+  GRAFT_OPTIM_ARG(std::optional<int64_t>, total_steps);
+  GRAFT_OPTIM_ARG(std::optional<int64_t>, epochs);
+  GRAFT_OPTIM_ARG(std::optional<int64_t>, steps_per_epoch);
+  GRAFT_OPTIM_ARG(double, pct_start) = 0.3;
   /// "cos" or "linear".
-  GRAFT_ARG(std::string, anneal_strategy) = "cos";
+  GRAFT_OPTIM_ARG(std::string, anneal_strategy) = "cos";
   /// Cycle SGD's/RMSprop's momentum or Adam's beta1 inversely to the lr.
-  GRAFT_ARG(bool, cycle_momentum) = true;
-  GRAFT_ARG(double, base_momentum) = 0.85;
-  GRAFT_ARG(double, max_momentum) = 0.95;
+  GRAFT_OPTIM_ARG(bool, cycle_momentum) = true;
+  GRAFT_OPTIM_ARG(double, base_momentum) = 0.85;
+  GRAFT_OPTIM_ARG(double, max_momentum) = 0.95;
   /// initial_lr = max_lr / div_factor.
-  GRAFT_ARG(double, div_factor) = 25.0;
+  GRAFT_OPTIM_ARG(double, div_factor) = 25.0;
   /// min_lr = initial_lr / final_div_factor.
-  GRAFT_ARG(double, final_div_factor) = 1e4;
+  GRAFT_OPTIM_ARG(double, final_div_factor) = 1e4;
   /// Three phases (up, down to initial_lr, down to min_lr) instead of two.
-  GRAFT_ARG(bool, three_phase) = false;
+  GRAFT_OPTIM_ARG(bool, three_phase) = false;
 };
 
 /// Anneals lr from max_lr / div_factor up to max_lr over pct_start of the steps, then down to

@@ -14,8 +14,8 @@
 #include "graft/core/tensor.h"
 
 /// Declares an option `name` of type T with a chained setter `name(value)` returning *this and
-/// a getter `name()` (libtorch's TORCH_ARG). Follow it with the default: `GRAFT_ARG(double, lr) = 1e-3;`.
-#define GRAFT_ARG(T, name)                                        \
+/// a getter `name()` (libtorch's TORCH_ARG). Follow it with the default: `GRAFT_OPTIM_ARG(double, lr) = 1e-3;`.
+#define GRAFT_OPTIM_ARG(T, name)                                  \
  public:                                                          \
   inline auto name(const T& new_##name)->decltype(*this) {        \
     this->name##_ = new_##name;                                   \

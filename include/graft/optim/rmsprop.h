@@ -8,13 +8,13 @@ namespace graft::optim {
 /// RMSprop's options (PyTorch's defaults).
 struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
   RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit like libtorch
-  GRAFT_ARG(double, lr);
-  GRAFT_ARG(double, alpha) = 0.99;
-  GRAFT_ARG(double, eps) = 1e-8;
-  GRAFT_ARG(double, weight_decay) = 0;
-  GRAFT_ARG(double, momentum) = 0;
-  GRAFT_ARG(bool, centered) = false;
-  GRAFT_ARG(bool, maximize) = false;
+  GRAFT_OPTIM_ARG(double, lr);
+  GRAFT_OPTIM_ARG(double, alpha) = 0.99;
+  GRAFT_OPTIM_ARG(double, eps) = 1e-8;
+  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
+  GRAFT_OPTIM_ARG(double, momentum) = 0;
+  GRAFT_OPTIM_ARG(bool, centered) = false;
+  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   double get_lr() const override { return lr_; }

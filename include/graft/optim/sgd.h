@@ -8,12 +8,12 @@ namespace graft::optim {
 /// SGD's options (PyTorch's defaults; lr defaults to 1e-3 as in PyTorch 2.x).
 struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   SGDOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit like libtorch
-  GRAFT_ARG(double, lr);
-  GRAFT_ARG(double, momentum) = 0;
-  GRAFT_ARG(double, dampening) = 0;
-  GRAFT_ARG(double, weight_decay) = 0;
-  GRAFT_ARG(bool, nesterov) = false;
-  GRAFT_ARG(bool, maximize) = false;
+  GRAFT_OPTIM_ARG(double, lr);
+  GRAFT_OPTIM_ARG(double, momentum) = 0;
+  GRAFT_OPTIM_ARG(double, dampening) = 0;
+  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
+  GRAFT_OPTIM_ARG(bool, nesterov) = false;
+  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   double get_lr() const override { return lr_; }
