@@ -28,8 +28,9 @@ TEST(ClipGradNorm, ScalesInPlaceToMaxNorm) {
   EXPECT_EQ(total.dim(), 0);
   EXPECT_EQ(total.dtype(), kFloat32);
   EXPECT_FLOAT_EQ(total.item<float>(), 13.0f);
-  // clip_coef = 6.5 / (13 + 1e-6), in float32 like PyTorch's tensor arithmetic
-  const float coef = 6.5f / (13.0f + 1e-6f);
+  // clip_coef = 6.5 / (13 + 1e-6): PyTorch's `max_norm / tensor` is tensor.reciprocal() * max_norm,
+  // in float32
+  const float coef = (1.0f / (13.0f + 1e-6f)) * 6.5f;
   EXPECT_TRUE(p.a.grad().is_same(ga));  // the same tensors, scaled in place
   EXPECT_TRUE(p.b.grad().is_same(gb));
   EXPECT_GT(ga._version(), va);
@@ -60,7 +61,7 @@ TEST(ClipGradNorm, OtherNormTypes) {
     const double inf = std::numeric_limits<double>::infinity();
     Tensor total = clip_grad_norm_(p.all(), 6.0, inf);  // max |g|
     EXPECT_FLOAT_EQ(total.item<float>(), 12.0f);
-    const float coef = 6.0f / (12.0f + 1e-6f);
+    const float coef = (1.0f / (12.0f + 1e-6f)) * 6.0f;
     EXPECT_EQ(p.b.grad().item<float>(), 12.0f * coef);
     EXPECT_EQ(p.a.grad().to_vector<float>()[1], -4.0f * coef);
   }
@@ -80,7 +81,7 @@ TEST(ClipGradNorm, SingleTensorAndFloat64) {
   Tensor total = clip_grad_norm_(w, 1.0);
   EXPECT_EQ(total.dtype(), kFloat64);
   EXPECT_EQ(total.item<double>(), 10.0);
-  const double coef = 1.0 / (10.0 + 1e-6);
+  const double coef = (1.0 / (10.0 + 1e-6)) * 1.0;
   EXPECT_EQ(w.grad().to_vector<double>(), (std::vector<double>{6.0 * coef, 8.0 * coef}));
 }
 
@@ -118,4 +119,17 @@ TEST(ClipGradValue, ClampsInPlaceAndSkipsMissingGradients) {
   EXPECT_FALSE(none.grad().defined());
   clip_grad_value_(a, 0.3);
   expect_tensor(g, {4}, {-0.3, -0.3, 0.25, 0.3}, 1e-7);
+}
+
+TEST(ClipGradNorm, NonContiguousGradientAndZeroNorm) {
+  Tensor w = ones({2, 3}, requires_grad());
+  w.set_grad(tensor({1.0, 0.0, 2.0, 0.0, 0.0, 2.0}).view({3, 2}).t());  // transposed memory
+  ASSERT_FALSE(w.grad().is_contiguous());
+  // norm_type 0: PyTorch takes the 0-"norm" of the per-gradient norms, so a single nonzero
+  // gradient counts 1 (not its 3 non-zeros).
+  EXPECT_FLOAT_EQ(clip_grad_norm_(w, 100.0, 0.0).item<float>(), 1.0f);
+  Tensor total = clip_grad_norm_(w, 1.5);  // sqrt(1 + 4 + 4) = 3
+  EXPECT_FLOAT_EQ(total.item<float>(), 3.0f);
+  const float coef = (1.0f / (3.0f + 1e-6f)) * 1.5f;
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{1.0f * coef, 2.0f * coef, 0.0f, 0.0f, 0.0f, 2.0f * coef}));
 }

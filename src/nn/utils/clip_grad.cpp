@@ -14,35 +14,49 @@ namespace graft::nn::utils {
 
 namespace {
 
-// The norm_type-norm of all of t's elements, computed in double.
-double vector_norm(const Tensor& t, double p) {
-  const std::vector<double> v = t.to_vector<double>();
+// The norm_type-norm of n values, accumulated in double.
+template <class T>
+double norm_of(const T* x, int64_t n, double p) {
   if (std::isinf(p)) {
-    if (v.empty()) return p > 0 ? 0.0 : std::numeric_limits<double>::infinity();
-    double r = std::fabs(v[0]);
-    for (double x : v) {
-      const double a = std::fabs(x);
+    if (n == 0) return p > 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    double r = std::fabs(static_cast<double>(x[0]));
+    for (int64_t i = 0; i < n; ++i) {
+      const double a = std::fabs(static_cast<double>(x[i]));
       if (std::isnan(a)) return a;
       r = p > 0 ? std::max(r, a) : std::min(r, a);
     }
     return r;
   }
-  if (p == 0) {
-    double count = 0;
-    for (double x : v) count += x != 0 ? 1 : 0;
-    return count;
-  }
   double s = 0;
+  if (p == 0) {
+    for (int64_t i = 0; i < n; ++i) s += x[i] != 0 ? 1 : 0;
+    return s;
+  }
   if (p == 2) {
-    for (double x : v) s += x * x;
+    for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]) * static_cast<double>(x[i]);
     return std::sqrt(s);
   }
   if (p == 1) {
-    for (double x : v) s += std::fabs(x);
+    for (int64_t i = 0; i < n; ++i) s += std::fabs(static_cast<double>(x[i]));
     return s;
   }
-  for (double x : v) s += std::pow(std::fabs(x), p);
+  for (int64_t i = 0; i < n; ++i) s += std::pow(std::fabs(static_cast<double>(x[i])), p);
   return std::pow(s, 1.0 / p);
+}
+
+// The norm of a float32/float64 tensor (any layout).
+double vector_norm(const Tensor& t, double p) {
+  const Tensor c = t.contiguous();
+  if (c.dtype() == kFloat32) return norm_of(c.data_ptr<float>(), c.numel(), p);
+  return norm_of(c.data_ptr<double>(), c.numel(), p);
+}
+
+// PyTorch's clip coefficient, every operation rounded to T.
+template <class T>
+T clip_coef(double total, double max_norm) {
+  const T shifted = static_cast<T>(static_cast<T>(total) + static_cast<T>(1e-6));            // total_norm + 1e-6
+  const T coef = static_cast<T>(static_cast<T>(T(1) / shifted) * static_cast<T>(max_norm));  // reciprocal() * max_norm
+  return coef > T(1) ? T(1) : coef;  // clamp(max=1.0) (NaN stays NaN)
 }
 
 // Rounds a double to `dtype` (float32 or float64).
@@ -61,21 +75,23 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   if (grads.empty()) return scalar_tensor(0.0, kFloat32);
   DType dtype = grads[0].dtype();
   for (const Tensor& g : grads) {
-    GRAFT_CHECK(g.is_floating_point(), TypeError, "clip_grad_norm_: gradients must be floating point, got ", g.dtype());
+    GRAFT_CHECK(g.dtype() == kFloat32 || g.dtype() == kFloat64, TypeError,
+                "clip_grad_norm_: gradients must be float32 or float64, got ", g.dtype());
     if (g.dtype() == kFloat64) dtype = kFloat64;
   }
   // Per-gradient norms in their own dtype, then the norm of those (torch.stack promotes).
   std::vector<double> norms;
   for (const Tensor& g : grads) norms.push_back(round_to(vector_norm(g, norm_type), g.dtype()));
-  const double total = round_to(vector_norm(tensor(norms, kFloat64), norm_type), dtype);
+  const double total = round_to(norm_of(norms.data(), static_cast<int64_t>(norms.size()), norm_type), dtype);
   GRAFT_CHECK(!(error_if_nonfinite && !std::isfinite(total)), RuntimeError, "The total norm of order ",
               optim::detail::python_float(norm_type),
               " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
               "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
   Tensor total_norm = scalar_tensor(total, dtype);
-  // clip_coef = max_norm / (total_norm + 1e-6); clamp(max=1.0); grads *= clip_coef (in dtype)
-  const Tensor coef = (max_norm / (total_norm + 1e-6)).clamp(std::nullopt, 1.0);
-  const double c = coef.item<double>();
+  // clip_coef = max_norm / (total_norm + 1e-6), which PyTorch evaluates as
+  // (total_norm + 1e-6).reciprocal() * max_norm in the norm's dtype; clamp(max=1.0).
+  const double c =
+      dtype == kFloat32 ? static_cast<double>(clip_coef<float>(total, max_norm)) : clip_coef<double>(total, max_norm);
   for (Tensor& g : grads) g.mul_(c);
   return total_norm;
 }
