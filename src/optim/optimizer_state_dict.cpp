@@ -141,8 +141,8 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
       auto it = entries.find(k.name);
       GRAFT_CHECK(it != entries.end(), KeyError, "load_state_dict: missing key '", key, "'");
       const Tensor& t = it->second;
-      GRAFT_CHECK(t.dtype() == kFloat64, TypeError, "load_state_dict: '", key, "' has dtype ", t.dtype(),
-                  ", expected ", kFloat64);
+      GRAFT_CHECK(t.dtype() == kFloat64, TypeError, "load_state_dict: '", key, "' has dtype ", t.dtype(), ", expected ",
+                  kFloat64);
       const bool shape_ok = k.count == 1 ? t.dim() == 0 : (t.dim() == 1 && t.size(0) == static_cast<int64_t>(k.count));
       GRAFT_CHECK(shape_ok, ValueError, "load_state_dict: '", key, "' has shape ", t.sizes(), ", expected ",
                   k.count == 1 ? "a 0-d tensor" : "a 1-D tensor of 2 values");

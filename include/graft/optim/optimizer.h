@@ -14,7 +14,8 @@
 #include "graft/core/tensor.h"
 
 /// Declares an option `name` of type T with a chained setter `name(value)` returning *this and
-/// a getter `name()` (libtorch's TORCH_ARG). Follow it with the default: `GRAFT_OPTIM_ARG(double, lr) = 1e-3;`.
+/// a getter `name()` (libtorch's TORCH_ARG). Follow it with the default:
+/// `GRAFT_OPTIM_ARG(double, lr) = 1e-3;`.
 #define GRAFT_OPTIM_ARG(T, name)                                  \
  public:                                                          \
   inline auto name(const T& new_##name)->decltype(*this) {        \
@@ -49,6 +50,7 @@ class OptionVisitor {
 class OptimizerOptions {
  public:
   virtual ~OptimizerOptions() = default;
+  /// A copy of the same concrete type.
   virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
   /// The learning rate (what LR schedulers read and write).
   virtual double get_lr() const = 0;
