@@ -1,6 +1,7 @@
 // Optimizer::state_dict / load_state_dict: PyTorch's nested {"state": ..., "param_groups": ...}
 // flattened into a StateDict. Loading checks everything before it changes anything.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <unordered_set>
 
@@ -100,9 +101,9 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
     int64_t index = 0;
     std::string name;
     GRAFT_CHECK(item.value().defined(), ValueError, "load_state_dict: '", key, "' is an undefined tensor");
-    if (starts_with(key, kStatePrefix) && split_index(key.substr(6), index, name)) {
+    if (starts_with(key, kStatePrefix) && split_index(key.substr(std::strlen(kStatePrefix)), index, name)) {
       states[index].emplace_back(name, item.value());
-    } else if (starts_with(key, kGroupPrefix) && split_index(key.substr(13), index, name)) {
+    } else if (starts_with(key, kGroupPrefix) && split_index(key.substr(std::strlen(kGroupPrefix)), index, name)) {
       groups[index][name] = item.value();
     } else {
       throw KeyError(detail::str("load_state_dict: unexpected key '", key,
