@@ -1,0 +1,16 @@
+#pragma once
+/// Everything in graft::optim: the optimizers and the learning-rate schedulers.
+#include "graft/optim/adagrad.h"
+#include "graft/optim/adam.h"
+#include "graft/optim/adamw.h"
+#include "graft/optim/cosine_annealing_lr.h"
+#include "graft/optim/exponential_lr.h"
+#include "graft/optim/lambda_lr.h"
+#include "graft/optim/linear_lr.h"
+#include "graft/optim/lr_scheduler.h"
+#include "graft/optim/multi_step_lr.h"
+#include "graft/optim/one_cycle_lr.h"
+#include "graft/optim/optimizer.h"
+#include "graft/optim/rmsprop.h"
+#include "graft/optim/sgd.h"
+#include "graft/optim/step_lr.h"

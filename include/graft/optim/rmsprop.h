@@ -1,0 +1,44 @@
+#pragma once
+/// RMSprop with weight decay, momentum, the centered variant and maximize: PyTorch 2.x's
+/// torch.optim.RMSprop.
+#include "graft/optim/optimizer.h"
+
+namespace graft::optim {
+
+/// RMSprop's options (PyTorch's defaults).
+struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit like libtorch
+  GRAFT_OPTIM_ARG(double, lr);
+  GRAFT_OPTIM_ARG(double, alpha) = 0.99;
+  GRAFT_OPTIM_ARG(double, eps) = 1e-8;
+  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
+  GRAFT_OPTIM_ARG(double, momentum) = 0;
+  GRAFT_OPTIM_ARG(bool, centered) = false;
+  GRAFT_OPTIM_ARG(bool, maximize) = false;
+
+ public:
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  /// lr, momentum, alpha, eps, centered, weight_decay, maximize (PyTorch's order).
+  void visit(OptionVisitor& v) override;
+  /// "Invalid learning rate: ...", "Invalid epsilon value: ...", "Invalid momentum value: ...",
+  /// "Invalid weight_decay value: ...", "Invalid alpha value: ...".
+  void validate() const override;
+};
+
+/// Per step: g = ±grad (+ weight_decay * p); sq = alpha * sq + (1 - alpha) * g * g;
+/// centered: ga = lerp(ga, g, 1 - alpha), avg = sqrt(sq - ga * ga) + eps, else sqrt(sq) + eps;
+/// momentum > 0: buf = momentum * buf + g / avg, p -= lr * buf; else p -= lr * g / avg.
+/// State: "step", "square_avg", "momentum_buffer" (momentum > 0), "grad_avg" (centered).
+class RMSprop : public Optimizer {
+ public:
+  explicit RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults = {});
+  explicit RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {});
+  std::string name() const override { return "RMSprop"; }
+
+ protected:
+  StateSchema state_schema(const OptimizerOptions& options) const override;
+  void update_group(OptimizerParamGroup& group) override;
+};
+
+}  // namespace graft::optim

@@ -1,0 +1,91 @@
+// Adagrad: options, eager state, the fused loop for contiguous float tensors, the fallback.
+#include "graft/optim/adagrad.h"
+
+#include "fused_kernels.h"
+#include "python_format.h"
+#include "update_util.h"
+
+namespace graft::optim {
+
+void AdagradOptions::visit(OptionVisitor& v) {
+  v.number("lr", lr_);
+  v.number("lr_decay", lr_decay_);
+  v.number("eps", eps_);
+  v.number("weight_decay", weight_decay_);
+  v.number("initial_accumulator_value", initial_accumulator_value_);
+  v.flag("maximize", maximize_);
+}
+
+void AdagradOptions::validate() const {
+  using detail::python_float;
+  GRAFT_CHECK(0.0 <= lr_, ValueError, "Invalid learning rate: ", python_float(lr_));
+  GRAFT_CHECK(0.0 <= lr_decay_, ValueError, "Invalid lr_decay value: ", python_float(lr_decay_));
+  GRAFT_CHECK(0.0 <= weight_decay_, ValueError, "Invalid weight_decay value: ", python_float(weight_decay_));
+  GRAFT_CHECK(0.0 <= initial_accumulator_value_, ValueError,
+              "Invalid initial_accumulator_value value: ", python_float(initial_accumulator_value_));
+  GRAFT_CHECK(0.0 <= eps_, ValueError, "Invalid epsilon value: ", python_float(eps_));
+}
+
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<AdagradOptions>(defaults)) {
+  // PyTorch creates Adagrad's state in the constructor, for every parameter.
+  for (auto& g : this->param_groups()) on_param_group_added(g);
+}
+Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions defaults)
+    : Adagrad(single_group(std::move(params)), defaults) {}
+
+void Adagrad::on_param_group_added(OptimizerParamGroup& group) {
+  const double init = static_cast<const AdagradOptions&>(group.options()).initial_accumulator_value();
+  for (const Tensor& param : group.params()) {
+    detail::StateSlots slots(state(), param);
+    slots.get("step", [] { return detail::new_step(); });
+    slots.get("sum", [&] { return detail::full_state(param, init); });
+    slots.commit();
+  }
+}
+
+Optimizer::StateSchema Adagrad::state_schema(const OptimizerOptions&) const {
+  StateSchema s;
+  s.allowed = {"step", "sum"};
+  s.required = {"step", "sum"};
+  return s;
+}
+
+namespace {
+
+void adagrad_fallback(Tensor& param, const Tensor& grad, Tensor& sum, const detail::AdagradArgs& a) {
+  Tensor g = detail::signed_grad(grad, a.maximize);
+  if (a.weight_decay != 0) g = g.add(param, a.weight_decay);
+  sum.add_(g.mul(g));                   // addcmul_(grad, grad, value=1)
+  Tensor std_ = sum.sqrt().add(a.eps);  // sqrt().add_(eps)
+  param.add_(g.mul(-a.clr).div(std_));  // addcdiv_(grad, std, value=-clr)
+}
+
+}  // namespace
+
+void Adagrad::update_group(OptimizerParamGroup& group) {
+  const auto& o = static_cast<const AdagradOptions&>(group.options());
+  for (Tensor& param : group.params()) {
+    const Tensor& grad = param.grad();
+    if (!grad.defined()) continue;
+    detail::StateSlots slots(state(), param);
+    Tensor step = slots.get("step", [] { return detail::new_step(); });
+    Tensor sum = slots.get("sum", [&] { return detail::full_state(param, o.initial_accumulator_value()); });
+    const double t = detail::increment_step(step);
+    const detail::AdagradArgs a{o.lr() / (1 + (t - 1) * o.lr_decay()), o.weight_decay(), o.eps(), o.maximize()};
+    if (detail::fusable(param, grad, {&sum})) {
+      if (param.dtype() == kFloat32)
+        detail::adagrad_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), sum.data_ptr<float>(),
+                                     param.numel(), a);
+      else
+        detail::adagrad_fused<double>(param.data_ptr<double>(), grad.data_ptr<double>(), sum.data_ptr<double>(),
+                                      param.numel(), a);
+      detail::bump_versions({&param, &sum});
+    } else {
+      adagrad_fallback(param, grad, sum, a);
+    }
+    slots.commit();
+  }
+}
+
+}  // namespace graft::optim

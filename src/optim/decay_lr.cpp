@@ -1,0 +1,67 @@
+// StepLR, MultiStepLR and ExponentialLR: multiplicative decays in PyTorch's chainable form.
+#include <algorithm>
+#include <cmath>
+
+#include "graft/optim/exponential_lr.h"
+#include "graft/optim/multi_step_lr.h"
+#include "graft/optim/step_lr.h"
+
+namespace graft::optim {
+
+StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
+    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  GRAFT_CHECK(step_size >= 1, ValueError, "StepLR: step_size must be a positive integer, got ", step_size);
+  initial_step();
+}
+
+std::vector<double> StepLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
+  for (double& lr : lrs) lr = lr * gamma_;
+  return lrs;
+}
+
+void StepLR::visit_state(SchedulerStateVisitor& v) {
+  LRScheduler::visit_state(v);
+  v.integer("step_size", step_size_);
+  v.number("gamma", gamma_);
+}
+
+MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
+    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
+  std::sort(milestones_.begin(), milestones_.end());
+  initial_step();
+}
+
+std::vector<double> MultiStepLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  const auto count = std::count(milestones_.begin(), milestones_.end(), last_epoch_);
+  if (count == 0) return lrs;
+  const double factor = std::pow(gamma_, static_cast<double>(count));  // gamma ** milestones[last_epoch]
+  for (double& lr : lrs) lr = lr * factor;
+  return lrs;
+}
+
+void MultiStepLR::visit_state(SchedulerStateVisitor& v) {
+  LRScheduler::visit_state(v);
+  v.integers("milestones", milestones_);
+  v.number("gamma", gamma_);
+}
+
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma) : LRScheduler(optimizer), gamma_(gamma) {
+  initial_step();
+}
+
+std::vector<double> ExponentialLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0) return lrs;
+  for (double& lr : lrs) lr = lr * gamma_;
+  return lrs;
+}
+
+void ExponentialLR::visit_state(SchedulerStateVisitor& v) {
+  LRScheduler::visit_state(v);
+  v.number("gamma", gamma_);
+}
+
+}  // namespace graft::optim

@@ -1,0 +1,133 @@
+#pragma once
+// Helpers the optimizers share: state creation under the optimizer-state memory category,
+// the step counter, the choice between the fused loop and the tensor-op fallback, and the
+// fallback's composite ops (lerp_, addcmul-style updates) written with graft ops in PyTorch's
+// order.
+#include <initializer_list>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "graft/core/allocator.h"
+#include "graft/ops/ops.h"
+#include "graft/optim/optimizer.h"
+
+namespace graft::optim::detail {
+
+/// A zero-filled state tensor shaped like `param` (contiguous), tagged optimizer_state.
+inline Tensor zeros_state(const Tensor& param) {
+  MemoryCategoryGuard category(MemoryCategory::OptimizerState);
+  return zeros(param.sizes(), param.dtype());
+}
+/// A `value`-filled state tensor shaped like `param` (contiguous), tagged optimizer_state.
+inline Tensor full_state(const Tensor& param, double value) {
+  MemoryCategoryGuard category(MemoryCategory::OptimizerState);
+  return full(param.sizes(), value, param.dtype());
+}
+/// An uninitialized state tensor shaped like `param` (contiguous), tagged optimizer_state.
+inline Tensor empty_state(const Tensor& param) {
+  MemoryCategoryGuard category(MemoryCategory::OptimizerState);
+  return empty(param.sizes(), param.dtype());
+}
+/// PyTorch's `step` state: a 0-d float32 zero.
+inline Tensor new_step() {
+  MemoryCategoryGuard category(MemoryCategory::OptimizerState);
+  return zeros({}, kFloat32);
+}
+
+/// One parameter's state during an update: existing entries are used in place, missing ones
+/// are made on demand and added to the optimizer's state by commit() once the update has
+/// run (so a failed update leaves no half-made state behind).
+class StateSlots {
+ public:
+  StateSlots(std::unordered_map<const TensorImpl*, ParamState>& state, const Tensor& param)
+      : state_(state), param_(param) {
+    auto it = state.find(param.impl());
+    existing_ = it == state.end() ? nullptr : &it->second;
+  }
+  /// The entry `name`, or make() when missing (remembered for commit).
+  template <class Make>
+  Tensor get(const char* name, Make make) {
+    if (existing_)
+      if (Tensor* t = existing_->find(name)) return *t;
+    Tensor t = make();
+    fresh_.emplace_back(name, t);
+    return t;
+  }
+  /// Whether `name` was made by this update.
+  bool is_new(const char* name) const {
+    for (const auto& f : fresh_)
+      if (f.first == name) return true;
+    return false;
+  }
+  void commit() {
+    if (fresh_.empty()) return;
+    ParamState& st = state_[param_.impl()];
+    for (auto& f : fresh_) st.insert(f.first, std::move(f.second));
+    fresh_.clear();
+  }
+
+ private:
+  std::unordered_map<const TensorImpl*, ParamState>& state_;
+  const Tensor& param_;
+  ParamState* existing_ = nullptr;
+  std::vector<std::pair<std::string, Tensor>> fresh_;
+};
+
+/// step += 1 (in the tensor's dtype, as PyTorch's `step_t += 1`); returns the new value.
+inline double increment_step(Tensor& step) {
+  if (step.dtype() == kFloat32) {
+    float* s = step.data_ptr<float>();
+    *s = *s + 1.0f;
+    ++step.impl()->version();
+    return *s;
+  }
+  step.add_(1);
+  return step.item<double>();
+}
+
+/// Whether the fused loop applies: float32/float64, param, grad and buffers contiguous and of
+/// one dtype (undefined buffers are ignored).
+inline bool fusable(const Tensor& param, const Tensor& grad, std::initializer_list<const Tensor*> buffers) {
+  const DType dt = param.dtype();
+  if (dt != kFloat32 && dt != kFloat64) return false;
+  if (!param.is_contiguous() || !grad.is_contiguous() || grad.dtype() != dt) return false;
+  for (const Tensor* b : buffers)
+    if (b->defined() && (!b->is_contiguous() || b->dtype() != dt || b->numel() != param.numel())) return false;
+  return true;
+}
+
+/// The fused loops write through raw pointers: bump the version counters as in-place ops do.
+inline void bump_versions(std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors)
+    if (t->defined()) ++t->impl()->version();
+}
+
+/// Typed data pointer of a possibly undefined tensor (null when undefined).
+template <class T>
+inline T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+/// -grad when maximizing (a new tensor), else grad itself.
+inline Tensor signed_grad(const Tensor& grad, bool maximize) { return maximize ? grad.neg() : grad; }
+
+/// self.lerp_(end, weight) with PyTorch's formula choice (see fused_kernels.h's lerp).
+inline void lerp_(Tensor& self, const Tensor& end, double weight) {
+  if (self.dtype() == kFloat32) {
+    const float w = static_cast<float>(weight);
+    if (w < 0.5f && w > -0.5f) {
+      self.add_(end.sub(self), weight);
+    } else {
+      self.copy_(end.sub(end.sub(self).mul(static_cast<double>(1.0f - w))));
+    }
+    return;
+  }
+  if (weight < 0.5 && weight > -0.5)
+    self.add_(end.sub(self), weight);
+  else
+    self.copy_(end.sub(end.sub(self).mul(1.0 - weight)));
+}
+
+}  // namespace graft::optim::detail
