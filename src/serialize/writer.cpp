@@ -8,6 +8,7 @@
 
 #include "graft/autograd/grad_mode.h"
 #include "graft/core/error.h"
+#include "header.h"
 #include "utf8.h"
 
 namespace graft::safetensors::detail {
@@ -19,6 +20,13 @@ bool valid_utf8(const std::string& s) { return invalid_utf8_offset(s) == std::st
 
 void validate(const StateDict& tensors, const Metadata& metadata, const char* fn) {
   const std::string f = fn;
+  // The names and metadata alone bound the header from below: refuse a header readers would
+  // reject before escaping megabytes of text (the exact size is checked after the dump).
+  uint64_t text_bytes = 0;
+  for (const auto& item : tensors) text_bytes += item.key().size();
+  for (const auto& [key, value] : metadata) text_bytes += key.size() + value.size();
+  GRAFT_CHECK(text_bytes <= kMaxHeaderSize, ValueError, f, ": the tensor names and metadata take ", text_bytes,
+              " bytes, over the ", kMaxHeaderSize, "-byte header limit safetensors readers accept");
   size_t position = 0;
   for (const auto& item : tensors) {
     const std::string& name = item.key();
@@ -62,7 +70,7 @@ WritePlan plan_write(const StateDict& tensors, const Metadata& metadata, const c
     begin[i] = offset;
     offset += items[i].value().nbytes();
     end[i] = offset;
-    plan.data_order.push_back({&items[i].value(), begin[i], end[i]});
+    plan.data_order.push_back(&items[i].value());
   }
 
   // Header: "__metadata__" first (when there is any), then the tensors in insertion order. The
@@ -88,6 +96,8 @@ WritePlan plan_write(const StateDict& tensors, const Metadata& metadata, const c
   }
   text += '}';
   text.append((8 - text.size() % 8) % 8, ' ');
+  GRAFT_CHECK(text.size() <= kMaxHeaderSize, ValueError, fn, ": the header would be ", text.size(), " bytes, over the ",
+              kMaxHeaderSize, "-byte limit safetensors readers accept");
 
   plan.prefix.reserve(8 + text.size());
   put_le64(plan.prefix, text.size());
@@ -98,8 +108,8 @@ WritePlan plan_write(const StateDict& tensors, const Metadata& metadata, const c
 
 void write_file_bytes(const WritePlan& plan, ByteSink& sink) {
   sink.write(plan.prefix.data(), plan.prefix.size());
-  for (const auto& p : plan.data_order) {
-    const Tensor& t = *p.tensor;
+  for (const Tensor* p : plan.data_order) {
+    const Tensor& t = *p;
     if (t.numel() == 0) continue;
     if (t.is_contiguous()) {
       sink.write(static_cast<const char*>(t.data_ptr()), t.nbytes());

@@ -18,23 +18,17 @@ class ByteSink {
   virtual void write(const char* data, size_t n) = 0;
 };
 
-/// One tensor's place in the data buffer.
-struct PlannedTensor {
-  const Tensor* tensor;
-  uint64_t begin;
-  uint64_t end;
-};
-
 /// Everything needed to write a file: the 8-byte length + padded header, and the tensors in
 /// data order.
 struct WritePlan {
   std::string prefix;
-  std::vector<PlannedTensor> data_order;
+  std::vector<const Tensor*> data_order;
   uint64_t total_size;
 };
 
 /// Validates `tensors` and `metadata` (errors name `fn`, the calling function) and lays them
 /// out: header in insertion order, data widest dtype first, header padded to a multiple of 8.
+/// A header over the readers' 100,000,000-byte limit is a ValueError.
 WritePlan plan_write(const StateDict& tensors, const Metadata& metadata, const char* fn);
 
 /// Writes the planned file into `sink` (non-contiguous tensors are copied one at a time).

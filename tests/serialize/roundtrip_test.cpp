@@ -327,6 +327,16 @@ TEST(SaveErrors, BadNamesAndUndefinedTensorsAreRejectedBeforeAnyFileIsCreated) {
   EXPECT_TRUE(dir.entries().empty());
 }
 
+TEST(SaveErrors, AHeaderReadersWouldRefuseIsNotWritten) {
+  StateDict sd;
+  sd.insert("w", ones({1}));
+  // The metadata alone is over the 100,000,000-byte header limit: refused before any JSON is made.
+  const Metadata meta = {{"k", std::string(99'999'999, 'a')}, {"l", ""}};
+  EXPECT_THROW_MSG(to_bytes(sd, meta), ValueError,
+                   "to_bytes: the tensor names and metadata take 100000002 bytes, over the 100000000-byte header "
+                   "limit safetensors readers accept");
+}
+
 TEST(SaveErrors, UnicodeNamesAreFine) {
   StateDict sd;
   sd.insert("p\xc3\xa4rameter.\xe2\x82\xac.\xf0\x9f\x98\x80", ones({1}));  // ä, €, 😀

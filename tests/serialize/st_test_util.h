@@ -72,7 +72,10 @@ inline std::string read_all(const std::string& path) {
 }
 
 inline void write_all(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // A new file rather than a truncated one: ext4 flushes a file rewritten after truncation
+  // (auto_da_alloc) at close, which makes hundreds of rewrites take seconds.
+  std::filesystem::remove(path);
+  std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
