@@ -1,5 +1,5 @@
 # graft: the two commands of the README, plus the sanitizer and benchmark builds.
-#   make demo       build and run the example (installs missing Debian packages first)
+#   make demo       train the digits CNN and the character LSTM (installs missing Debian packages first)
 #   make test       build and run every test suite
 #   make test-asan  the C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      side-by-side benchmarks: libtorch, glibc malloc, backend:malloc (installs libtorch-dev)
@@ -17,8 +17,9 @@ $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
 demo: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target regression
-	./$(BUILD)/examples/regression
+	cmake --build $(BUILD) -j $(JOBS) --target digits_cnn char_lstm
+	./$(BUILD)/examples/digits_cnn data/digits/digits.csv $(BUILD)/digits_cnn.safetensors
+	./$(BUILD)/examples/char_lstm data/sonnets/sonnets.txt
 
 test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "graft/data/data.h"
 #include "graft/graft.h"
 #include "graft/optim/optim.h"
@@ -70,6 +72,7 @@ std::string mib(int64_t bytes) {
 // One epoch with a one-line progress bar.
 void train_epoch(CNN& model, optim::Optimizer& opt, data::DataLoader& loader, int epoch, int epochs) {
   const int64_t steps = loader.size();
+  static const bool interactive = isatty(fileno(stdout));
   int64_t step = 0, seen = 0, correct = 0;
   double loss_sum = 0;
   for (data::Batch& b : loader) {
@@ -85,8 +88,10 @@ void train_epoch(CNN& model, optim::Optimizer& opt, data::DataLoader& loader, in
       correct += eq(logits.argmax(1), b[1]).to(kInt64).sum().item<int64_t>();
     }
     seen += b[1].numel();
+    // On a terminal the bar redraws every step; in a log, one line per epoch.
+    if (!interactive && step != steps) continue;
     const int width = 24, filled = static_cast<int>(width * step / steps);
-    std::printf("\repoch %2d/%d [%s%s] step %3lld/%lld  loss %.4f  acc %5.1f%%  live %s", epoch, epochs,
+    std::printf("%sepoch %2d/%d [%s%s] step %3lld/%lld  loss %.4f  acc %5.1f%%  live %s", interactive ? "\r" : "", epoch, epochs,
                 std::string(static_cast<size_t>(filled), '#').c_str(),
                 std::string(static_cast<size_t>(width - filled), '.').c_str(), static_cast<long long>(step),
                 static_cast<long long>(steps), loss_sum / static_cast<double>(step),
@@ -119,15 +124,18 @@ int main(int argc, char** argv) {
   data::DataLoader loader(train_set, {.batch_size = 32, .shuffle = true, .seed = 1, .num_workers = 1});
 
   const int epochs = 12, first_half = epochs / 2;
-  CNN model;
-  std::cout << *model << "\n";
-  optim::Adam opt(model->parameters(), optim::AdamOptions(2e-3));
-  for (int e = 1; e <= first_half; ++e) train_epoch(model, opt, loader, e, epochs);
-  std::printf("test accuracy after %d epochs: %.2f%%\n", first_half, 100.0 * accuracy(model, x_test, y_test));
-
-  // Save model and optimizer, then continue in a fresh model and optimizer loaded from disk.
-  save_checkpoint(*model, opt, ckpt, {{"epoch", std::to_string(first_half)}});
-  std::printf("checkpoint written: %s\n", ckpt.c_str());
+  {
+    CNN model;
+    std::cout << *model << "\n";
+    optim::Adam opt(model->parameters(), optim::AdamOptions(2e-3));
+    for (int e = 1; e <= first_half; ++e) train_epoch(model, opt, loader, e, epochs);
+    std::printf("test accuracy after %d epochs: %.2f%%\n", first_half, 100.0 * accuracy(model, x_test, y_test));
+    // Save model and optimizer; they are released at the end of this block.
+    save_checkpoint(*model, opt, ckpt, {{"epoch", std::to_string(first_half)}});
+    std::printf("checkpoint written: %s\n", ckpt.c_str());
+  }
+  std::printf("model and optimizer released: live %s\n", mib(memory_allocated()).c_str());
+  // Continue in a fresh model and optimizer loaded from disk.
   CNN resumed;
   optim::Adam resumed_opt(resumed->parameters(), optim::AdamOptions(2e-3));
   auto meta = load_checkpoint(*resumed, resumed_opt, ckpt);

@@ -18,3 +18,7 @@
 #include "graft/ops/nn_ops.h"
 #include "graft/ops/op_table.h"
 #include "graft/nn/nn.h"
+#include "graft/nn/utils/clip_grad.h"
+#include "graft/optim/optim.h"
+#include "graft/data/data.h"
+#include "graft/serialize/checkpoint.h"
