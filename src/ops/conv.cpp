@@ -30,43 +30,77 @@ void check_window_args(const char* op, Pair s, Pair p, Pair d) {
 }
 
 // ---- values (no autograd): raw kernels on contiguous buffers ----
+// The whole batch goes through one GEMM per group: the columns of every sample side by side
+// form a [C*kh*kw, N*L] matrix, and the output comes out as [O, N*L] ("rows" layout), which a
+// strided copy turns into [N, O, L].
+
+using cpu::raw_view;
+
+// x [N, C, H, W] contiguous -> its window columns as one [C*kh*kw, N*L] matrix.
+Tensor columns(const Tensor& x, const cpu::Window2d& win) {
+  const int64_t N = x.size(0), K = x.size(1) * win.kh * win.kw, L = win.oh * win.ow;
+  Tensor cols = detail::new_empty({K, N * L}, x.dtype());
+  cpu::im2col(cols, x, win, L, N * L);
+  return cols;
+}
+// t [N, R, L...] (any strides, viewed as [N, R, L]) -> contiguous [R, N*L].
+Tensor to_rows(const Tensor& t) {
+  const int64_t N = t.size(0), R = t.size(1), L = N == 0 || R == 0 ? 0 : t.numel() / (N * R);
+  Tensor tc = t.contiguous();
+  Tensor out = detail::new_empty({R, N * L}, t.dtype());
+  cpu::copy(raw_view(out, {N, R, L}, {L, N * L, 1}, 0), raw_view(tc, {N, R, L}, {R * L, L, 1}, tc.storage_offset()));
+  return out;
+}
+// rows [R, N*L] -> a new contiguous tensor of `sizes` ([N, R, ...] with L spatial elements).
+Tensor from_rows(const Tensor& rows, IntArrayRef sizes) {
+  const int64_t N = sizes[0], R = sizes[1], L = N == 0 || R == 0 ? 0 : compute_numel(sizes) / (N * R);
+  Tensor out = detail::new_empty(sizes, rows.dtype());
+  cpu::copy(raw_view(out, {N, R, L}, {R * L, L, 1}, 0), raw_view(rows, {N, R, L}, {L, N * L, 1}, 0));
+  return out;
+}
+// c [M, Ncol] = a @ b over group g's row blocks (a, b, c already 2-D raw views).
+void group_gemm(const Tensor& c, const Tensor& a, const Tensor& b) { cpu::gemm(c, a, b); }
 
 // x [N, C, H, W] contiguous, w [O, C/g, kh, kw] -> [N, O, oh, ow]
 Tensor conv_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups) {
-  const int64_t N = x.size(0), C = x.size(1), O = w.size(0), L = win.oh * win.ow;
+  const int64_t N = x.size(0), C = x.size(1), O = w.size(0), NL = N * win.oh * win.ow;
   const int64_t Kg = (C / groups) * win.kh * win.kw, Og = O / groups;
-  Tensor cols = detail::new_empty({N, C * win.kh * win.kw, L}, x.dtype());
-  cpu::im2col(cols, x, win);
+  Tensor cols = columns(x, win);
   Tensor wc = w.contiguous();
-  Tensor out = detail::new_empty({N, O, win.oh, win.ow}, x.dtype());
-  for (int64_t g = 0; g < groups; ++g) {
-    // a: weight rows of group g, broadcast over the batch (stride 0); b: its column block.
-    Tensor a = cpu::raw_view(wc, {N, Og, Kg}, {0, Kg, 1}, wc.storage_offset() + g * Og * Kg);
-    Tensor b = cpu::raw_view(cols, {N, Kg, L}, {cols.stride(0), L, 1}, g * Kg * L);
-    Tensor c = cpu::raw_view(out, {N, Og, L}, {O * L, L, 1}, g * Og * L);
-    cpu::gemm(c, a, b);
-  }
-  return out;
+  Tensor out_rows = detail::new_empty({O, NL}, x.dtype());
+  for (int64_t g = 0; g < groups; ++g)
+    group_gemm(raw_view(out_rows, {Og, NL}, {NL, 1}, g * Og * NL),
+               raw_view(wc, {Og, Kg}, {Kg, 1}, wc.storage_offset() + g * Og * Kg),
+               raw_view(cols, {Kg, NL}, {NL, 1}, g * Kg * NL));
+  return from_rows(out_rows, {N, O, win.oh, win.ow});
 }
 
 // x [N, Cin, H, W] contiguous, w [Cin, Cout/g, kh, kw] -> [N, Cout, OH, OW]; win.oh/ow = H, W.
 Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups, int64_t OH,
                              int64_t OW) {
-  const int64_t N = x.size(0), Cin = x.size(1), HW = x.size(2) * x.size(3);
+  const int64_t N = x.size(0), Cin = x.size(1), HW = x.size(2) * x.size(3), NHW = N * HW;
   const int64_t Cin_g = Cin / groups, Cout_g = w.size(1), Cout = Cout_g * groups;
   const int64_t Kg = Cout_g * win.kh * win.kw;
   Tensor wc = w.contiguous();
-  Tensor cols = detail::new_empty({N, Cout * win.kh * win.kw, HW}, x.dtype());
-  for (int64_t g = 0; g < groups; ++g) {
-    // cols_g [N, Kg, HW] = w_g^T [Kg, Cin_g] @ x_g [Cin_g, HW]
-    Tensor a = cpu::raw_view(wc, {N, Kg, Cin_g}, {0, 1, Kg}, wc.storage_offset() + g * Cin_g * Kg);
-    Tensor b = cpu::raw_view(x, {N, Cin_g, HW}, {Cin * HW, HW, 1}, x.storage_offset() + g * Cin_g * HW);
-    Tensor c = cpu::raw_view(cols, {N, Kg, HW}, {cols.stride(0), HW, 1}, g * Kg * HW);
-    cpu::gemm(c, a, b);
-  }
+  Tensor x_rows = to_rows(x);
+  Tensor cols = detail::new_empty({Cout * win.kh * win.kw, NHW}, x.dtype());
+  for (int64_t g = 0; g < groups; ++g)  // cols_g [Kg, N*HW] = w_g^T [Kg, Cin_g] @ x_g [Cin_g, N*HW]
+    group_gemm(raw_view(cols, {Kg, NHW}, {NHW, 1}, g * Kg * NHW),
+               raw_view(wc, {Kg, Cin_g}, {1, Kg}, wc.storage_offset() + g * Cin_g * Kg),
+               raw_view(x_rows, {Cin_g, NHW}, {NHW, 1}, g * Cin_g * NHW));
   Tensor out = zeros({N, Cout, OH, OW}, TensorOptions(x.dtype()));
-  cpu::col2im(out, cols, win);
+  cpu::col2im(out, cols, win, HW, NHW);
   return out;
+}
+
+// dW [rows_total, Kg] per group: rows_g [R_g, NL] @ cols_g^T [NL, Kg] (cols in [K, NL] layout).
+Tensor weight_grad_values(const Tensor& rows, const Tensor& cols, int64_t groups, IntArrayRef w_sizes) {
+  const int64_t R = rows.size(0), NL = rows.size(1), Rg = R / groups, Kg = cols.size(0) / groups;
+  Tensor dw = detail::new_empty({R, Kg}, rows.dtype());
+  for (int64_t g = 0; g < groups; ++g)
+    group_gemm(raw_view(dw, {Rg, Kg}, {Kg, 1}, g * Rg * Kg), raw_view(rows, {Rg, NL}, {NL, 1}, g * Rg * NL),
+               raw_view(cols, {NL, Kg}, {1, NL}, g * Kg * NL));
+  return dw.view(w_sizes);
 }
 
 Tensor add_bias(Tensor out, const Tensor& bias) {
@@ -87,8 +121,12 @@ struct ConvolutionBackward0 final : Node {
   int64_t groups = 1;
   TensorList apply(TensorList&& grads) override {
     const Tensor& g = grads[0];
-    TensorList r(3);
     Tensor x = input.unpack(this), w = weight.unpack(this);
+    if (!GradMode::is_enabled()) {  // no double backward requested: the fused GEMM path
+      TensorList fast = fast_apply(g.contiguous(), x.contiguous(), w);
+      if (!fast.empty()) return fast;
+    }
+    TensorList r(3);
     const int64_t N = x.size(0);
     if (should_compute_output(0)) {
       // The input gradient is the adjoint convolution in the other direction.
@@ -118,6 +156,40 @@ struct ConvolutionBackward0 final : Node {
         parts.push_back(bmm(rows3.narrow(1, gi * Rg, Rg), cols.narrow(1, gi * Kg, Kg).transpose(1, 2)).sum({0}));
       Tensor dw = groups == 1 ? parts[0] : cat(parts, 0);
       r[1] = dw.reshape(w.sizes());
+    }
+    if (should_compute_output(2)) r[2] = g.sum({0, 2, 3});
+    return r;
+  }
+
+  // The same gradients as values, with the whole batch in one GEMM per group. Returns {}
+  // for the rare geometry it does not cover (transposed with output_padding >= stride).
+  TensorList fast_apply(const Tensor& g, const Tensor& x, const Tensor& w) {
+    const Pair k{w.size(2), w.size(3)};
+    TensorList r(3);
+    if (!transposed) {
+      auto win = window(k, stride, padding, dilation, g.size(2), g.size(3));
+      Tensor g_rows = to_rows(g);  // [O, N*L]
+      if (should_compute_output(0)) {
+        const int64_t O = w.size(0), Og = O / groups, NL = g_rows.size(1);
+        const int64_t Kg = w.size(1) * k[0] * k[1];
+        Tensor wc = w.contiguous();
+        Tensor dcols = detail::new_empty({Kg * groups, NL}, g.dtype());
+        for (int64_t gi = 0; gi < groups; ++gi)  // dcols_g = W_g^T @ g_g
+          group_gemm(raw_view(dcols, {Kg, NL}, {NL, 1}, gi * Kg * NL),
+                     raw_view(wc, {Kg, Og}, {1, Kg}, wc.storage_offset() + gi * Og * Kg),
+                     raw_view(g_rows, {Og, NL}, {NL, 1}, gi * Og * NL));
+        Tensor dx = zeros(x.sizes(), TensorOptions(x.dtype()));
+        cpu::col2im(dx, dcols, win, win.oh * win.ow, NL);
+        r[0] = dx;
+      }
+      if (should_compute_output(1)) r[1] = weight_grad_values(g_rows, columns(x, win), groups, w.sizes());
+    } else {
+      const int64_t oh = conv_out(g.size(2), k[0], stride[0], padding[0], dilation[0]);
+      const int64_t ow = conv_out(g.size(3), k[1], stride[1], padding[1], dilation[1]);
+      if (oh != x.size(2) || ow != x.size(3)) return {};
+      auto win = window(k, stride, padding, dilation, oh, ow);
+      if (should_compute_output(0)) r[0] = conv_values(g, w, win, groups);
+      if (should_compute_output(1)) r[1] = weight_grad_values(to_rows(x), columns(g, win), groups, w.sizes());
     }
     if (should_compute_output(2)) r[2] = g.sum({0, 2, 3});
     return r;
@@ -240,8 +312,9 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
               "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ",
               p[1], "), calculated shape of the array of sliding blocks as (", oh, ", ", ow,
               "), but its components must be at least one.");
-  Tensor out = detail::new_empty({x.size(0), x.size(1) * k[0] * k[1], oh * ow}, x.dtype());
-  cpu::im2col(out, x, window(k, s, p, d, oh, ow));
+  const int64_t rows = x.size(1) * k[0] * k[1];
+  Tensor out = detail::new_empty({x.size(0), rows, oh * ow}, x.dtype());
+  cpu::im2col(out, x, window(k, s, p, d, oh, ow), rows * oh * ow, oh * ow);
   if (any_requires_grad({&input})) {
     auto n = make_node<Im2ColBackward0>({&input});
     n->in_hw = {H, W};
@@ -285,7 +358,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               ow, " = ", oh * ow, ", but got input.size(2)=", input.size(2), ".");
   Tensor cols = input.contiguous();
   Tensor out = zeros({input.size(0), input.size(1) / kk, os[0], os[1]}, TensorOptions(input.dtype()));
-  cpu::col2im(out, cols, window(k, s, p, d, oh, ow));
+  cpu::col2im(out, cols, window(k, s, p, d, oh, ow), input.size(1) * oh * ow, oh * ow);
   if (any_requires_grad({&input})) {
     auto n = make_node<Col2ImBackward0>({&input});
     n->k = k;

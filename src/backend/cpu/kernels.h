@@ -72,12 +72,14 @@ struct Window2d {
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   int64_t oh, ow;  ///< output rows and columns
 };
-/// im2col: x [N, C, H, W] (contiguous) -> cols [N, C*kh*kw, oh*ow] (contiguous), zero where the
-/// window reads padding.
-void im2col(const Tensor& cols, const Tensor& x, const Window2d& w);
-/// col2im: x [N, C, H, W] (contiguous, zero-filled by the caller) += every column of cols
-/// scattered back to the input positions it was read from (the adjoint of im2col).
-void col2im(const Tensor& x, const Tensor& cols, const Window2d& w);
+/// im2col: x [N, C, H, W] (contiguous) -> the columns of every window position, zero where the
+/// window reads padding. Element (n, row, l) of the columns (row = (c*kh + i)*kw + j,
+/// l = window position) is written at cols.data + n*ns + row*rs + l: ns = rows*L, rs = L gives
+/// [N, C*kh*kw, L]; ns = L, rs = N*L gives one [C*kh*kw, N*L] matrix for a single GEMM.
+void im2col(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs);
+/// col2im: x [N, C, H, W] (contiguous, zero-filled by the caller) += every column scattered
+/// back to the input positions it was read from (the adjoint of im2col; same layout args).
+void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs);
 /// Max pooling over planes: x [P, H, W] (contiguous) -> out [P, oh, ow] and int64 indices
 /// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
 void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
