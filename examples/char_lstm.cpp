@@ -54,6 +54,10 @@ std::string mib(int64_t bytes) {
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : "data/sonnets/sonnets.txt";
   const int steps = argc > 2 ? std::atoi(argv[2]) : 500;
+  if (steps < 3) {
+    std::fprintf(stderr, "steps must be at least 3 (memory is compared from step 3 on)\n");
+    return 2;
+  }
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "cannot open %s (run from the repository root or pass the path)\n", path.c_str());
@@ -146,8 +150,8 @@ int main(int argc, char** argv) {
     model->eval();
     std::mt19937 gen(7);
     auto st = std::tuple<Tensor, Tensor>{zeros({1, 1, H}), zeros({1, 1, H})};
-    int64_t c = id['W'];
-    std::string out(1, 'W');
+    int64_t c = id.at(text[0]);  // start from the text's first character
+    std::string out(1, text[0]);
     for (int i = 0; i < 240; ++i) {
       auto [logits, next] = model->forward(tensor(std::vector<int64_t>{c}).view({1, 1}), st);
       st = next;

@@ -29,11 +29,16 @@ std::pair<Tensor, Tensor> load_digits(const std::string& path) {
   std::vector<int64_t> labels;
   std::string line;
   while (std::getline(in, line)) {
+    if (line.empty()) continue;
     std::stringstream row(line);
     std::string cell;
-    for (int i = 0; i < 64 && std::getline(row, cell, ','); ++i) pixels.push_back(std::stof(cell) / 16.0f);
-    std::getline(row, cell, ',');
-    labels.push_back(std::stol(cell));
+    try {
+      for (int i = 0; i < 64 && std::getline(row, cell, ','); ++i) pixels.push_back(std::stof(cell) / 16.0f);
+      std::getline(row, cell, ',');
+      labels.push_back(std::stol(cell));
+    } catch (const std::logic_error&) {  // stof/stol: not a number
+      throw std::runtime_error("malformed row in " + path + ": " + line);
+    }
   }
   const auto n = static_cast<int64_t>(labels.size());
   if (n == 0 || static_cast<int64_t>(pixels.size()) != n * 64) throw std::runtime_error("malformed " + path);

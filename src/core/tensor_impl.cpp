@@ -48,6 +48,13 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
 }
 
 void TensorImpl::set_data(const TensorImpl& src) {
+  if (&src == this) return;
+  // Keep this tensor's version counter (as PyTorch's set_data): graphs that saved it still
+  // see the versions they recorded, whatever storage it points at now.
+  if (!own_version_) {
+    own_version_ = make_intrusive<VersionCounter>();
+    own_version_->version.store(storage_->version.load());
+  }
   storage_ = src.storage_;
   dtype_ = src.dtype_;
   set_geometry(src.sizes(), src.strides(), src.storage_offset());

@@ -4,6 +4,7 @@
 #include "graft/nn/module.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <sstream>
 
 #include "graft/autograd/grad_mode.h"
@@ -31,8 +32,8 @@ Module::Module(std::string name) : name_(std::move(name)) {}
 
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
   check_name(name, "parameter");
-  GRAFT_CHECK(!buffers_.contains(name) && !children_.contains(name), KeyError, "attribute '", name,
-              "' already exists");
+  GRAFT_CHECK(!parameters_.contains(name) && !buffers_.contains(name) && !children_.contains(name), KeyError,
+              "attribute '", name, "' already exists");
   if (tensor.defined()) {
     GRAFT_CHECK(!tensor.grad_fn(), ValueError, "Cannot assign non-leaf Tensor to parameter '", name,
                 "'. Model parameters must be created explicitly. To express '", name,
@@ -45,8 +46,8 @@ Tensor& Module::register_parameter(std::string name, Tensor tensor, bool require
 
 Tensor& Module::register_buffer(std::string name, Tensor tensor, bool persistent) {
   check_name(name, "buffer");
-  GRAFT_CHECK(!parameters_.contains(name) && !children_.contains(name), KeyError, "attribute '", name,
-              "' already exists");
+  GRAFT_CHECK(!parameters_.contains(name) && !buffers_.contains(name) && !children_.contains(name), KeyError,
+              "attribute '", name, "' already exists");
   if (tensor.defined()) set_memory_category(tensor, MemoryCategory::Parameter);
   if (!persistent) non_persistent_.push_back(name);
   return buffers_.insert(std::move(name), std::move(tensor));
@@ -55,8 +56,8 @@ Tensor& Module::register_buffer(std::string name, Tensor tensor, bool persistent
 void Module::register_module_impl(std::string name, std::shared_ptr<Module> module) {
   check_name(name, "module");
   GRAFT_CHECK(module != nullptr, ValueError, "register_module: module '", name, "' is null");
-  GRAFT_CHECK(!parameters_.contains(name) && !buffers_.contains(name), KeyError, "attribute '", name,
-              "' already exists");
+  GRAFT_CHECK(!parameters_.contains(name) && !buffers_.contains(name) && !children_.contains(name), KeyError,
+              "attribute '", name, "' already exists");
   children_.insert(std::move(name), std::move(module));
 }
 
@@ -66,42 +67,57 @@ void Module::replace_module_impl(const std::string& name, std::shared_ptr<Module
 }
 
 void Module::collect(const std::string& prefix, bool params, bool bufs, bool persistent_only, bool recurse,
-                     OrderedDict<std::string, Tensor>& out) const {
+                     OrderedDict<std::string, Tensor>& out, std::unordered_set<const void*>* seen) const {
+  // `seen` (traversals, as PyTorch's remove_duplicate=True): a module or tensor reached twice
+  // through sharing is listed once. state_dict passes none and keeps every name.
+  auto first_time = [&](const void* p) { return seen == nullptr || seen->insert(p).second; };
   if (params)
     for (const auto& it : parameters_)
-      if (it.value().defined()) out.insert(join(prefix, it.key()), it.value());
+      if (it.value().defined() && first_time(it.value().impl())) out.insert(join(prefix, it.key()), it.value());
   if (bufs)
     for (const auto& it : buffers_) {
       if (!it.value().defined()) continue;
       if (persistent_only &&
           std::find(non_persistent_.begin(), non_persistent_.end(), it.key()) != non_persistent_.end())
         continue;
-      out.insert(join(prefix, it.key()), it.value());
+      if (first_time(it.value().impl())) out.insert(join(prefix, it.key()), it.value());
     }
   if (recurse)
-    for (const auto& it : children_) it.value()->collect(join(prefix, it.key()), params, bufs, persistent_only, true, out);
+    for (const auto& it : children_)
+      if (first_time(it.value().get()))
+        it.value()->collect(join(prefix, it.key()), params, bufs, persistent_only, true, out, seen);
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
 OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
   OrderedDict<std::string, Tensor> out;
-  collect("", true, false, false, recurse, out);
+  std::unordered_set<const void*> seen;
+  collect("", true, false, false, recurse, out, &seen);
   return out;
 }
 std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
 OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
   OrderedDict<std::string, Tensor> out;
-  collect("", false, true, false, recurse, out);
+  std::unordered_set<const void*> seen;
+  collect("", false, true, false, recurse, out, &seen);
   return out;
 }
-std::vector<std::shared_ptr<Module>> Module::children() const { return children_.values(); }
-OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const { return children_; }
+std::vector<std::shared_ptr<Module>> Module::children() const { return named_children().values(); }
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const {
+  OrderedDict<std::string, std::shared_ptr<Module>> out;
+  std::unordered_set<const Module*> seen;
+  for (const auto& it : children_)
+    if (seen.insert(it.value().get()).second) out.insert(it.key(), it.value());
+  return out;
+}
 
 std::vector<std::shared_ptr<Module>> Module::modules() { return named_modules().values(); }
 OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& prefix) {
   OrderedDict<std::string, std::shared_ptr<Module>> out;
+  std::unordered_set<const Module*> seen;
   std::function<void(const std::string&, const std::shared_ptr<Module>&)> walk =
       [&](const std::string& p, const std::shared_ptr<Module>& m) {
+        if (!seen.insert(m.get()).second) return;  // shared: listed once, as PyTorch
         out.insert(p, m);
         for (const auto& it : m->children_) walk(join(p, it.key()), it.value());
       };
@@ -147,9 +163,9 @@ void Module::for_each_tensor(F&& f) {
   for (auto& it : children_) it.value()->for_each_tensor(f);
 }
 
-// Converts in place with set_data, so members, optimizers and state dicts holding these
-// handles keep seeing the module's tensors (PyTorch's Module._apply on param.data); grads
-// follow their parameters.
+// Converts in place with set_data, so members and optimizers holding these handles keep
+// seeing the module's tensors (PyTorch's Module._apply on param.data); grads follow their
+// parameters. Detached aliases taken earlier (an old state_dict()) keep the old data.
 void Module::convert_tensors(const std::function<Tensor(const Tensor&)>& fn) {
   NoGradGuard ng;
   for_each_tensor([&](Tensor& t, bool) {

@@ -1,6 +1,7 @@
 // Convolution lowered onto GEMM: im2col/col2im (F.unfold/F.fold), conv2d, conv1d and
 // conv_transpose2d. One node (ConvolutionBackward0) serves both directions; it saves the
-// input and weight (not the column buffer) and writes its backward in differentiable ops
+// input and weight (not the column buffer). First-order backward runs fused GEMMs on raw
+// buffers; under create_graph the same gradients are composed of differentiable ops
 // (conv <-> transposed conv, im2col, bmm), so double backward works. See
 // docs/notes/convolution.md.
 #include "graft/ops/nn_ops.h"
@@ -17,7 +18,12 @@ namespace {
 
 // ---- geometry ----
 
-int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+// Number of window positions; floor division (PyTorch's div_rtn), so an input smaller than
+// the window gives 0 or less rather than 1.
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  const int64_t num = in + 2 * p - d * (k - 1) - 1;
+  return (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+}
 
 cpu::Window2d window(Pair k, Pair s, Pair p, Pair d, int64_t oh, int64_t ow) {
   return {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
@@ -58,7 +64,7 @@ Tensor from_rows(const Tensor& rows, IntArrayRef sizes) {
   cpu::copy(raw_view(out, {N, R, L}, {R * L, L, 1}, 0), raw_view(rows, {N, R, L}, {L, N * L, 1}, 0));
   return out;
 }
-// c [M, Ncol] = a @ b over group g's row blocks (a, b, c already 2-D raw views).
+// c = a @ b on one group's blocks (2-D raw views into the batch-wide matrices).
 void group_gemm(const Tensor& c, const Tensor& a, const Tensor& b) { cpu::gemm(c, a, b); }
 
 // x [N, C, H, W] contiguous, w [O, C/g, kh, kw] -> [N, O, oh, ow]
@@ -121,6 +127,7 @@ struct ConvolutionBackward0 final : Node {
   int64_t groups = 1;
   TensorList apply(TensorList&& grads) override {
     const Tensor& g = grads[0];
+    if (!should_compute_output(0) && !should_compute_output(1)) return {Tensor(), Tensor(), g.sum({0, 2, 3})};
     Tensor x = input.unpack(this), w = weight.unpack(this);
     if (!GradMode::is_enabled()) {  // no double backward requested: the fused GEMM path
       TensorList fast = fast_apply(g.contiguous(), x.contiguous(), w);
@@ -147,9 +154,10 @@ struct ConvolutionBackward0 final : Node {
         const int64_t oh = conv_out(g.size(2), w.size(2), stride[0], padding[0], dilation[0]);
         const int64_t ow = conv_out(g.size(3), w.size(3), stride[1], padding[1], dilation[1]);
         cols = cols.reshape({N, cols.size(1), oh, ow}).narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
-        cols = cols.reshape({N, cols.size(1), -1});
+        cols = cols.reshape({N, cols.size(1), x.size(2) * x.size(3)});
       }
-      Tensor rows3 = rows.reshape({N, rows.size(1), -1});
+      const int64_t spatial = rows.size(2) * rows.size(3);  // explicit: -1 is ambiguous when N == 0
+      Tensor rows3 = rows.reshape({N, rows.size(1), spatial});
       const int64_t Rg = rows.size(1) / groups, Kg = cols.size(1) / groups;
       TensorList parts;
       for (int64_t gi = 0; gi < groups; ++gi)

@@ -84,6 +84,25 @@ std::pair<Tensor, Tensor> nll_terms(const Tensor& logp2, const Tensor& tgt, cons
   return {-(picked * w), w};
 }
 
+// Elementwise binary cross entropy with PyTorch's gradient formulas: the composed form
+// (log clamped at -100) would give 0/0 = NaN at input 0 or 1 where the clamp is active.
+struct BinaryCrossEntropyBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("BinaryCrossEntropyBackward0", self, target, weight)
+  SavedVariable self, target, weight;
+  TensorList apply(TensorList&& grads) override {
+    Tensor x = self.unpack(this), y = target.unpack(this), w = weight.unpack(this);
+    Tensor g = w.defined() ? grads[0] * w : grads[0];
+    TensorList r(3);
+    if (should_compute_output(0))  // d/dx = (x - y) / max(x (1 - x), 1e-12)
+      r[0] = g * (x - y) / clamp(x * (1.0 - x), 1e-12);
+    if (should_compute_output(1))  // d/dy = log(1 - x) - log(x), logs clamped as in forward
+      r[1] = g * (clamp(log(1.0 - x), -100.0) - clamp(log(x), -100.0));
+    if (should_compute_output(2))  // d/dw = the unweighted loss
+      r[2] = sum_to(grads[0] * -(y * clamp(log(x), -100.0) + (1.0 - y) * clamp(log(1.0 - x), -100.0)), w.sizes());
+    return r;
+  }
+};
+
 Tensor target_shaped(const Tensor& flat, const Tensor& input, const Tensor& target) {
   return input.dim() == 1 ? flat.reshape({}) : flat.reshape(target.sizes());
 }
@@ -207,10 +226,25 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
       GRAFT_CHECK(in_range, RuntimeError, "all elements of input should be between 0 and 1");
     }
   }
-  Tensor log_p = clamp(log(input), -100.0);
-  Tensor log_1mp = clamp(log(1.0 - input), -100.0);
-  Tensor loss = -(target * log_p + (1.0 - target) * log_1mp);
-  if (weight.defined()) loss = loss * weight;
+  GRAFT_CHECK(!weight.defined() ||
+                  IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes(), "binary_cross_entropy"))
+                      .equals(input.sizes()),
+              RuntimeError,
+              "binary_cross_entropy: weight of size ", weight.sizes(), " does not broadcast to the input's size ",
+              input.sizes());
+  Tensor loss;
+  {
+    NoGradGuard ng;
+    loss = -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
+    if (weight.defined()) loss = loss * weight;
+  }
+  if (autograd::any_requires_grad({&input, &target, &weight})) {
+    auto n = detail::make_node<BinaryCrossEntropyBackward0>({&input, &target, &weight});
+    n->self = SavedVariable(input, false);
+    n->target = SavedVariable(target, false);
+    if (weight.defined()) n->weight = SavedVariable(weight, false);
+    autograd::set_history(loss, n);
+  }
   return reduce(loss, reduction);
 }
 

@@ -83,11 +83,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       NoGradGuard ng;
       const double n = static_cast<double>(per_channel);
       Tensor rm = running_mean, rv = running_var;  // handles to the caller's buffers
+      // both new values first (in the buffers' own shapes), then the copies: no half update
+      Tensor new_rm, new_rv;
       if (rm.defined())
-        rm.copy_((mu.reshape({C}) * momentum + running_mean * (1.0 - momentum)).to(running_mean.dtype()));
+        new_rm = (mu.reshape(rm.sizes()) * momentum + rm * (1.0 - momentum)).to(rm.dtype());
       if (rv.defined())
-        rv.copy_(
-            (var.reshape({C}) * (n / (n - 1.0)) * momentum + running_var * (1.0 - momentum)).to(running_var.dtype()));
+        new_rv = (var.reshape(rv.sizes()) * (n / (n - 1.0)) * momentum + rv * (1.0 - momentum)).to(rv.dtype());
+      if (rm.defined()) rm.copy_(new_rm);
+      if (rv.defined()) rv.copy_(new_rv);
     }
     Tensor y = centered * rsqrt(var + eps);
     return affine(y, weight, bias, [&](const Tensor& t) { return channel_view(t, input.dim()); });
@@ -111,7 +114,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
     GRAFT_CHECK(!t->defined() || (t->dim() == 1 && t->numel() == C), RuntimeError, "Expected ", name,
                 " to be a vector of size equal to the number of channels in input, but got ", name,
                 " of shape ", t->sizes(), " and input of shape ", input.sizes());
-  Tensor xg = input.reshape({N, num_groups, -1});
+  const int64_t per_group = (C / num_groups) * (N * C == 0 ? 0 : input.numel() / (N * C));
+  Tensor xg = input.reshape({N, num_groups, per_group});  // explicit: -1 is ambiguous when N == 0
   Tensor mu = mean(xg, {2}, true);
   Tensor centered = xg - mu;
   Tensor var = mean(centered * centered, {2}, true);

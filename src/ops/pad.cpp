@@ -30,7 +30,9 @@ Tensor pad(const Tensor& input, IntArrayRef pads, double value) {
     const int64_t d = nd - 1 - i;
     const int64_t l = pads[static_cast<size_t>(2 * i)], r = pads[static_cast<size_t>(2 * i + 1)];
     const int64_t cl = l < 0 ? -l : 0, cr = r < 0 ? -r : 0;
-    if (cl || cr) x = x.narrow(d, std::min(cl, x.size(d)), std::max<int64_t>(0, x.size(d) - cl - cr));
+    GRAFT_CHECK(cl + cr <= x.size(d), RuntimeError, "pad: negative padding ", l, " and ", r, " crops more than the ",
+                x.size(d), " elements of dimension ", d);
+    if (cl || cr) x = x.narrow(d, cl, x.size(d) - cl - cr);
     grow = grow || l > 0 || r > 0;
   }
   if (!grow) return x.clone();
@@ -42,7 +44,6 @@ Tensor pad(const Tensor& input, IntArrayRef pads, double value) {
     const int64_t d = nd - 1 - i, l = pads[static_cast<size_t>(2 * i)];
     if (l > 0) offset += l * strides[static_cast<size_t>(d)];
   }
-  if (x.numel() == 0) return base;
   return as_strided_scatter(base, x, x.sizes(), strides, offset);
 }
 

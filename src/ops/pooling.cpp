@@ -69,12 +69,21 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
   GRAFT_NODE_BOILERPLATE("MaxPool2DWithIndicesBackward0", indices)
   SavedVariable indices;
   Shape in_sizes;
+  bool has_empty_window = false;  ///< some window saw only padding (index -1): no gradient there
   TensorList apply(TensorList&& g) override {
     // Each output gradient lands on the input position its maximum came from.
     Tensor idx = indices.unpack(this);
     const int64_t planes = in_sizes[0] * in_sizes[1], hw = in_sizes[2] * in_sizes[3];
+    const int64_t outs = planes == 0 ? 0 : idx.numel() / planes;
+    Tensor gi = g[0].reshape({planes, outs});
+    Tensor ii = idx.reshape({planes, outs});
+    if (has_empty_window) {
+      Tensor valid = ge(ii, 0);
+      gi = where(valid, gi, scalar_tensor(0.0, TensorOptions(gi.dtype())));
+      ii = where(valid, ii, scalar_tensor(0, TensorOptions(kInt64)));
+    }
     Tensor base = zeros({planes, hw}, TensorOptions(g[0].dtype()));
-    return {scatter_add(base, 1, idx.reshape({planes, -1}), g[0].reshape({planes, -1})).view(in_sizes)};
+    return {scatter_add(base, 1, ii, gi).view(in_sizes)};
   }
 };
 
@@ -97,6 +106,7 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayR
     auto n = make_node<MaxPool2DWithIndicesBackward0>({&x4});
     n->indices = SavedVariable(idx, false);
     n->in_sizes = x4.sizes().shape();
+    if (idx.numel() > 0 && (g.p[0] > 0 || g.p[1] > 0)) n->has_empty_window = idx.min().item<int64_t>() < 0;
     set_history(out, n);
   }
   if (input.dim() == 3) return {out.squeeze(0), idx.squeeze(0)};

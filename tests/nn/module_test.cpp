@@ -288,3 +288,52 @@ TEST(Module, ToKeepsEveryHandleCurrent) {
   EXPECT_EQ(layer->forward(randn({3, 1, 4}, kFloat64)).dtype(), kFloat64);
   EXPECT_EQ(std::get<0>(std::make_tuple(cell->forward(randn({1, 3}, kFloat64)))).dtype(), kFloat64);
 }
+
+// ---- regressions found in review ----
+
+TEST(Module, SharedModulesAndParametersAreListedOnce) {
+  struct TiedImpl : nn::Module {
+    TiedImpl() : Module("Tied") {
+      shared = nn::Linear(4, 4);
+      register_module("a", shared);
+      register_module("b", shared);
+    }
+    nn::Linear shared{nullptr};
+  };
+  auto tied = std::make_shared<TiedImpl>();
+  EXPECT_EQ(tied->named_parameters().keys(), (std::vector<std::string>{"a.weight", "a.bias"}));
+  EXPECT_EQ(tied->named_modules().keys(), (std::vector<std::string>{"", "a"}));
+  EXPECT_EQ(tied->children().size(), 1u);
+  // state_dict keeps every name, as PyTorch's
+  EXPECT_EQ(tied->state_dict().keys(), (std::vector<std::string>{"a.weight", "a.bias", "b.weight", "b.bias"}));
+  // an optimizer over parameters() steps the tied weight once
+  Tensor before = tied->shared->weight.clone();
+  tied->shared->forward(ones({1, 4})).sum().backward();
+  optim::SGD opt(tied->parameters(), optim::SGDOptions(1.0));
+  opt.step();
+  EXPECT_TRUE(allclose(tied->shared->weight, before - tied->shared->weight.grad()));
+}
+
+TEST(Module, FailedRegistrationChangesNothing) {
+  nn::Linear lin(2, 2);
+  lin->register_buffer("stat", ones({1}));
+  EXPECT_THROW_HAS(lin->register_buffer("stat", zeros({1}), false), KeyError, "already exists");
+  EXPECT_TRUE(lin->state_dict().contains("stat"));  // still persistent
+  Tensor t = ones({2});
+  EXPECT_THROW_HAS(lin->register_parameter("weight", t), KeyError, "already exists");
+  EXPECT_FALSE(t.requires_grad());
+  nn::Linear empty{nullptr};
+  EXPECT_THROW_MSG(empty->forward(ones({1, 2})), ValueError, "Accessing empty ModuleHolder");
+}
+
+TEST(Module, SetDataKeepsTheVersionCounterAndAcceptsItself) {
+  Tensor a = ones({2});
+  a.add_(1);
+  const uint32_t v = a._version();
+  a.set_data(a);
+  EXPECT_EQ(a._version(), v);
+  a.set_data(zeros({3}, kFloat64));
+  EXPECT_EQ(a._version(), v);
+  EXPECT_EQ(a.dtype(), kFloat64);
+  EXPECT_EQ(a.numel(), 3);
+}

@@ -150,3 +150,56 @@ TEST(NNOps, MaxPoolIndicesAreFlatPlanePositions) {
   expect_tensor(v, {1, 1, 2, 2}, {5, 9, 7, 2});
   expect_tensor(i, {1, 1, 2, 2}, {1, 6, 8, 11});
 }
+
+// ---- regressions found in review ----
+
+TEST(NNOps, ConvBiasOnlyGradient) {
+  Tensor x = randn({2, 3, 5, 5}), w = randn({4, 3, 3, 3});  // neither requires grad
+  Tensor b = zeros({4}).requires_grad_();
+  conv2d(x, w, b).sum().backward();
+  expect_tensor(b.grad(), {4}, {2 * 9, 2 * 9, 2 * 9, 2 * 9});  // N * oh * ow per channel
+}
+
+TEST(NNOps, BinaryCrossEntropyGradientIsFiniteAtZeroAndOne) {
+  Tensor x = tensor({1.0, 0.0, 0.25}).requires_grad_();
+  Tensor y = tensor({1.0, 0.0, 1.0});
+  Tensor loss = binary_cross_entropy(x, y, Tensor(), Reduction::Sum);
+  EXPECT_NEAR(loss.item<float>(), -std::log(0.25), 1e-6);
+  loss.backward();
+  // PyTorch's (x - y) / max(x (1 - x), 1e-12): 0 at the two exact points, -4 at 0.25
+  expect_tensor(x.grad(), {3}, {0, 0, (0.25 - 1) / (0.25 * 0.75)}, 1e-5);
+}
+
+TEST(NNOps, WindowsSmallerThanTheKernelAreRejected) {
+  EXPECT_THROW_HAS(im2col(randn({1, 1, 2, 2}), {3}, {1}, {0}, {2}), RuntimeError, "must be at least one");
+  EXPECT_THROW_HAS(col2im(randn({1, 9, 1}), {2, 2}, {3}, {1}, {0}, {2}), RuntimeError, "sliding blocks");
+}
+
+TEST(NNOps, MaxPoolWindowOfPaddingOnlyGetsNoGradient) {
+  // a 1x1 input, kernel 2 with dilation 2 and padding 1: the one window reads rows -1 and 1
+  Tensor x = ones({1, 1, 1, 1}).requires_grad_();
+  auto [v, i] = max_pool2d_with_indices(x, {2}, {1}, {1}, {2});
+  EXPECT_EQ(i.item<int64_t>(), -1);
+  (v.clamp(-1.0, 1.0)).sum().backward();
+  expect_tensor(x.grad(), {1, 1, 1, 1}, {0});
+}
+
+TEST(NNOps, EmptyBatches) {
+  Tensor x = randn({0, 2, 4, 4}).requires_grad_();
+  max_pool2d(x, {2}).sum().backward();
+  EXPECT_EQ(x.grad().sizes().vec(), (std::vector<int64_t>{0, 2, 4, 4}));
+  EXPECT_EQ(group_norm(randn({0, 4, 3}), 2).sizes().vec(), (std::vector<int64_t>{0, 4, 3}));
+  Tensor e = randn({2, 0}).requires_grad_();
+  Tensor p = pad(e, {1, 1});
+  EXPECT_TRUE(p.requires_grad());  // an empty input still has a gradient path
+  EXPECT_EQ(p.sizes().vec(), (std::vector<int64_t>{2, 2}));
+  EXPECT_THROW_HAS(pad(randn({3}), {-5, 4}), RuntimeError, "crops more than the 3 elements");
+}
+
+TEST(NNOps, BatchNormRunningStatsOfAnotherShapeUpdateWhole) {
+  Tensor x = tensor({1.0, 2.0, 3.0, 5.0}).view({2, 2});
+  Tensor rm = zeros({2, 1}), rv = ones({2, 1});
+  batch_norm(x, rm, rv, Tensor(), Tensor(), true);
+  expect_tensor(rm, {2, 1}, {0.2, 0.35});
+  expect_tensor(rv, {2, 1}, {1.1, 0.9 + 0.45});
+}

@@ -49,8 +49,13 @@ class OrderedDict {
   Value& insert(Key key, Value value) {
     if (index_.count(key))
       throw KeyError(detail::str(key_description_, " '", key, "' already defined"));
-    index_.emplace(key, items_.size());
-    items_.emplace_back(std::move(key), std::move(value));
+    items_.emplace_back(key, std::move(value));
+    try {
+      index_.emplace(std::move(key), items_.size() - 1);
+    } catch (...) {
+      items_.pop_back();  // a failed insert leaves the dict as it was
+      throw;
+    }
     return items_.back().value();
   }
   /// Inserts, or replaces the value of an existing key (keeping its position).

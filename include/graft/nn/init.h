@@ -31,7 +31,8 @@ Tensor kaiming_uniform_(Tensor t, double a = 0.0, const std::string& mode = "fan
 /// N(0, gain(nonlinearity, a) / sqrt(fan)).
 Tensor kaiming_normal_(Tensor t, double a = 0.0, const std::string& mode = "fan_in",
                        const std::string& nonlinearity = "leaky_relu");
-/// Normal(mean, std) redrawn until inside [a, b].
+/// Normal(mean, std) restricted to [a, b]: values outside are redrawn (up to 1000 rounds,
+/// then clamped, which matters only for intervals far in the tails).
 Tensor trunc_normal_(Tensor t, double mean = 0.0, double std = 1.0, double a = -2.0, double b = 2.0);
 
 }  // namespace graft::nn::init

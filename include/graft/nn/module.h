@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 #include "graft/core/ordered_dict.h"
@@ -81,7 +82,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// existing grads are detached and zeroed in place.
   void zero_grad(bool set_to_none = true);
   /// Moves parameters and buffers to `device` / converts floating ones to `dtype`, in place
-  /// (Tensor::set_data): every handle to them, an optimizer's included, sees the change.
+  /// (Tensor::set_data): every handle to them, an optimizer's included, sees the change
+  /// (optimizer state already created keeps its dtype: convert before the first step).
   void to(Device device);
   void to(DType dtype);
 
@@ -105,7 +107,7 @@ class Module : public std::enable_shared_from_this<Module> {
   void register_module_impl(std::string name, std::shared_ptr<Module> module);
   void replace_module_impl(const std::string& name, std::shared_ptr<Module> module);
   void collect(const std::string& prefix, bool params, bool buffers, bool persistent_only, bool recurse,
-               OrderedDict<std::string, Tensor>& out) const;
+               OrderedDict<std::string, Tensor>& out, std::unordered_set<const void*>* seen = nullptr) const;
   template <class F>
   void for_each_tensor(F&& f);
   void convert_tensors(const std::function<Tensor(const Tensor&)>& fn);
@@ -136,17 +138,21 @@ class ModuleHolder {
   ModuleHolder(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}  // NOLINT: implicit, as libtorch
   /// An empty holder (libtorch's `Linear lin{nullptr}`).
   ModuleHolder(std::nullptr_t) {}  // NOLINT
-  Impl* operator->() const { return impl_.get(); }
-  Impl& operator*() const { return *impl_; }
+  Impl* operator->() const { return checked(); }
+  Impl& operator*() const { return *checked(); }
   const std::shared_ptr<Impl>& ptr() const { return impl_; }
   Impl* get() const { return impl_.get(); }
   bool is_empty() const { return impl_ == nullptr; }
   template <class... Args>
   auto operator()(Args&&... args) const {
-    return impl_->forward(std::forward<Args>(args)...);
+    return checked()->forward(std::forward<Args>(args)...);
   }
 
  private:
+  Impl* checked() const {
+    if (!impl_) throw ValueError("Accessing empty ModuleHolder");
+    return impl_.get();
+  }
   std::shared_ptr<Impl> impl_;
 };
 

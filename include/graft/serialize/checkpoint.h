@@ -19,6 +19,8 @@ using Metadata = safetensors::Metadata;
 /// A module's state_dict() to `path`.
 void save(const nn::Module& module, const std::string& path, const Metadata& metadata = {});
 /// Loads `path` into `module` (load_state_dict with `strict`); returns the file's metadata.
+/// With strict = false, call module.load_state_dict(graft::load(path), false) instead to see
+/// which keys were missing or unexpected.
 Metadata load(nn::Module& module, const std::string& path, bool strict = true);
 
 /// An optimizer's state_dict() (state and param groups, flattened) to `path`.
