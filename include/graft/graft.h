@@ -14,6 +14,7 @@
 #include "graft/core/tensor.h"
 #include "graft/core/ordered_dict.h"
 #include "graft/memory.h"
+#include "graft/parallel.h"
 #include "graft/ops/ops.h"
 #include "graft/ops/nn_ops.h"
 #include "graft/ops/op_table.h"

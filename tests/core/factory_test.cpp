@@ -263,3 +263,17 @@ TEST(Factory, RandpermIsASeededPermutation) {
   EXPECT_EQ(randperm(5, kFloat32).dtype(), kFloat32);
   EXPECT_THROW_HAS(randperm(-1), RuntimeError, "randperm: n must be non-negative");
 }
+
+TEST(Parallel, SetAndGetNumThreads) {
+  const int before = get_num_threads();
+  ASSERT_GE(before, 1);
+  set_num_threads(1);
+  EXPECT_EQ(get_num_threads(), 1);
+  Tensor a = randn({64, 64}), b = randn({64, 64});
+  Tensor one = mm(a, b);
+  set_num_threads(2);  // OpenBLAS may cap this at the machine's cores
+  EXPECT_GE(get_num_threads(), 1);
+  EXPECT_TRUE(allclose(mm(a, b), one, 1e-5, 1e-5));  // the same product with two threads
+  EXPECT_THROW_MSG(set_num_threads(0), RuntimeError, "set_num_threads expects a positive integer");
+  set_num_threads(before);
+}
