@@ -64,9 +64,6 @@ Tensor from_rows(const Tensor& rows, IntArrayRef sizes) {
   cpu::copy(raw_view(out, {N, R, L}, {R * L, L, 1}, 0), raw_view(rows, {N, R, L}, {L, N * L, 1}, 0));
   return out;
 }
-// c = a @ b on one group's blocks (2-D raw views into the batch-wide matrices).
-void group_gemm(const Tensor& c, const Tensor& a, const Tensor& b) { cpu::gemm(c, a, b); }
-
 // x [N, C, H, W] contiguous, w [O, C/g, kh, kw] -> [N, O, oh, ow]
 Tensor conv_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups) {
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0), NL = N * win.oh * win.ow;
@@ -75,28 +72,34 @@ Tensor conv_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, i
   Tensor wc = w.contiguous();
   Tensor out_rows = detail::new_empty({O, NL}, x.dtype());
   for (int64_t g = 0; g < groups; ++g)
-    group_gemm(raw_view(out_rows, {Og, NL}, {NL, 1}, g * Og * NL),
-               raw_view(wc, {Og, Kg}, {Kg, 1}, wc.storage_offset() + g * Og * Kg),
-               raw_view(cols, {Kg, NL}, {NL, 1}, g * Kg * NL));
+    cpu::gemm(raw_view(out_rows, {Og, NL}, {NL, 1}, g * Og * NL),
+              raw_view(wc, {Og, Kg}, {Kg, 1}, wc.storage_offset() + g * Og * Kg),
+              raw_view(cols, {Kg, NL}, {NL, 1}, g * Kg * NL));
   return from_rows(out_rows, {N, O, win.oh, win.ow});
 }
 
-// x [N, Cin, H, W] contiguous, w [Cin, Cout/g, kh, kw] -> [N, Cout, OH, OW]; win.oh/ow = H, W.
-Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups, int64_t OH,
-                             int64_t OW) {
-  const int64_t N = x.size(0), Cin = x.size(1), HW = x.size(2) * x.size(3), NHW = N * HW;
+// x_rows [Cin, N*H*W] (an input in rows layout), w [Cin, Cout/g, kh, kw] -> [N, Cout, OH, OW];
+// win.oh/ow = H, W. Also the first-order input gradient of conv2d (its adjoint).
+Tensor conv_transpose_rows(const Tensor& x_rows, int64_t N, const Tensor& w, const cpu::Window2d& win, int64_t groups,
+                           int64_t OH, int64_t OW) {
+  const int64_t Cin = x_rows.size(0), HW = win.oh * win.ow, NHW = N * HW;
   const int64_t Cin_g = Cin / groups, Cout_g = w.size(1), Cout = Cout_g * groups;
   const int64_t Kg = Cout_g * win.kh * win.kw;
   Tensor wc = w.contiguous();
-  Tensor x_rows = to_rows(x);
-  Tensor cols = detail::new_empty({Cout * win.kh * win.kw, NHW}, x.dtype());
+  Tensor cols = detail::new_empty({Cout * win.kh * win.kw, NHW}, x_rows.dtype());
   for (int64_t g = 0; g < groups; ++g)  // cols_g [Kg, N*HW] = w_g^T [Kg, Cin_g] @ x_g [Cin_g, N*HW]
-    group_gemm(raw_view(cols, {Kg, NHW}, {NHW, 1}, g * Kg * NHW),
-               raw_view(wc, {Kg, Cin_g}, {1, Kg}, wc.storage_offset() + g * Cin_g * Kg),
-               raw_view(x_rows, {Cin_g, NHW}, {NHW, 1}, g * Cin_g * NHW));
-  Tensor out = zeros({N, Cout, OH, OW}, TensorOptions(x.dtype()));
+    cpu::gemm(raw_view(cols, {Kg, NHW}, {NHW, 1}, g * Kg * NHW),
+              raw_view(wc, {Kg, Cin_g}, {1, Kg}, wc.storage_offset() + g * Cin_g * Kg),
+              raw_view(x_rows, {Cin_g, NHW}, {NHW, 1}, g * Cin_g * NHW));
+  Tensor out = zeros({N, Cout, OH, OW}, TensorOptions(x_rows.dtype()));
   cpu::col2im(out, cols, win, HW, NHW);
   return out;
+}
+
+// x [N, Cin, H, W] contiguous; see conv_transpose_rows.
+Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups, int64_t OH,
+                             int64_t OW) {
+  return conv_transpose_rows(to_rows(x), x.size(0), w, win, groups, OH, OW);
 }
 
 // dW [rows_total, Kg] per group: rows_g [R_g, NL] @ cols_g^T [NL, Kg] (cols in [K, NL] layout).
@@ -104,8 +107,8 @@ Tensor weight_grad_values(const Tensor& rows, const Tensor& cols, int64_t groups
   const int64_t R = rows.size(0), NL = rows.size(1), Rg = R / groups, Kg = cols.size(0) / groups;
   Tensor dw = detail::new_empty({R, Kg}, rows.dtype());
   for (int64_t g = 0; g < groups; ++g)
-    group_gemm(raw_view(dw, {Rg, Kg}, {Kg, 1}, g * Rg * Kg), raw_view(rows, {Rg, NL}, {NL, 1}, g * Rg * NL),
-               raw_view(cols, {NL, Kg}, {1, NL}, g * Kg * NL));
+    cpu::gemm(raw_view(dw, {Rg, Kg}, {Kg, 1}, g * Rg * Kg), raw_view(rows, {Rg, NL}, {NL, 1}, g * Rg * NL),
+              raw_view(cols, {NL, Kg}, {1, NL}, g * Kg * NL));
   return dw.view(w_sizes);
 }
 
@@ -176,20 +179,9 @@ struct ConvolutionBackward0 final : Node {
     TensorList r(3);
     if (!transposed) {
       auto win = window(k, stride, padding, dilation, g.size(2), g.size(3));
-      Tensor g_rows = to_rows(g);  // [O, N*L]
-      if (should_compute_output(0)) {
-        const int64_t O = w.size(0), Og = O / groups, NL = g_rows.size(1);
-        const int64_t Kg = w.size(1) * k[0] * k[1];
-        Tensor wc = w.contiguous();
-        Tensor dcols = detail::new_empty({Kg * groups, NL}, g.dtype());
-        for (int64_t gi = 0; gi < groups; ++gi)  // dcols_g = W_g^T @ g_g
-          group_gemm(raw_view(dcols, {Kg, NL}, {NL, 1}, gi * Kg * NL),
-                     raw_view(wc, {Kg, Og}, {1, Kg}, wc.storage_offset() + gi * Og * Kg),
-                     raw_view(g_rows, {Og, NL}, {NL, 1}, gi * Og * NL));
-        Tensor dx = zeros(x.sizes(), TensorOptions(x.dtype()));
-        cpu::col2im(dx, dcols, win, win.oh * win.ow, NL);
-        r[0] = dx;
-      }
+      Tensor g_rows = to_rows(g);    // [O, N*L]
+      if (should_compute_output(0))  // the adjoint: a transposed convolution of the gradient
+        r[0] = conv_transpose_rows(g_rows, g.size(0), w, win, groups, x.size(2), x.size(3));
       if (should_compute_output(1)) r[1] = weight_grad_values(g_rows, columns(x, win), groups, w.sizes());
     } else {
       const int64_t oh = conv_out(g.size(2), k[0], stride[0], padding[0], dilation[0]);
@@ -237,8 +229,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 void check_conv_dtypes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias) {
   GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, op, ": expected a floating point input, but got ",
               input.dtype());
-  GRAFT_CHECK(input.dtype() == weight.dtype(), TypeError, op, ": input dtype ", input.dtype(),
-              " and weight dtype ", weight.dtype(), " should be the same");
+  GRAFT_CHECK(input.dtype() == weight.dtype(), TypeError, op, ": input dtype ", input.dtype(), " and weight dtype ",
+              weight.dtype(), " should be the same");
   GRAFT_CHECK(!bias.defined() || bias.dtype() == input.dtype(), TypeError, op, ": input dtype ", input.dtype(),
               " and bias dtype ", bias.dtype(), " should be the same");
 }
@@ -250,17 +242,13 @@ void check_conv_shapes(const char* op, const Tensor& x, const Tensor& w, const T
   GRAFT_CHECK(w.dim() == 4, RuntimeError, op, ": expected weight to be 4-dimensional, but got weight of size ",
               w.sizes());
   const int64_t C = x.size(1);
+  GRAFT_CHECK(w.size(0) % groups == 0, RuntimeError, "Given groups=", groups, ", expected weight to be divisible by ",
+              groups, " at dimension 0, but got weight of size ", w.sizes(), " instead");
   if (!transposed) {
-    GRAFT_CHECK(w.size(0) % groups == 0, RuntimeError, "Given groups=", groups,
-                ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
-                w.sizes(), " instead");
     GRAFT_CHECK(C == w.size(1) * groups, RuntimeError, "Given groups=", groups, ", weight of size ", w.sizes(),
                 ", expected input", x.sizes(), " to have ", w.size(1) * groups, " channels, but got ", C,
                 " channels instead");
   } else {
-    GRAFT_CHECK(w.size(0) % groups == 0, RuntimeError, "Given groups=", groups,
-                ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
-                w.sizes(), " instead");
     GRAFT_CHECK(C == w.size(0), RuntimeError, "Given transposed=1, weight of size ", w.sizes(), ", expected input",
                 x.sizes(), " to have ", w.size(0), " channels, but got ", C, " channels instead");
   }
@@ -309,16 +297,16 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   const Pair d = detail::pair_arg(dilation, "im2col", "dilation");
   const Pair p = detail::pair_arg(padding, "im2col", "padding");
   const Pair s = detail::pair_arg(stride, "im2col", "stride");
-  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError, "im2col: kernel size should be greater than zero, but got kernel_size=(",
-              k[0], ", ", k[1], ")");
+  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError,
+              "im2col: kernel size should be greater than zero, but got kernel_size=(", k[0], ", ", k[1], ")");
   check_window_args("im2col", s, p, d);
   if (input.dim() == 3) return im2col(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0);
   Tensor x = input.contiguous();
   const int64_t H = x.size(2), W = x.size(3);
   const int64_t oh = conv_out(H, k[0], s[0], p[0], d[0]), ow = conv_out(W, k[1], s[1], p[1], d[1]);
-  GRAFT_CHECK(oh >= 1 && ow >= 1, RuntimeError, "Given input with spatial size (", H, ", ", W,
-              "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ",
-              p[1], "), calculated shape of the array of sliding blocks as (", oh, ", ", ow,
+  GRAFT_CHECK(oh >= 1 && ow >= 1, RuntimeError, "Given input with spatial size (", H, ", ", W, "), kernel_size=(", k[0],
+              ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ", p[1],
+              "), calculated shape of the array of sliding blocks as (", oh, ", ", ow,
               "), but its components must be at least one.");
   const int64_t rows = x.size(1) * k[0] * k[1];
   Tensor out = detail::new_empty({x.size(0), rows, oh * ow}, x.dtype());
@@ -348,8 +336,8 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   const Pair d = detail::pair_arg(dilation, "col2im", "dilation");
   const Pair p = detail::pair_arg(padding, "col2im", "padding");
   const Pair s = detail::pair_arg(stride, "col2im", "stride");
-  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError, "col2im: kernel size should be greater than zero, but got kernel_size=(",
-              k[0], ", ", k[1], ")");
+  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError,
+              "col2im: kernel size should be greater than zero, but got kernel_size=(", k[0], ", ", k[1], ")");
   check_window_args("col2im", s, p, d);
   if (input.dim() == 2)
     return col2im(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0);
@@ -359,9 +347,9 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               "input.size(1)=",
               input.size(1), " and kernel_size=(", k[0], ", ", k[1], ")");
   const int64_t oh = conv_out(os[0], k[0], s[0], p[0], d[0]), ow = conv_out(os[1], k[1], s[1], p[1], d[1]);
-  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == oh * ow, RuntimeError, "Given output_size=(", os[0], ", ",
-              os[1], "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0],
-              ", ", p[1], "), stride=(", s[0], ", ", s[1],
+  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == oh * ow, RuntimeError, "Given output_size=(", os[0], ", ", os[1],
+              "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ", p[1],
+              "), stride=(", s[0], ", ", s[1],
               "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", oh, " * ",
               ow, " = ", oh * ow, ", but got input.size(2)=", input.size(2), ".");
   Tensor cols = input.contiguous();
@@ -378,8 +366,8 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   return out;
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
   alloc::MemoryOpScope mem_scope("conv2d");
   detail::check_tensor(input, "conv2d");
   detail::check_tensor(weight, "conv2d", "weight");
@@ -399,8 +387,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
   alloc::MemoryOpScope mem_scope("conv1d");
   detail::check_tensor(input, "conv1d");
   detail::check_tensor(weight, "conv1d", "weight");
@@ -431,8 +419,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   Tensor x = batched4(input, "conv_transpose2d");
   check_conv_shapes("conv_transpose2d", x, weight, bias, groups, true);
   GRAFT_CHECK(op[0] >= 0 && op[1] >= 0 && (op[0] < s[0] || op[0] < d[0]) && (op[1] < s[1] || op[1] < d[1]),
-              RuntimeError, "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
-              op[0], " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
+              RuntimeError,
+              "output padding must be smaller than either stride or dilation, but got output_padding_height: ", op[0],
+              " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
               " dilation_height: ", d[0], " dilation_width: ", d[1]);
   const int64_t OH = (x.size(2) - 1) * s[0] - 2 * p[0] + d[0] * (weight.size(2) - 1) + op[0] + 1;
   const int64_t OW = (x.size(3) - 1) * s[1] - 2 * p[1] + d[1] * (weight.size(3) - 1) + op[1] + 1;
