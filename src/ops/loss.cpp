@@ -107,6 +107,17 @@ Tensor target_shaped(const Tensor& flat, const Tensor& input, const Tensor& targ
   return input.dim() == 1 ? flat.reshape({}) : flat.reshape(target.sizes());
 }
 
+// nll's reduction: 'mean' divides by the summed weights of the non-ignored targets.
+Tensor reduce_nll(const Tensor& terms, const Tensor& w, Reduction reduction, const Tensor& input,
+                  const Tensor& target) {
+  switch (reduction) {
+    case Reduction::None: return target_shaped(terms, input, target);
+    case Reduction::Sum: return terms.sum();
+    case Reduction::Mean: return terms.sum() / w.sum();
+  }
+  return terms;
+}
+
 }  // namespace
 
 Reduction reduction_from_string(const std::string& s) {
@@ -147,12 +158,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   const int64_t C = input.dim() == 1 ? input.size(0) : input.size(1);
   check_class_weight(weight, C, "nll_loss");
   auto [terms, w] = nll_terms(classes_last(input), tgt, weight, ignore_index);
-  switch (reduction) {
-    case Reduction::None: return target_shaped(terms, input, target);
-    case Reduction::Sum: return terms.sum();
-    case Reduction::Mean: return terms.sum() / w.sum();
-  }
-  return terms;
+  return reduce_nll(terms, w, reduction, input, target);
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
@@ -186,30 +192,15 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
       return per.sum() / static_cast<double>(C == 0 ? 0 : input.numel() / C);
     return reduce(per, reduction);
   }
-  Tensor nll = nll_loss(logp, target, weight, reduction, ignore_index);
-  if (label_smoothing == 0.0) return nll;
-  // Smoothing term: -sum_c w_c log p_c per element, ignored targets masked, reduced like nll.
   Tensor tgt = flat_class_target(input, target, "cross_entropy");
+  auto [terms, w] = nll_terms(classes_last(logp), tgt, weight, ignore_index);
+  Tensor nll = reduce_nll(terms, w, reduction, input, target);
+  if (label_smoothing == 0.0) return nll;
+  // Smoothing term: -sum_c w_c log p_c per element, ignored targets masked, reduced like nll
+  // (its 'mean' divides by the same summed target weights, or the non-ignored count).
   Tensor per = -(wb.defined() ? logp * wb : logp).sum({class_dim}).reshape({-1});
-  Tensor valid = ne(tgt, ignore_index);
-  per = where(valid, per, scalar_tensor(0.0, TensorOptions(per.dtype())));
-  Tensor smooth;
-  switch (reduction) {
-    case Reduction::None: smooth = target_shaped(per, input, target); break;
-    case Reduction::Sum: smooth = per.sum(); break;
-    case Reduction::Mean: {
-      Tensor denom;
-      if (weight.defined()) {
-        Tensor safe = where(valid, tgt, scalar_tensor(0, TensorOptions(kInt64)));
-        Tensor w = where(valid, index_select(weight, 0, safe), scalar_tensor(0.0, TensorOptions(weight.dtype())));
-        denom = w.sum();
-      } else {
-        denom = valid.to(per.dtype()).sum();
-      }
-      smooth = per.sum() / denom;
-      break;
-    }
-  }
+  per = where(ne(tgt, ignore_index), per, scalar_tensor(0.0, TensorOptions(per.dtype())));
+  Tensor smooth = reduce_nll(per, w, reduction, input, target);
   return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / static_cast<double>(C));
 }
 
