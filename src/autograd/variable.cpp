@@ -63,7 +63,13 @@ void collect_next_edges(Node* node, const TensorList& inputs) {
   for (const Tensor& t : inputs) edges.push_back(gradient_edge(t));
 }
 
+static std::function<std::string()>& anomaly_trace_provider() {
+  static std::function<std::string()> provider;
+  return provider;
+}
+
 static std::string capture_backtrace() {
+  if (const auto& provider = anomaly_trace_provider()) return provider();
   void* frames[48];
   int n = ::backtrace(frames, 48);
   char** syms = ::backtrace_symbols(frames, n);
@@ -72,6 +78,14 @@ static std::string capture_backtrace() {
   std::free(syms);
   return out;
 }
+
+}  // namespace autograd
+
+void autograd::set_anomaly_trace_provider(std::function<std::string()> provider) {
+  anomaly_trace_provider() = std::move(provider);
+}
+
+namespace autograd {
 
 void set_history(const Tensor& out, const intrusive_ptr<Node>& node) {
   TensorImpl* impl = out.impl();

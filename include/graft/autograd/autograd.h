@@ -45,6 +45,11 @@ class DetectAnomalyGuard {
   bool prev_, prev_nan_;
 };
 
+/// Replaces how anomaly mode records "the forward call that created a node" (default: a C++
+/// backtrace). The Python package installs one that formats the Python stack, as PyTorch's
+/// anomaly mode prints. Pass nullptr to restore the default.
+void set_anomaly_trace_provider(std::function<std::string()> provider);
+
 /// Receives warnings autograd emits (PyTorch's UserWarning); default prints to stderr.
 void set_warning_handler(std::function<void(const std::string&)> handler);
 void warn(const std::string& message);
