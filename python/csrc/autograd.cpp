@@ -1,0 +1,182 @@
+// The autograd engine from Python: Tensor.backward, graft.autograd.backward / grad (run with
+// the GIL released; Python hooks and custom Functions take it back), tensor hooks, grad_fn
+// nodes (name(), next_functions), grad modes, inference mode and anomaly mode.
+#include <pybind11/functional.h>
+
+#include "python_common.h"
+
+namespace graft::python {
+namespace {
+
+std::vector<Tensor> tensors_of(py::handle o, const char* what) {
+  std::vector<Tensor> out;
+  if (o.is_none()) return out;
+  if (is_tensor(o)) return {as_tensor_unchecked(o)};
+  for (py::handle h : o) {
+    GRAFT_CHECK(is_tensor(h), TypeError, what, " must be Tensors, got ", std::string(py::str(h.get_type().attr("__name__"))));
+    out.push_back(as_tensor_unchecked(h));
+  }
+  return out;
+}
+
+/// grad_tensors / grad_outputs: entries may be None (implicit ones for scalar outputs).
+std::vector<Tensor> optional_tensors_of(py::handle o, size_t n) {
+  std::vector<Tensor> out;
+  if (o.is_none()) return out;
+  if (is_tensor(o)) return {as_tensor_unchecked(o)};
+  for (py::handle h : o) out.push_back(h.is_none() ? Tensor() : as_tensor_unchecked(h));
+  GRAFT_CHECK(out.size() == n, RuntimeError, "grad can be implicitly created only for scalar outputs");
+  return out;
+}
+
+/// Fills implicit ones for undefined entries of grad_outputs (one-element outputs only).
+std::vector<Tensor> complete_grads(const std::vector<Tensor>& outputs, std::vector<Tensor> grads) {
+  if (grads.empty()) return grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (grads[i].defined() || !outputs[i].requires_grad()) continue;
+    GRAFT_CHECK(outputs[i].numel() == 1, RuntimeError, "grad can be implicitly created only for scalar outputs");
+    grads[i] = ones_like(outputs[i]);
+  }
+  return grads;
+}
+
+std::optional<TensorList> inputs_arg(py::handle inputs) {
+  if (inputs.is_none()) return std::nullopt;
+  return tensors_of(inputs, "inputs");
+}
+
+void run_backward(const std::vector<Tensor>& tensors, std::vector<Tensor> grads, std::optional<bool> retain_graph,
+                  bool create_graph, const std::optional<TensorList>& inputs) {
+  grads = complete_grads(tensors, std::move(grads));
+  py::gil_scoped_release nogil;
+  autograd::backward(tensors, grads, retain_graph, create_graph, inputs);
+}
+
+/// A Python tensor hook as a C++ hook: None keeps the gradient, a Tensor replaces it. The size
+/// check names the Python function, as PyTorch's message does.
+std::function<Tensor(const Tensor&)> python_hook(py::function fn) {
+  std::string name = py::hasattr(fn, "__name__") ? py::str(fn.attr("__name__")).cast<std::string>()
+                                                  : std::string(py::str(fn));
+  SafePyObject f(std::move(fn));
+  return [f, name](const Tensor& grad) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object r = f.get()(grad);
+    if (r.is_none()) return Tensor();
+    GRAFT_CHECK(is_tensor(r), TypeError, "hook '", name, "' returned an object of type ",
+                std::string(py::str(r.get_type().attr("__name__"))), " (expected a Tensor or None)");
+    Tensor t = as_tensor_unchecked(r);
+    GRAFT_CHECK(t.sizes().equals(grad.sizes()), RuntimeError, "hook '", name, "' has changed the size of value");
+    return t;
+  };
+}
+
+/// graft.inference_mode's guard object (a C++ InferenceMode held across __enter__/__exit__).
+struct InferenceModeGuard {
+  explicit InferenceModeGuard(bool enabled) : enabled(enabled) {}
+  bool enabled;
+  std::unique_ptr<InferenceMode> guard;
+};
+
+}  // namespace
+
+void init_autograd(py::module_& m) {
+  py::handle tensor_cls = tensor_type();
+  py::class_<TensorImpl, intrusive_ptr<TensorImpl>> cls = py::reinterpret_borrow<py::class_<TensorImpl, intrusive_ptr<TensorImpl>>>(tensor_cls);
+
+  cls.def(
+      "backward",
+      [](const Tensor& self, py::object gradient, std::optional<bool> retain_graph, bool create_graph,
+         py::object inputs) {
+        std::vector<Tensor> grads;
+        if (!gradient.is_none()) grads.push_back(gradient.cast<Tensor>());
+        run_backward({self}, std::move(grads), retain_graph, create_graph, inputs_arg(inputs));
+      },
+      py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
+      py::arg("inputs") = py::none());
+
+  py::class_<HookHandle>(m, "RemovableHandle")
+      .def("remove", &HookHandle::remove)
+      .def("__enter__", [](py::handle self) { return self; })
+      .def("__exit__", [](HookHandle& h, py::args) { h.remove(); });
+  cls.def(
+      "register_hook",
+      [](const Tensor& self, py::function fn) { return self.register_hook(python_hook(std::move(fn))); },
+      py::arg("hook"));
+
+  m.def(
+      "_backward",
+      [](py::handle tensors, py::handle grad_tensors, std::optional<bool> retain_graph, bool create_graph,
+         py::handle inputs) {
+        std::vector<Tensor> ts = tensors_of(tensors, "tensors");
+        run_backward(ts, optional_tensors_of(grad_tensors, ts.size()), retain_graph, create_graph, inputs_arg(inputs));
+      },
+      py::arg("tensors"), py::arg("grad_tensors") = py::none(), py::arg("retain_graph") = py::none(),
+      py::arg("create_graph") = false, py::arg("inputs") = py::none());
+  m.def(
+      "_grad",
+      [](py::handle outputs, py::handle inputs, py::handle grad_outputs, std::optional<bool> retain_graph,
+         bool create_graph, bool allow_unused, bool materialize_grads) {
+        std::vector<Tensor> outs = tensors_of(outputs, "outputs");
+        std::vector<Tensor> ins = tensors_of(inputs, "inputs");
+        std::vector<Tensor> gos = complete_grads(outs, optional_tensors_of(grad_outputs, outs.size()));
+        TensorList r;
+        {
+          py::gil_scoped_release nogil;
+          r = autograd::grad(outs, ins, gos, retain_graph, create_graph, allow_unused, materialize_grads);
+        }
+        py::tuple out(r.size());
+        for (size_t i = 0; i < r.size(); ++i) out[i] = py::cast(r[i]);
+        return out;
+      },
+      py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs") = py::none(), py::arg("retain_graph") = py::none(),
+      py::arg("create_graph") = false, py::arg("allow_unused") = false, py::arg("materialize_grads") = false);
+
+  // ---- graph nodes ----
+  py::class_<Node, intrusive_ptr<Node>> node(m, "Node");
+  node.def("name", &Node::name)
+      .def_property_readonly("next_functions",
+                             [](const Node& n) {
+                               const auto& edges = n.next_functions();
+                               py::tuple out(edges.size());
+                               for (size_t i = 0; i < edges.size(); ++i) {
+                                 py::object f = edges[i].function ? py::cast(edges[i].function) : py::none();
+                                 out[i] = py::make_tuple(f, edges[i].input_nr);
+                               }
+                               return out;
+                             })
+      .def_property_readonly("_sequence_nr", &Node::sequence_nr)
+      .def("_num_inputs", &Node::num_inputs)
+      .def("__repr__", [](py::handle self) {
+        const Node& n = self.cast<const Node&>();
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%p", static_cast<const void*>(self.ptr()));
+        return "<" + n.name() + " object at " + buf + ">";
+      });
+  node.attr("__module__") = "graft.autograd.graph";
+
+  // ---- modes ----
+  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("_set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
+  m.def("is_inference_mode_enabled", &InferenceMode::is_enabled);
+  py::class_<InferenceModeGuard>(m, "_InferenceMode")
+      .def(py::init<bool>(), py::arg("mode") = true)
+      .def("__enter__",
+           [](InferenceModeGuard& g) {
+             if (g.enabled) g.guard = std::make_unique<InferenceMode>(true);
+             else g.guard = std::make_unique<InferenceMode>(false);
+           })
+      .def("__exit__", [](InferenceModeGuard& g, py::args) { g.guard.reset(); });
+  m.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
+  m.def("is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
+  m.def("_set_anomaly_enabled", &autograd::AnomalyMode::set_enabled, py::arg("enabled"), py::arg("check_nan") = true);
+  // Anomaly mode records the Python stack of the forward call that created each node.
+  autograd::set_anomaly_trace_provider([]() -> std::string {
+    py::gil_scoped_acquire gil;
+    py::list frames = py::module_::import("traceback").attr("format_stack")();
+    std::string out;
+    for (size_t i = 0; i + 1 < frames.size(); ++i) out += frames[i].cast<std::string>();
+    return out;
+  });
+}
+
+}  // namespace graft::python

@@ -1,0 +1,182 @@
+// Module-level functions: the factories (graft.zeros(2, 3, dtype=..., requires_grad=True),
+// *_like, arange, rand...), joining and splitting (cat, stack, split), shape functions, the
+// random seed and thread settings.
+#include "python_common.h"
+
+namespace graft::python {
+namespace {
+
+/// dtype= / device= / requires_grad= keywords of a factory (others PyTorch accepts, like
+/// layout, pin_memory and memory_format, have one possible value here and are ignored).
+TensorOptions factory_options(const py::kwargs& kw, const char* fn, std::optional<DType> fallback = std::nullopt) {
+  TensorOptions o;
+  if (fallback) o = o.dtype(*fallback);
+  for (auto [k, v] : kw) {
+    std::string key = k.cast<std::string>();
+    if (key == "dtype") {
+      if (!v.is_none()) o = o.dtype(v.cast<DType>());
+    } else if (key == "device") {
+      if (!v.is_none()) o = o.device(to_device(v));
+    } else if (key == "requires_grad") {
+      o = o.requires_grad(v.cast<bool>());
+    } else if (key == "layout" || key == "pin_memory" || key == "memory_format" || key == "generator" ||
+               (key == "out" && v.is_none())) {
+    } else {
+      throw TypeError(detail::str(fn, "() got an unexpected keyword argument '", key, "'"));
+    }
+  }
+  return o;
+}
+
+/// Tensor options for a *_like factory: the input's dtype and device unless overridden.
+TensorOptions like(const Tensor& t, const py::kwargs& kw, const char* fn) {
+  TensorOptions o = TensorOptions(t.dtype()).device(t.device());
+  TensorOptions given = factory_options(kw, fn);
+  if (given.has_dtype_) o = o.dtype(given.dtype_);
+  if (kw.contains("device")) o = o.device(given.device_);
+  return o.requires_grad(given.requires_grad_);
+}
+
+/// Finishes a factory: requires_grad is set on the finished leaf (so the fill is not recorded).
+Tensor finish(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad_) t.requires_grad_(true);
+  return t;
+}
+
+TensorOptions no_grad_opts(TensorOptions o) { return o.requires_grad(false); }
+
+std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
+  GRAFT_CHECK(py::isinstance<py::sequence>(seq) && !is_tensor(seq), TypeError, fn,
+              "(): argument 'tensors' must be tuple of Tensors, not ", std::string(py::str(seq.get_type().attr("__name__"))));
+  std::vector<Tensor> out;
+  for (py::handle h : seq) {
+    GRAFT_CHECK(is_tensor(h), TypeError, fn, "(): expected Tensor as element ", out.size(),
+                " in argument 0, but got ", std::string(py::str(h.get_type().attr("__name__"))));
+    out.push_back(as_tensor_unchecked(h));
+  }
+  return out;
+}
+
+}  // namespace
+
+void init_functions(py::module_& m) {
+  // ---- factories ----
+  m.def("zeros", [](py::args a, py::kwargs k) {
+    auto o = factory_options(k, "zeros");
+    return finish(zeros(sizes_from_args(a, "zeros"), no_grad_opts(o)), o);
+  });
+  m.def("ones", [](py::args a, py::kwargs k) {
+    auto o = factory_options(k, "ones");
+    return finish(ones(sizes_from_args(a, "ones"), no_grad_opts(o)), o);
+  });
+  m.def("empty", [](py::args a, py::kwargs k) {
+    auto o = factory_options(k, "empty");
+    return finish(empty(sizes_from_args(a, "empty"), no_grad_opts(o)), o);
+  });
+  m.def("rand", [](py::args a, py::kwargs k) {
+    auto o = factory_options(k, "rand");
+    return finish(rand(sizes_from_args(a, "rand"), no_grad_opts(o)), o);
+  });
+  m.def("randn", [](py::args a, py::kwargs k) {
+    auto o = factory_options(k, "randn");
+    return finish(randn(sizes_from_args(a, "randn"), no_grad_opts(o)), o);
+  });
+  m.def("full", [](py::handle size, const Scalar& value, py::kwargs k) {
+    auto o = factory_options(k, "full", value.natural_dtype());
+    return finish(full(dims_from_object(size), value, no_grad_opts(o)), o);
+  }, py::arg("size"), py::arg("fill_value"));
+  m.def("randint", [](py::args a, py::kwargs k) {
+    // randint(high, size) or randint(low, high, size)
+    GRAFT_CHECK(a.size() == 2 || a.size() == 3, TypeError,
+                "randint() received an invalid combination of arguments: expected (high, size) or (low, high, size)");
+    int64_t low = a.size() == 3 ? a[0].cast<int64_t>() : 0;
+    int64_t high = a[a.size() - 2].cast<int64_t>();
+    auto o = factory_options(k, "randint", kInt64);
+    return finish(randint(low, high, dims_from_object(a[a.size() - 1]), no_grad_opts(o)), o);
+  });
+  m.def("randperm", [](int64_t n, py::kwargs k) {
+    auto o = factory_options(k, "randperm", kInt64);
+    return finish(randperm(n, no_grad_opts(o)), o);
+  }, py::arg("n"));
+  m.def("arange", [](py::args a, py::kwargs k) {
+    std::vector<Scalar> s;
+    for (py::handle h : a) s.push_back(to_scalar(h));
+    for (const char* key : {"start", "end", "step"})
+      if (k.contains(key)) s.push_back(to_scalar(k[key])), PyDict_DelItemString(k.ptr(), key);
+    GRAFT_CHECK(!s.empty() && s.size() <= 3, TypeError, "arange() takes 1 to 3 positional arguments");
+    auto o = factory_options(k, "arange");
+    TensorOptions go = no_grad_opts(o);
+    Tensor t = s.size() == 1 ? arange(s[0], go) : arange(s[0], s[1], s.size() == 3 ? s[2] : Scalar(1), go);
+    return finish(t, o);
+  });
+  m.def("linspace", [](double start, double end, int64_t steps, py::kwargs k) {
+    auto o = factory_options(k, "linspace");
+    return finish(linspace(start, end, steps, no_grad_opts(o)), o);
+  }, py::arg("start"), py::arg("end"), py::arg("steps"));
+  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, py::kwargs k) {
+    auto o = factory_options(k, "eye");
+    return finish(eye(n, mcols, no_grad_opts(o)), o);
+  }, py::arg("n"), py::arg("m") = py::none());
+  m.def("scalar_tensor", [](const Scalar& s, py::kwargs k) {
+    auto o = factory_options(k, "scalar_tensor");
+    return finish(scalar_tensor(s, no_grad_opts(o)), o);
+  }, py::arg("s"));
+  m.def("zeros_like", [](const Tensor& t, py::kwargs k) {
+    auto o = like(t, k, "zeros_like");
+    return finish(zeros_like(t, no_grad_opts(o)), o);
+  }, py::arg("input"));
+  m.def("ones_like", [](const Tensor& t, py::kwargs k) {
+    auto o = like(t, k, "ones_like");
+    return finish(ones_like(t, no_grad_opts(o)), o);
+  }, py::arg("input"));
+  m.def("empty_like", [](const Tensor& t, py::kwargs k) {
+    auto o = like(t, k, "empty_like");
+    return finish(empty_like(t, no_grad_opts(o)), o);
+  }, py::arg("input"));
+  m.def("rand_like", [](const Tensor& t, py::kwargs k) {
+    auto o = like(t, k, "rand_like");
+    return finish(rand_like(t, no_grad_opts(o)), o);
+  }, py::arg("input"));
+  m.def("randn_like", [](const Tensor& t, py::kwargs k) {
+    auto o = like(t, k, "randn_like");
+    return finish(randn_like(t, no_grad_opts(o)), o);
+  }, py::arg("input"));
+  m.def("full_like", [](const Tensor& t, const Scalar& v, py::kwargs k) {
+    auto o = like(t, k, "full_like");
+    return finish(full_like(t, v, no_grad_opts(o)), o);
+  }, py::arg("input"), py::arg("fill_value"));
+  m.def("randint_like", [](const Tensor& t, int64_t low, std::optional<int64_t> high, py::kwargs k) {
+    auto o = like(t, k, "randint_like");
+    if (!high) return finish(randint_like(t, 0, low, no_grad_opts(o)), o);
+    return finish(randint_like(t, low, *high, no_grad_opts(o)), o);
+  }, py::arg("input"), py::arg("low"), py::arg("high") = py::none());
+  m.def("manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
+
+  // ---- joining, splitting, shapes ----
+  m.def("cat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "cat"), dim); }, py::arg("tensors"),
+        py::arg("dim") = 0);
+  m.attr("concat") = m.attr("cat");
+  m.def("stack", [](py::handle ts, int64_t dim) { return stack(tensor_seq(ts, "stack"), dim); }, py::arg("tensors"),
+        py::arg("dim") = 0);
+  m.def("split", [](py::handle t, py::handle s, int64_t dim) { return t.attr("split")(s, dim); }, py::arg("tensor"),
+        py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  for (const char* name : {"chunk", "unbind", "flatten", "unflatten", "reshape", "transpose", "permute", "squeeze",
+                           "unsqueeze", "t", "narrow", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
+    std::string n = name;
+    m.def(name, [n](py::handle input, py::args args, py::kwargs kwargs) {
+      return input.attr(n.c_str())(*args, **kwargs);
+    }, py::arg("input"));
+  }
+  // the test suites' leak check (conftest.py) reads this before graft.cpu exists
+  m.def("_cpu_memory_allocated", []() { return memory_allocated(kCPU); });
+  m.def("is_tensor", [](py::handle o) { return is_tensor(o); }, py::arg("obj"));
+  m.def("set_num_threads", [](int n) { set_num_threads(n); }, py::arg("num"));
+  m.def("get_num_threads", []() { return get_num_threads(); });
+  m.def("get_default_dtype", []() { return default_dtype(); });
+  m.def("set_default_dtype", [](DType d) {
+    GRAFT_CHECK(d == kFloat32, NotImplementedError,
+                "set_default_dtype: graft's default floating dtype is fixed to float32 (got ", d, ")");
+  }, py::arg("d"));
+}
+
+}  // namespace graft::python

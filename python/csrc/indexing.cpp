@@ -1,0 +1,182 @@
+// Tensor.__getitem__ / __setitem__ with PyTorch's rules: ints select, slices (any positive
+// step) narrow, None adds a dim, ... stands for the dims not named, and integer tensors,
+// lists and boolean masks are advanced indices (graft::index / index_put_). Basic indexing
+// returns views that share storage and version counter, as in PyTorch.
+#include "python_common.h"
+
+namespace graft::python {
+namespace {
+
+/// One parsed entry of an index tuple.
+struct IndexItem {
+  enum Kind { Int, Slice, None, Ellipsis, Advanced, True, False } kind;
+  int64_t value = 0;
+  py::handle slice;
+  Tensor tensor;  // Advanced
+};
+
+/// A Python list used as an index: an int64 tensor, or a bool tensor when it holds only bools.
+Tensor list_index(py::handle list) {
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(list);
+  bool all_bool = seq.size() > 0;
+  for (py::handle v : seq) all_bool &= PyBool_Check(v.ptr());
+  if (all_bool) {
+    std::vector<int64_t> bits;
+    for (py::handle v : seq) bits.push_back(v.ptr() == Py_True);
+    return tensor(bits).to(kBool);
+  }
+  // nested lists (x[[[0, 1], [1, 0]]]) go through graft.tensor's conversion
+  py::object t = py::module_::import("graft").attr("tensor")(list, py::arg("dtype") = py::cast(kInt64));
+  return t.cast<Tensor>();
+}
+
+std::vector<IndexItem> parse(py::handle index) {
+  std::vector<IndexItem> items;
+  auto add = [&](py::handle o) {
+    IndexItem it{IndexItem::None, 0, {}, {}};
+    if (o.is_none()) {
+      it.kind = IndexItem::None;
+    } else if (o.ptr() == Py_Ellipsis) {
+      it.kind = IndexItem::Ellipsis;
+    } else if (PyBool_Check(o.ptr())) {
+      it.kind = o.ptr() == Py_True ? IndexItem::True : IndexItem::False;
+    } else if (PyLong_Check(o.ptr())) {
+      it.kind = IndexItem::Int;
+      it.value = o.cast<int64_t>();
+    } else if (PySlice_Check(o.ptr())) {
+      it.kind = IndexItem::Slice;
+      it.slice = o;
+    } else if (is_tensor(o)) {
+      Tensor t = as_tensor_unchecked(o);
+      if (t.dim() == 0 && is_integral(t.dtype(), false)) {  // a 0-d integer tensor selects, as an int
+        it.kind = IndexItem::Int;
+        it.value = t.item().to_long();
+      } else {
+        GRAFT_CHECK(t.dtype() == kBool || is_integral(t.dtype(), false), IndexError,
+                    "tensors used as indices must be long, int or bool tensors");
+        it.kind = IndexItem::Advanced;
+        it.tensor = t;
+      }
+    } else if (PyList_Check(o.ptr())) {
+      it.kind = IndexItem::Advanced;
+      it.tensor = list_index(o);
+    } else if (PyIndex_Check(o.ptr())) {
+      it.kind = IndexItem::Int;
+      it.value = py::int_(py::reinterpret_borrow<py::object>(o)).cast<int64_t>();
+    } else {
+      throw IndexError(
+          "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got " +
+          std::string(py::str(o.get_type().attr("__name__"))) + ")");
+    }
+    items.push_back(std::move(it));
+  };
+  if (PyTuple_Check(index.ptr())) {
+    for (py::handle o : py::reinterpret_borrow<py::tuple>(index)) add(o);
+  } else {
+    add(index);
+  }
+  return items;
+}
+
+/// Applies the basic part of the index (ints, slices, None, ...) to `self`, and collects the
+/// advanced indices against the dims of the result.
+Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std::vector<std::optional<Tensor>>& adv) {
+  int64_t consumed = 0;
+  bool seen_ellipsis = false;
+  for (const IndexItem& it : items) {
+    if (it.kind == IndexItem::Int || it.kind == IndexItem::Slice) consumed += 1;
+    else if (it.kind == IndexItem::Advanced) consumed += it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
+    else if (it.kind == IndexItem::Ellipsis) {
+      GRAFT_CHECK(!seen_ellipsis, IndexError, "an index can only have a single ellipsis ('...')");
+      seen_ellipsis = true;
+    }
+  }
+  GRAFT_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+  Tensor r = self;
+  int64_t d = 0;  // current dim of r
+  bool any_adv = false;
+  for (const IndexItem& it : items) {
+    switch (it.kind) {
+      case IndexItem::None:
+        r = r.unsqueeze(d);
+        adv.insert(adv.begin() + std::min<int64_t>(d, adv.size()), std::nullopt);
+        ++d;
+        break;
+      case IndexItem::True:
+      case IndexItem::False:
+        r = r.unsqueeze(d);
+        if (it.kind == IndexItem::False) r = r.slice(d, 0, 0);
+        ++d;
+        break;
+      case IndexItem::Ellipsis:
+        d += self.dim() - consumed;
+        break;
+      case IndexItem::Int: {
+        int64_t size = r.size(d);
+        GRAFT_CHECK(it.value >= -size && it.value < size, IndexError, "index ", it.value,
+                    " is out of bounds for dimension ", d, " with size ", size);
+        r = r.select(d, it.value);
+        break;
+      }
+      case IndexItem::Slice: {
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(it.slice.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+        GRAFT_CHECK(step > 0, ValueError, "step must be greater than zero");
+        Py_ssize_t n = PySlice_AdjustIndices(r.size(d), &start, &stop, step);
+        (void)n;
+        if (!(start == 0 && stop == r.size(d) && step == 1)) r = r.slice(d, start, std::max(start, stop), step);
+        ++d;
+        break;
+      }
+      case IndexItem::Advanced: {
+        any_adv = true;
+        while (static_cast<int64_t>(adv.size()) < d) adv.push_back(std::nullopt);
+        adv.resize(d);
+        adv.push_back(it.tensor);
+        d += it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
+        // a k-dim mask covers k dims; index() expands it itself
+        break;
+      }
+    }
+  }
+  if (!any_adv) adv.clear();
+  return r;
+}
+
+Tensor value_tensor(py::handle value, const Tensor& like) {
+  if (is_tensor(value)) return as_tensor_unchecked(value);
+  if (is_number(value)) return scalar_tensor(to_scalar(value), TensorOptions(like.dtype()));
+  py::object t = py::module_::import("graft").attr("tensor")(value, py::arg("dtype") = py::cast(like.dtype()));
+  return t.cast<Tensor>();
+}
+
+}  // namespace
+
+void init_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
+  cls.def("__getitem__", [](const Tensor& self, py::handle index) -> Tensor {
+    // fast paths: x[i] and x[a:b]
+    if (PyLong_Check(index.ptr()) && !PyBool_Check(index.ptr())) {
+      GRAFT_CHECK(self.dim() > 0, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+      int64_t i = index.cast<int64_t>(), size = self.size(0);
+      GRAFT_CHECK(i >= -size && i < size, IndexError, "index ", i, " is out of bounds for dimension 0 with size ", size);
+      return self.select(0, i);
+    }
+    std::vector<std::optional<Tensor>> adv;
+    Tensor r = apply_basic(self, parse(index), adv);
+    if (adv.empty()) return r.is_same(self) ? self.view(self.sizes()) : r;  // x[...] is still a view
+    return graft::index(r, adv);
+  });
+  cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
+    std::vector<std::optional<Tensor>> adv;
+    Tensor target = apply_basic(self, parse(index), adv);
+    Tensor v = value_tensor(value, self);
+    if (adv.empty()) {
+      target.copy_(v);
+      return;
+    }
+    index_put_(target, adv, v.to(target.dtype()), false);
+  });
+}
+
+}  // namespace graft::python

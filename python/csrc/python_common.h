@@ -1,0 +1,150 @@
+#pragma once
+// Shared by every binding file of graft._C: the pybind11 casters that make graft::Tensor,
+// Scalar and DType cross the language boundary, and the small parsing helpers (sizes, dims,
+// devices) the bindings share. See docs/notes/python.md for the design.
+//
+// Identity: a Python tensor object wraps a TensorImpl (holder intrusive_ptr<TensorImpl>), so
+// pybind11's instance registry hands back the *same* Python object for the same TensorImpl
+// while that object is alive: `x.grad is x.grad`, `p is opt.param_groups[0]["params"][0]`.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graft/graft.h"
+
+PYBIND11_DECLARE_HOLDER_TYPE(T, graft::intrusive_ptr<T>, true)
+
+namespace pybind11::detail {
+
+/// graft::Tensor <-> graft.Tensor. An undefined Tensor becomes None (so `.grad` and optional
+/// results need no special case); loading None is refused (use std::optional<Tensor>).
+template <>
+struct type_caster<graft::Tensor> {
+  PYBIND11_TYPE_CASTER(graft::Tensor, const_name("Tensor"));
+  bool load(handle src, bool convert) {
+    copyable_holder_caster<graft::TensorImpl, graft::intrusive_ptr<graft::TensorImpl>> c;
+    if (!c.load(src, convert)) return false;
+    value = graft::Tensor(static_cast<graft::intrusive_ptr<graft::TensorImpl>&>(c));
+    return true;
+  }
+  static handle cast(const graft::Tensor& t, return_value_policy, handle) {
+    if (!t.defined()) return none().release();
+    return type_caster<graft::intrusive_ptr<graft::TensorImpl>>::cast(t.impl_ptr(), return_value_policy::take_ownership,
+                                                                      {});
+  }
+};
+
+/// Python bool / int / float -> graft::Scalar (keeping the kind, which type promotion uses);
+/// a one-element tensor is accepted too, as PyTorch accepts it where a number is expected.
+template <>
+struct type_caster<graft::Scalar> {
+  PYBIND11_TYPE_CASTER(graft::Scalar, const_name("Number"));
+  bool load(handle src, bool convert);
+  static handle cast(const graft::Scalar& s, return_value_policy, handle);
+};
+
+/// graft::DType <-> the singleton graft.float32, graft.int64, ... objects.
+template <>
+struct type_caster<graft::DType> {
+  PYBIND11_TYPE_CASTER(graft::DType, const_name("dtype"));
+  bool load(handle src, bool);
+  static handle cast(graft::DType d, return_value_policy, handle);
+};
+
+}  // namespace pybind11::detail
+
+namespace graft::python {
+
+namespace py = pybind11;
+
+// ---- module parts (one per binding file) ----
+void init_errors(py::module_& m);
+void init_dtype_device(py::module_& m);
+void init_tensor(py::module_& m);
+void init_tensor_ops(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void init_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void init_functions(py::module_& m);
+void init_autograd(py::module_& m);
+
+// ---- helpers shared by the binding files ----
+/// The Python class graft.Tensor (set once by init_tensor).
+py::handle tensor_type();
+/// True when `o` is a graft.Tensor (or subclass instance).
+bool is_tensor(py::handle o);
+/// Unchecked: the Tensor behind a graft.Tensor object (call is_tensor first).
+Tensor as_tensor_unchecked(py::handle o);
+/// True for Python bool, int and float (not tensors).
+bool is_number(py::handle o);
+Scalar to_scalar(py::handle o);
+/// A size given as varargs (`view(2, 3)`) or one sequence (`view((2, 3))`, `view(x.shape)`).
+std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn);
+/// A dim argument: None (all dims -> empty), an int, or a sequence of ints.
+std::vector<int64_t> dims_from_object(py::handle o);
+/// "cpu", "cuda:0", graft.device(...) or an int (a CUDA index, as PyTorch's).
+Device to_device(py::handle o);
+/// Wraps a Python sequence of ints as graft.Size.
+py::object make_size(IntArrayRef sizes);
+/// A graft.return_types.<name>(values, indices) named tuple.
+py::object make_return_pair(const char* name, Tensor a, Tensor b);
+/// A strong reference to a Python object that may be dropped on any thread, with or without
+/// the GIL (C++ hooks and saved-tensor packs die inside backward, where the GIL is released):
+/// the last copy takes the GIL to decref, and does nothing once the interpreter is gone.
+class SafePyObject {
+ public:
+  SafePyObject() = default;
+  explicit SafePyObject(py::object o)
+      : p_(o.release().ptr(), [](PyObject* p) {
+          if (!Py_IsInitialized()) return;
+          py::gil_scoped_acquire gil;
+          Py_DECREF(p);
+        }) {}
+  /// A new reference (call with the GIL held).
+  py::object get() const { return py::reinterpret_borrow<py::object>(p_.get()); }
+  PyObject* ptr() const { return p_.get(); }
+
+ private:
+  std::shared_ptr<PyObject> p_;
+};
+
+/// Calls `fn` with the GIL released when the tensors involved are large enough for the
+/// kernel time to dominate (heavy kernels let other Python threads run).
+template <class F>
+auto maybe_without_gil(bool heavy, F&& fn) {
+  if (heavy) {
+    py::gil_scoped_release nogil;
+    return fn();
+  }
+  return fn();
+}
+/// A Tensor member function as a callable taking the tensor first (the Python class wraps
+/// TensorImpl, so member pointers of Tensor cannot be bound directly).
+template <class R, class... A>
+auto tm(R (Tensor::*f)(A...) const) {
+  return [f](const Tensor& t, A... a) -> R { return (t.*f)(std::forward<A>(a)...); };
+}
+template <class R, class... A>
+auto tm(R (Tensor::*f)(A...)) {
+  return [f](Tensor& t, A... a) -> R { return (t.*f)(std::forward<A>(a)...); };
+}
+inline bool is_heavy(const Tensor& t) { return t.numel() >= (1 << 15); }
+
+}  // namespace graft::python
+// TEMP-PENDING: ops being added in the py-ops branch (removed when it is merged)
+namespace graft {
+Tensor floor(const Tensor&);
+Tensor floor_divide(const Tensor&, const Tensor&);
+Tensor floor_divide(const Tensor&, const Scalar&);
+Tensor remainder(const Tensor&, const Tensor&);
+Tensor remainder(const Tensor&, const Scalar&);
+Tensor remainder(const Scalar&, const Tensor&);
+Tensor index(const Tensor&, const std::vector<std::optional<Tensor>>&);
+Tensor& index_put_(Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool);
+Tensor masked_select(const Tensor&, const Tensor&);
+Tensor nonzero(const Tensor&);
+Tensor repeat(const Tensor&, IntArrayRef);
+Tensor& masked_fill_(Tensor&, const Tensor&, const Scalar&);
+}

@@ -1,0 +1,422 @@
+// graft.Tensor: the Python class over TensorImpl. Metadata, conversions, views and the
+// autograd attributes live here; math methods and operators in tensor_ops.cpp, indexing in
+// indexing.cpp, NumPy/DLPack/list conversion in conversion.cpp.
+#include <cstdio>
+
+#include "python_common.h"
+
+namespace graft::python {
+namespace {
+
+using TensorClass = py::class_<TensorImpl, intrusive_ptr<TensorImpl>>;
+
+py::handle g_tensor_type;
+py::handle g_size_class;        // graft.Size, registered by graft/__init__.py
+py::handle g_return_types;      // graft.return_types module
+
+/// Parses Tensor.to's arguments: to(dtype), to(device[, dtype]), to(tensor), with keywords
+/// dtype=, device=, copy=, non_blocking= (ignored: there is one synchronous device).
+Tensor tensor_to(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
+  std::optional<DType> dtype;
+  std::optional<Device> device;
+  bool copy = false;
+  int bools_seen = 0;
+  for (py::handle a : args) {
+    if (py::isinstance<py::bool_>(a)) {
+      if (bools_seen++ == 1) copy = a.cast<bool>();  // to(dtype, non_blocking, copy)
+    } else if (is_tensor(a)) {
+      Tensor o = as_tensor_unchecked(a);
+      dtype = o.dtype();
+      device = o.device();
+    } else if (py::detail::make_caster<DType>().load(a, false)) {
+      dtype = a.cast<DType>();
+    } else {
+      device = to_device(a);
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = k.cast<std::string>();
+    if (key == "dtype") {
+      if (!v.is_none()) dtype = v.cast<DType>();
+    } else if (key == "device") {
+      if (!v.is_none()) device = to_device(v);
+    } else if (key == "copy") {
+      copy = v.cast<bool>();
+    } else if (key == "non_blocking" || key == "memory_format") {
+      // one synchronous device; one memory format
+    } else {
+      throw TypeError("to() received an invalid combination of arguments: unexpected keyword '" + key + "'");
+    }
+  }
+  Device d = device.value_or(self.device());
+  DType t = dtype.value_or(self.dtype());
+  return self.to(d, t, copy);
+}
+
+std::vector<int64_t> int_list(py::handle o) {
+  std::vector<int64_t> out;
+  for (py::handle v : o) out.push_back(v.cast<int64_t>());
+  return out;
+}
+
+py::object python_scalar(const Scalar& s, DType d) {
+  if (d == kBool) return py::bool_(s.to<bool>());
+  if (is_floating_point(d)) return py::float_(s.to_double());
+  return py::int_(s.to_long());
+}
+
+void check_one_element(const Tensor& t, const char* what) {
+  GRAFT_CHECK(t.numel() == 1, RuntimeError, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  (void)what;
+}
+
+/// item() warns once per process when the tensor requires grad (PyTorch 2.x).
+void warn_item_requires_grad(const Tensor& t) {
+  static bool warned = false;
+  if (!warned && t.requires_grad() && GradMode::is_enabled()) {
+    warned = true;
+    autograd::warn(
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first.");
+  }
+}
+
+}  // namespace
+
+py::handle tensor_type() { return g_tensor_type; }
+
+bool is_tensor(py::handle o) {
+  return PyObject_TypeCheck(o.ptr(), reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr()));
+}
+
+Tensor as_tensor_unchecked(py::handle o) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(o.ptr());
+  auto vh = inst->get_value_and_holder();
+  return Tensor(vh.holder<intrusive_ptr<TensorImpl>>());
+}
+
+bool is_number(py::handle o) {
+  return PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr());  // bool is an int subclass
+}
+
+Scalar to_scalar(py::handle o) {
+  if (PyBool_Check(o.ptr())) return Scalar(o.ptr() == Py_True);
+  if (PyLong_Check(o.ptr())) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+    GRAFT_CHECK(!overflow, RuntimeError, "Overflow when unpacking long");
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(o.ptr())) return Scalar(PyFloat_AS_DOUBLE(o.ptr()));
+  if (is_tensor(o)) {
+    Tensor t = as_tensor_unchecked(o);
+    check_one_element(t, "scalar");
+    return t.item();
+  }
+  // NumPy scalars and anything else with __index__ / __float__
+  if (PyIndex_Check(o.ptr())) return Scalar(static_cast<int64_t>(py::int_(py::reinterpret_borrow<py::object>(o))));
+  if (PyObject_HasAttrString(o.ptr(), "__float__"))
+    return Scalar(static_cast<double>(py::float_(py::reinterpret_borrow<py::object>(o))));
+  throw TypeError(detail::str("expected a number, got ", std::string(py::str(o.get_type().attr("__name__")))));
+}
+
+std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
+    GRAFT_CHECK(py::isinstance<py::sequence>(args[0]), TypeError, fn,
+                "(): argument 'size' must be a tuple of ints, but found element of type ",
+                std::string(py::str(args[0].get_type().attr("__name__"))));
+    return int_list(args[0]);
+  }
+  std::vector<int64_t> out;
+  out.reserve(args.size());
+  for (py::handle a : args) {
+    GRAFT_CHECK(PyLong_Check(a.ptr()) || PyIndex_Check(a.ptr()), TypeError, fn,
+                "(): argument 'size' must be a tuple of ints, but found element of type ",
+                std::string(py::str(a.get_type().attr("__name__"))));
+    out.push_back(a.cast<int64_t>());
+  }
+  return out;
+}
+
+std::vector<int64_t> dims_from_object(py::handle o) {
+  if (o.is_none()) return {};
+  if (PyLong_Check(o.ptr())) return {o.cast<int64_t>()};
+  return int_list(o);
+}
+
+py::object make_size(IntArrayRef sizes) {
+  py::tuple t(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
+  if (!g_size_class) return t;
+  return py::reinterpret_borrow<py::object>(g_size_class)(t);
+}
+
+py::object make_return_pair(const char* name, Tensor a, Tensor b) {
+  py::object cls = py::reinterpret_borrow<py::object>(g_return_types).attr(name);
+  return cls(py::cast(std::move(a)), py::cast(std::move(b)));
+}
+
+void init_tensor(py::module_& m) {
+  TensorClass cls(m, "Tensor");
+  g_tensor_type = cls;
+  cls.attr("__module__") = "graft";
+  cls.attr("__array_priority__") = 1000;  // numpy defers `array * tensor` to Tensor.__rmul__
+
+  m.def("_set_size_class", [](py::handle c) { g_size_class = c.inc_ref(); });
+  m.def("_set_return_types", [](py::handle c) { g_return_types = c.inc_ref(); });
+
+  // A private constructor used by graft.nn.Parameter (PyTorch's Tensor._make_subclass): an
+  // alias of `data` that shares storage and version counter but not history, with the given
+  // requires_grad, tagged as a parameter in the allocator.
+  cls.def(py::init([](const Tensor& data, bool requires_grad) {
+            Tensor alias = data.detach();
+            if (requires_grad) alias.requires_grad_(true);
+            set_memory_category(alias, MemoryCategory::Parameter);
+            return alias.impl_ptr();
+          }),
+          py::arg("data"), py::arg("requires_grad") = true);
+
+  // ---- metadata ----
+  cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
+      .def(
+          "size",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return make_size(t.sizes());
+            return py::int_(t.size(dim.cast<int64_t>()));
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) {
+              py::tuple s(t.dim());
+              for (int64_t i = 0; i < t.dim(); ++i) s[i] = py::int_(t.strides()[i]);
+              return s;
+            }
+            return py::int_(t.stride(dim.cast<int64_t>()));
+          },
+          py::arg("dim") = py::none())
+      .def("dim", tm(&Tensor::dim))
+      .def("ndimension", tm(&Tensor::dim))
+      .def_property_readonly("ndim", tm(&Tensor::dim))
+      .def("numel", tm(&Tensor::numel))
+      .def("nelement", tm(&Tensor::numel))
+      .def("element_size", [](const Tensor& t) { return t.element_size(); })
+      .def_property_readonly("itemsize", [](const Tensor& t) { return t.element_size(); })
+      .def_property_readonly("nbytes", [](const Tensor& t) { return t.nbytes(); })
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
+      .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : int(t.device().index); })
+      .def("storage_offset", tm(&Tensor::storage_offset))
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("is_contiguous", [](const Tensor& t, py::kwargs) { return t.is_contiguous(); })
+      .def("is_floating_point", tm(&Tensor::is_floating_point))
+      .def("is_complex", [](const Tensor&) { return false; })
+      .def_property_readonly("is_sparse", [](const Tensor&) { return false; })
+      .def_property_readonly("is_quantized", [](const Tensor&) { return false; })
+      .def_property_readonly("is_meta", [](const Tensor&) { return false; })
+      .def("is_inference", tm(&Tensor::is_inference))
+      .def_property_readonly("_version", tm(&Tensor::_version))
+      .def("type", [](const Tensor& t) { return std::string("graft.") + legacy_type_name(t.dtype()); })
+      .def("__repr__", [](const Tensor& t) { return t.str(); })
+      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
+      .def("__len__",
+           [](const Tensor& t) {
+             GRAFT_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
+             return t.size(0);
+           })
+      .def("__iter__",
+           [](const Tensor& t) {
+             GRAFT_CHECK(t.dim() > 0, TypeError, "iteration over a 0-d tensor");
+             py::list parts;
+             for (int64_t i = 0; i < t.size(0); ++i) parts.append(py::cast(t.select(0, i)));
+             return py::iter(parts);
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             GRAFT_CHECK(t.numel() == 1, RuntimeError, "Boolean value of Tensor with ",
+                         t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+             return t.item().to<bool>();
+           })
+      .def("__float__",
+           [](const Tensor& t) {
+             check_one_element(t, "float");
+             return t.item().to_double();
+           })
+      .def("__int__",
+           [](const Tensor& t) {
+             check_one_element(t, "int");
+             return t.item().to_long();
+           })
+      .def("__index__",
+           [](const Tensor& t) {
+             GRAFT_CHECK(t.numel() == 1 && is_integral(t.dtype(), true), TypeError,
+                         "only integer tensors of a single element can be converted to an index");
+             return t.item().to_long();
+           })
+      .def("item",
+           [](const Tensor& t) {
+             check_one_element(t, "item");
+             warn_item_requires_grad(t);
+             return python_scalar(t.item(), t.dtype());
+           })
+      .def("__format__", [](py::handle self, py::str spec) -> py::object {
+        Tensor t = as_tensor_unchecked(self);
+        if (t.dim() == 0) return py::reinterpret_steal<py::object>(
+            PyObject_Format(python_scalar(t.item(), t.dtype()).ptr(), spec.ptr()));
+        return py::reinterpret_steal<py::object>(PyObject_Format(py::str(self.attr("__repr__")()).ptr(), spec.ptr()));
+      });
+
+  // ---- conversion ----
+  cls.def("to", &tensor_to)
+      .def("float", [](const Tensor& t) { return t.to(kFloat32); })
+      .def("double", [](const Tensor& t) { return t.to(kFloat64); })
+      .def("long", [](const Tensor& t) { return t.to(kInt64); })
+      .def("int", [](const Tensor& t) { return t.to(kInt32); })
+      .def("bool", [](const Tensor& t) { return t.to(kBool); })
+      .def("cpu", [](const Tensor& t) { return t.to(kCPU); })
+      .def(
+          "cuda", [](const Tensor& t, py::object device) { return t.to(device.is_none() ? Device(kCUDA) : to_device(device)); },
+          py::arg("device") = py::none())
+      .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
+      .def("clone", [](const Tensor& t, py::kwargs) { return t.clone(); })
+      .def("contiguous", [](const Tensor& t, py::kwargs) { return t.contiguous(); });
+
+  // ---- views ----
+  cls.def("view",
+          [](const Tensor& t, py::args a) {
+            if (a.size() == 1 && py::detail::make_caster<DType>().load(a[0], false)) {
+              GRAFT_CHECK(a[0].cast<DType>() == t.dtype(), NotImplementedError,
+                          "view(dtype) with a different element type is not supported");
+              return t.view(t.sizes());
+            }
+            return t.view(sizes_from_args(a, "view"));
+          })
+      .def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
+      .def("reshape", [](const Tensor& t, py::args a) { return t.reshape(sizes_from_args(a, "reshape")); })
+      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
+      .def("transpose", tm(&Tensor::transpose), py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes", tm(&Tensor::transpose), py::arg("axis0"), py::arg("axis1"))
+      .def("t", tm(&Tensor::t))
+      .def_property_readonly("T",
+                             [](const Tensor& t) {
+                               std::vector<int64_t> dims(t.dim());
+                               for (int64_t i = 0; i < t.dim(); ++i) dims[i] = t.dim() - 1 - i;
+                               return t.permute(dims);
+                             })
+      .def_property_readonly("mT", [](const Tensor& t) { return t.transpose(-2, -1); })
+      .def("permute", [](const Tensor& t, py::args a) { return t.permute(sizes_from_args(a, "permute")); })
+      .def("expand", [](const Tensor& t, py::args a) { return t.expand(sizes_from_args(a, "expand")); })
+      .def("expand_as", tm(&Tensor::expand_as))
+      .def(
+          "squeeze",
+          [](const Tensor& t, py::object dim) {
+            if (dim.is_none()) return t.squeeze();
+            std::vector<int64_t> dims = dims_from_object(dim);
+            Tensor r = t;
+            // squeeze several dims: highest first so the remaining indices stay valid
+            for (auto& d : dims) d = d < 0 ? d + t.dim() : d;
+            std::sort(dims.rbegin(), dims.rend());
+            for (int64_t d : dims) r = r.squeeze(d);
+            return r;
+          },
+          py::arg("dim") = py::none())
+      .def("unsqueeze", tm(&Tensor::unsqueeze), py::arg("dim"))
+      .def("flatten", tm(&Tensor::flatten), py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def(
+          "unflatten",
+          [](const Tensor& t, int64_t dim, py::handle sizes) {
+            int64_t d = dim < 0 ? dim + t.dim() : dim;
+            GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
+                        -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
+            std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
+            for (int64_t s : int_list(sizes)) shape.push_back(s);
+            shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
+            return t.view(shape);
+          },
+          py::arg("dim"), py::arg("sizes"))
+      .def("narrow", tm(&Tensor::narrow), py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def("select", tm(&Tensor::select), py::arg("dim"), py::arg("index"))
+      .def(
+          "split",
+          [](const Tensor& t, py::handle split, int64_t dim) {
+            if (PyLong_Check(split.ptr())) return t.split(split.cast<int64_t>(), dim);
+            return t.split(IntArrayRef(int_list(split)), dim);
+          },
+          py::arg("split_size"), py::arg("dim") = 0)
+      .def("chunk", tm(&Tensor::chunk), py::arg("chunks"), py::arg("dim") = 0)
+      .def(
+          "unbind",
+          [](const Tensor& t, int64_t dim) {
+            int64_t d = dim < 0 ? dim + t.dim() : dim;
+            GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
+                        -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
+            py::tuple out(t.size(d));
+            for (int64_t i = 0; i < t.size(d); ++i) out[i] = py::cast(t.select(d, i));
+            return out;
+          },
+          py::arg("dim") = 0)
+      .def(
+          "as_strided",
+          [](const Tensor& t, std::vector<int64_t> size, std::vector<int64_t> stride, std::optional<int64_t> offset) {
+            return t.as_strided(size, stride, offset);
+          },
+          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+
+  // ---- autograd attributes ----
+  cls.def_property(
+         "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+         [](Tensor& t, bool flag) { t.requires_grad_(flag); })
+      .def(
+          "requires_grad_", [](py::handle self, bool flag) {
+            Tensor t = as_tensor_unchecked(self);
+            t.requires_grad_(flag);
+            return self;
+          },
+          py::arg("requires_grad") = true)
+      .def_property(
+          "grad", [](const Tensor& t) { return t.grad(); },
+          [](Tensor& t, std::optional<Tensor> g) { t.set_grad(g.value_or(Tensor())); })
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
+      .def_property_readonly("is_leaf", tm(&Tensor::is_leaf))
+      .def_property_readonly("output_nr", tm(&Tensor::output_nr))
+      .def_property_readonly("retains_grad", tm(&Tensor::retains_grad))
+      .def_property_readonly("_base", [](const Tensor& t) { return t._base(); })
+      .def("_is_view", tm(&Tensor::is_view))
+      .def_property(
+          "data", [](const Tensor& t) { return t.variable_data(); },
+          [](Tensor& t, const Tensor& d) { t.set_data(d); })
+      .def("retain_grad", tm(&Tensor::retain_grad))
+      .def("detach", tm(&Tensor::detach))
+      .def("detach_", [](py::handle self) {
+        Tensor t = as_tensor_unchecked(self);
+        t.detach_();
+        return self;
+      });
+  init_tensor_ops(m, cls);
+  init_indexing(cls);
+  init_conversion(m, cls);
+}
+
+}  // namespace graft::python
+
+namespace pybind11::detail {
+
+bool type_caster<graft::Scalar>::load(handle src, bool) {
+  if (!graft::python::is_number(src)) {
+    if (!graft::python::is_tensor(src)) return false;
+    if (graft::python::as_tensor_unchecked(src).numel() != 1) return false;
+  }
+  value = graft::python::to_scalar(src);
+  return true;
+}
+
+handle type_caster<graft::Scalar>::cast(const graft::Scalar& s, return_value_policy, handle) {
+  if (s.is_bool()) return pybind11::bool_(s.to<bool>()).release();
+  if (s.is_integral()) return pybind11::int_(s.to_long()).release();
+  return pybind11::float_(s.to_double()).release();
+}
+
+}  // namespace pybind11::detail

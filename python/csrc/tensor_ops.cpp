@@ -1,0 +1,505 @@
+// Math on graft.Tensor: Python operators (+ - * / @ ** // %, comparisons, in-place +=), the
+// methods (x.sum(dim, keepdim), x.clamp(min=...), ...) and the same ops as graft.* functions.
+// Each op is written once and registered both ways (def_method_and_function).
+#include <algorithm>
+
+#include "python_common.h"
+
+namespace graft::python {
+namespace {
+
+using TensorClass = py::class_<TensorImpl, intrusive_ptr<TensorImpl>>;
+
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+/// Registers `f` (first parameter: the tensor) as method `name` and as graft.`name`(input, ...).
+template <class F, class... Extra>
+void def_both(py::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
+  cls.def(name, f, extra...);
+  m.def(name, f, py::arg("input"), extra...);
+}
+
+/// Binary op whose other operand is a tensor or a number; NotImplemented for anything else
+/// (so Python can try the reflected operator).
+template <class FT, class FS>
+py::object binary(const Tensor& self, py::handle other, FT&& ft, FS&& fs) {
+  if (is_tensor(other)) {
+    Tensor o = as_tensor_unchecked(other);
+    return py::cast(maybe_without_gil(is_heavy(self) || is_heavy(o), [&] { return ft(self, o); }));
+  }
+  if (is_number(other)) return py::cast(fs(self, to_scalar(other)));
+  return not_implemented();
+}
+
+/// The method/function form: TypeError instead of NotImplemented.
+template <class FT, class FS>
+py::object binary_strict(const char* name, const Tensor& self, py::handle other, FT&& ft, FS&& fs) {
+  py::object r = binary(self, other, ft, fs);
+  if (r.ptr() == Py_NotImplemented)
+    throw TypeError(detail::str(name, "(): argument 'other' must be Tensor or Number, not ",
+                                std::string(py::str(other.get_type().attr("__name__")))));
+  return r;
+}
+
+/// In-place binary op returning the same Python object.
+template <class FT, class FS>
+py::object inplace(py::handle self_obj, py::handle other, FT&& ft, FS&& fs) {
+  Tensor self = as_tensor_unchecked(self_obj);
+  if (is_tensor(other)) ft(self, as_tensor_unchecked(other));
+  else if (is_number(other)) fs(self, to_scalar(other));
+  else return not_implemented();
+  return py::reinterpret_borrow<py::object>(self_obj);
+}
+
+/// A number as a 0-d tensor of its natural dtype, marked as a wrapped number so that type
+/// promotion treats it as the Python scalar it was (`2 // x` keeps x's integer dtype).
+Tensor scalar_like(const Scalar& s, const Tensor&) {
+  Tensor t = scalar_tensor(s, TensorOptions(s.natural_dtype()));
+  t.impl()->is_wrapped_number = true;
+  return t;
+}
+
+/// `dim` for reductions: None -> all dims.
+std::vector<int64_t> reduce_dims(py::handle dim) { return dims_from_object(dim); }
+
+Tensor reduce_any(const Tensor& t, py::handle dim, bool keepdim) {
+  NoGradGuard ng;
+  Tensor nz = t.dtype() == kBool ? t : t.ne(0);
+  return sum(nz.to(kInt64), reduce_dims(dim), keepdim).gt(0);
+}
+Tensor reduce_all(const Tensor& t, py::handle dim, bool keepdim) {
+  NoGradGuard ng;
+  Tensor z = t.dtype() == kBool ? logical_not(t) : t.eq(0);
+  return sum(z.to(kInt64), reduce_dims(dim), keepdim).eq(0);
+}
+
+int64_t correction_of(py::handle unbiased, py::handle correction) {
+  if (!correction.is_none()) return correction.cast<int64_t>();
+  if (!unbiased.is_none()) return unbiased.cast<bool>() ? 1 : 0;
+  return 1;
+}
+
+/// max/min: no dim -> the value; an int dim -> (values, indices); a tensor -> maximum/minimum.
+py::object max_min(bool is_max, const Tensor& self, py::handle dim, bool keepdim) {
+  if (dim.is_none()) return py::cast(is_max ? max(self) : min(self));
+  if (is_tensor(dim)) {
+    Tensor o = as_tensor_unchecked(dim);
+    return py::cast(is_max ? maximum(self, o) : minimum(self, o));
+  }
+  auto [v, i] = is_max ? max(self, dim.cast<int64_t>(), keepdim) : min(self, dim.cast<int64_t>(), keepdim);
+  return make_return_pair(is_max ? "max" : "min", std::move(v), std::move(i));
+}
+
+Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
+  if (dtype.is_none()) return t;
+  return t.to(dtype.cast<DType>());
+}
+
+}  // namespace
+
+void init_tensor_ops(py::module_& m, TensorClass& cls) {
+  // ---- Python operators ----
+  cls.def("__add__", [](const Tensor& a, py::handle b) {
+       return binary(a, b, [](const auto& x, const auto& y) { return add(x, y); }, [](const auto& x, const auto& s) { return add(x, s); });
+     })
+      .def("__radd__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return add(y, x); }, [](const auto& x, const auto& s) { return add(x, s); });
+      })
+      .def("__sub__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return sub(x, y); }, [](const auto& x, const auto& s) { return sub(x, s); });
+      })
+      .def("__rsub__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return sub(y, x); }, [](const auto& x, const auto& s) { return sub(s, x); });
+      })
+      .def("__mul__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return mul(x, y); }, [](const auto& x, const auto& s) { return mul(x, s); });
+      })
+      .def("__rmul__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return mul(y, x); }, [](const auto& x, const auto& s) { return mul(x, s); });
+      })
+      .def("__truediv__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return div(x, y); }, [](const auto& x, const auto& s) { return div(x, s); });
+      })
+      .def("__rtruediv__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return div(y, x); }, [](const auto& x, const auto& s) { return s / x; });
+      })
+      .def("__floordiv__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+                      [](const auto& x, const auto& s) { return floor_divide(x, s); });
+      })
+      .def("__rfloordiv__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return floor_divide(y, x); },
+                      [](const auto& x, const auto& s) { return floor_divide(scalar_like(s, x), x); });
+      })
+      .def("__mod__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
+                      [](const auto& x, const auto& s) { return remainder(x, s); });
+      })
+      .def("__rmod__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return remainder(y, x); },
+                      [](const auto& x, const auto& s) { return remainder(s, x); });
+      })
+      .def("__pow__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return pow(x, y); }, [](const auto& x, const auto& s) { return pow(x, s); });
+      })
+      .def("__rpow__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return pow(y, x); }, [](const auto& x, const auto& s) { return pow(s, x); });
+      })
+      .def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
+        if (!is_tensor(b)) return not_implemented();
+        Tensor o = as_tensor_unchecked(b);
+        return py::cast(maybe_without_gil(is_heavy(a) || is_heavy(o), [&] { return matmul(a, o); }));
+      })
+      .def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
+        if (!is_tensor(b)) return not_implemented();
+        return py::cast(matmul(as_tensor_unchecked(b), a));
+      })
+      .def("__neg__", [](const Tensor& a) { return neg(a); })
+      .def("__pos__", [](const Tensor& a) { return a; })
+      .def("__abs__", [](const Tensor& a) { return abs(a); })
+      .def("__invert__", [](const Tensor& a) {
+        GRAFT_CHECK(a.dtype() == kBool, TypeError, "~ (bitwise_not) is only implemented for bool tensors, got ",
+                    a.dtype());
+        return logical_not(a);
+      })
+      .def("__and__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return logical_and(x, y); },
+                      [](const auto& x, const auto& s) { return logical_and(x, full_like(x, s, TensorOptions(kBool))); });
+      })
+      .def("__or__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return logical_or(x, y); },
+                      [](const auto& x, const auto& s) { return logical_or(x, full_like(x, s, TensorOptions(kBool))); });
+      })
+      .def("__eq__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return eq(x, y); }, [](const auto& x, const auto& s) { return eq(x, s); });
+      })
+      .def("__ne__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return ne(x, y); }, [](const auto& x, const auto& s) { return ne(x, s); });
+      })
+      .def("__lt__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return lt(x, y); }, [](const auto& x, const auto& s) { return lt(x, s); });
+      })
+      .def("__le__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return le(x, y); }, [](const auto& x, const auto& s) { return le(x, s); });
+      })
+      .def("__gt__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return gt(x, y); }, [](const auto& x, const auto& s) { return gt(x, s); });
+      })
+      .def("__ge__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, [](const auto& x, const auto& y) { return ge(x, y); }, [](const auto& x, const auto& s) { return ge(x, s); });
+      })
+      .def("__iadd__", [](py::handle a, py::handle b) {
+        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.add_(y); }, [](Tensor& x, const Scalar& s) { x.add_(s); });
+      })
+      .def("__isub__", [](py::handle a, py::handle b) {
+        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.sub_(y); }, [](Tensor& x, const Scalar& s) { x.sub_(s); });
+      })
+      .def("__imul__", [](py::handle a, py::handle b) {
+        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.mul_(y); }, [](Tensor& x, const Scalar& s) { x.mul_(s); });
+      })
+      .def("__itruediv__", [](py::handle a, py::handle b) {
+        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.div_(y); }, [](Tensor& x, const Scalar& s) { x.div_(s); });
+      });
+
+  // ---- arithmetic as methods and functions ----
+  def_both(
+      m, cls, "add",
+      [](const Tensor& a, py::handle b, const Scalar& alpha) {
+        return binary_strict("add", a, b, [&](const auto& x, const auto& y) { return add(x, y, alpha); },
+                             [&](const auto& x, const auto& s) { return add(x, s, alpha); });
+      },
+      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  def_both(
+      m, cls, "sub",
+      [](const Tensor& a, py::handle b, const Scalar& alpha) {
+        return binary_strict("sub", a, b, [&](const auto& x, const auto& y) { return sub(x, y, alpha); },
+                             [&](const auto& x, const auto& s) { return sub(x, s, alpha); });
+      },
+      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  m.attr("subtract") = m.attr("sub");
+  auto mul_fn = [](const Tensor& a, py::handle b) {
+    return binary_strict("mul", a, b, [](const auto& x, const auto& y) { return mul(x, y); },
+                         [](const auto& x, const auto& s) { return mul(x, s); });
+  };
+  def_both(m, cls, "mul", mul_fn, py::arg("other"));
+  def_both(m, cls, "multiply", mul_fn, py::arg("other"));
+  auto div_fn = [](const Tensor& a, py::handle b, std::optional<std::string> rounding_mode) {
+    if (rounding_mode && *rounding_mode == "floor")
+      return binary_strict("div", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+                           [](const auto& x, const auto& s) { return floor_divide(x, s); });
+    GRAFT_CHECK(!rounding_mode, NotImplementedError, "div: rounding_mode='", *rounding_mode,
+                "' is not supported (only None and 'floor')");
+    return binary_strict("div", a, b, [](const auto& x, const auto& y) { return div(x, y); },
+                         [](const auto& x, const auto& s) { return div(x, s); });
+  };
+  def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  def_both(m, cls, "divide", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  def_both(m, cls, "true_divide", [](const Tensor& a, py::handle b) {
+    return binary_strict("true_divide", a, b, [](const auto& x, const auto& y) { return div(x, y); },
+                         [](const auto& x, const auto& s) { return div(x, s); });
+  }, py::arg("other"));
+  def_both(m, cls, "floor_divide", [](const Tensor& a, py::handle b) {
+    return binary_strict("floor_divide", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+                         [](const auto& x, const auto& s) { return floor_divide(x, s); });
+  }, py::arg("other"));
+  def_both(m, cls, "remainder", [](const Tensor& a, py::handle b) {
+    return binary_strict("remainder", a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
+                         [](const auto& x, const auto& s) { return remainder(x, s); });
+  }, py::arg("other"));
+  def_both(m, cls, "pow", [](const Tensor& a, py::handle e) {
+    return binary_strict("pow", a, e, [](const auto& x, const auto& y) { return pow(x, y); },
+                         [](const auto& x, const auto& s) { return pow(x, s); });
+  }, py::arg("exponent"));
+  def_both(m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"));
+  def_both(m, cls, "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, py::arg("other"));
+  for (const char* name : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+    std::string n = name;
+    def_both(m, cls, name, [n](const Tensor& a, py::handle b) {
+      auto pick = [&](const auto& x, const auto& y) {
+        return n == "eq" ? eq(x, y) : n == "ne" ? ne(x, y) : n == "lt" ? lt(x, y) : n == "le" ? le(x, y)
+               : n == "gt" ? gt(x, y) : ge(x, y);
+      };
+      return binary_strict(n.c_str(), a, b, pick, pick);
+    }, py::arg("other"));
+  }
+  m.attr("greater") = m.attr("gt");
+  m.attr("less") = m.attr("lt");
+  m.attr("greater_equal") = m.attr("ge");
+  m.attr("less_equal") = m.attr("le");
+  m.attr("not_equal") = m.attr("ne");
+  def_both(m, cls, "logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); }, py::arg("other"));
+  def_both(m, cls, "logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); }, py::arg("other"));
+  def_both(m, cls, "logical_not", [](const Tensor& a) { return logical_not(a); });
+  def_both(m, cls, "isnan", [](const Tensor& a) { return isnan(a); });
+  def_both(m, cls, "isfinite", [](const Tensor& a) {
+    NoGradGuard ng;
+    if (!a.is_floating_point()) return ones_like(a, TensorOptions(kBool));
+    return logical_not(logical_or(isnan(a), abs(a).eq(std::numeric_limits<double>::infinity())));
+  });
+  def_both(m, cls, "allclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    return allclose(a, b, rtol, atol, equal_nan);
+  }, py::arg("other"), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
+  def_both(m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
+
+  // ---- unary math ----
+#define GRAFT_UNARY(name) def_both(m, cls, #name, [](const Tensor& a) { return name(a); });
+  GRAFT_UNARY(neg) GRAFT_UNARY(exp) GRAFT_UNARY(log) GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt)
+  GRAFT_UNARY(abs) GRAFT_UNARY(sign) GRAFT_UNARY(sin) GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid)
+  GRAFT_UNARY(erf) GRAFT_UNARY(relu) GRAFT_UNARY(floor)
+#undef GRAFT_UNARY
+  m.attr("negative") = m.attr("neg");
+  cls.attr("negative") = cls.attr("neg");
+  m.attr("absolute") = m.attr("abs");
+  def_both(m, cls, "square", [](const Tensor& a) { return mul(a, a); });
+  def_both(m, cls, "reciprocal", [](const Tensor& a) { return Scalar(1.0) / a; });
+  def_both(m, cls, "exp2", [](const Tensor& a) { return pow(Scalar(2.0), a); });
+  def_both(m, cls, "log2", [](const Tensor& a) { return div(log(a), std::log(2.0)); });
+  def_both(m, cls, "log10", [](const Tensor& a) { return div(log(a), std::log(10.0)); });
+  def_both(m, cls, "expm1", [](const Tensor& a) { return sub(exp(a), 1); });
+  def_both(m, cls, "softplus", [](const Tensor& a, double beta, double threshold) { return softplus(a, beta, threshold); },
+           py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+  auto clamp_fn = [](const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+    GRAFT_CHECK(lo || hi, RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return clamp(a, lo, hi);
+  };
+  def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+  def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+  def_both(m, cls, "clamp_min", [](const Tensor& a, const Scalar& lo) { return clamp(a, lo); }, py::arg("min"));
+  def_both(m, cls, "clamp_max", [](const Tensor& a, const Scalar& hi) { return clamp(a, std::nullopt, hi); },
+           py::arg("max"));
+  cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
+    if (is_tensor(other)) return where(cond, self, as_tensor_unchecked(other));
+    return where(cond, self, to_scalar(other));
+  }, py::arg("condition"), py::arg("other"));
+  m.def("where", [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
+    if (is_tensor(a) && is_tensor(b)) return py::cast(where(cond, as_tensor_unchecked(a), as_tensor_unchecked(b)));
+    if (is_tensor(a)) return py::cast(where(cond, as_tensor_unchecked(a), to_scalar(b)));
+    if (is_tensor(b)) return py::cast(where(cond, to_scalar(a), as_tensor_unchecked(b)));
+    Scalar sa = to_scalar(a), sb = to_scalar(b);
+    DType d = promote_types(sa.natural_dtype(), sb.natural_dtype());
+    return py::cast(where(cond, full_like(cond, sa, TensorOptions(d)), sb));
+  }, py::arg("condition"), py::arg("input"), py::arg("other"));
+
+  // ---- reductions ----
+  def_both(m, cls, "sum", [](const Tensor& a, py::object dim, bool keepdim, std::optional<DType> dtype) {
+    return sum(a, reduce_dims(dim), keepdim, dtype);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_both(m, cls, "mean", [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
+    return mean(cast_for_dtype(a, dtype), reduce_dims(dim), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_both(m, cls, "prod", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
+    return prod(cast_for_dtype(a, dtype), dim, keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_both(m, cls, "max", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(true, a, dim, keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "min", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(false, a, dim, keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "amax", [](const Tensor& a, py::object dim, bool keepdim) {
+    std::vector<int64_t> dims = reduce_dims(dim);
+    if (dims.empty()) return max(a);
+    Tensor r = a;
+    std::sort(dims.begin(), dims.end(), [&](int64_t x, int64_t y) { return (x < 0 ? x + a.dim() : x) > (y < 0 ? y + a.dim() : y); });
+    for (int64_t d : dims) r = max(r, d, keepdim).first;
+    return r;
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "argmax", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmax(a, dim, keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "argmin", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmin(a, dim, keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "var", [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
+    if (py::isinstance<py::bool_>(dim)) return var(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);  // var(unbiased)
+    return var(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+           py::arg("correction") = py::none());
+  def_both(m, cls, "std", [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
+    if (py::isinstance<py::bool_>(dim)) return graft::std(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);
+    return graft::std(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+           py::arg("correction") = py::none());
+  def_both(m, cls, "logsumexp", [](const Tensor& a, py::object dim, bool keepdim) {
+    return logsumexp(a, reduce_dims(dim), keepdim);
+  }, py::arg("dim"), py::arg("keepdim") = false);
+  def_both(m, cls, "softmax", [](const Tensor& a, int64_t dim, py::object dtype) {
+    return softmax(cast_for_dtype(a, dtype), dim);
+  }, py::arg("dim"), py::arg("dtype") = py::none());
+  def_both(m, cls, "log_softmax", [](const Tensor& a, int64_t dim, py::object dtype) {
+    return log_softmax(cast_for_dtype(a, dtype), dim);
+  }, py::arg("dim"), py::arg("dtype") = py::none());
+  def_both(m, cls, "any", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_any(a, dim, keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "all", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_all(a, dim, keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "count_nonzero", [](const Tensor& a, py::object dim) {
+    NoGradGuard ng;
+    return sum(a.ne(0).to(kInt64), reduce_dims(dim));
+  }, py::arg("dim") = py::none());
+
+  // ---- linear algebra ----
+  auto mm_like = [](Tensor (*f)(const Tensor&, const Tensor&)) {
+    return [f](const Tensor& a, const Tensor& b) {
+      return maybe_without_gil(is_heavy(a) || is_heavy(b), [&] { return f(a, b); });
+    };
+  };
+  def_both(m, cls, "matmul", mm_like(&matmul), py::arg("other"));
+  def_both(m, cls, "mm", mm_like(&mm), py::arg("mat2"));
+  def_both(m, cls, "bmm", mm_like(&bmm), py::arg("mat2"));
+  def_both(m, cls, "dot", [](const Tensor& a, const Tensor& b) {
+    GRAFT_CHECK(a.dim() == 1 && b.dim() == 1, RuntimeError, "1D tensors expected, but got ", a.dim(), "D and ",
+                b.dim(), "D tensors");
+    return matmul(a, b);
+  }, py::arg("other"));
+  def_both(m, cls, "outer", [](const Tensor& a, const Tensor& b) { return mul(a.unsqueeze(1), b.unsqueeze(0)); },
+           py::arg("vec2"));
+
+  // ---- indexing-style ops ----
+  def_both(m, cls, "index_select", [](const Tensor& a, int64_t dim, const Tensor& index) { return index_select(a, dim, index); },
+           py::arg("dim"), py::arg("index"));
+  def_both(m, cls, "index_add", [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+    return index_add(a, dim, index, src);
+  }, py::arg("dim"), py::arg("index"), py::arg("source"));
+  def_both(m, cls, "gather", [](const Tensor& a, int64_t dim, const Tensor& index) { return gather(a, dim, index); },
+           py::arg("dim"), py::arg("index"));
+  def_both(m, cls, "scatter_add", [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+    return scatter_add(a, dim, index, src);
+  }, py::arg("dim"), py::arg("index"), py::arg("src"));
+  def_both(m, cls, "masked_fill", [](const Tensor& a, const Tensor& mask, const Scalar& v) { return masked_fill(a, mask, v); },
+           py::arg("mask"), py::arg("value"));
+  def_both(m, cls, "masked_select", [](const Tensor& a, const Tensor& mask) { return masked_select(a, mask); },
+           py::arg("mask"));
+  def_both(m, cls, "nonzero", [](const Tensor& a, bool as_tuple) -> py::object {
+    Tensor nz = nonzero(a);
+    if (!as_tuple) return py::cast(nz);
+    py::tuple out(a.dim());
+    for (int64_t d = 0; d < a.dim(); ++d) out[d] = py::cast(nz.select(1, d));
+    return out;
+  }, py::kw_only(), py::arg("as_tuple") = false);
+  cls.def("repeat", [](const Tensor& a, py::args sizes) { return repeat(a, sizes_from_args(sizes, "repeat")); });
+  def_both(m, cls, "dist", [](const Tensor& a, const Tensor& b, double p) {
+    GRAFT_CHECK(p == 2.0, NotImplementedError, "dist: only p=2 is supported");
+    return sqrt(sum(pow(sub(a, b), 2)));
+  }, py::arg("other"), py::arg("p") = 2.0);
+
+  // ---- in-place ----
+  cls.def("add_", [](py::handle s, py::handle o, const Scalar& alpha) {
+       Tensor t = as_tensor_unchecked(s);
+       if (is_tensor(o)) t.add_(as_tensor_unchecked(o), alpha);
+       else t.add_(to_scalar(o), alpha);
+       return s;
+     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
+      .def("sub_", [](py::handle s, py::handle o, const Scalar& alpha) {
+        Tensor t = as_tensor_unchecked(s);
+        if (is_tensor(o)) t.sub_(as_tensor_unchecked(o), alpha);
+        else t.sub_(to_scalar(o), alpha);
+        return s;
+      }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
+      .def("mul_", [](py::handle s, py::handle o) {
+        Tensor t = as_tensor_unchecked(s);
+        if (is_tensor(o)) t.mul_(as_tensor_unchecked(o));
+        else t.mul_(to_scalar(o));
+        return s;
+      }, py::arg("other"))
+      .def("div_", [](py::handle s, py::handle o) {
+        Tensor t = as_tensor_unchecked(s);
+        if (is_tensor(o)) t.div_(as_tensor_unchecked(o));
+        else t.div_(to_scalar(o));
+        return s;
+      }, py::arg("other"))
+      .def("zero_", [](py::handle s) {
+        as_tensor_unchecked(s).zero_();
+        return s;
+      })
+      .def("fill_", [](py::handle s, const Scalar& v) {
+        as_tensor_unchecked(s).fill_(v);
+        return s;
+      }, py::arg("value"))
+      .def("copy_", [](py::handle s, const Tensor& src, bool) {
+        as_tensor_unchecked(s).copy_(src);
+        return s;
+      }, py::arg("src"), py::arg("non_blocking") = false)
+      .def("clamp_", [](py::handle s, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+        as_tensor_unchecked(s).clamp_(lo, hi);
+        return s;
+      }, py::arg("min") = py::none(), py::arg("max") = py::none())
+      .def("relu_", [](py::handle s) {
+        as_tensor_unchecked(s).relu_();
+        return s;
+      })
+      .def("masked_fill_", [](py::handle s, const Tensor& mask, const Scalar& v) {
+        Tensor t = as_tensor_unchecked(s);
+        masked_fill_(t, mask, v);
+        return s;
+      }, py::arg("mask"), py::arg("value"))
+      .def("uniform_", [](py::handle s, double a, double b) {
+        nn::init::uniform_(as_tensor_unchecked(s), a, b);
+        return s;
+      }, py::arg("from") = 0.0, py::arg("to") = 1.0)
+      .def("normal_", [](py::handle s, double mean, double std) {
+        nn::init::normal_(as_tensor_unchecked(s), mean, std);
+        return s;
+      }, py::arg("mean") = 0.0, py::arg("std") = 1.0);
+  // Less common in-place math: the op out of place, then copy_ (same autograd semantics:
+  // version bump, leaf check, gradient through the op).
+#define GRAFT_INPLACE_VIA_COPY(name, expr)                          \
+  cls.def(#name "_", [](py::handle s) {                             \
+    Tensor t = as_tensor_unchecked(s);                              \
+    Tensor r = [&](const Tensor& a) { return expr; }(t);            \
+    t.copy_(r);                                                     \
+    return s;                                                       \
+  });
+  GRAFT_INPLACE_VIA_COPY(exp, exp(a))
+  GRAFT_INPLACE_VIA_COPY(log, log(a))
+  GRAFT_INPLACE_VIA_COPY(sqrt, sqrt(a))
+  GRAFT_INPLACE_VIA_COPY(tanh, tanh(a))
+  GRAFT_INPLACE_VIA_COPY(sigmoid, sigmoid(a))
+  GRAFT_INPLACE_VIA_COPY(neg, neg(a))
+  GRAFT_INPLACE_VIA_COPY(abs, abs(a))
+  GRAFT_INPLACE_VIA_COPY(floor, floor(a))
+#undef GRAFT_INPLACE_VIA_COPY
+  cls.def("pow_", [](py::handle s, py::handle e) {
+    Tensor t = as_tensor_unchecked(s);
+    t.copy_(is_tensor(e) ? pow(t, as_tensor_unchecked(e)) : pow(t, to_scalar(e)));
+    return s;
+  }, py::arg("exponent"));
+}
+
+}  // namespace graft::python

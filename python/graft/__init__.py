@@ -1,0 +1,31 @@
+"""graft: PyTorch's tensors, autograd and training API over graft's C++ core.
+
+Ordinary PyTorch code of the covered subset runs after ``import graft as torch``. The C++
+library is the single implementation; this package is a thin layer that gives it PyTorch's
+names. See README.md ("Python") and docs/python.md.
+"""
+from . import _C
+from ._C import (  # noqa: F401  (re-exported API)
+    Tensor, dtype, device, OutOfMemoryError,
+    bool, int32, int64, float32, float64, float, double, long, int,
+    tensor, as_tensor, from_numpy, from_dlpack,
+    zeros, ones, empty, full, rand, randn, randint, randperm, arange, linspace, eye, scalar_tensor,
+    zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
+    manual_seed, set_num_threads, get_num_threads, get_default_dtype, set_default_dtype,
+    is_tensor, is_grad_enabled, is_inference_mode_enabled,
+    cat, concat, stack, split, chunk, unbind, flatten, unflatten, reshape, transpose, permute, squeeze,
+    unsqueeze, t, narrow, select, clone, detach, numel, swapaxes, is_floating_point,
+    add, sub, subtract, mul, multiply, div, divide, true_divide, floor_divide, remainder, pow,
+    maximum, minimum, eq, ne, lt, le, gt, ge, greater, less, greater_equal, less_equal, not_equal,
+    logical_and, logical_or, logical_not, isnan, isfinite, allclose, equal,
+    neg, negative, exp, log, log1p, sqrt, rsqrt, abs, absolute, sign, sin, cos, tanh, sigmoid, erf, relu, floor,
+    square, reciprocal, exp2, log2, log10, expm1, softplus, clamp, clip, clamp_min, clamp_max, where,
+    sum, mean, prod, max, min, amax, argmax, argmin, var, std, logsumexp, softmax, log_softmax, any, all,
+    count_nonzero, matmul, mm, bmm, dot, outer, index_select, index_add, gather, scatter_add, masked_fill,
+    masked_select, nonzero, dist,
+)
+from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
+from . import autograd  # noqa: F401
+
+__version__ = "0.1.0"

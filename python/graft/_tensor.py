@@ -1,0 +1,67 @@
+"""Python-side pieces of graft.Tensor: graft.Size, graft.return_types, and the few Tensor
+methods that are plain Python in PyTorch too (copying, pickling support)."""
+import collections
+
+from . import _C
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints, printed as ``graft.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"graft.Size({list(self)!r})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return Size(r) if isinstance(key, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+class _ReturnTypes:
+    """graft.return_types.max(values, indices) and friends: named tuples, as torch.return_types."""
+
+    max = collections.namedtuple("max", ["values", "indices"])
+    min = collections.namedtuple("min", ["values", "indices"])
+    sort = collections.namedtuple("sort", ["values", "indices"])
+    topk = collections.namedtuple("topk", ["values", "indices"])
+
+
+return_types = _ReturnTypes()
+_C._set_size_class(Size)
+_C._set_return_types(return_types)
+
+
+def _deepcopy(self, memo):
+    """copy.deepcopy(tensor): a new leaf with copied data, requires_grad and .grad (a graph
+    non-leaf cannot be deep-copied, as in PyTorch)."""
+    if not self.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment. "
+            "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+            "see https://github.com/pytorch/pytorch/pull/103001")
+    if id(self) in memo:
+        return memo[id(self)]
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        new = self.detach().clone()
+    if type(self) is not _C.Tensor:
+        new = type(self)(new, self.requires_grad)
+    else:
+        new.requires_grad_(self.requires_grad)
+    if self.grad is not None:
+        new.grad = _deepcopy(self.grad, memo)
+    memo[id(self)] = new
+    return new
+
+
+_C.Tensor.__deepcopy__ = _deepcopy
