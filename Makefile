@@ -21,7 +21,9 @@ demo: deps $(BUILD)/build.ninja
 	./$(BUILD)/examples/digits_cnn data/digits/digits.csv $(BUILD)/digits_cnn.safetensors
 	./$(BUILD)/examples/char_lstm data/sonnets/sonnets.txt
 
+# the Python parity tier compares against Debian's PyTorch (python3-torch)
 test: deps $(BUILD)/build.ninja
+	@tools/install-deps.sh python3-torch
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure
 

@@ -2,7 +2,10 @@
 # Installs the Debian packages graft needs to build and test, only when missing.
 # Usage: tools/install-deps.sh [extra packages...]
 set -euo pipefail
-pkgs=(cmake ninja-build g++ make libopenblas-dev libgtest-dev nlohmann-json3-dev "$@")
+pkgs=(cmake ninja-build g++ make libopenblas-dev libgtest-dev nlohmann-json3-dev
+      # the Python package: Debian's interpreter, pybind11, DLPack, NumPy, pytest, and pip/venv for the install check
+      python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-pip python3-venv python3-setuptools
+      python3-wheel "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
