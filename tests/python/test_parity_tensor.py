@@ -1,0 +1,144 @@
+"""Parity tier: the same small programs run in PyTorch (Debian's python3-torch) and in graft,
+written once against a module parameter `lib`, and their values and gradients compared."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python3-torch) is not installed")
+import graft  # noqa: E402
+
+
+def run_both(program, *arrays, **kw):
+    """Runs program(lib, *tensors) with lib = torch and lib = graft on the same float64 data;
+    returns the two results as numpy (nested tuples/lists allowed)."""
+    def to_np(r):
+        if isinstance(r, (tuple, list)):
+            return [to_np(x) for x in r]
+        if r is None:
+            return None
+        if hasattr(r, "detach"):
+            return r.detach().numpy()
+        return np.asarray(r)
+    out = []
+    for lib in (torch, graft):
+        ts = [lib.tensor(a, dtype=lib.float64, requires_grad=kw.get("grad", False)) if np.asarray(a).dtype.kind == "f"
+              else lib.tensor(a) for a in arrays]
+        out.append(to_np(program(lib, *ts)))
+    return out
+
+
+def assert_same(a, b, rtol=1e-10, atol=1e-12):
+    if isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_same(x, y, rtol, atol)
+        return
+    if a is None:
+        assert b is None
+        return
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3, 4))
+B = rng.standard_normal((4,))
+C = rng.standard_normal((4, 5))
+POS = rng.uniform(0.5, 2.0, (3, 4))
+
+
+@pytest.mark.parametrize("name,program", [
+    ("arith", lambda L, a, b: (a * b + 1.0) / (b * b + 2) - a ** 2),
+    ("unary", lambda L, a, b: [a.exp(), a.tanh(), a.sigmoid(), a.abs(), a.relu(), L.sin(a), L.cos(a), a.sign()]),
+    ("reduce", lambda L, a, b: [a.sum(), a.sum(1), a.mean(0, keepdim=True), a.var(1), a.std(), a.max(1)[0],
+                                a.min(0).indices, a.logsumexp(1), a.softmax(-1), a.log_softmax(0), a.prod(1)]),
+    ("shape", lambda L, a, b: [a.t(), a.reshape(2, 6), a.permute(1, 0).contiguous(), a.unsqueeze(1).expand(3, 2, 4),
+                               L.cat([a, a], 1), L.stack([a, a]), a.flatten(), a.transpose(0, 1)]),
+    ("compare", lambda L, a, b: [(a > b).to(L.int64), L.where(a > 0, a, b), L.maximum(a, b), L.clamp(a, -0.5, 0.5)]),
+    ("floor_mod", lambda L, a, b: [a // 0.3, a % 0.7, L.floor(a * 3), 2 ** a, a.reciprocal(), 5.0 / a]),
+])
+def test_forward_values(name, program):
+    t, g = run_both(program, A, B)
+    assert_same(t, g)
+
+
+def test_integer_semantics():
+    prog = lambda L, x: [x // 3, x % 3, -x // 2, x / 2, x * 2, (x > 2).sum(), x.sum(), x.max(), x.argmax()]  # noqa: E731
+    t, g = run_both(prog, np.array([-7, -1, 0, 4, 9]))
+    assert_same(t, g)
+
+
+def test_matmul_shapes():
+    prog = lambda L, a, c: [a @ c, L.matmul(a[0], c), L.mm(a, c), L.bmm(a.unsqueeze(0), c.unsqueeze(0)), a @ c[:, 0]]  # noqa: E731
+    t, g = run_both(prog, A, C)
+    assert_same(t, g, rtol=1e-12)
+
+
+@pytest.mark.parametrize("index", [
+    1, -1, slice(None, None, 2), (slice(1, 3), 2), (Ellipsis, 1), (None, 0), (slice(None), None, slice(1, None, 2)),
+    ([0, 2],), ([0, 2], [1, 3]), (slice(None), [3, 0, 0]), ([[0, 1], [2, 2]],), ([0, 2], slice(1, 3)),
+    ([1, 0], slice(None), None),
+])
+def test_indexing(index):
+    def prog(L, a):
+        idx = tuple(L.tensor(i) if isinstance(i, list) else i for i in index) if isinstance(index, tuple) else index
+        return a[idx]
+    t, g = run_both(prog, A)
+    assert_same(t, g)
+
+
+def test_boolean_mask_indexing_and_assignment():
+    def prog(L, a):
+        m = a > 0
+        picked = a[m]
+        b = a.clone()
+        b[m] = 0.0
+        b[:, 1] = L.tensor([7.0, 8.0, 9.0], dtype=L.float64)
+        b[L.tensor([0, 2]), 0] = -1.0
+        return [picked, b]
+    t, g = run_both(prog, A)
+    assert_same(t, g)
+
+
+def test_gradients_of_a_composite_function():
+    def prog(L, a, b):
+        y = ((a * b).tanh() + a.exp() / (1 + b * b)).sum(1)
+        z = (y ** 2).mean() + a.max(1)[0].sum() + a[:, 1:3].abs().sum()
+        z.backward()
+        return [z, a.grad, b.grad]
+    t, g = run_both(prog, A, B, grad=True)
+    assert_same(t, g, rtol=1e-9)
+
+
+def test_gradients_through_indexing_and_views():
+    def prog(L, a):
+        idx = L.tensor([2, 0, 2])
+        y = a[idx, 1:].sum() * 2 + a[a > 0].pow(2).sum() + a.t()[1].sum() + a.reshape(-1)[::3].sum()
+        y.backward()
+        return [y, a.grad]
+    t, g = run_both(prog, A, grad=True)
+    assert_same(t, g)
+
+
+def test_second_derivative_and_hvp():
+    def prog(L, a, b):
+        y = (a.sin() * b).sum() + (a ** 3).sum()
+        (ga,) = L.autograd.grad(y, a, create_graph=True)
+        v = L.ones_like(a)
+        (hv,) = L.autograd.grad(ga, a, grad_outputs=v)
+        return [ga, hv]
+    t, g = run_both(prog, A, B, grad=True)
+    assert_same(t, g, rtol=1e-9)
+
+
+def test_numpy_interop_same_as_torch():
+    arr = np.arange(6, dtype=np.float32).reshape(2, 3)
+    tt, gt = torch.from_numpy(arr), graft.from_numpy(arr)
+    arr[0, 0] = 42
+    assert tt[0, 0].item() == gt[0, 0].item() == 42
+    assert np.asarray(gt).tolist() == np.asarray(tt).tolist()
+    # DLPack both ways between the two libraries
+    back = torch.from_dlpack(graft.arange(4.0))
+    assert back.tolist() == [0.0, 1.0, 2.0, 3.0]
+    g2 = graft.from_dlpack(torch.arange(3))
+    assert g2.tolist() == [0, 1, 2] and g2.dtype is graft.int64
