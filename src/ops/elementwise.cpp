@@ -325,16 +325,27 @@ Tensor floor_div_or_rem(const Tensor& a, const Tensor& b, bool rem, const char* 
   bool zero_div = false;
   auto run = [&]<class T>() {
     if (rem)
-      cpu::elementwise<T, T, T>(out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
+      cpu::elementwise<T, T, T>(
+          out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
     else
-      cpu::elementwise<T, T, T>(out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
+      cpu::elementwise<T, T, T>(
+          out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
   };
   switch (ct) {
-    case kInt32: run.template operator()<int32_t>(); break;
-    case kInt64: run.template operator()<int64_t>(); break;
-    case kFloat32: run.template operator()<float>(); break;
-    case kFloat64: run.template operator()<double>(); break;
-    case kBool: break;  // rejected above
+    case kInt32:
+      run.template operator()<int32_t>();
+      break;
+    case kInt64:
+      run.template operator()<int64_t>();
+      break;
+    case kFloat32:
+      run.template operator()<float>();
+      break;
+    case kFloat64:
+      run.template operator()<double>();
+      break;
+    case kBool:
+      break;  // rejected above
   }
   GRAFT_CHECK(!zero_div, RuntimeError, "ZeroDivisionError");
   return out;
@@ -488,7 +499,8 @@ Tensor floor(const Tensor& a) {
   }
   GRAFT_DISPATCH_FLOATING(a.dtype(), "floor", [&] {
     using T = scalar_t;
-    cpu::elementwise<T, T>(out, [](T x) { return std::floor(x); }, a);
+    cpu::elementwise<T, T>(
+        out, [](T x) { return std::floor(x); }, a);
   });
   if (any_requires_grad({&a})) set_history(out, make_node<FloorBackward0>({&a}));
   return out;

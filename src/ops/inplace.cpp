@@ -204,7 +204,9 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   detail::check_tensor(mask, "masked_fill_", "mask");
   return inplace(self, "masked_fill_", false, [&](const Tensor& x) { return graft::masked_fill(x, mask, value); });
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) { return graft::masked_fill_(*this, mask, value); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  return graft::masked_fill_(*this, mask, value);
+}
 
 Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate) {

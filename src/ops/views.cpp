@@ -153,7 +153,10 @@ struct UnbindBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     DType dt = kFloat32;
     for (auto& x : g)
-      if (x.defined()) { dt = x.dtype(); break; }
+      if (x.defined()) {
+        dt = x.dtype();
+        break;
+      }
     Shape slice = in_sizes;
     slice.erase(slice.begin() + dim);
     TensorList parts;
@@ -169,9 +172,7 @@ struct RepeatBackward0 final : Node {
   Shape in_sizes;
   Shape interleaved;           // [r0, s0, r1, s1, ...] over the padded input sizes
   std::vector<int64_t> rdims;  // the r dims of `interleaved`
-  TensorList apply(TensorList&& g) override {
-    return {sum(g[0].reshape(interleaved), rdims).reshape(in_sizes)};
-  }
+  TensorList apply(TensorList&& g) override { return {sum(g[0].reshape(interleaved), rdims).reshape(in_sizes)}; }
 };
 struct CatBackward0 final : Node {
   std::string name() const override { return stack ? "StackBackward0" : "CatBackward0"; }
