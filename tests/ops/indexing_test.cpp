@@ -312,6 +312,17 @@ TEST(IndexPut, InPlaceBumpsVersionAndFollowsTheLeafRule) {
   expect_tensor(a, {4}, {1, 2, 2, 3});
 }
 
+TEST(IndexPut, InPlaceOnAStridedSelfWritesThroughItsStrides) {
+  Tensor base = zeros({3, 2});
+  Tensor z = base.t();  // [2, 3] with strides [1, 2]
+  index_put_(z, {std::nullopt, longs({2, 0})}, tensor({1.0, 2.0, 3.0, 4.0}).reshape({2, 2}));
+  expect_tensor(z, {2, 3}, {2, 0, 1, 4, 0, 3});
+  expect_tensor(base, {3, 2}, {2, 4, 0, 0, 1, 3});
+  EXPECT_EQ(base._version(), 1u);  // the view shares the base's version counter
+  index_put_(z, {longs({1}), longs({1})}, scalar_tensor(5.0), /*accumulate=*/true);
+  expect_tensor(base, {3, 2}, {2, 4, 0, 5, 1, 3});
+}
+
 TEST(IndexPut, InPlaceGradientsAndCopySlicesThroughAView) {
   Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, requires_grad());
   Tensor v = tensor({10.0, 20.0}, requires_grad());
