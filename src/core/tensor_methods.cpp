@@ -132,6 +132,19 @@ Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return graft::in
 Tensor Tensor::gather(int64_t d, const Tensor& i) const { return graft::gather(*this, d, i); }
 Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const { return graft::scatter_add(*this, d, i, s); }
 Tensor Tensor::masked_fill(const Tensor& m, const Scalar& v) const { return graft::masked_fill(*this, m, v); }
+Tensor Tensor::masked_select(const Tensor& m) const { return graft::masked_select(*this, m); }
+Tensor Tensor::nonzero() const { return graft::nonzero(*this); }
+Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
+Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
+  return graft::index_put(*this, i, v, acc);
+}
+Tensor Tensor::floor() const { return graft::floor(*this); }
+Tensor Tensor::floor_divide(const Tensor& o) const { return graft::floor_divide(*this, o); }
+Tensor Tensor::floor_divide(const Scalar& o) const { return graft::floor_divide(*this, o); }
+Tensor Tensor::remainder(const Tensor& o) const { return graft::remainder(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const { return graft::remainder(*this, o); }
+Tensor Tensor::repeat(IntArrayRef r) const { return graft::repeat(*this, r); }
+std::vector<Tensor> Tensor::unbind(int64_t d) const { return graft::unbind(*this, d); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }

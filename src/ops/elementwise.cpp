@@ -1,7 +1,9 @@
 // Elementwise ops and their backward nodes. Each backward is written in graft ops, so it
 // is itself differentiable (double backward). Broadcast gradients are reduced by the engine.
 #include <cmath>
+#include <type_traits>
 
+#include "../backend/cpu/loops.h"
 #include "node_util.h"
 
 namespace graft {
@@ -263,6 +265,117 @@ struct MaxMinBackward final : Node {  // maximum / minimum
   }
 };
 
+// ---------------- floor, floor division, remainder ----------------
+// Python's semantics: the quotient rounds toward -inf and the remainder takes the divisor's
+// sign. Floats follow the fmod-based formulation (as PyTorch and CPython do), so that
+// a == b * q + r holds as closely as rounding allows; division by a float zero gives inf/nan.
+template <class T>
+T floor_div_value(T a, T b, bool& zero_div) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T q = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) q -= 1;
+    if (q == 0) return std::copysign(T(0), a / b);
+    T fq = std::floor(q);
+    return q - fq > T(0.5) ? fq + 1 : fq;
+  } else {
+    if (b == 0) {
+      zero_div = true;
+      return 0;
+    }
+    // -1 separately: INT_MIN / -1 overflows (wraps, as two's complement negation does)
+    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+    T q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+template <class T>
+T remainder_value(T a, T b, bool& zero_div) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T mod = std::fmod(a, b);
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+    return mod;
+  } else {
+    if (b == 0) {
+      zero_div = true;
+      return 0;
+    }
+    if (b == -1) return 0;
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+// out = a // b or a % b, broadcast, in the promoted dtype (bool rejected, as PyTorch).
+Tensor floor_div_or_rem(const Tensor& a, const Tensor& b, bool rem, const char* name) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(a, name, "self");
+  detail::check_tensor(b, name, "other");
+  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
+  DType ct = detail::result_type(a, b);
+  GRAFT_CHECK(ct != kBool, RuntimeError, rem ? "\"remainder_cpu\"" : "\"div_floor_cpu\"",
+              " not implemented for 'Bool'");
+  Tensor out = detail::new_empty(shape, ct);
+  Tensor ta, tb;
+  const Tensor& x = detail::as_dtype(a, ct, ta);
+  const Tensor& y = detail::as_dtype(b, ct, tb);
+  bool zero_div = false;
+  auto run = [&]<class T>() {
+    if (rem)
+      cpu::elementwise<T, T, T>(
+          out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
+    else
+      cpu::elementwise<T, T, T>(
+          out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
+  };
+  switch (ct) {
+    case kInt32:
+      run.template operator()<int32_t>();
+      break;
+    case kInt64:
+      run.template operator()<int64_t>();
+      break;
+    case kFloat32:
+      run.template operator()<float>();
+      break;
+    case kFloat64:
+      run.template operator()<double>();
+      break;
+    case kBool:
+      break;  // rejected above
+  }
+  GRAFT_CHECK(!zero_div, RuntimeError, "ZeroDivisionError");
+  return out;
+}
+
+struct FloorBackward0 final : Node {
+  GRAFT_NODE_NAME("FloorBackward0")
+  TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
+};
+struct RemainderBackward0 final : Node {  // tensor % scalar
+  GRAFT_NODE_NAME("RemainderBackward0")
+  TensorList apply(TensorList&& g) override { return {g[0]}; }
+};
+struct RemainderBackward1 final : Node {  // tensor % tensor, and scalar % tensor (self unset)
+  std::string name() const override { return scalar_self ? "RemainderBackward2" : "RemainderBackward1"; }
+  void release_variables() override {
+    self.reset_data();
+    other.reset_data();
+  }
+  SavedVariable self, other;
+  bool scalar_self = false;
+  TensorList apply(TensorList&& g) override {
+    TensorList r(scalar_self ? 1 : 2);
+    const size_t other_nr = scalar_self ? 0 : 1;
+    if (!scalar_self && should_compute_output(0)) r[0] = g[0];
+    if (should_compute_output(other_nr)) r[other_nr] = neg(g[0]) * floor_divide(self.unpack(this), other.unpack(this));
+    return r;
+  }
+};
+
 template <class N>
 Tensor record_unary_self(Tensor out, const Tensor& a) {
   if (any_requires_grad({&a})) {
@@ -373,6 +486,59 @@ Tensor div(const Tensor& a, const Scalar& b) {
 Tensor neg(const Tensor& a) {
   Tensor out = unary_forward(UnaryOp::Neg, a, "neg", false);
   if (any_requires_grad({&a})) set_history(out, make_node<NegBackward0>({&a}));
+  return out;
+}
+Tensor floor(const Tensor& a) {
+  alloc::MemoryOpScope mem_scope("floor");
+  detail::check_tensor(a, "floor");
+  GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "\"floor_vml_cpu\" not implemented for 'Bool'");
+  Tensor out = detail::new_empty(a.sizes(), a.dtype());
+  if (!a.is_floating_point()) {
+    cpu::copy(out, a);  // integers are their own floor
+    return out;
+  }
+  GRAFT_DISPATCH_FLOATING(a.dtype(), "floor", [&] {
+    using T = scalar_t;
+    cpu::elementwise<T, T>(
+        out, [](T x) { return std::floor(x); }, a);
+  });
+  if (any_requires_grad({&a})) set_history(out, make_node<FloorBackward0>({&a}));
+  return out;
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return floor_div_or_rem(a, b, false, "floor_divide"); }
+Tensor floor_divide(const Tensor& a, const Scalar& b) {
+  detail::check_tensor(a, "floor_divide", "self");
+  return floor_div_or_rem(a, wrap(b), false, "floor_divide");
+}
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  Tensor out = floor_div_or_rem(a, b, true, "remainder");
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<RemainderBackward1>({&a, &b});
+    if (n->should_compute_output(1)) {
+      n->self = SavedVariable(a, false);
+      n->other = SavedVariable(b, false);
+    }
+    set_history(out, n);
+  }
+  return out;
+}
+Tensor remainder(const Tensor& a, const Scalar& b) {
+  detail::check_tensor(a, "remainder", "self");
+  Tensor out = floor_div_or_rem(a, wrap(b), true, "remainder");
+  if (any_requires_grad({&a})) set_history(out, make_node<RemainderBackward0>({&a}));
+  return out;
+}
+Tensor remainder(const Scalar& a, const Tensor& b) {
+  detail::check_tensor(b, "remainder", "other");
+  Tensor wa = wrap(a);
+  Tensor out = floor_div_or_rem(wa, b, true, "remainder");
+  if (any_requires_grad({&b})) {
+    auto n = make_node<RemainderBackward1>({&b});
+    n->scalar_self = true;
+    n->self = SavedVariable(wa, false);
+    n->other = SavedVariable(b, false);
+    set_history(out, n);
+  }
   return out;
 }
 Tensor pow(const Tensor& a, const Scalar& e) {

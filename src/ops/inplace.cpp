@@ -1,8 +1,10 @@
-// In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, relu_.
+// In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, relu_, masked_fill_,
+// index_put_.
 // Without recording they write into self directly. When recording, the out-of-place op
 // runs on a snapshot of self that carries self's history, the result is copied into self,
 // and self's history is rebased onto the new node (CopySlices for views).
 // See docs/notes/autograd-engine.md, "In-place ops".
+#include "indexing.h"
 #include "node_util.h"
 
 namespace graft {
@@ -196,6 +198,40 @@ Tensor& Tensor::copy_(const Tensor& src) {
     autograd::rebase_history(*this, n);
   }
   return *this;
+}
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  detail::check_tensor(mask, "masked_fill_", "mask");
+  return inplace(self, "masked_fill_", false, [&](const Tensor& x) { return graft::masked_fill(x, mask, value); });
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  return graft::masked_fill_(*this, mask, value);
+}
+
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate) {
+  alloc::MemoryOpScope mem_scope("index_put_");
+  detail::check_tensor(self, "index_put_", "self");
+  detail::check_tensor(values, "index_put_", "values");
+  const detail::IndexPlan plan = detail::plan_index(self.sizes(), indices);
+  detail::check_index_put_values(self, plan, values);
+  const bool values_rg = GradMode::is_enabled() && autograd::requires_grad(values.impl());
+  if (GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || values_rg))
+    return inplace(self, "index_put_", values_rg,
+                   [&](const Tensor& x) { return detail::index_put_planned(x, plan, values, accumulate); });
+  // Not recording: write only the indexed elements.
+  autograd::check_inplace(self, /*will_record=*/false);
+  Tensor v = values;
+  if (values.impl()->storage().get() == self.impl()->storage().get()) {  // read before any write
+    v = detail::new_empty(values.sizes(), values.dtype());
+    cpu::copy(v, values);
+  }
+  detail::index_scatter(self, plan, v, accumulate);
+  autograd::bump_version(self);
+  return self;
+}
+Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  return graft::index_put_(*this, indices, values, accumulate);
 }
 
 }  // namespace graft

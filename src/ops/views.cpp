@@ -1,6 +1,6 @@
 // View ops (share storage): view, reshape, transpose, permute, expand, squeeze, unsqueeze,
-// flatten, narrow, select, slice, as_strided, split/chunk; plus the copies that go with
-// them: contiguous, clone, cat, stack, to(dtype), as_strided_scatter.
+// flatten, narrow, select, slice, as_strided, split/chunk, unbind; plus the copies that go
+// with them: contiguous, clone, cat, stack, repeat, to(dtype), as_strided_scatter.
 #include <algorithm>
 #include <numeric>
 
@@ -145,6 +145,34 @@ struct SplitBackward0 final : Node {
     }
     return {cat(parts, dim)};
   }
+};
+struct UnbindBackward0 final : Node {
+  GRAFT_NODE_NAME("UnbindBackward0")
+  Shape in_sizes;
+  int64_t dim = 0;
+  TensorList apply(TensorList&& g) override {
+    DType dt = kFloat32;
+    for (auto& x : g)
+      if (x.defined()) {
+        dt = x.dtype();
+        break;
+      }
+    Shape slice = in_sizes;
+    slice.erase(slice.begin() + dim);
+    TensorList parts;
+    for (int64_t i = 0; i < in_sizes[dim]; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      parts.push_back(k < g.size() && g[k].defined() ? g[k] : zeros(slice, TensorOptions(dt)));
+    }
+    return {stack(parts, dim)};
+  }
+};
+struct RepeatBackward0 final : Node {
+  GRAFT_NODE_NAME("RepeatBackward0")
+  Shape in_sizes;
+  Shape interleaved;           // [r0, s0, r1, s1, ...] over the padded input sizes
+  std::vector<int64_t> rdims;  // the r dims of `interleaved`
+  TensorList apply(TensorList&& g) override { return {sum(g[0].reshape(interleaved), rdims).reshape(in_sizes)}; }
 };
 struct CatBackward0 final : Node {
   std::string name() const override { return stack ? "StackBackward0" : "CatBackward0"; }
@@ -570,6 +598,67 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
     return split_with_sizes(a, sizes, d);
   }
   return split(a, split_size, d);
+}
+
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
+  detail::check_tensor(a, "unbind");
+  GRAFT_CHECK(a.dim() > 0, IndexError, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, a.dim(), "unbind");
+  intrusive_ptr<UnbindBackward0> node;
+  if (recording(a)) {
+    node = make_node<UnbindBackward0>({&a});
+    node->in_sizes = a.sizes().shape();
+    node->dim = d;
+  }
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < a.size(d); ++i) {
+    Geometry g = select_geom(geom_of(a), d, i);
+    Tensor v = make_view(a, g.sizes, g.strides, g.offset, CreationMeta::MultiOutputNode);
+    if (v.impl()->meta) {
+      v.impl()->meta->creator_name = "UnbindBackward0";
+      v.impl()->meta->creator_output_nr = static_cast<uint32_t>(i);
+    }
+    if (node) set_history(v, node);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Tensor repeat(const Tensor& a, IntArrayRef repeats) {
+  alloc::MemoryOpScope mem_scope("repeat");
+  detail::check_tensor(a, "repeat");
+  GRAFT_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(), RuntimeError,
+              "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  const int64_t nd = static_cast<int64_t>(repeats.size()), lead = nd - a.dim();
+  Shape out_sizes, dst_sizes, src_sizes, src_strides, interleaved;
+  std::vector<int64_t> rdims;
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t s = i < lead ? 1 : a.size(i - lead), st = i < lead ? 0 : a.stride(i - lead);
+    out_sizes.push_back(s * repeats[i]);
+    rdims.push_back(static_cast<int64_t>(interleaved.size()));
+    interleaved.push_back(repeats[i]);
+    interleaved.push_back(s);
+    if (repeats[i] != 1) {  // a broadcast (stride 0) source dim in front of each repeated dim
+      dst_sizes.push_back(repeats[i]);
+      src_sizes.push_back(1);
+      src_strides.push_back(0);
+    }
+    dst_sizes.push_back(s);
+    src_sizes.push_back(s);
+    src_strides.push_back(st);
+  }
+  Tensor out = detail::new_empty(out_sizes, a.dtype());
+  if (out.numel() > 0)
+    cpu::copy(cpu::raw_view(out, dst_sizes, contiguous_strides(dst_sizes), 0),
+              cpu::raw_view(a, src_sizes, src_strides, a.storage_offset()));
+  if (recording(a)) {
+    auto n = make_node<RepeatBackward0>({&a});
+    n->in_sizes = a.sizes().shape();
+    n->interleaved = interleaved;
+    n->rdims = rdims;
+    set_history(out, n);
+  }
+  return out;
 }
 
 namespace detail {

@@ -184,6 +184,7 @@ const Registry& op_registry() {
     register_reductions(r);
     register_linalg(r);
     register_shape_index(r);
+    register_indexing(r);
     register_inplace(r);
     register_conv(r);
     register_layers(r);

@@ -107,6 +107,7 @@ void register_elementwise(Registry& r);
 void register_reductions(Registry& r);
 void register_linalg(Registry& r);
 void register_shape_index(Registry& r);
+void register_indexing(Registry& r);
 void register_inplace(Registry& r);
 void register_conv(Registry& r);
 void register_layers(Registry& r);

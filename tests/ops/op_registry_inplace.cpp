@@ -77,6 +77,43 @@ OpCase self_alias_forward_only() {
   return c;
 }
 
+// An in-place op applied to a view of a clone of input 0 (CopySlices), with the remaining
+// inputs passed along; `ref` gives the expected clone.
+OpCase on_view_with(std::string variant, std::function<void(Tensor&, const TensorList&)> op, RefFn ref,
+                    std::vector<Sample> samples) {
+  OpCase c;
+  c.variant = std::move(variant);
+  c.samples = std::move(samples);
+  c.fn = [op](const TensorList& x) {
+    Tensor self = x[0].clone();
+    op(self, x);
+    return TensorList{self};
+  };
+  c.ref = std::move(ref);
+  return c;
+}
+
+// index_put_ along dim 0 of a 2-D self: rows idx[k] get values row k (values [n, C], [C] or 0-d).
+RefFn index_put_rows_ref(bool accumulate) {
+  return [accumulate](const V& x) {
+    RT out = x[0];
+    const int64_t rows = x[0].sizes[0], cols = x[0].sizes[1];
+    for (int64_t k = 0; k < x[1].numel(); ++k) {
+      int64_t row = static_cast<int64_t>(x[1].v[static_cast<size_t>(k)]);
+      if (row < 0) row += rows;
+      for (int64_t j = 0; j < cols; ++j) {
+        const RT& v = x[2];
+        const double val = v.dim() == 2   ? v.v[static_cast<size_t>(k * cols + j)]
+                           : v.dim() == 1 ? v.v[static_cast<size_t>(j)]
+                                          : v.v[0];
+        double& dst = out.v[static_cast<size_t>(row * cols + j)];
+        dst = accumulate ? dst + val : val;
+      }
+    }
+    return V{out};
+  };
+}
+
 }  // namespace
 
 void register_inplace(Registry& r) {
@@ -148,6 +185,58 @@ void register_inplace(Registry& r) {
                         [](const TensorList& x) { return TensorList{relu(x[0])}; },
                         ref1([](double a) { return a > 0 ? a : 0.0; }), self_samples(Domain::NonZero)),
                 on_view("on_view", [](Tensor v) { v.relu_(); }, [](double a) { return a > 0 ? a : 0.0; })}});
+  r.push_back({"masked_fill_",
+               {inplace(
+                    "", [](Tensor& s, const TensorList& x) -> Tensor& { return s.masked_fill_(x[1], -0.5); },
+                    [](const TensorList& x) { return TensorList{masked_fill(x[0], x[1], -0.5)}; },
+                    [](const V& x) { return V{zip(x[0], x[1], [](double a, double m) { return m != 0 ? -0.5 : a; })}; },
+                    {{"2x3_mask2x3", {rnd({2, 3}), bools({2, 3}, {1, 0, 0, 1, 1, 0})}},
+                     {"2x3_bcast_mask3", {rnd({2, 3}), bools({3}, {0, 1, 0})}},
+                     {"0d_mask0d", {rnd({}), bools({}, {1})}},
+                     {"empty_0x3_mask3", {rnd({0, 3}), bools({3}, {1, 0, 1})}}}),
+                on_view_with(
+                    "on_view",
+                    [](Tensor& self, const TensorList&) {
+                      Tensor v = self.narrow(0, 0, 2);  // rows 0..1 of 3x2
+                      masked_fill_(v, ne(tensor(std::vector<int64_t>{1, 0}), 0), 3.0);
+                    },
+                    [](const V& x) {
+                      RT out = x[0];
+                      out.v[0] = out.v[2] = 3.0;
+                      return V{out};
+                    },
+                    {{"3x2", {rnd({3, 2})}}})}});
+  {
+    std::vector<Sample> rows = {{"4x3_idx2_v2x3", {rnd({4, 3}), ints({2}, {2, 0}), rnd({2, 3})}},
+                                {"4x3_idx2_bcast_v3", {rnd({4, 3}), ints({2}, {-1, 1}), rnd({3})}},
+                                {"4x3_idx2_bcast_v0d", {rnd({4, 3}), ints({2}, {3, 1}), rnd({})}},
+                                {"4x3_idx_empty", {rnd({4, 3}), ints({0}, {}), rnd({3})}}};
+    std::vector<Sample> dups = {{"4x3_idx3_dup_v3x3", {rnd({4, 3}), ints({3}, {1, 3, 1}), rnd({3, 3})}},
+                                {"4x3_idx2_dup_bcast_v0d", {rnd({4, 3}), ints({2}, {0, 0}), rnd({})}}};
+    r.push_back(
+        {"index_put_",
+         {inplace(
+              "", [](Tensor& s, const TensorList& x) -> Tensor& { return index_put_(s, {x[1]}, x[2]); },
+              [](const TensorList& x) { return TensorList{index_put(x[0], {x[1]}, x[2])}; }, index_put_rows_ref(false),
+              rows),
+          inplace(
+              "accumulate", [](Tensor& s, const TensorList& x) -> Tensor& { return s.index_put_({x[1]}, x[2], true); },
+              [](const TensorList& x) { return TensorList{index_put(x[0], {x[1]}, x[2], true)}; },
+              index_put_rows_ref(true), dups),
+          on_view_with(
+              "on_view",
+              [](Tensor& self, const TensorList& x) {
+                Tensor v = self.narrow(0, 1, 2);  // rows 1..2 of 3x2
+                index_put_(v, {std::nullopt, tensor(std::vector<int64_t>{1})}, x[1]);
+              },
+              [](const V& x) {
+                RT out = x[0];
+                out.v[3] = x[1].v[0];
+                out.v[5] = x[1].v[1];
+                return V{out};
+              },
+              {{"3x2_v2x1", {rnd({3, 2}), rnd({2, 1})}}})}});
+  }
 }
 
 }  // namespace graft::testing

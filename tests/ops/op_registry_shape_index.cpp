@@ -336,6 +336,63 @@ void register_shape_index(Registry& r) {
                   split_case("4_of_3", [](const Tensor& a) { return chunk(a, 4, 0); },
                              [](const RT&) { return Shape64{1, 1, 1}; }, 0, {{"3", {rnd({3})}}})}});
   }
+  {
+    // unbind: every select along dim as one multi-output call
+    auto unbind_case = [](std::string variant, std::function<TensorList(const Tensor&)> f, int64_t dim,
+                          std::vector<Sample> samples) {
+      OpCase c;
+      c.variant = std::move(variant);
+      c.samples = std::move(samples);
+      c.fn = [f](const TensorList& x) { return f(x[0]); };
+      c.ref = [dim](const V& x) {
+        V out;
+        for (int64_t i = 0; i < x[0].size(dim); ++i) out.push_back(select_ref(x[0], dim, i));
+        return out;
+      };
+      return c;
+    };
+    OpCase one_used = unbind_case("one_output_used", [](const Tensor& a) { return TensorList{unbind(a, 0)[1]}; }, 0,
+                                  {{"3x2", {rnd({3, 2})}}});
+    one_used.ref = [](const V& x) { return V{select_ref(x[0], 0, 1)}; };
+    r.push_back({"unbind",
+                 {unbind_case("dim0", [](const Tensor& a) { return unbind(a); }, 0,
+                              {{"3x2", {rnd({3, 2})}}, {"2", {rnd({2})}}, {"2x0", {rnd({2, 0})}}}),
+                  unbind_case("dim_neg1", [](const Tensor& a) { return a.unbind(-1); }, -1,
+                              {{"2x3", {rnd({2, 3})}}, {"2x2x3", {rnd({2, 2, 3})}}}),
+                  one_used}});
+  }
+  {
+    // repeat: out[i] = a[i mod size] over the sizes padded with leading ones
+    auto repeat_case = [](std::string variant, Shape64 reps, std::vector<Sample> samples) {
+      OpCase c;
+      c.variant = std::move(variant);
+      c.samples = std::move(samples);
+      c.fn = [reps](const TensorList& x) { return TensorList{repeat(x[0], reps)}; };
+      c.ref = [reps](const V& x) {
+        const RT& a = x[0];
+        Shape64 padded(reps.size() - a.sizes.size(), 1), out;
+        padded.insert(padded.end(), a.sizes.begin(), a.sizes.end());
+        for (size_t i = 0; i < reps.size(); ++i) out.push_back(padded[i] * reps[i]);
+        RT r{out, {}, a.dtype};
+        const Shape64 st = contiguous_strides_of(padded);
+        for (int64_t k = 0; k < numel_of(out); ++k) {
+          Shape64 idx = unravel(k, out);
+          int64_t o = 0;
+          for (size_t i = 0; i < idx.size(); ++i) o += (idx[i] % padded[i]) * st[i];
+          r.v.push_back(a.v[static_cast<size_t>(o)]);
+        }
+        return V{r};
+      };
+      return c;
+    };
+    r.push_back({"repeat",
+                 {f32(repeat_case("2_1_3", {2, 1, 3},
+                                  {{"2x3_to_3d", {rnd({2, 3})}}, {"4_pad", {rnd({4})}}, {"0d_pad", {rnd({})}}})),
+                  repeat_case("ones_copy", {1, 1}, {{"2x3", {rnd({2, 3})}}}),
+                  repeat_case("zero", {0, 2}, {{"2x3", {rnd({2, 3})}}}),
+                  repeat_case("empty_input", {3, 2}, {{"0x2", {rnd({0, 2})}}}),
+                  repeat_case("0d_no_reps", {}, {{"0d", {rnd({})}}})}});
+  }
   // ---- indexing ----
   {
     OpCase c;

@@ -204,6 +204,19 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor nonzero() const;
+  /// Advanced indexing (see graft::index).
+  Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
+  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false) const;
+  Tensor floor() const;
+  Tensor floor_divide(const Tensor& o) const;
+  Tensor floor_divide(const Scalar& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(const Scalar& o) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
 
   // ---- in-place ----
   Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
@@ -219,6 +232,8 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& relu_();
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false);
 
  private:
   intrusive_ptr<TensorImpl> impl_;

@@ -80,6 +80,19 @@ Tensor mul(const Tensor& a, const Scalar& b);
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Scalar& b);
 Tensor neg(const Tensor& a);
+/// Largest integer <= x, elementwise. Integer inputs give a copy; bool raises. Zero gradient.
+Tensor floor(const Tensor& a);
+/// Python's `a // b`: the quotient rounded toward -inf (ints and floats alike), promoted dtype.
+/// Integer division by zero raises RuntimeError("ZeroDivisionError"); floats give +-inf/nan.
+/// Not differentiable: the result never requires grad.
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, const Scalar& b);
+/// Python's `a % b`: a - b * floor_divide(a, b), with the sign of the divisor. Integer
+/// remainder by zero raises RuntimeError("ZeroDivisionError"). Gradients: d/da = 1,
+/// d/db = -floor_divide(a, b).
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Scalar& b);
+Tensor remainder(const Scalar& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& e);
 Tensor pow(const Tensor& a, const Scalar& e);
 Tensor pow(const Scalar& a, const Tensor& e);
@@ -169,6 +182,32 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
+/// In-place masked_fill: self[mask] = value; the bool mask broadcasts to self's shape.
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
+/// Elements of `a` where the bool `mask` is true, as a 1-D tensor in row-major order (a and
+/// mask broadcast together).
+Tensor masked_select(const Tensor& a, const Tensor& mask);
+/// Indices of the nonzero elements: int64 [n, a.dim()], row-major order. No gradient.
+Tensor nonzero(const Tensor& a);
+/// Advanced indexing (PyTorch's aten::index, NumPy's rules). One entry per leading dim of
+/// self: nullopt takes the whole dim (':'); an int64/int32 tensor selects along its dim
+/// (negative values wrap; all integer indices broadcast together); a k-dim bool mask covers k
+/// dims and selects where it is true (a 0-dim bool adds a dim of size 1 or 0, as NumPy's
+/// x[True]). When the indexed dims are adjacent the broadcast index shape replaces them in
+/// place; when a nullopt separates them it comes first.
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+/// self[indices] = values (values broadcast to the indexed shape and have self's dtype);
+/// accumulate adds instead (duplicates add up; without accumulate the last duplicate wins).
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false);
+/// Out-of-place index_put_: a copy of self with the indexed elements written.
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate = false);
+/// Tiles `a` repeats[i] times along dim i (Tensor.repeat); extra leading repeats add dims.
+Tensor repeat(const Tensor& a, IntArrayRef repeats);
+/// The slices a.select(dim, i) for every i, as views sharing one node (in-place on them is
+/// rejected, as for split).
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 Tensor clone(const Tensor& a);
 /// A tensor of `base_sizes`/`base_strides` filled with zeros except the strided window
 /// (sizes, strides, offset), which holds `src`. The backward of as_strided.
