@@ -134,18 +134,3 @@ auto tm(R (Tensor::*f)(A...)) {
 inline bool is_heavy(const Tensor& t) { return t.numel() >= (1 << 15); }
 
 }  // namespace graft::python
-// TEMP-PENDING: ops being added in the py-ops branch (removed when it is merged)
-namespace graft {
-Tensor floor(const Tensor&);
-Tensor floor_divide(const Tensor&, const Tensor&);
-Tensor floor_divide(const Tensor&, const Scalar&);
-Tensor remainder(const Tensor&, const Tensor&);
-Tensor remainder(const Tensor&, const Scalar&);
-Tensor remainder(const Scalar&, const Tensor&);
-Tensor index(const Tensor&, const std::vector<std::optional<Tensor>>&);
-Tensor& index_put_(Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool);
-Tensor masked_select(const Tensor&, const Tensor&);
-Tensor nonzero(const Tensor&);
-Tensor repeat(const Tensor&, IntArrayRef);
-Tensor& masked_fill_(Tensor&, const Tensor&, const Scalar&);
-}

@@ -348,15 +348,7 @@ void init_tensor(py::module_& m) {
           py::arg("split_size"), py::arg("dim") = 0)
       .def("chunk", tm(&Tensor::chunk), py::arg("chunks"), py::arg("dim") = 0)
       .def(
-          "unbind",
-          [](const Tensor& t, int64_t dim) {
-            int64_t d = dim < 0 ? dim + t.dim() : dim;
-            GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
-                        -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
-            py::tuple out(t.size(d));
-            for (int64_t i = 0; i < t.size(d); ++i) out[i] = py::cast(t.select(d, i));
-            return out;
-          },
+          "unbind", [](const Tensor& t, int64_t dim) { return py::tuple(py::cast(unbind(t, dim))); },
           py::arg("dim") = 0)
       .def(
           "as_strided",
