@@ -28,5 +28,12 @@ def _no_leaked_memory(request):
     assert after <= before, f"{request.node.name} leaked {after - before} bytes of graft memory"
 
 
+def pytest_collection_finish(session):
+    # Everything imported so far (pytest, numpy, torch for the parity tier) lives for the whole
+    # session: move it out of the collector's way so that the per-test gc.collect() is cheap.
+    gc.collect()
+    gc.freeze()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "allow_leak: the test keeps graft memory alive on purpose")
