@@ -168,7 +168,8 @@ class Optimizer:
 
     def load_state_dict(self, state_dict):
         """Loads a state_dict() result: checks the groups first (PyTorch's errors), then takes the
-        options and the state (tensors cast to each parameter's dtype; 'step' keeps its own)."""
+        options and copies of the state (as PyTorch 1.13, which deep-copies: the optimizer never
+        shares state tensors with the dict), cast to each parameter's dtype ('step' keeps its own)."""
         state_dict = state_dict.copy()
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
@@ -182,15 +183,18 @@ class Optimizer:
 
         def cast(param, value, key=None):
             if isinstance(value, _Tensor):
+                cast_value = value
                 if key != "step" and param.is_floating_point() and value.is_floating_point():
-                    value = value.to(param.dtype)
-                _optim.tag_state(value)
-                return value
+                    cast_value = value.to(param.dtype)
+                if cast_value is value:
+                    cast_value = value.clone()
+                _optim.tag_state(cast_value)
+                return cast_value
             if isinstance(value, dict):
                 return {k: cast(param, v, key=k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
                 return type(value)(cast(param, v) for v in value)
-            return value
+            return copy.deepcopy(value)
 
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
@@ -198,7 +202,7 @@ class Optimizer:
                 param = id_map[k]
                 state[param] = cast(param, v)
             else:
-                state[k] = v
+                state[k] = copy.deepcopy(v)
 
         new_groups = []
         for group, new_group in zip(groups, saved_groups):
