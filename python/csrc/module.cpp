@@ -11,4 +11,5 @@ PYBIND11_MODULE(_C, m) {
   init_functions(m);
   init_autograd(m);
   init_optim(m);
+  init_serialize(m);
 }
