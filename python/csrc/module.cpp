@@ -12,4 +12,5 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_optim(m);
   init_serialize(m);
+  init_data(m);
 }
