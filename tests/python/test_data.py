@@ -5,7 +5,6 @@ import collections
 import gc
 import re
 import threading
-import warnings
 
 import numpy as np
 import pytest

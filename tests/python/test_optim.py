@@ -2,7 +2,6 @@
 steps), state contents, parameter groups, lr changes, zero_grad, closures, state dicts and
 PyTorch's error messages."""
 import re
-import warnings
 
 import pytest
 

@@ -14,6 +14,7 @@ frees the queued batches. Each worker gets WorkerInfo (get_worker_info()) with i
 are not reseeded. Batches are built in the allocator's "data_batch" category. pin_memory is
 accepted and does nothing (graft has no pinned host memory), with PyTorch's warning when no
 accelerator is present."""
+import atexit
 import itertools
 import queue
 import sys
@@ -21,7 +22,6 @@ import threading
 import traceback
 import warnings
 import weakref
-import atexit
 
 from ... import _C
 from . import _utils
@@ -404,7 +404,8 @@ class _MultiThreadDataLoaderIter(_BaseDataLoaderIter):
         for q in self._index_queues:
             q.put(None)
         for w in self._workers:
-            w.join()
+            if w is not threading.current_thread():  # a garbage collection may run __del__ in a worker
+                w.join()
         while True:
             try:
                 self._data_queue.get_nowait()
