@@ -401,6 +401,9 @@ def test_load_state_dict_converts_number_steps():
 
 def test_repr():
     opt = optim.SGD([param()], lr=0.1)
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
-                         "    fused: None\n    lr: 0.1\n    maximize: False\n    momentum: 0\n    nesterov: False\n"
-                         "    weight_decay: 0\n)")
+    group = ("    dampening: 0\n    differentiable: False\n    foreach: None\n    fused: None\n    lr: {}\n"
+             "    maximize: False\n    momentum: 0\n    nesterov: False\n    weight_decay: 0\n")
+    assert repr(opt) == "SGD (\nParameter Group 0\n" + group.format(0.1) + ")"
+    opt.add_param_group({"params": [param([1.0])], "lr": 0.5})
+    assert repr(opt) == ("SGD (\nParameter Group 0\n" + group.format(0.1) + "\nParameter Group 1\n" + group.format(0.5)
+                         + ")")

@@ -57,13 +57,13 @@ class Optimizer:
         self.__dict__.update(state)
 
     def __repr__(self):
-        lines = [self.__class__.__name__ + " ("]
+        out = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            out += f"\nParameter Group {i}\n"
             for key in sorted(group.keys()):
                 if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
-        return "\n".join(lines) + "\n)"
+                    out += f"    {key}: {group[key]}\n"
+        return out + ")"
 
     def add_param_group(self, param_group):
         """Adds a parameter group (a dict with ``'params'``; missing options take the defaults).
