@@ -11,4 +11,7 @@ PYBIND11_MODULE(_C, m) {
   init_functions(m);
   init_autograd(m);
   init_memory(m);
+  init_optim(m);
+  init_serialize(m);
+  init_data(m);
 }

@@ -70,6 +70,9 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
 void init_functions(py::module_& m);
 void init_autograd(py::module_& m);
 void init_memory(py::module_& m);
+void init_optim(py::module_& m);
+void init_serialize(py::module_& m);
+void init_data(py::module_& m);
 
 // ---- helpers shared by the binding files ----
 /// The Python class graft.Tensor (set once by init_tensor).

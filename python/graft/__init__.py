@@ -28,5 +28,8 @@ from ._tensor import Size, return_types  # noqa: F401  (also registers them with
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from . import autograd  # noqa: F401
 from . import cpu, cuda  # noqa: F401
+from . import optim  # noqa: F401
+from . import utils  # noqa: F401
+from .serialization import save, load  # noqa: F401
 
 __version__ = "0.1.0"

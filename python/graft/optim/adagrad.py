@@ -1,0 +1,61 @@
+"""graft.optim.Adagrad: Adagrad with lr_decay, weight decay, initial_accumulator_value, eps and
+maximize (PyTorch's formulas; the update runs in C++)."""
+from .adam import _step_to_tensor
+from .optimizer import Optimizer, _optim
+
+
+class Adagrad(Optimizer):
+    """PyTorch's Adagrad. As PyTorch's, the state (step, sum) of every parameter given to the
+    constructor is created there, with the constructor's initial_accumulator_value."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _optim.new_step()
+                state["sum"] = _optim.full_state(p, float(initial_accumulator_value))
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+        for s in self.state.values():
+            _step_to_tensor(s)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns closure()'s loss."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if not params:
+                continue
+            sums, steps = [], []
+            for p in params:
+                state = self.state[p]
+                if "sum" not in state:  # a parameter added with add_param_group after construction
+                    state["step"] = _optim.new_step()
+                    state["sum"] = _optim.full_state(p, float(group["initial_accumulator_value"]))
+                sums.append(state["sum"])
+                steps.append(state["step"])
+            _optim.adagrad(params, grads, sums, steps, lr=float(group["lr"]),
+                           weight_decay=float(group["weight_decay"]), lr_decay=float(group["lr_decay"]),
+                           eps=float(group["eps"]), maximize=bool(group["maximize"]))
+        return loss

@@ -1,0 +1,92 @@
+"""graft.optim.Adam and AdamW: Adam with L2 weight decay, AdamW with decoupled weight decay,
+both with amsgrad and maximize (PyTorch's formulas; the update runs in C++)."""
+from .optimizer import Optimizer, _optim
+from .. import _C
+
+
+def _check_adam_args(lr, eps, betas, weight_decay):
+    if isinstance(lr, _C.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _step_to_tensor(state):
+    """A state dict saved with a Python number as 'step' (older PyTorch) gets a tensor step."""
+    step = state.get("step")
+    if step is not None and not isinstance(step, _C.Tensor):
+        t = _optim.new_step()
+        t.fill_(float(step))
+        state["step"] = t
+
+
+class Adam(Optimizer):
+    """PyTorch's Adam (weight decay added to the gradient)."""
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None):
+        _check_adam_args(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+        for s in self.state.values():
+            _step_to_tensor(s)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns closure()'s loss."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if not params:
+                continue
+            amsgrad = bool(group["amsgrad"])
+            exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], []
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _optim.new_step()
+                    state["exp_avg"] = _optim.zeros_state(p)
+                    state["exp_avg_sq"] = _optim.zeros_state(p)
+                if amsgrad and "max_exp_avg_sq" not in state:
+                    state["max_exp_avg_sq"] = _optim.zeros_state(p)
+                exp_avgs.append(state["exp_avg"])
+                exp_avg_sqs.append(state["exp_avg_sq"])
+                max_sqs.append(state["max_exp_avg_sq"] if amsgrad else None)
+                steps.append(state["step"])
+            beta1, beta2 = group["betas"]
+            _optim.adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, amsgrad=amsgrad, beta1=float(beta1),
+                        beta2=float(beta2), lr=float(group["lr"]), weight_decay=float(group["weight_decay"]),
+                        eps=float(group["eps"]), maximize=bool(group["maximize"]), decoupled=self._decoupled)
+        return loss
+
+
+class AdamW(Adam):
+    """PyTorch's AdamW: the weight decay shrinks the parameter (p *= 1 - lr * weight_decay)."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                         foreach=foreach, maximize=maximize, capturable=capturable, differentiable=differentiable,
+                         fused=fused)

@@ -1,0 +1,211 @@
+"""graft.optim.Optimizer: PyTorch's optimizer base (param_groups as dicts, state as a dict of
+dicts keyed by parameter, state_dict / load_state_dict in PyTorch's format). The update
+arithmetic of the built-in optimizers runs in C++ (graft._C._optim)."""
+import copy
+import warnings
+from collections import defaultdict
+from itertools import chain
+
+from .. import _C
+from ..autograd.grad_mode import enable_grad
+
+_Tensor = _C.Tensor
+_optim = _C._optim
+
+
+class _RequiredParameter:
+    """Marks an option a parameter group must give (PyTorch's ``torch.optim.optimizer.required``)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj):
+    if isinstance(obj, _Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+class Optimizer:
+    """Base class of all optimizers. ``params`` is an iterable of tensors or of dicts (parameter
+    groups, each with ``'params'`` and per-group options overriding ``defaults``)."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, _Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        out = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            out += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    out += f"    {key}: {group[key]}\n"
+        return out + ")"
+
+    def add_param_group(self, param_group):
+        """Adds a parameter group (a dict with ``'params'``; missing options take the defaults).
+        Errors as PyTorch's: a parameter already in another group, a non-leaf tensor, ..."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, _Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        for param in params:
+            if not isinstance(param, _Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+        if len(params) != len(set(params)):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        param_set = set()
+        for group in self.param_groups:
+            param_set.update(group["params"])
+        if not param_set.isdisjoint(params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self._check_supported({**self.defaults, **param_group})
+        # Everything is checked: now the group is changed and added.
+        param_group["params"] = params
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        self.param_groups.append(param_group)
+
+    @staticmethod
+    def _check_supported(group):
+        for option in ("differentiable", "capturable"):
+            if group.get(option):
+                raise NotImplementedError(
+                    f"graft.optim does not support {option}=True: the update runs in graft's C++ loops, outside "
+                    "autograd and CUDA graphs")
+
+    def zero_grad(self, set_to_none=True):
+        """Clears every parameter's gradient: drops it (set_to_none) or detaches and zeroes it in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    def step(self, closure=None):
+        """Performs one update; subclasses implement it."""
+        raise NotImplementedError
+
+    def _closure_loss(self, closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def _params_with_grad(self, group):
+        """The group's parameters that have a gradient, with those gradients."""
+        params, grads = [], []
+        self._check_supported(group)
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                params.append(p)
+                grads.append(g)
+        return params, grads
+
+    def state_dict(self):
+        """``{'state': {index: {name: value}}, 'param_groups': [{option: value, 'params': [indices]}]}``:
+        parameters numbered in group order; the state tensors themselves, not copies (as PyTorch)."""
+        mapping = {}
+        start = 0
+
+        def pack_group(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {(mapping[id(k)] if isinstance(k, _Tensor) else k): v for k, v in self.state.items()}
+        return {"state": packed_state, "param_groups": param_groups}
+
+    def load_state_dict(self, state_dict):
+        """Loads a state_dict() result: checks the groups first (PyTorch's errors), then takes the
+        options and copies of the state (as PyTorch 1.13, which deep-copies: the optimizer never
+        shares state tensors with the dict), cast to each parameter's dtype ('step' keeps its own)."""
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+
+        def cast(param, value, key=None):
+            if isinstance(value, _Tensor):
+                cast_value = value
+                if key != "step" and param.is_floating_point() and value.is_floating_point():
+                    cast_value = value.to(param.dtype)
+                if cast_value is value:
+                    cast_value = value.clone()
+                _optim.tag_state(cast_value)
+                return cast_value
+            if isinstance(value, dict):
+                return {k: cast(param, v, key=k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return copy.deepcopy(value)
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = cast(param, v)
+            else:
+                state[k] = copy.deepcopy(v)
+
+        new_groups = []
+        for group, new_group in zip(groups, saved_groups):
+            new_group["params"] = group["params"]
+            new_groups.append(new_group)
+        self.__setstate__({"state": state, "param_groups": new_groups})

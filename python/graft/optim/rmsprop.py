@@ -1,0 +1,65 @@
+"""graft.optim.RMSprop: RMSprop with alpha, eps, weight decay, momentum, centered and maximize
+(PyTorch's formulas; the update runs in C++)."""
+from .adam import _step_to_tensor
+from .optimizer import Optimizer, _optim
+
+
+class RMSprop(Optimizer):
+    """PyTorch's RMSprop."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+        for s in self.state.values():
+            _step_to_tensor(s)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns closure()'s loss."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if not params:
+                continue
+            momentum = float(group["momentum"])
+            centered = bool(group["centered"])
+            square_avgs, grad_avgs, bufs, steps = [], [], [], []
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _optim.new_step()
+                    state["square_avg"] = _optim.zeros_state(p)
+                if momentum > 0 and "momentum_buffer" not in state:
+                    state["momentum_buffer"] = _optim.zeros_state(p)
+                if centered and "grad_avg" not in state:
+                    state["grad_avg"] = _optim.zeros_state(p)
+                square_avgs.append(state["square_avg"])
+                grad_avgs.append(state["grad_avg"] if centered else None)
+                bufs.append(state["momentum_buffer"] if momentum > 0 else None)
+                steps.append(state["step"])
+            _optim.rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, lr=float(group["lr"]),
+                           alpha=float(group["alpha"]), eps=float(group["eps"]),
+                           weight_decay=float(group["weight_decay"]), momentum=momentum, centered=centered,
+                           maximize=bool(group["maximize"]))
+        return loss

@@ -1,0 +1,2 @@
+"""graft.utils: graft.utils.data (datasets, samplers, DataLoader)."""
+from . import data  # noqa: F401
