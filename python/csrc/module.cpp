@@ -10,4 +10,5 @@ PYBIND11_MODULE(_C, m) {
   init_tensor(m);
   init_functions(m);
   init_autograd(m);
+  init_nn_functional(m);
 }

@@ -27,5 +27,6 @@ from ._C import (  # noqa: F401  (re-exported API)
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from . import autograd  # noqa: F401
+from . import nn  # noqa: F401
 
 __version__ = "0.1.0"
