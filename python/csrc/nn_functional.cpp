@@ -2,6 +2,7 @@
 // names and defaults of torch.nn.functional, the initialisers of torch.nn.init, gradient
 // clipping, and the identity node behind nn.Module's full backward hooks. The pure-Python
 // package graft.nn.functional / graft.nn.init re-exports these.
+#include <cctype>
 #include <cmath>
 
 #include "graft/autograd/function.h"
@@ -61,6 +62,13 @@ void warn_target_size(const Tensor& input, const Tensor& target) {
                     "). This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                     "same size.";
   if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw py::error_already_set();
+}
+
+/// c10's ScalarType name ("Float", "Long", ...) for the messages that use it.
+std::string scalar_type_name(DType d) {
+  std::string n = dtype_cpp_name(d);
+  n[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(n[0])));
+  return n;
 }
 
 bool heavy(std::initializer_list<const Tensor*> ts) {
@@ -326,6 +334,10 @@ void init_functions_part(py::module_& f) {
         GRAFT_CHECK(!scale_grad_by_freq, NotImplementedError,
                     "embedding: scale_grad_by_freq=True is not supported by graft");
         GRAFT_CHECK(!sparse, NotImplementedError, "embedding: sparse gradients are not supported by graft");
+        GRAFT_CHECK(input.dtype() == kInt64 || input.dtype() == kInt32, RuntimeError,
+                    "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                    "but got graft.",
+                    legacy_type_name(input.dtype()), " instead (while checking arguments for embedding)");
         if (padding_idx) {
           const int64_t n = weight.dim() > 0 ? weight.size(0) : 0;
           if (*padding_idx >= n || *padding_idx < -n) {
@@ -366,6 +378,8 @@ void init_functions_part(py::module_& f) {
       [](const Tensor& input, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
          const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool training, double momentum,
          double eps) {
+        GRAFT_CHECK(training || running_mean, RuntimeError, "running_mean must be defined in evaluation mode");
+        GRAFT_CHECK(training || running_var, RuntimeError, "running_var must be defined in evaluation mode");
         if (training) {
           int64_t per_channel = input.dim() >= 2 ? input.numel() / input.size(1) : input.numel();
           GRAFT_CHECK(per_channel != 1, ValueError,
@@ -415,6 +429,8 @@ void init_functions_part(py::module_& f) {
       "nll_loss",
       [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
          int64_t ignore_index, py::handle reduce, const std::string& reduction) {
+        GRAFT_CHECK(target.dtype() == kInt64, RuntimeError, "expected scalar type Long but found ",
+                    scalar_type_name(target.dtype()));
         return nll_loss(input, target, opt(weight), legacy_reduction(size_average, reduce, reduction), ignore_index);
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
@@ -475,6 +491,11 @@ void init_functions_part(py::module_& f) {
   f.def(
       "softplus", [](const Tensor& input, double beta, double threshold) { return softplus(input, beta, threshold); },
       py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+}
+
+void check_fan_mode(const std::string& mode) {
+  GRAFT_CHECK(mode == "fan_in" || mode == "fan_out", ValueError, "Mode ", mode,
+              " not supported, please use one of ['fan_in', 'fan_out']");
 }
 
 void init_init_part(py::module_& i) {
@@ -546,6 +567,7 @@ void init_init_part(py::module_& i) {
       "kaiming_uniform_",
       [](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity, py::handle generator) {
         check_no_generator(generator, "kaiming_uniform_");
+        check_fan_mode(mode);
         if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
           throw py::error_already_set();
         return nn::init::kaiming_uniform_(t, a, mode, nonlinearity);
@@ -556,6 +578,7 @@ void init_init_part(py::module_& i) {
       "kaiming_normal_",
       [](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity, py::handle generator) {
         check_no_generator(generator, "kaiming_normal_");
+        check_fan_mode(mode);
         if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
           throw py::error_already_set();
         return nn::init::kaiming_normal_(t, a, mode, nonlinearity);
