@@ -78,62 +78,56 @@ def run_both(t_layer, g_layer, inputs, *, train=False, grad=True, rtol=1e-7, ato
         np.testing.assert_allclose(g_layer.get_buffer(name).numpy(), b.numpy(), rtol=rtol, atol=atol, err_msg=name)
 
 
+def each(cases, check):
+    """Runs check(case) for every case; a failure names the case."""
+    for i, case in enumerate(cases):
+        try:
+            check(case)
+        except AssertionError as e:
+            raise AssertionError(f"case {i}: {e}") from e
+
+
 def rand(*shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-@pytest.mark.parametrize("make", [
-    lambda nn: nn.Linear(4, 3),
-    lambda nn: nn.Linear(4, 3, bias=False),
-])
-def test_linear(make):
-    run_both(make(tnn), make(gnn), [rand(2, 5, 4)])
+def test_linear():
+    each([lambda nn: nn.Linear(4, 3), lambda nn: nn.Linear(4, 3, bias=False)],
+         lambda make: run_both(make(tnn), make(gnn), [rand(2, 5, 4)]))
 
 
 def test_bilinear():
     run_both(tnn.Bilinear(3, 4, 2), gnn.Bilinear(3, 4, 2), [rand(5, 3), rand(5, 4, seed=1)])
 
 
-@pytest.mark.parametrize("args", [
-    dict(in_channels=4, out_channels=6, kernel_size=3),
-    dict(in_channels=4, out_channels=6, kernel_size=3, stride=2, padding=1, dilation=2, groups=2, bias=False),
-    dict(in_channels=4, out_channels=2, kernel_size=4, padding="same"),
-    dict(in_channels=4, out_channels=2, kernel_size=3, padding="valid"),
-])
-def test_conv1d(args):
-    run_both(tnn.Conv1d(**args), gnn.Conv1d(**args), [rand(2, 4, 9)])
+def test_conv1d():
+    each([dict(in_channels=4, out_channels=6, kernel_size=3),
+          dict(in_channels=4, out_channels=6, kernel_size=3, stride=2, padding=1, dilation=2, groups=2, bias=False),
+          dict(in_channels=4, out_channels=2, kernel_size=4, padding="same"),
+          dict(in_channels=4, out_channels=2, kernel_size=3, padding="valid")],
+         lambda args: run_both(tnn.Conv1d(**args), gnn.Conv1d(**args), [rand(2, 4, 9)]))
 
 
-@pytest.mark.parametrize("args", [
-    dict(in_channels=2, out_channels=4, kernel_size=3),
-    dict(in_channels=4, out_channels=6, kernel_size=(3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2),
-    dict(in_channels=2, out_channels=3, kernel_size=(2, 3), padding="same", dilation=2),
-])
-def test_conv2d(args):
-    cin = args["in_channels"]
-    run_both(tnn.Conv2d(**args), gnn.Conv2d(**args), [rand(2, cin, 7, 6)])
+def test_conv2d():
+    each([dict(in_channels=2, out_channels=4, kernel_size=3),
+          dict(in_channels=4, out_channels=6, kernel_size=(3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2),
+               groups=2),
+          dict(in_channels=2, out_channels=3, kernel_size=(2, 3), padding="same", dilation=2)],
+         lambda args: run_both(tnn.Conv2d(**args), gnn.Conv2d(**args), [rand(2, args["in_channels"], 7, 6)]))
+    run_both(tnn.Conv2d(2, 3, 3), gnn.Conv2d(2, 3, 3), [rand(2, 5, 5)])  # unbatched
 
 
-def test_conv2d_unbatched():
-    run_both(tnn.Conv2d(2, 3, 3), gnn.Conv2d(2, 3, 3), [rand(2, 5, 5)])
-
-
-@pytest.mark.parametrize("args", [
-    dict(in_channels=2, out_channels=3, kernel_size=3),
-    dict(in_channels=4, out_channels=2, kernel_size=3, stride=2, padding=1, output_padding=1, groups=2),
-    dict(in_channels=2, out_channels=2, kernel_size=2, stride=2, dilation=2, bias=False),
-])
-def test_conv_transpose2d(args):
-    cin = args["in_channels"]
-    run_both(tnn.ConvTranspose2d(**args), gnn.ConvTranspose2d(**args), [rand(2, cin, 4, 5)])
-
-
-def test_conv_transpose2d_output_size():
+def test_conv_transpose2d():
+    each([dict(in_channels=2, out_channels=3, kernel_size=3),
+          dict(in_channels=4, out_channels=2, kernel_size=3, stride=2, padding=1, output_padding=1, groups=2),
+          dict(in_channels=2, out_channels=2, kernel_size=2, stride=2, dilation=2, bias=False)],
+         lambda args: run_both(tnn.ConvTranspose2d(**args), gnn.ConvTranspose2d(**args),
+                               [rand(2, args["in_channels"], 4, 5)]))
     t, g = tnn.ConvTranspose2d(1, 1, 3, stride=2), gnn.ConvTranspose2d(1, 1, 3, stride=2)
     run_both(t, g, [rand(1, 1, 4, 4)], kwargs={"output_size": [10, 10]})
 
 
-@pytest.mark.parametrize("make", [
+POOLS = [
     lambda nn: nn.MaxPool2d(2),
     lambda nn: nn.MaxPool2d((3, 2), stride=(2, 1), padding=1, ceil_mode=True),
     lambda nn: nn.MaxPool2d(2, stride=1, dilation=2),
@@ -143,9 +137,11 @@ def test_conv_transpose2d_output_size():
     lambda nn: nn.AdaptiveAvgPool2d((3, 2)),
     lambda nn: nn.AdaptiveAvgPool2d((None, 2)),
     lambda nn: nn.AdaptiveAvgPool2d(1),
-])
-def test_pooling(make):
-    run_both(make(tnn), make(gnn), [rand(2, 3, 7, 6)])
+]
+
+
+def test_pooling():
+    each(POOLS, lambda make: run_both(make(tnn), make(gnn), [rand(2, 3, 7, 6)]))
 
 
 def test_max_pool_indices():
@@ -155,39 +151,44 @@ def test_max_pool_indices():
     np.testing.assert_allclose(g_out.numpy(), t_out.numpy())
 
 
-@pytest.mark.parametrize("make", [
+ELEMENTWISE = [
     lambda nn: nn.ReLU(), lambda nn: nn.GELU(), lambda nn: nn.GELU(approximate="tanh"), lambda nn: nn.Tanh(),
     lambda nn: nn.Sigmoid(), lambda nn: nn.SiLU(), lambda nn: nn.Softmax(dim=1), lambda nn: nn.LogSoftmax(dim=-1),
     lambda nn: nn.LeakyReLU(0.2), lambda nn: nn.Softplus(beta=2, threshold=1), lambda nn: nn.Dropout(0.3),
     lambda nn: nn.Identity(), lambda nn: nn.Flatten(), lambda nn: nn.Flatten(0, 1),
     lambda nn: nn.Unflatten(1, (2, 2)),
-])
-def test_elementwise_layers(make):
-    run_both(make(tnn), make(gnn), [rand(3, 4, 5)])
+]
 
 
-@pytest.mark.parametrize("make", [
-    lambda nn: nn.LayerNorm(5),
-    lambda nn: nn.LayerNorm([4, 5], elementwise_affine=False),
-    lambda nn: nn.GroupNorm(2, 4),
-    lambda nn: nn.GroupNorm(4, 4, affine=False),
-])
-def test_norms(make):
-    t, g = make(tnn), make(gnn)
-    with torch.no_grad():
-        for p in t.parameters():
-            p.copy_(torch.tensor(rand(*p.shape, seed=3)))
-    run_both(t, g, [rand(3, 4, 5)])
+def test_elementwise_layers():
+    each(ELEMENTWISE, lambda make: run_both(make(tnn), make(gnn), [rand(3, 4, 5)]))
 
 
-@pytest.mark.parametrize("train", [True, False])
-@pytest.mark.parametrize("make, shape", [
+def test_norms():
+    def check(make):
+        t, g = make(tnn), make(gnn)
+        with torch.no_grad():
+            for p in t.parameters():
+                p.copy_(torch.tensor(rand(*p.shape, seed=3)))
+        run_both(t, g, [rand(3, 4, 5)])
+    each([lambda nn: nn.LayerNorm(5), lambda nn: nn.LayerNorm([4, 5], elementwise_affine=False),
+          lambda nn: nn.GroupNorm(2, 4), lambda nn: nn.GroupNorm(4, 4, affine=False)], check)
+
+
+BATCH_NORMS = [
     (lambda nn: nn.BatchNorm1d(4), (6, 4)),
     (lambda nn: nn.BatchNorm1d(4, momentum=None), (3, 4, 5)),
     (lambda nn: nn.BatchNorm2d(3, affine=False), (2, 3, 4, 4)),
     (lambda nn: nn.BatchNorm2d(3, track_running_stats=False), (2, 3, 4, 4)),
-])
-def test_batch_norm(make, shape, train):
+]
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_batch_norm(train):
+    each(BATCH_NORMS, lambda case: check_batch_norm(*case, train))
+
+
+def check_batch_norm(make, shape, train):
     t, g = make(tnn), make(gnn)
     with torch.no_grad():
         if t.running_mean is not None:
@@ -216,19 +217,13 @@ def test_sequential_model():
     run_both(make(tnn), make(gnn), [rand(3, 2, 6, 6)], train=True)
 
 
-@pytest.mark.parametrize("kw", [
-    dict(),
-    dict(batch_first=True),
-    dict(bias=False),
-    dict(kdim=3, vdim=5),
-    dict(add_bias_kv=True, add_zero_attn=True),
-])
-@pytest.mark.parametrize("fkw", [
-    dict(),
-    dict(need_weights=False),
-    dict(average_attn_weights=False),
-])
-def test_multihead_attention(kw, fkw):
+@pytest.mark.parametrize("fkw", [dict(), dict(need_weights=False), dict(average_attn_weights=False)])
+def test_multihead_attention(fkw):
+    each([dict(), dict(batch_first=True), dict(bias=False), dict(kdim=3, vdim=5),
+          dict(add_bias_kv=True, add_zero_attn=True)], lambda kw: check_multihead_attention(kw, fkw))
+
+
+def check_multihead_attention(kw, fkw):
     t, g = tnn.MultiheadAttention(6, 2, **kw), gnn.MultiheadAttention(6, 2, **kw)
     kdim, vdim = kw.get("kdim", 6), kw.get("vdim", 6)
     if kw.get("batch_first"):
@@ -282,16 +277,12 @@ def test_transformer_encoder_layer(kw):
 
 
 @pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
-@pytest.mark.parametrize("kw", [
-    dict(),
-    dict(num_layers=2, bidirectional=True),
-    dict(batch_first=True, bias=False),
-    dict(num_layers=2),
-])
-def test_recurrent(cls, kw):
-    t, g = getattr(tnn, cls)(3, 4, **kw), getattr(gnn, cls)(3, 4, **kw)
-    x = rand(2, 5, 3) if kw.get("batch_first") else rand(5, 2, 3)
-    run_both(t, g, [x])
+def test_recurrent(cls):
+    def check(kw):
+        t, g = getattr(tnn, cls)(3, 4, **kw), getattr(gnn, cls)(3, 4, **kw)
+        run_both(t, g, [rand(2, 5, 3) if kw.get("batch_first") else rand(5, 2, 3)])
+    each([dict(), dict(num_layers=2, bidirectional=True), dict(batch_first=True, bias=False), dict(num_layers=2)],
+         check)
 
 
 @pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
@@ -319,14 +310,15 @@ def test_rnn_relu_unbatched():
     run_both(t, g, [rand(5, 3)])
 
 
-@pytest.mark.parametrize("cls", ["RNNCell", "LSTMCell", "GRUCell"])
-@pytest.mark.parametrize("batched", [True, False])
-def test_cells(cls, batched):
-    t, g = getattr(tnn, cls)(3, 4), getattr(gnn, cls)(3, 4)
-    run_both(t, g, [rand(2, 3) if batched else rand(3)])
+def test_cells():
+    def check(case):
+        cls, batched = case
+        t, g = getattr(tnn, cls)(3, 4), getattr(gnn, cls)(3, 4)
+        run_both(t, g, [rand(2, 3) if batched else rand(3)])
+    each([(c, b) for c in ("RNNCell", "LSTMCell", "GRUCell") for b in (True, False)], check)
 
 
-@pytest.mark.parametrize("make, target", [
+LOSSES = [
     (lambda nn, T: nn.MSELoss(), "float"),
     (lambda nn, T: nn.L1Loss(reduction="sum"), "float"),
     (lambda nn, T: nn.SmoothL1Loss(beta=0.5), "float"),
@@ -342,8 +334,14 @@ def test_cells(cls, batched):
     (lambda nn, T: nn.BCELoss(weight=T([1.0, 2.0, 0.5, 1.5], dtype=nn_dtype(nn)), reduction="none"), "binary"),
     (lambda nn, T: nn.BCEWithLogitsLoss(), "binary"),
     (lambda nn, T: nn.BCEWithLogitsLoss(pos_weight=T([1.0, 2.0, 0.5, 3.0], dtype=nn_dtype(nn))), "binary"),
-])
-def test_losses(make, target):
+]
+
+
+def test_losses():
+    each(LOSSES, lambda case: check_loss(*case))
+
+
+def check_loss(make, target):
     x = rand(5, 4)
     if target == "float":
         y = rand(5, 4, seed=1)
@@ -355,11 +353,7 @@ def test_losses(make, target):
     else:
         x = 1 / (1 + np.exp(-x)) if "BCELoss" in repr(make(tnn, torch.tensor)) else x
         y = (rand(5, 4, seed=1) > 0).astype(np.float64)
-    t, g = make(tnn, torch.tensor), make(gnn, graft.tensor)
-    if target == "class":
-        run_both(t, g, [x, y])
-    else:
-        run_both(t, g, [x, y], grad=True)
+    run_both(make(tnn, torch.tensor), make(gnn, graft.tensor), [x, y])
 
 
 def nn_dtype(nn):

@@ -19,7 +19,6 @@ binary_cross_entropy = _nn.binary_cross_entropy
 binary_cross_entropy_with_logits = _nn.binary_cross_entropy_with_logits
 linear, gelu, softplus = _nn.linear, _nn.gelu, _nn.softplus
 
-Tensor = _C.Tensor
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

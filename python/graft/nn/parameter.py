@@ -14,3 +14,7 @@ class Parameter(_C.Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + _C.Tensor.__repr__(self)
+
+    def __reduce_ex__(self, protocol):
+        # pickled as its data and flag; rebuilt by the constructor
+        return (Parameter, (self.detach(), self.requires_grad))
