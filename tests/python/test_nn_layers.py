@@ -419,6 +419,15 @@ def test_multihead_attention_shapes_and_need_weights():
         mha(q, q, q, attn_mask=graft.zeros(4, 3))
 
 
+def test_transformer_encoder_layer_causal_hint_needs_a_mask():
+    layer = nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0)
+    x = graft.randn(3, 1, 4)
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        layer(x, is_causal=True)
+    mask = graft.tensor([[False, True, True], [False, False, True], [False, False, False]])
+    assert graft.equal(layer(x, src_mask=mask, is_causal=True), layer(x, src_mask=mask))
+
+
 # repr strings torch 1.13 prints for the same layers
 REPRS = [
     (lambda: nn.Linear(2, 3, bias=False), "Linear(in_features=2, out_features=3, bias=False)"),

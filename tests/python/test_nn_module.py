@@ -80,6 +80,14 @@ def test_parameter_deepcopy_keeps_type_and_copies_data():
     assert type(frozen) is nn.Parameter and not frozen.requires_grad
 
 
+def test_parameter_reduces_to_its_data_and_flag():
+    p = nn.Parameter(graft.tensor([1.0, 2.0]), requires_grad=False)
+    rebuild, args = p.__reduce_ex__(2)
+    assert rebuild is nn.Parameter and type(args[0]) is graft.Tensor and args[1] is False
+    q = rebuild(*args)
+    assert type(q) is nn.Parameter and not q.requires_grad and values(q) == [1.0, 2.0]
+
+
 # ---------------------------------------------------------------- registration
 
 def test_setattr_registers_parameters_modules_and_buffers():
@@ -534,6 +542,11 @@ def test_full_backward_hook_with_several_inputs_and_outputs():
     prod.sum().backward()
     assert seen == [([[6.0, 8.0], None, None], [[1.0, 1.0], None])]
     assert values(a.grad) == [6.0, 8.0]
+
+
+def test_deprecated_backward_hook_is_refused():
+    with pytest.raises(NotImplementedError, match="use register_full_backward_hook"):
+        nn.Linear(1, 1).register_backward_hook(lambda *a: None)
 
 
 def test_backward_hook_wrong_number_of_grads():

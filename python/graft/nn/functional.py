@@ -5,6 +5,7 @@ import warnings
 
 from .. import _C
 from ..autograd.grad_mode import no_grad
+
 _nn = _C._nn
 
 conv1d, conv2d, conv_transpose2d = _nn.conv1d, _nn.conv2d, _nn.conv_transpose2d
@@ -18,7 +19,6 @@ nll_loss, cross_entropy = _nn.nll_loss, _nn.cross_entropy
 binary_cross_entropy = _nn.binary_cross_entropy
 binary_cross_entropy_with_logits = _nn.binary_cross_entropy_with_logits
 linear, gelu, softplus = _nn.linear, _nn.gelu, _nn.softplus
-
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -46,7 +46,7 @@ def relu_(input):
 
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
-    result = _C._nn.silu(input)
+    result = _nn.silu(input)
     return _inplace_result(input, result) if inplace else result
 
 

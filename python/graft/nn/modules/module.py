@@ -646,6 +646,12 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook):
+        """PyTorch's deprecated non-full backward hook (gradients of the module's last
+        operation only) is not provided: use register_full_backward_hook."""
+        raise NotImplementedError("graft does not support the deprecated Module.register_backward_hook (it reports the "
+                                  "gradients of the module's last operation only); use register_full_backward_hook")
+
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
@@ -754,8 +760,9 @@ class _BackwardHooks:
 
     def __init__(self, module):
         self.module = module
-        self.n_inputs = 0
-        self.input_index = None  # positions of the wrapped tensor inputs
+        self.n_inputs = self.n_outputs = 0
+        self.input_index = None  # positions of the wrapped tensor inputs (None: no input needs a gradient)
+        self.output_index = []  # positions of the wrapped output tensors
         self.grad_output = None
 
     def wrap_inputs(self, args):

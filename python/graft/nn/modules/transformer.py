@@ -47,7 +47,7 @@ class TransformerEncoderLayer(Module):
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal and attn_mask is not None)[0]
+                           is_causal=is_causal)[0]
         return self.dropout1(x)
 
     def _ff_block(self, x):
