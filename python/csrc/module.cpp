@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   init_optim(m);
   init_serialize(m);
   init_data(m);
+  init_nn_functional(m);
 }

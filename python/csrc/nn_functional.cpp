@@ -1,0 +1,621 @@
+// graft._C._nn: the C++ neural-network ops (include/graft/ops/nn_ops.h) with the argument
+// names and defaults of torch.nn.functional, the initialisers of torch.nn.init, gradient
+// clipping, and the identity node behind nn.Module's full backward hooks. The pure-Python
+// package graft.nn.functional / graft.nn.init re-exports these.
+#include <cctype>
+#include <cmath>
+
+#include "graft/autograd/function.h"
+#include "graft/nn/init.h"
+#include "graft/nn/utils/clip_grad.h"
+#include "graft/ops/nn_ops.h"
+#include "python_common.h"
+
+namespace graft::python {
+namespace {
+
+std::string type_name(py::handle o) { return py::str(o.get_type().attr("__name__")).cast<std::string>(); }
+
+/// kernel_size / stride / padding / dilation: an int (both dims) or a sequence of ints.
+std::vector<int64_t> int_or_tuple(py::handle o, const char* fn, const char* name) {
+  if (PyLong_Check(o.ptr())) return {o.cast<int64_t>()};
+  GRAFT_CHECK(py::isinstance<py::sequence>(o) && !py::isinstance<py::str>(o), TypeError, fn, "(): argument '", name,
+              "' must be an int or a tuple of ints, not ", type_name(o));
+  std::vector<int64_t> out;
+  for (py::handle v : o) {
+    GRAFT_CHECK(PyLong_Check(v.ptr()), TypeError, fn, "(): argument '", name,
+                "' must be an int or a tuple of ints, but found element of type ", type_name(v));
+    out.push_back(v.cast<int64_t>());
+  }
+  return out;
+}
+
+/// A tuple of n ints, repeating a single value (PyTorch's _pair / _single).
+std::vector<int64_t> expand(std::vector<int64_t> v, size_t n) {
+  if (v.size() == 1 && n > 1) v.assign(n, v[0]);
+  return v;
+}
+
+Tensor opt(const std::optional<Tensor>& t) { return t.value_or(Tensor()); }
+
+/// The reduction string for PyTorch's legacy size_average / reduce arguments (with its
+/// deprecation warning), or `reduction` when both are None.
+Reduction legacy_reduction(py::handle size_average, py::handle reduce, const std::string& reduction) {
+  if (size_average.is_none() && reduce.is_none()) return reduction_from_string(reduction);
+  const bool sa = size_average.is_none() ? true : size_average.cast<bool>();
+  const bool rd = reduce.is_none() ? true : reduce.cast<bool>();
+  const char* r = !rd ? "none" : sa ? "mean" : "sum";
+  std::string msg =
+      std::string("size_average and reduce args will be deprecated, please use reduction='") + r + "' instead.";
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw py::error_already_set();
+  return reduction_from_string(r);
+}
+
+/// graft.Size(...) as Python prints it, for the messages PyTorch writes in Python.
+std::string size_repr(const Tensor& t) { return py::repr(make_size(t.sizes())).cast<std::string>(); }
+
+/// PyTorch warns when a regression loss broadcasts a target of another size.
+void warn_target_size(const Tensor& input, const Tensor& target) {
+  if (target.sizes().equals(input.sizes())) return;
+  std::string msg = "Using a target size (" + size_repr(target) + ") that is different to the input size (" +
+                    size_repr(input) +
+                    "). This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                    "same size.";
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw py::error_already_set();
+}
+
+/// c10's ScalarType name ("Float", "Long", ...) for the messages that use it.
+std::string scalar_type_name(DType d) {
+  std::string n = dtype_cpp_name(d);
+  n[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(n[0])));
+  return n;
+}
+
+bool heavy(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    if (t->defined() && is_heavy(*t)) return true;
+  return false;
+}
+
+/// Convolution padding: ints, or 'valid' / 'same' (stride 1 only). 'same' with an odd total
+/// padding pads one more element at the end, as PyTorch does; that part is applied to the
+/// input here and the symmetric part is returned.
+struct ConvPadding {
+  std::vector<int64_t> symmetric;
+  std::vector<int64_t> extra_end;  // empty when none
+};
+ConvPadding conv_padding(py::handle padding, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                         const std::vector<int64_t>& dilation, size_t dims, const char* fn) {
+  if (!py::isinstance<py::str>(padding)) return {int_or_tuple(padding, fn, "padding"), {}};
+  std::string mode = padding.cast<std::string>();
+  if (mode == "valid") return {std::vector<int64_t>(dims, 0), {}};
+  GRAFT_CHECK(mode == "same", RuntimeError, "Invalid padding string: '", mode, "'");
+  for (int64_t s : stride)
+    GRAFT_CHECK(s == 1, RuntimeError, "padding='same' is not supported for strided convolutions");
+  ConvPadding p{std::vector<int64_t>(dims, 0), {}};
+  bool any_extra = false;
+  std::vector<int64_t> extra(dims, 0);
+  for (size_t d = 0; d < dims; ++d) {
+    const int64_t total = expand(dilation, dims)[d] * (kernel[d] - 1);
+    p.symmetric[d] = total / 2;
+    extra[d] = total % 2;
+    any_extra |= extra[d] != 0;
+  }
+  if (any_extra) p.extra_end = extra;
+  return p;
+}
+
+/// Pads the trailing `extra.size()` dims of x by extra[d] at the end (graft::pad's order is
+/// last dim first).
+Tensor pad_end(const Tensor& x, const std::vector<int64_t>& extra) {
+  std::vector<int64_t> pads;
+  for (size_t i = extra.size(); i-- > 0;) {
+    pads.push_back(0);
+    pads.push_back(extra[i]);
+  }
+  return pad(x, pads, 0.0);
+}
+
+Tensor conv_nd(size_t dims, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+               py::handle stride_o, py::handle padding_o, py::handle dilation_o, int64_t groups) {
+  const char* fn = dims == 1 ? "conv1d" : "conv2d";
+  std::vector<int64_t> stride = int_or_tuple(stride_o, fn, "stride");
+  std::vector<int64_t> dilation = int_or_tuple(dilation_o, fn, "dilation");
+  std::vector<int64_t> kernel;
+  for (size_t d = 0; d < dims && weight.dim() == static_cast<int64_t>(dims) + 2; ++d)
+    kernel.push_back(weight.size(static_cast<int64_t>(d) + 2));
+  if (kernel.size() != dims) kernel.assign(dims, 1);  // the op reports the bad weight
+  ConvPadding p = conv_padding(padding_o, kernel, expand(stride, dims), dilation, dims, fn);
+  Tensor b = opt(bias);
+  return maybe_without_gil(heavy({&input, &weight}), [&] {
+    Tensor x = p.extra_end.empty() ? input : pad_end(input, p.extra_end);
+    return dims == 1 ? conv1d(x, weight, b, stride, p.symmetric, dilation, groups)
+                     : conv2d(x, weight, b, stride, p.symmetric, dilation, groups);
+  });
+}
+
+/// adaptive_avg_pool2d's output_size: an int, or a pair whose None entries keep the input size.
+std::vector<int64_t> adaptive_size(const Tensor& input, py::handle output_size) {
+  if (PyLong_Check(output_size.ptr())) return {output_size.cast<int64_t>(), output_size.cast<int64_t>()};
+  std::vector<int64_t> out;
+  int64_t i = 0;
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(output_size);
+  const int64_t n = static_cast<int64_t>(seq.size());
+  for (py::handle v : seq) {
+    out.push_back(v.is_none() ? input.size(input.dim() - n + i) : v.cast<int64_t>());
+    ++i;
+  }
+  return out;
+}
+
+// ---- full backward hooks: an identity node that calls back into Python ----
+
+/// The node of nn.Module's backward hooks (PyTorch's BackwardHookFunctionBackward): identity
+/// in forward; in backward it hands the incoming gradients (None where undefined) to a Python
+/// callable, whose result (None, or one Tensor/None per gradient) replaces them.
+class BackwardHookNode final : public autograd::detail::CppNodeBase {
+ public:
+  explicit BackwardHookNode(SafePyObject fn) : fn_(std::move(fn)) {}
+  std::string name() const override { return "BackwardHookFunctionBackward"; }
+
+ protected:
+  TensorList call_backward(TensorList grads) override {
+    py::gil_scoped_acquire gil;
+    py::tuple g(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) g[i] = py::cast(grads[i]);
+    py::object r = fn_.get()(g);
+    if (r.is_none()) return grads;
+    TensorList out;
+    for (py::handle h : r) out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+    GRAFT_CHECK(out.size() == grads.size(), RuntimeError,
+                "Backward hook returned an invalid number of grad_input, got ", out.size(), ", but expected ",
+                grads.size());
+    return out;
+  }
+
+ private:
+  SafePyObject fn_;
+};
+
+/// Passes `tensors` through a BackwardHookNode: returns aliases that share its grad_fn (the
+/// tensors not requiring grad come back as plain aliases).
+py::tuple backward_hook_identity(const std::vector<Tensor>& tensors, py::function fn) {
+  auto node = make_intrusive<BackwardHookNode>(SafePyObject(std::move(fn)));
+  node->ctx.node_ = node.get();
+  node->ctx.set_materialize_grads(false);
+  bool executable = false;
+  if (GradMode::is_enabled())
+    for (const Tensor& t : tensors) executable |= t.requires_grad();
+  for (const Tensor& t : tensors) {
+    node->is_tensor_input.push_back(true);
+    node->ctx.needs_input_grad_.push_back(executable && t.requires_grad());
+    node->edge_of_input.push_back(static_cast<int>(node->mutable_next_edges().size()));
+    node->mutable_next_edges().push_back(executable ? autograd::gradient_edge_public(t) : Edge());
+    if (!t.requires_grad()) node->ctx.non_differentiable_.push_back(t.impl());
+  }
+  TensorList outs = tensors;
+  autograd::detail::wrap_outputs(node.get(), tensors, outs, executable);
+  py::tuple r(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) r[i] = py::cast(outs[i]);
+  return r;
+}
+
+std::vector<Tensor> tensors_from(py::handle parameters) {
+  if (is_tensor(parameters)) return {as_tensor_unchecked(parameters)};
+  std::vector<Tensor> out;
+  for (py::handle h : parameters) {
+    GRAFT_CHECK(is_tensor(h), TypeError, "expected an iterable of Tensors, but found an element of type ",
+                type_name(h));
+    out.push_back(as_tensor_unchecked(h));
+  }
+  return out;
+}
+
+void check_no_generator(py::handle generator, const char* fn) {
+  GRAFT_CHECK(
+      generator.is_none(), NotImplementedError, fn,
+      ": a generator argument is not supported (graft draws from the default generator; use graft.manual_seed)");
+}
+
+void init_functions_part(py::module_& f) {
+  // ---- convolution ----
+  f.def(
+      "conv1d",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
+         py::handle padding, py::handle dilation,
+         int64_t groups) { return conv_nd(1, input, weight, bias, stride, padding, dilation, groups); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("groups") = 1);
+  f.def(
+      "conv2d",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
+         py::handle padding, py::handle dilation,
+         int64_t groups) { return conv_nd(2, input, weight, bias, stride, padding, dilation, groups); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("groups") = 1);
+  f.def(
+      "conv_transpose2d",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
+         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+        const char* fn = "conv_transpose2d";
+        auto s = int_or_tuple(stride, fn, "stride"), p = int_or_tuple(padding, fn, "padding"),
+             op = int_or_tuple(output_padding, fn, "output_padding"), d = int_or_tuple(dilation, fn, "dilation");
+        Tensor b = opt(bias);
+        return maybe_without_gil(heavy({&input, &weight}),
+                                 [&] { return conv_transpose2d(input, weight, b, s, p, op, groups, d); });
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+      py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+  f.def(
+      "unfold",
+      [](const Tensor& input, py::handle kernel_size, py::handle dilation, py::handle padding, py::handle stride) {
+        const char* fn = "unfold";
+        auto k = int_or_tuple(kernel_size, fn, "kernel_size"), d = int_or_tuple(dilation, fn, "dilation"),
+             p = int_or_tuple(padding, fn, "padding"), s = int_or_tuple(stride, fn, "stride");
+        return maybe_without_gil(heavy({&input}), [&] { return im2col(input, k, d, p, s); });
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("dilation") = 1, py::arg("padding") = 0, py::arg("stride") = 1);
+  f.def(
+      "fold",
+      [](const Tensor& input, py::handle output_size, py::handle kernel_size, py::handle dilation, py::handle padding,
+         py::handle stride) {
+        const char* fn = "fold";
+        auto o = int_or_tuple(output_size, fn, "output_size"), k = int_or_tuple(kernel_size, fn, "kernel_size"),
+             d = int_or_tuple(dilation, fn, "dilation"), p = int_or_tuple(padding, fn, "padding"),
+             s = int_or_tuple(stride, fn, "stride");
+        return maybe_without_gil(heavy({&input}), [&] { return col2im(input, o, k, d, p, s); });
+      },
+      py::arg("input"), py::arg("output_size"), py::arg("kernel_size"), py::arg("dilation") = 1, py::arg("padding") = 0,
+      py::arg("stride") = 1);
+
+  // ---- pooling ----
+  f.def(
+      "max_pool2d",
+      [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding, py::handle dilation,
+         bool ceil_mode, bool return_indices) -> py::object {
+        const char* fn = "max_pool2d";
+        auto k = int_or_tuple(kernel_size, fn, "kernel_size");
+        std::vector<int64_t> s = stride.is_none() ? std::vector<int64_t>{} : int_or_tuple(stride, fn, "stride");
+        auto p = int_or_tuple(padding, fn, "padding"), d = int_or_tuple(dilation, fn, "dilation");
+        auto [v, i] =
+            maybe_without_gil(heavy({&input}), [&] { return max_pool2d_with_indices(input, k, s, p, d, ceil_mode); });
+        if (return_indices) return py::make_tuple(v, i);
+        return py::cast(v);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false, py::arg("return_indices") = false);
+  f.def(
+      "avg_pool2d",
+      [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding, bool ceil_mode,
+         bool count_include_pad, std::optional<int64_t> divisor_override) {
+        const char* fn = "avg_pool2d";
+        auto k = int_or_tuple(kernel_size, fn, "kernel_size");
+        std::vector<int64_t> s = stride.is_none() ? std::vector<int64_t>{} : int_or_tuple(stride, fn, "stride");
+        auto p = int_or_tuple(padding, fn, "padding");
+        return maybe_without_gil(heavy({&input}), [&] {
+          return avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override);
+        });
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none());
+  f.def(
+      "adaptive_avg_pool2d",
+      [](const Tensor& input, py::handle output_size) {
+        return adaptive_avg_pool2d(input, adaptive_size(input, output_size));
+      },
+      py::arg("input"), py::arg("output_size"));
+
+  // ---- padding, dropout, embedding, attention ----
+  f.def(
+      "pad",
+      [](const Tensor& input, py::handle pads, const std::string& mode, std::optional<double> value) {
+        GRAFT_CHECK(mode == "constant", NotImplementedError, "pad: mode='", mode,
+                    "' is not supported by graft (only mode='constant')");
+        return pad(input, int_or_tuple(pads, "pad", "pad"), value.value_or(0.0));
+      },
+      py::arg("input"), py::arg("pad"), py::arg("mode") = "constant", py::arg("value") = py::none());
+  f.def(
+      "dropout",
+      [](py::handle input_obj, double p, bool training, bool inplace) -> py::object {
+        GRAFT_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout probability has to be between 0 and 1, but got ",
+                    py::repr(py::float_(p)).cast<std::string>());
+        Tensor input = py::cast<Tensor>(input_obj);
+        Tensor r = dropout(input, p, training);
+        if (!inplace) return py::cast(r);
+        if (!r.is_same(input)) input.copy_(r);
+        return py::reinterpret_borrow<py::object>(input_obj);
+      },
+      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true, py::arg("inplace") = false);
+  f.def(
+      "embedding",
+      [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx, py::handle max_norm,
+         double /*norm_type*/, bool scale_grad_by_freq, bool sparse) {
+        GRAFT_CHECK(max_norm.is_none(), NotImplementedError, "embedding: max_norm is not supported by graft");
+        GRAFT_CHECK(!scale_grad_by_freq, NotImplementedError,
+                    "embedding: scale_grad_by_freq=True is not supported by graft");
+        GRAFT_CHECK(!sparse, NotImplementedError, "embedding: sparse gradients are not supported by graft");
+        GRAFT_CHECK(input.dtype() == kInt64 || input.dtype() == kInt32, RuntimeError,
+                    "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                    "but got graft.",
+                    legacy_type_name(input.dtype()), " instead (while checking arguments for embedding)");
+        if (padding_idx) {
+          const int64_t n = weight.dim() > 0 ? weight.size(0) : 0;
+          if (*padding_idx >= n || *padding_idx < -n) {
+            PyErr_SetString(PyExc_AssertionError, "Padding_idx must be within num_embeddings");
+            throw py::error_already_set();
+          }
+          if (*padding_idx < 0) padding_idx = *padding_idx + n;
+        }
+        return embedding(weight, input, padding_idx);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), py::arg("max_norm") = py::none(),
+      py::arg("norm_type") = 2.0, py::arg("scale_grad_by_freq") = false, py::arg("sparse") = false);
+  f.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& attn_mask, double dropout_p,
+         bool is_causal, std::optional<double> scale) {
+        Tensor m = opt(attn_mask);
+        GRAFT_CHECK(!(is_causal && m.defined()), RuntimeError,
+                    "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+        return maybe_without_gil(heavy({&q, &k, &v}),
+                                 [&] { return scaled_dot_product_attention(q, k, v, m, dropout_p, is_causal, scale); });
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(), py::arg("dropout_p") = 0.0,
+      py::arg("is_causal") = false, py::kw_only(), py::arg("scale") = py::none());
+
+  // ---- normalization ----
+  f.def(
+      "layer_norm",
+      [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
+         const std::optional<Tensor>& bias, double eps) {
+        return layer_norm(input, int_or_tuple(normalized_shape, "layer_norm", "normalized_shape"), opt(weight),
+                          opt(bias), eps);
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+      py::arg("eps") = 1e-5);
+  f.def(
+      "batch_norm",
+      [](const Tensor& input, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+         const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool training, double momentum,
+         double eps) {
+        GRAFT_CHECK(training || running_mean, RuntimeError, "running_mean must be defined in evaluation mode");
+        GRAFT_CHECK(training || running_var, RuntimeError, "running_var must be defined in evaluation mode");
+        if (training) {
+          int64_t per_channel = input.dim() >= 2 ? input.numel() / input.size(1) : input.numel();
+          GRAFT_CHECK(per_channel != 1, ValueError,
+                      "Expected more than 1 value per channel when training, got input size ", size_repr(input));
+        }
+        return batch_norm(input, opt(running_mean), opt(running_var), opt(weight), opt(bias), training, momentum, eps);
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5);
+  f.def(
+      "group_norm",
+      [](const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+         const std::optional<Tensor>& bias,
+         double eps) { return group_norm(input, num_groups, opt(weight), opt(bias), eps); },
+      py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+      py::arg("eps") = 1e-5);
+
+  // ---- losses ----
+  f.def(
+      "mse_loss",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         const std::string& reduction) {
+        warn_target_size(input, target);
+        return mse_loss(input, target, legacy_reduction(size_average, reduce, reduction));
+      },
+      py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
+      py::arg("reduction") = "mean");
+  f.def(
+      "l1_loss",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         const std::string& reduction) {
+        warn_target_size(input, target);
+        return l1_loss(input, target, legacy_reduction(size_average, reduce, reduction));
+      },
+      py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
+      py::arg("reduction") = "mean");
+  f.def(
+      "smooth_l1_loss",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         const std::string& reduction, double beta) {
+        warn_target_size(input, target);
+        return smooth_l1_loss(input, target, legacy_reduction(size_average, reduce, reduction), beta);
+      },
+      py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
+      py::arg("reduction") = "mean", py::arg("beta") = 1.0);
+  f.def(
+      "nll_loss",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
+         int64_t ignore_index, py::handle reduce, const std::string& reduction) {
+        GRAFT_CHECK(target.dtype() == kInt64, RuntimeError, "expected scalar type Long but found ",
+                    scalar_type_name(target.dtype()));
+        return nll_loss(input, target, opt(weight), legacy_reduction(size_average, reduce, reduction), ignore_index);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduce") = py::none(), py::arg("reduction") = "mean");
+  f.def(
+      "cross_entropy",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
+         int64_t ignore_index, py::handle reduce, const std::string& reduction, double label_smoothing) {
+        Reduction r = legacy_reduction(size_average, reduce, reduction);
+        return maybe_without_gil(heavy({&input}), [&] {
+          return cross_entropy(input, target, opt(weight), r, ignore_index, label_smoothing);
+        });
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduce") = py::none(), py::arg("reduction") = "mean",
+      py::arg("label_smoothing") = 0.0);
+  f.def(
+      "binary_cross_entropy",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
+         py::handle reduce, const std::string& reduction) {
+        GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Using a target size (", size_repr(target),
+                    ") that is different to the input size (", size_repr(input),
+                    ") is deprecated. Please ensure they have the same size.");
+        return binary_cross_entropy(input, target, opt(weight), legacy_reduction(size_average, reduce, reduction));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
+      py::arg("reduce") = py::none(), py::arg("reduction") = "mean");
+  f.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
+         py::handle reduce, const std::string& reduction, const std::optional<Tensor>& pos_weight) {
+        GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Target size (", size_repr(target),
+                    ") must be the same as input size (", size_repr(input), ")");
+        return binary_cross_entropy_with_logits(input, target, opt(weight), opt(pos_weight),
+                                                legacy_reduction(size_average, reduce, reduction));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
+      py::arg("reduce") = py::none(), py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
+
+  // ---- dense layers and activations with a C++ kernel ----
+  f.def(
+      "linear",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+        Tensor b = opt(bias);
+        return maybe_without_gil(heavy({&input, &weight}), [&] { return linear(input, weight, b); });
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  f.def(
+      "gelu",
+      [](const Tensor& input, const std::string& approximate) {
+        GRAFT_CHECK(approximate == "none" || approximate == "tanh", RuntimeError,
+                    "approximate argument must be either none or tanh.");
+        return gelu(input, approximate);
+      },
+      py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
+  f.def(
+      "silu", [](const Tensor& input) { return silu(input); }, py::arg("input"));
+  f.def(
+      "softplus", [](const Tensor& input, double beta, double threshold) { return softplus(input, beta, threshold); },
+      py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+}
+
+void check_fan_mode(const std::string& mode) {
+  GRAFT_CHECK(mode == "fan_in" || mode == "fan_out", ValueError, "Mode ", mode,
+              " not supported, please use one of ['fan_in', 'fan_out']");
+}
+
+void init_init_part(py::module_& i) {
+  i.def(
+      "calculate_gain",
+      [](const std::string& nonlinearity, py::handle param) {
+        double p = 0.01;
+        if (nonlinearity == "leaky_relu" && !param.is_none()) {
+          GRAFT_CHECK(!PyBool_Check(param.ptr()) && (PyLong_Check(param.ptr()) || PyFloat_Check(param.ptr())),
+                      ValueError, "negative_slope ", py::str(param).cast<std::string>(), " not a valid number");
+          p = param.cast<double>();
+        }
+        return nn::init::calculate_gain(nonlinearity, p);
+      },
+      py::arg("nonlinearity"), py::arg("param") = py::none());
+  i.def(
+      "_calculate_fan_in_and_fan_out",
+      [](const Tensor& t) {
+        auto [in, out] = nn::init::calculate_fan_in_and_fan_out(t);
+        return py::make_tuple(in, out);
+      },
+      py::arg("tensor"));
+  i.def(
+      "uniform_",
+      [](const Tensor& t, double a, double b, py::handle generator) {
+        check_no_generator(generator, "uniform_");
+        return nn::init::uniform_(t, a, b);
+      },
+      py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = py::none());
+  i.def(
+      "normal_",
+      [](const Tensor& t, double mean, double std, py::handle generator) {
+        check_no_generator(generator, "normal_");
+        return nn::init::normal_(t, mean, std);
+      },
+      py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = py::none());
+  i.def(
+      "trunc_normal_",
+      [](const Tensor& t, double mean, double std, double a, double b, py::handle generator) {
+        check_no_generator(generator, "trunc_normal_");
+        return nn::init::trunc_normal_(t, mean, std, a, b);
+      },
+      py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("a") = -2.0, py::arg("b") = 2.0,
+      py::arg("generator") = py::none());
+  i.def(
+      "constant_", [](const Tensor& t, double val) { return nn::init::constant_(t, val); }, py::arg("tensor"),
+      py::arg("val"));
+  i.def(
+      "ones_", [](const Tensor& t) { return nn::init::ones_(t); }, py::arg("tensor"));
+  i.def(
+      "zeros_", [](const Tensor& t) { return nn::init::zeros_(t); }, py::arg("tensor"));
+  i.def(
+      "eye_", [](const Tensor& t) { return nn::init::eye_(t); }, py::arg("tensor"));
+  i.def(
+      "xavier_uniform_",
+      [](const Tensor& t, double gain, py::handle generator) {
+        check_no_generator(generator, "xavier_uniform_");
+        return nn::init::xavier_uniform_(t, gain);
+      },
+      py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
+  i.def(
+      "xavier_normal_",
+      [](const Tensor& t, double gain, py::handle generator) {
+        check_no_generator(generator, "xavier_normal_");
+        return nn::init::xavier_normal_(t, gain);
+      },
+      py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
+  i.def(
+      "kaiming_uniform_",
+      [](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity, py::handle generator) {
+        check_no_generator(generator, "kaiming_uniform_");
+        check_fan_mode(mode);
+        if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
+          throw py::error_already_set();
+        return nn::init::kaiming_uniform_(t, a, mode, nonlinearity);
+      },
+      py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+      py::arg("generator") = py::none());
+  i.def(
+      "kaiming_normal_",
+      [](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity, py::handle generator) {
+        check_no_generator(generator, "kaiming_normal_");
+        check_fan_mode(mode);
+        if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
+          throw py::error_already_set();
+        return nn::init::kaiming_normal_(t, a, mode, nonlinearity);
+      },
+      py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+      py::arg("generator") = py::none());
+}
+
+void init_utils_part(py::module_& u) {
+  u.def(
+      "clip_grad_norm_",
+      [](py::handle parameters, double max_norm, double norm_type, bool error_if_nonfinite, py::handle foreach) {
+        (void)foreach;  // one implementation: the per-tensor loop is the foreach path too
+        std::vector<Tensor> ps = tensors_from(parameters);
+        return nn::utils::clip_grad_norm_(ps, max_norm, norm_type, error_if_nonfinite);
+      },
+      py::arg("parameters"), py::arg("max_norm"), py::arg("norm_type") = 2.0, py::arg("error_if_nonfinite") = false,
+      py::arg("foreach") = py::none());
+  u.def(
+      "clip_grad_value_",
+      [](py::handle parameters, double clip_value, py::handle foreach) {
+        (void)foreach;
+        nn::utils::clip_grad_value_(tensors_from(parameters), clip_value);
+      },
+      py::arg("parameters"), py::arg("clip_value"), py::arg("foreach") = py::none());
+}
+
+}  // namespace
+
+void init_nn_functional(py::module_& m) {
+  py::module_ nn = m.def_submodule("_nn", "torch.nn.functional's C++ ops, torch.nn.init and torch.nn.utils");
+  init_functions_part(nn);
+  py::module_ init = nn.def_submodule("init", "torch.nn.init's initialisers");
+  init_init_part(init);
+  py::module_ utils = nn.def_submodule("utils", "torch.nn.utils' gradient clipping");
+  init_utils_part(utils);
+  nn.def("_backward_hook_identity", &backward_hook_identity, py::arg("tensors"), py::arg("hook"));
+}
+
+}  // namespace graft::python

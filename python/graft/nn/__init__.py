@@ -1,0 +1,12 @@
+"""graft.nn: torch.nn for graft. Module and the layers are Python classes over graft's C++
+tensors; graft.nn.functional binds the C++ ops (include/graft/ops/nn_ops.h); graft.nn.init
+and graft.nn.utils bind graft::nn::init and graft::nn::utils."""
+from .parameter import Parameter  # noqa: F401
+from .modules import (  # noqa: F401
+    Module, Identity, Linear, Bilinear, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
+    ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, Softmax, LogSoftmax, MultiheadAttention, Dropout,
+    LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Embedding, Flatten, Unflatten, Sequential, ModuleList,
+    ModuleDict, ParameterList, ParameterDict, RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell,
+    TransformerEncoderLayer, MSELoss, L1Loss, SmoothL1Loss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
+)
+from . import functional, init, utils  # noqa: F401

@@ -1,0 +1,118 @@
+"""graft.nn.functional: torch.nn.functional's names and signatures. Convolution, pooling,
+normalization, attention and the losses are C++ ops (graft._C._nn); the activations and
+small helpers here are compositions of graft ops."""
+import warnings
+
+from .. import _C
+from ..autograd.grad_mode import no_grad
+
+_nn = _C._nn
+
+conv1d, conv2d, conv_transpose2d = _nn.conv1d, _nn.conv2d, _nn.conv_transpose2d
+unfold, fold = _nn.unfold, _nn.fold
+max_pool2d, avg_pool2d, adaptive_avg_pool2d = _nn.max_pool2d, _nn.avg_pool2d, _nn.adaptive_avg_pool2d
+pad, dropout, embedding = _nn.pad, _nn.dropout, _nn.embedding
+scaled_dot_product_attention = _nn.scaled_dot_product_attention
+layer_norm, batch_norm, group_norm = _nn.layer_norm, _nn.batch_norm, _nn.group_norm
+mse_loss, l1_loss, smooth_l1_loss = _nn.mse_loss, _nn.l1_loss, _nn.smooth_l1_loss
+nll_loss, cross_entropy = _nn.nll_loss, _nn.cross_entropy
+binary_cross_entropy = _nn.binary_cross_entropy
+binary_cross_entropy_with_logits = _nn.binary_cross_entropy_with_logits
+linear, gelu, softplus = _nn.linear, _nn.gelu, _nn.softplus
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """max_pool2d returning (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _inplace_result(input, result):
+    input.copy_(result)
+    return input
+
+
+def relu(input, inplace=False):
+    """max(x, 0); inplace writes into ``input`` and returns it."""
+    if inplace:
+        return input.relu_()
+    return _C.relu(input)
+
+
+def relu_(input):
+    """In-place relu."""
+    return input.relu_()
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    result = _nn.silu(input)
+    return _inplace_result(input, result) if inplace else result
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-x))."""
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    """Hyperbolic tangent."""
+    return _C.tanh(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, negative_slope * x otherwise."""
+    result = _C.where(input > 0, input, input * negative_slope)
+    return _inplace_result(input, result) if inplace else result
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim`` (computed in ``dtype`` when given)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _C.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) along ``dim``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _C.log_softmax(input, dim, dtype=dtype)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 class indices -> int64 one-hot vectors in a new last dim of size num_classes
+    (max + 1 when -1)."""
+    if tensor.dtype != _C.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    with no_grad():
+        if tensor.numel() > 0:
+            if int(tensor.min()) < 0:
+                raise RuntimeError("Class values must be non-negative.")
+            top = int(tensor.max())
+        else:
+            top = -1
+        if num_classes == -1:
+            if tensor.numel() == 0:
+                raise RuntimeError("Can not infer total number of classes from empty tensor.")
+            num_classes = top + 1
+        elif top >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+        classes = _C.arange(num_classes)
+        return (tensor.unsqueeze(-1) == classes).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """x / max(||x||_p, eps) along ``dim``."""
+    if out is not None:
+        raise NotImplementedError("normalize: out= is not supported by graft")
+    # max(s^(1/p), eps) == max(s, eps^p)^(1/p); clamping before the root keeps the gradient
+    # finite for all-zero slices
+    s = input.abs().pow(p).sum(dim, keepdim=True)
+    return input / s.clamp_min(eps ** p).pow(1.0 / p)

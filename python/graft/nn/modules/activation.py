@@ -1,0 +1,287 @@
+"""Activation layers (ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, Softmax,
+LogSoftmax) and MultiheadAttention."""
+import math
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
+from .module import Module
+
+
+class ReLU(Module):
+    """max(x, 0)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class GELU(Module):
+    """x * Phi(x); approximate='tanh' uses the tanh approximation."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Tanh(Module):
+    """Hyperbolic tangent."""
+
+    def forward(self, input):
+        return _C.tanh(input)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x))."""
+
+    def forward(self, input):
+        return _C.sigmoid(input)
+
+
+class SiLU(Module):
+    """x * sigmoid(x)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """x for x > 0, negative_slope * x otherwise."""
+
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta, linear above ``threshold``."""
+
+    def __init__(self, beta=1, threshold=20):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softmax(Module):
+    """softmax along ``dim``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log_softmax along ``dim``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+def _additive_mask(mask, dtype, name):
+    """A bool mask (True = not allowed) as an additive float mask with -inf; float masks pass."""
+    if mask is None:
+        return None
+    if mask.dtype == _C.bool:
+        return _C.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
+    if not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask.to(dtype)
+
+
+class MultiheadAttention(Module):
+    """Multi-head scaled dot-product attention (torch.nn.MultiheadAttention). Inputs are
+    [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched). Parameters: in_proj_weight
+    [3E, E] (or q/k/v_proj_weight when kdim/vdim differ from E), in_proj_bias [3E], out_proj,
+    and bias_k / bias_v with add_bias_kv."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        kw = {"device": device, "dtype": dtype}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(_C.empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(_C.empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(_C.empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(_C.empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_C.empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(_C.empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(_C.empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def _projections(self):
+        E = self.embed_dim
+        if self._qkv_same_embed_dim:
+            w_q, w_k, w_v = self.in_proj_weight.split(E)
+        else:
+            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        b = self.in_proj_bias.split(E) if self.in_proj_bias is not None else (None, None, None)
+        return (w_q, b[0]), (w_k, b[1]), (w_v, b[2])
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        """Returns (attn_output, attn_weights); attn_weights is [N, L, S] averaged over heads
+        (average_attn_weights) or [N, H, L, S], and None unless need_weights."""
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                               "method `generate_square_subsequent_mask` to create this mask.")
+        batched = query.dim() == 3
+        if query.dim() not in (2, 3):
+            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D "
+                                 "query tensor")
+        if self.batch_first and batched:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        if not batched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        L, N, E = query.shape
+        if E != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {E}")
+        H, hd = self.num_heads, self.head_dim
+        (w_q, b_q), (w_k, b_k), (w_v, b_v) = self._projections()
+        q = F.linear(query, w_q, b_q)
+        k = F.linear(key, w_k, b_k)
+        v = F.linear(value, w_v, b_v)
+        attn_mask = _additive_mask(attn_mask, q.dtype, "attn_mask")
+        key_padding_mask = _additive_mask(key_padding_mask, q.dtype, "key_padding_mask")
+        if self.bias_k is not None:
+            k = _C.cat([k, self.bias_k.expand(1, N, E)])
+            v = _C.cat([v, self.bias_v.expand(1, N, E)])
+            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
+            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+        # [T, N, E] -> [N*H, T, hd]
+        q = q.reshape(L, N * H, hd).transpose(0, 1)
+        k = k.reshape(k.size(0), N * H, hd).transpose(0, 1)
+        v = v.reshape(v.size(0), N * H, hd).transpose(0, 1)
+        if self.add_zero_attn:
+            k = _C.cat([k, _C.zeros((N * H, 1, hd), dtype=k.dtype)], dim=1)
+            v = _C.cat([v, _C.zeros((N * H, 1, hd), dtype=v.dtype)], dim=1)
+            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
+            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+        S = k.size(1)
+        if attn_mask is not None:
+            if attn_mask.dim() == 2:
+                if tuple(attn_mask.shape) != (L, S):
+                    raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(L, S)}.")
+                attn_mask = attn_mask.unsqueeze(0)
+            elif attn_mask.dim() == 3:
+                if tuple(attn_mask.shape) != (N * H, L, S):
+                    raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                       f"{(N * H, L, S)}.")
+            else:
+                raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (N, S):
+                raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got {key_padding_mask.shape}")
+            kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
+            attn_mask = kpm if attn_mask is None else attn_mask + kpm
+        scores = _C.bmm(q * math.sqrt(1.0 / hd), k.transpose(1, 2))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = F.softmax(scores, dim=-1)
+        dropout_p = self.dropout if self.training else 0.0
+        if dropout_p > 0.0:
+            weights = F.dropout(weights, p=dropout_p)
+        out = _C.bmm(weights, v)  # [N*H, L, hd]
+        out = out.transpose(0, 1).reshape(L * N, E)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(L, N, E)
+        if self.batch_first and batched:
+            out = out.transpose(0, 1)
+        if not batched:
+            out = out.squeeze(1)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(N, H, L, S)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not batched:
+            weights = weights.squeeze(0)
+        return out, weights

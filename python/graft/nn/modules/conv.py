@@ -1,0 +1,153 @@
+"""Conv1d, Conv2d and ConvTranspose2d."""
+import math
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _ntuple(value, n):
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value,) * n
+
+
+class _ConvNd(Module):
+    """What the convolution layers share: argument checks, parameters, initialisation, repr."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        n = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError("padding_mode must be one of {'replicate', 'zeros', 'reflect', 'circular'}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode='{padding_mode}' is not supported by graft (only 'zeros')")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride, n)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.dilation = _ntuple(dilation, n)
+        self.transposed = transposed
+        self.output_padding = _ntuple(output_padding, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        kw = {"device": device, "dtype": dtype}
+        if transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(_C.empty(shape, **kw))
+        if bias:
+            self.bias = Parameter(_C.empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if isinstance(self.padding, str) or self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over [N, C, L] (or [C, L]) input; weight [out, in/groups, k]."""
+
+    _dims = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over [N, C, H, W] (or [C, H, W]) input; weight [out, in/groups, kh, kw]."""
+
+    _dims = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """The transpose (adjoint) of Conv2d; weight [in, out/groups, kh, kw]. forward(input,
+    output_size) picks the output_padding that gives that size."""
+
+    _dims = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError("padding must be an int or a tuple of ints for ConvTranspose2d")
+        if padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                         groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)
+        if len(output_size) == input.dim():
+            output_size = output_size[2:] if input.dim() == 4 else output_size[1:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2D: for {input.dim()}D input, output_size must have 2 or "
+                             f"{input.dim()} elements (got {len(output_size) + 2 if input.dim() == 4 else len(output_size)})")
+        sizes = [input.size(input.dim() - 2 + d) for d in range(2)]
+        smallest = [(sizes[d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(2)]
+        largest = [smallest[d] + self.stride[d] - 1 for d in range(2)]
+        if any(not smallest[d] <= output_size[d] <= largest[d] for d in range(2)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                             f"to {largest} (for an input of {input.shape[-2:]})")
+        return tuple(output_size[d] - smallest[d] for d in range(2))
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)

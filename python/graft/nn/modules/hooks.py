@@ -1,0 +1,120 @@
+"""Hook plumbing of graft.nn.Module: the handles register_*_hook returns, and the wiring of
+full backward hooks around one forward call."""
+import itertools
+import weakref
+
+from ... import _C
+
+
+class RemovableHandle:
+    """Returned by the register_*_hook methods: ``remove()`` unregisters the hook (also as a
+    context manager). Holds the hook dicts weakly so it keeps no module alive."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+        extras = [] if extra_dict is None else (extra_dict if isinstance(extra_dict, list) else [extra_dict])
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
+            d = ref()
+            if d is not None and self.id in d:
+                del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _BackwardHooks:
+    """Wires a module's full backward (pre-)hooks around one forward call: the positional
+    tensor inputs and the output tensors each pass through one identity autograd node
+    (BackwardHookFunctionBackward, see python/csrc/nn_functional.cpp). The output node sees
+    grad_output first (backward pre-hooks may replace it); the input node then sees
+    grad_input and calls the full backward hooks, whose result replaces grad_input."""
+
+    def __init__(self, module):
+        self.module = module
+        self.n_inputs = self.n_outputs = 0
+        self.input_index = None  # positions of the wrapped tensor inputs (None: no input needs a gradient)
+        self.output_index = []  # positions of the wrapped output tensors
+        self.grad_output = None
+
+    def wrap_inputs(self, args):
+        self.n_inputs = len(args)
+        index = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
+        if not _C.is_grad_enabled() or not any(args[i].requires_grad for i in index):
+            return args
+        self.input_index = index
+        wrapped = _C._nn._backward_hook_identity([args[i] for i in index], self._on_grad_input)
+        out = list(args)
+        for i, t in zip(index, wrapped):
+            out[i] = t
+        return tuple(out)
+
+    def wrap_outputs(self, result):
+        single = isinstance(result, _C.Tensor)
+        items = [result] if single else (list(result) if isinstance(result, (tuple, list)) else None)
+        if items is None:
+            return result
+        index = [i for i, a in enumerate(items) if isinstance(a, _C.Tensor)]
+        if not _C.is_grad_enabled() or not any(items[i].requires_grad for i in index):
+            return result
+        self.n_outputs = len(items)
+        self.output_index = index
+        wrapped = _C._nn._backward_hook_identity([items[i] for i in index], self._on_grad_output)
+        for i, t in zip(index, wrapped):
+            items[i] = t
+        if single:
+            return items[0]
+        if hasattr(result, "_fields"):  # a named tuple
+            return type(result)(*items)
+        return type(result)(items)
+
+    @staticmethod
+    def _pack(index, values, n):
+        out = [None] * n
+        for i, v in zip(index, values):
+            out[i] = v
+        return tuple(out)
+
+    def _on_grad_output(self, grads):
+        module = self.module
+        grad_output = self._pack(self.output_index, grads, self.n_outputs)
+        for hook in list(module._backward_pre_hooks.values()):
+            result = hook(module, grad_output)
+            if result is None:
+                continue
+            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+            if len(result) != len(grad_output):
+                raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got {len(result)}, "
+                                   f"but expected {len(grad_output)}")
+            grad_output = result
+        self.grad_output = grad_output
+        if self.input_index is None:
+            grad_input = (None,) * self.n_inputs
+            for hook in list(module._backward_hooks.values()):
+                result = hook(module, grad_input, grad_output)
+                if result is not None and not all(r is None for r in result):
+                    raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
+                                       "return None or None for all gradients.")
+        return tuple(grad_output[i] for i in self.output_index)
+
+    def _on_grad_input(self, grads):
+        module = self.module
+        grad_input = self._pack(self.input_index, grads, self.n_inputs)
+        for hook in list(module._backward_hooks.values()):
+            result = hook(module, grad_input, self.grad_output)
+            if result is None:
+                continue
+            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+            if len(result) != len(grad_input):
+                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, but "
+                                   f"expected {len(grad_input)}")
+            grad_input = result
+        return tuple(grad_input[i] for i in self.input_index)

@@ -1,0 +1,98 @@
+"""Identity, Linear and Bilinear layers."""
+import math
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+def _factory_kwargs(device, dtype):
+    return {"device": device, "dtype": dtype}
+
+
+class Identity(Module):
+    """Returns its input; accepts and ignores any constructor arguments."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x W^T + b. weight [out_features, in_features] and bias [out_features] start
+    uniform in +-1/sqrt(in_features), as PyTorch's."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_C.empty((out_features, in_features), **_factory_kwargs(device, dtype)))
+        if bias:
+            self.bias = Parameter(_C.empty(out_features, **_factory_kwargs(device, dtype)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The Linear that MultiheadAttention uses for out_proj (named as in PyTorch)."""
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b with weight A [out_features, in1_features, in2_features]; weight and
+    bias start uniform in +-1/sqrt(in1_features)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_C.empty((out_features, in1_features, in2_features),
+                                         **_factory_kwargs(device, dtype)))
+        if bias:
+            self.bias = Parameter(_C.empty(out_features, **_factory_kwargs(device, dtype)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        if input1.shape[:-1] != input2.shape[:-1]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
+                               f"and {list(input2.shape[:-1])}")
+        batch = input1.shape[:-1]
+        x1 = input1.reshape(-1, self.in1_features)
+        x2 = input2.reshape(-1, self.in2_features)
+        # (x1 A_o) for every output o at once: [N, in1] @ [in1, out*in2] -> [N, out, in2]
+        w = self.weight.permute(1, 0, 2).reshape(self.in1_features, self.out_features * self.in2_features)
+        left = (x1 @ w).reshape(-1, self.out_features, self.in2_features)
+        y = (left * x2.unsqueeze(1)).sum(-1)
+        if self.bias is not None:
+            y = y + self.bias
+        return y.reshape(tuple(batch) + (self.out_features,))
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

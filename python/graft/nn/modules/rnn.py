@@ -1,0 +1,357 @@
+"""Recurrent layers: RNN, LSTM, GRU and their single-step cells. The time loop runs in Python
+over graft ops (the input projections of a whole sequence are one matmul per layer)."""
+import math
+import numbers
+import warnings
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _rnn_step(x_proj, h, w_hh, b_hh, relu):
+    return (_C.relu if relu else _C.tanh)(x_proj + F.linear(h, w_hh, b_hh))
+
+
+def _lstm_step(x_proj, h, c, w_hh, b_hh):
+    gates = x_proj + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, 1)
+    c = _C.sigmoid(f) * c + _C.sigmoid(i) * _C.tanh(g)
+    return _C.sigmoid(o) * _C.tanh(c), c
+
+
+def _gru_step(x_proj, h, w_hh, b_hh):
+    gh = F.linear(h, w_hh, b_hh)
+    xr, xz, xn = x_proj.chunk(3, 1)
+    hr, hz, hn = gh.chunk(3, 1)
+    r = _C.sigmoid(xr + hr)
+    z = _C.sigmoid(xz + hz)
+    n = _C.tanh(xn + r * hn)
+    return n + z * (h - n)
+
+
+class RNNBase(Module):
+    """What RNN, LSTM and GRU share: parameters weight_ih_l{k}[_reverse], weight_hh_l{k},
+    bias_ih_l{k}, bias_hh_l{k} (uniform in +-1/sqrt(hidden_size)), argument checks, the
+    layer/direction loops, and repr."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
+                             "being zeroed")
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and "
+                          f"num_layers={num_layers}")
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size != 0:
+            raise NotImplementedError("LSTM with proj_size > 0 is not supported by graft")
+        gate_size = _GATES[mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        kw = {"device": device, "dtype": dtype}
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else hidden_size * directions
+                suffix = "_reverse" if direction == 1 else ""
+                names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
+                shapes = [(gate_size, layer_input), (gate_size, hidden_size)]
+                if bias:
+                    names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
+                    shapes += [(gate_size,), (gate_size,)]
+                for name, shape in zip(names, shapes):
+                    setattr(self, name, Parameter(_C.empty(shape, **kw)))
+                self._flat_weights_names.extend(names)
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [self._layer_weights(layer, d) for layer in range(self.num_layers)
+                for d in range(2 if self.bidirectional else 1)]
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _layer_weights(self, layer, direction):
+        suffix = "_reverse" if direction == 1 else ""
+        w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
+        w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
+        b_ih = getattr(self, f"bias_ih_l{layer}{suffix}") if self.bias else None
+        b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
+        return w_ih, w_hh, b_ih, b_hh
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _check_input(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        if input.size(-1) != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.size(-1)}")
+
+    def _expected_hidden(self, batch):
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+
+    @staticmethod
+    def _check_hidden(hx, expected, msg="Expected hidden size {}, got {}"):
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(msg.format(expected, list(hx.shape)))
+
+    def _prepare(self, input, states):
+        """(input as [T, N, C], states as [layers*dirs, N, H], batched) with PyTorch's checks;
+        ``states`` is a list of hidden tensors (one, or h and c for LSTM), or None."""
+        self._check_input(input)
+        batched = input.dim() == 3
+        if states is not None:
+            dims = [s.dim() for s in states]
+            if batched and any(d != 3 for d in dims):
+                if len(states) == 1:
+                    raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {dims[0]}-D tensor")
+                raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but got ({dims[0]}-D, "
+                                   f"{dims[1]}-D) tensors")
+            if not batched and any(d != 2 for d in dims):
+                if len(states) == 1:
+                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {dims[0]}-D tensor")
+                raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but got ({dims[0]}-D, "
+                                   f"{dims[1]}-D) tensors")
+        if not batched:
+            input = input.unsqueeze(1)
+            states = None if states is None else [s.unsqueeze(1) for s in states]
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        expected = self._expected_hidden(input.size(1))
+        if states is None:
+            states = [_C.zeros(expected, dtype=input.dtype, device=input.device)
+                      for _ in range(2 if self.mode == "LSTM" else 1)]
+        else:
+            if len(states) == 1:
+                self._check_hidden(states[0], expected)
+            else:
+                self._check_hidden(states[0], expected, "Expected hidden[0] size {}, got {}")
+                self._check_hidden(states[1], expected, "Expected hidden[1] size {}, got {}")
+        return input, states, batched
+
+    def _run(self, x, states):
+        """The layer/direction/time loops: returns (output [T, N, dirs*H], final states)."""
+        directions = 2 if self.bidirectional else 1
+        T = x.size(0)
+        finals = [[] for _ in states]
+        for layer in range(self.num_layers):
+            outputs = []
+            for d in range(directions):
+                w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, d)
+                idx = layer * directions + d
+                carry = [s[idx] for s in states]
+                x_proj = F.linear(x, w_ih, b_ih)  # all time steps at once
+                steps = [None] * T
+                for t in (range(T - 1, -1, -1) if d == 1 else range(T)):
+                    xt = x_proj[t]
+                    if self.mode == "LSTM":
+                        carry = list(_lstm_step(xt, carry[0], carry[1], w_hh, b_hh))
+                    elif self.mode == "GRU":
+                        carry = [_gru_step(xt, carry[0], w_hh, b_hh)]
+                    else:
+                        carry = [_rnn_step(xt, carry[0], w_hh, b_hh, self.mode == "RNN_RELU")]
+                    steps[t] = carry[0]
+                for f, c in zip(finals, carry):
+                    f.append(c)
+                outputs.append(_C.stack(steps))
+            x = outputs[0] if directions == 1 else _C.cat(outputs, dim=2)
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, [_C.stack(f) for f in finals]
+
+    def _finish(self, output, finals, batched):
+        if not batched:
+            return output.squeeze(1), [f.squeeze(1) for f in finals]
+        if self.batch_first:
+            output = output.transpose(0, 1)
+        return output, finals
+
+
+class RNN(RNNBase):
+    """Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, states, batched = self._prepare(input, None if hx is None else [hx])
+        output, finals = self._run(x, states)
+        output, finals = self._finish(output, finals, batched)
+        return output, finals[0]
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; forward(input, (h_0, c_0)) -> (output, (h_n, c_n)). Gates in
+    the weights' rows: input, forget, cell, output."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        x, states, batched = self._prepare(input, None if hx is None else list(hx))
+        output, finals = self._run(x, states)
+        output, finals = self._finish(output, finals, batched)
+        return output, (finals[0], finals[1])
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; gates in the weights' rows: reset, update, new."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        x, states, batched = self._prepare(input, None if hx is None else [hx])
+        output, finals = self._run(x, states)
+        output, finals = self._finish(output, finals, batched)
+        return output, finals[0]
+
+
+class RNNCellBase(Module):
+    """What the cells share: weight_ih [G*H, input], weight_hh [G*H, H], bias_ih, bias_hh."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(_C.empty((num_chunks * hidden_size, input_size), **kw))
+        self.weight_hh = Parameter(_C.empty((num_chunks * hidden_size, hidden_size), **kw))
+        if bias:
+            self.bias_ih = Parameter(_C.empty(num_chunks * hidden_size, **kw))
+            self.bias_hh = Parameter(_C.empty(num_chunks * hidden_size, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _prepare(self, input, states):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        for s in states or ():
+            if s.dim() not in (1, 2):
+                raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {s.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if states is None:
+            zeros = _C.zeros((input.size(0), self.hidden_size), dtype=input.dtype, device=input.device)
+            states = [zeros] * (2 if isinstance(self, LSTMCell) else 1)
+        elif not batched:
+            states = [s.unsqueeze(0) for s in states]
+        return input, states, batched
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, (h,), batched = self._prepare(input, None if hx is None else [hx])
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        h = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
+                      self.nonlinearity == "relu")
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: forward(input, (h, c)) -> (h', c')."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        x, (h, c), batched = self._prepare(input, None if hx is None else list(hx))
+        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        x, (h,), batched = self._prepare(input, None if hx is None else [hx])
+        h = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)
