@@ -10,4 +10,7 @@ PYBIND11_MODULE(_C, m) {
   init_tensor(m);
   init_functions(m);
   init_autograd(m);
+  init_python_function(m);
+  init_saved_hooks(m);
+  init_gradcheck(m);
 }

@@ -69,6 +69,9 @@ void init_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 void init_functions(py::module_& m);
 void init_autograd(py::module_& m);
+void init_python_function(py::module_& m);
+void init_saved_hooks(py::module_& m);
+void init_gradcheck(py::module_& m);
 
 // ---- helpers shared by the binding files ----
 /// The Python class graft.Tensor (set once by init_tensor).
