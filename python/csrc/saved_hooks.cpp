@@ -11,7 +11,15 @@ namespace {
 
 /// The guards pushed from Python on this thread, innermost last (`with` blocks nest, so they
 /// are popped in reverse order).
-thread_local std::vector<std::unique_ptr<SavedTensorsHooksGuard>> tl_guards;
+struct GuardStack {
+  std::vector<std::unique_ptr<SavedTensorsHooksGuard>> guards;
+  // Guards still pushed when the thread exits (a `with` never exited) are left alone: the core's
+  // thread-local hook stack they would pop may already be destroyed.
+  ~GuardStack() {
+    for (auto& g : guards) static_cast<void>(g.release());
+  }
+};
+thread_local GuardStack tl_guards;
 
 std::function<std::any(const Tensor&)> python_pack(py::function fn) {
   SafePyObject f(std::move(fn));
@@ -39,13 +47,13 @@ void init_saved_hooks(py::module_& m) {
   m.def(
       "_push_saved_tensors_hooks",
       [](py::function pack_hook, py::function unpack_hook) {
-        tl_guards.push_back(std::make_unique<SavedTensorsHooksGuard>(python_pack(std::move(pack_hook)),
-                                                                     python_unpack(std::move(unpack_hook))));
+        tl_guards.guards.push_back(std::make_unique<SavedTensorsHooksGuard>(python_pack(std::move(pack_hook)),
+                                                                            python_unpack(std::move(unpack_hook))));
       },
       py::arg("pack_hook"), py::arg("unpack_hook"));
   m.def("_pop_saved_tensors_hooks", []() {
-    GRAFT_CHECK(!tl_guards.empty(), RuntimeError, "saved_tensors_hooks: no hooks to pop on this thread");
-    tl_guards.pop_back();
+    GRAFT_CHECK(!tl_guards.guards.empty(), RuntimeError, "saved_tensors_hooks: no hooks to pop on this thread");
+    tl_guards.guards.pop_back();
   });
 }
 

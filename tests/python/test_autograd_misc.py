@@ -482,3 +482,21 @@ def test_gradcheck_errors_of_the_function_are_not_gradcheck_errors():
 
     with pytest.raises(IndexError, match="inside the function"):
         graft.autograd.gradcheck(fails, (_f64([1.0]),), raise_exception=False)
+
+
+def test_saved_tensors_hooks_are_per_thread():
+    x = graft.ones(2, requires_grad=True)
+    packed = []
+    results = {}
+
+    def other_thread():
+        results["y"] = (x * x).sum()  # the main thread's hooks do not apply here
+
+    with saved_tensors_hooks(lambda t: packed.append(1) or t.detach(), lambda t: t):
+        t = threading.Thread(target=other_thread)
+        t.start()
+        t.join()
+        y = x.exp().sum()
+    assert packed == [1]
+    (results.pop("y") + y).backward()
+    assert x.grad.tolist() == pytest.approx([2 + 2.718281828459045] * 2)

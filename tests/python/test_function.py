@@ -782,3 +782,25 @@ def test_warnings_inside_backward_become_python_warnings():
     x = graft.ones(1, requires_grad=True)
     with pytest.warns(UserWarning, match="from backward"):
         Warns.apply(x).backward()
+
+
+def test_reentrant_backward_inside_a_python_backward():
+    class Recompute(Function):
+        """exp(x) * x, recomputed and differentiated by a nested autograd.grad in backward."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.exp() * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            with graft.enable_grad():
+                xd = x.detach().requires_grad_()
+                gx, = graft.autograd.grad(xd.exp() * xd, xd, grad)
+            return gx
+
+    x = _f64([0.0, 1.0])
+    Recompute.apply(x).sum().backward()
+    assert x.grad.tolist() == pytest.approx([1.0, 2 * 2.718281828459045])  # (1 + x) e^x

@@ -10,6 +10,7 @@ in the node and die with it; saved tensors are released after backward unless re
 import functools
 import inspect
 import warnings
+import weakref
 
 from .. import _C
 from .grad_mode import no_grad
@@ -18,7 +19,7 @@ BackwardCFunction = _C.BackwardCFunction
 #: The type of ``ctx`` (for annotations, as torch.autograd.function.FunctionCtx).
 FunctionCtx = BackwardCFunction
 
-_signatures = {}
+_signatures = weakref.WeakKeyDictionary()  # forward -> inspect.Signature
 
 
 def _bind(fn, args, kwargs, with_ctx):
