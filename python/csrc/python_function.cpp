@@ -9,6 +9,8 @@
 //   - saved tensors: the C++ AutogradContext (released after backward unless retain_graph);
 //   - `ctx.k = 3` attributes: a dict held by the node (freed with the node).
 // A wrapper holds the node; the node never holds a wrapper, so there is no reference cycle.
+// (A user can still make one the gc cannot see: an OUTPUT stored as a ctx attribute,
+// `ctx.out = out`, instead of ctx.save_for_backward(out) - PyTorch's documented pitfall.)
 #include "graft/autograd/function.h"
 
 #include "python_common.h"
