@@ -15,4 +15,7 @@ PYBIND11_MODULE(_C, m) {
   init_serialize(m);
   init_data(m);
   init_nn_functional(m);
+  init_python_function(m);
+  init_saved_hooks(m);
+  init_gradcheck(m);
 }

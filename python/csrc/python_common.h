@@ -74,6 +74,9 @@ void init_optim(py::module_& m);
 void init_serialize(py::module_& m);
 void init_data(py::module_& m);
 void init_nn_functional(py::module_& m);
+void init_python_function(py::module_& m);
+void init_saved_hooks(py::module_& m);
+void init_gradcheck(py::module_& m);
 
 // ---- helpers shared by the binding files ----
 /// The Python class graft.Tensor (set once by init_tensor).

@@ -4,7 +4,9 @@ runs with the GIL released and takes it back for Python hooks and Functions."""
 from .. import _C
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
-from . import graph  # noqa: F401
+from . import graph, function  # noqa: F401
+from .function import Function  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the name gradcheck is the function, as in torch)
 
 Variable = _C.Tensor
 
