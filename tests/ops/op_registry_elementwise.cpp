@@ -85,6 +85,80 @@ OpCase nan_only(OpCase c) {
 double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double sign_ref(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
 
+// Python's // and % (and floor), kept out of register_elementwise so each stays small.
+void register_floor_div_mod(Registry& r) {
+  // float quotients stay >= 0.05 away from integers, so the floor (and remainder's
+  // gradient with respect to the divisor) is smooth around every sample
+  auto py_floordiv = [](double a, double b) { return std::floor(a / b); };
+  auto py_mod = [](double a, double b) { return a - b * std::floor(a / b); };
+  std::vector<Sample> fs = {
+      {"2x3_2x3", {vals({2, 3}, {7.5, -7.5, 1.3, -0.2, 3.9, -5.1}), vals({2, 3}, {2, 2, -0.6, 0.7, -1.7, -2.3})}},
+      {"bcast_2x3_3", {vals({2, 3}, {7.5, -7.5, 1.3, -0.2, 3.9, -5.1}), vals({3}, {2, -2, 0.7})}},
+      {"bcast_2x1_1x3", {vals({2, 1}, {4.3, -1.9}), vals({1, 3}, {1.5, -0.8, 3.1})}},
+      {"0d_0d", {vals({}, {-3.7}), vals({}, {1.6})}},
+      {"empty_0x3_3", {vals({0, 3}, {}), vals({3}, {1, 2, 3})}}};
+  std::vector<Sample> is = {{"int_2x4_4", {ints({2, 4}, {7, -7, 7, -7, 0, 5, -9, 3}), ints({4}, {2, 2, -2, -2})}},
+                            {"int_0d_3", {ints({}, {-5}), ints({3}, {3, -3, 7})}}};
+  std::vector<Sample> us = {{"2x3", {vals({2, 3}, {1.9, -1.9, 0.2, -0.2, 4.1, -3.3})}},
+                            {"0d", {vals({}, {-2.6})}},
+                            {"empty", {vals({0, 2}, {})}}};
+  auto bcase = [](std::string variant, BFn f, R2 ref, std::vector<Sample> s, DType out = kFloat64) {
+    OpCase c;
+    c.variant = std::move(variant);
+    c.samples = std::move(s);
+    c.fn = [f](const TensorList& x) { return TensorList{f(x[0], x[1])}; };
+    c.ref = [ref, out](const V& x) { return V{zip(x[0], x[1], ref, out)}; };
+    return c;
+  };
+  auto ucase = [](std::string variant, UFn f, R1 ref, std::vector<Sample> s, DType out = kFloat64) {
+    OpCase c;
+    c.variant = std::move(variant);
+    c.samples = std::move(s);
+    c.fn = [f](const TensorList& x) { return TensorList{f(x[0])}; };
+    c.ref = [ref, out](const V& x) { return V{map(x[0], ref, out)}; };
+    return c;
+  };
+  auto nondiff = [](OpCase c) {
+    c.differentiable = false;
+    return c;
+  };
+  // floor: zero gradient away from the integers
+  r.push_back({"floor",
+               {f32(unary(
+                    "", [](auto& a) { return floor(a); }, [](double a) { return std::floor(a); }, Domain::Any,
+                    {-2, -1, 0, 1, 2})),
+                nondiff(ucase(
+                    "int", [](auto& a) { return a.floor(); }, [](double a) { return a; },
+                    {{"int_3", {ints({3}, {4, -2, 0})}}}, kInt64))}});
+  r.push_back(
+      {"floor_divide",
+       {nondiff(f32(bcase(
+            "tensor", [](auto& a, auto& b) { return floor_divide(a, b); }, py_floordiv, fs))),
+        nondiff(ucase(
+            "scalar", [](auto& a) { return floor_divide(a, 0.7); },
+            [py_floordiv](double a) { return py_floordiv(a, 0.7); }, us)),
+        nondiff(bcase(
+            "int", [](auto& a, auto& b) { return a.floor_divide(b); }, py_floordiv, is, kInt64)),
+        nondiff(ucase(
+            "int_scalar", [](auto& a) { return floor_divide(a, -3); },
+            [py_floordiv](double a) { return py_floordiv(a, -3); }, {Sample{"int_2x4", {is[0].inputs[0]}}}, kInt64))}});
+  r.push_back(
+      {"remainder",
+       {f32(bcase(
+            "tensor_tensor", [](auto& a, auto& b) { return remainder(a, b); }, py_mod, fs)),
+        ucase(
+            "tensor_scalar", [](auto& a) { return remainder(a, 0.7); }, [py_mod](double a) { return py_mod(a, 0.7); },
+            us),
+        ucase(
+            "scalar_tensor", [](auto& b) { return remainder(1.3, b); }, [py_mod](double b) { return py_mod(1.3, b); },
+            {{"2x3", {vals({2, 3}, {0.7, -0.7, 2.9, -2.9, 0.4, -0.6})}}, {"0d", {vals({}, {-0.9})}}}),
+        nondiff(bcase(
+            "int", [](auto& a, auto& b) { return a.remainder(b); }, py_mod, is, kInt64)),
+        nondiff(ucase(
+            "int_scalar", [](auto& a) { return a.remainder(-3); }, [py_mod](double a) { return py_mod(a, -3); },
+            {Sample{"int_2x4", {is[0].inputs[0]}}}, kInt64))}});
+}
+
 }  // namespace
 
 void register_elementwise(Registry& r) {
@@ -162,79 +236,7 @@ void register_elementwise(Registry& r) {
                       [](double a) { return std::pow(a, -1.5); }, Domain::Positive),
                 unary("scalar_base", [](auto& a) { return pow(2.0, a); }, [](double a) { return std::pow(2.0, a); })}});
 
-  // ---- Python's // and % ----
-  {
-    // float quotients stay >= 0.05 away from integers, so the floor (and remainder's
-    // gradient with respect to the divisor) is smooth around every sample
-    auto py_floordiv = [](double a, double b) { return std::floor(a / b); };
-    auto py_mod = [](double a, double b) { return a - b * std::floor(a / b); };
-    std::vector<Sample> fs = {
-        {"2x3_2x3", {vals({2, 3}, {7.5, -7.5, 1.3, -0.2, 3.9, -5.1}), vals({2, 3}, {2, 2, -0.6, 0.7, -1.7, -2.3})}},
-        {"bcast_2x3_3", {vals({2, 3}, {7.5, -7.5, 1.3, -0.2, 3.9, -5.1}), vals({3}, {2, -2, 0.7})}},
-        {"bcast_2x1_1x3", {vals({2, 1}, {4.3, -1.9}), vals({1, 3}, {1.5, -0.8, 3.1})}},
-        {"0d_0d", {vals({}, {-3.7}), vals({}, {1.6})}},
-        {"empty_0x3_3", {vals({0, 3}, {}), vals({3}, {1, 2, 3})}}};
-    std::vector<Sample> is = {{"int_2x4_4", {ints({2, 4}, {7, -7, 7, -7, 0, 5, -9, 3}), ints({4}, {2, 2, -2, -2})}},
-                              {"int_0d_3", {ints({}, {-5}), ints({3}, {3, -3, 7})}}};
-    std::vector<Sample> us = {{"2x3", {vals({2, 3}, {1.9, -1.9, 0.2, -0.2, 4.1, -3.3})}},
-                              {"0d", {vals({}, {-2.6})}},
-                              {"empty", {vals({0, 2}, {})}}};
-    auto bcase = [](std::string variant, BFn f, R2 ref, std::vector<Sample> s, DType out = kFloat64) {
-      OpCase c;
-      c.variant = std::move(variant);
-      c.samples = std::move(s);
-      c.fn = [f](const TensorList& x) { return TensorList{f(x[0], x[1])}; };
-      c.ref = [ref, out](const V& x) { return V{zip(x[0], x[1], ref, out)}; };
-      return c;
-    };
-    auto ucase = [](std::string variant, UFn f, R1 ref, std::vector<Sample> s, DType out = kFloat64) {
-      OpCase c;
-      c.variant = std::move(variant);
-      c.samples = std::move(s);
-      c.fn = [f](const TensorList& x) { return TensorList{f(x[0])}; };
-      c.ref = [ref, out](const V& x) { return V{map(x[0], ref, out)}; };
-      return c;
-    };
-    auto nondiff = [](OpCase c) {
-      c.differentiable = false;
-      return c;
-    };
-    // floor: zero gradient away from the integers
-    r.push_back({"floor",
-                 {f32(unary(
-                      "", [](auto& a) { return floor(a); }, [](double a) { return std::floor(a); }, Domain::Any,
-                      {-2, -1, 0, 1, 2})),
-                  nondiff(ucase(
-                      "int", [](auto& a) { return a.floor(); }, [](double a) { return a; },
-                      {{"int_3", {ints({3}, {4, -2, 0})}}}, kInt64))}});
-    r.push_back({"floor_divide",
-                 {nondiff(f32(bcase(
-                      "tensor", [](auto& a, auto& b) { return floor_divide(a, b); }, py_floordiv, fs))),
-                  nondiff(ucase(
-                      "scalar", [](auto& a) { return floor_divide(a, 0.7); },
-                      [py_floordiv](double a) { return py_floordiv(a, 0.7); }, us)),
-                  nondiff(bcase(
-                      "int", [](auto& a, auto& b) { return a.floor_divide(b); }, py_floordiv, is, kInt64)),
-                  nondiff(ucase(
-                      "int_scalar", [](auto& a) { return floor_divide(a, -3); },
-                      [py_floordiv](double a) { return py_floordiv(a, -3); }, {Sample{"int_2x4", {is[0].inputs[0]}}},
-                      kInt64))}});
-    r.push_back(
-        {"remainder",
-         {f32(bcase(
-              "tensor_tensor", [](auto& a, auto& b) { return remainder(a, b); }, py_mod, fs)),
-          ucase(
-              "tensor_scalar", [](auto& a) { return remainder(a, 0.7); }, [py_mod](double a) { return py_mod(a, 0.7); },
-              us),
-          ucase(
-              "scalar_tensor", [](auto& b) { return remainder(1.3, b); }, [py_mod](double b) { return py_mod(1.3, b); },
-              {{"2x3", {vals({2, 3}, {0.7, -0.7, 2.9, -2.9, 0.4, -0.6})}}, {"0d", {vals({}, {-0.9})}}}),
-          nondiff(bcase(
-              "int", [](auto& a, auto& b) { return a.remainder(b); }, py_mod, is, kInt64)),
-          nondiff(ucase(
-              "int_scalar", [](auto& a) { return a.remainder(-3); }, [py_mod](double a) { return py_mod(a, -3); },
-              {Sample{"int_2x4", {is[0].inputs[0]}}}, kInt64))}});
-  }
+  register_floor_div_mod(r);
 
   // ---- math ----
   r.push_back({"exp", {f32(unary("", [](auto& a) { return exp(a); }, [](double a) { return std::exp(a); }))}});
