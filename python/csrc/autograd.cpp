@@ -62,8 +62,8 @@ std::function<Tensor(const Tensor&)> python_hook(py::function fn) {
     py::gil_scoped_acquire gil;
     py::object r = f.get()(grad);
     if (r.is_none()) return Tensor();
-    GRAFT_CHECK(is_tensor(r), TypeError, "hook '", name, "' returned an object of type ",
-                std::string(py::str(r.get_type().attr("__name__"))), " (expected a Tensor or None)");
+    GRAFT_CHECK(is_tensor(r), TypeError, "expected Variable, but hook returned '",
+                std::string(py::str(r.get_type().attr("__name__"))), "'");
     Tensor t = as_tensor_unchecked(r);
     GRAFT_CHECK(t.sizes().equals(grad.sizes()), RuntimeError, "hook '", name, "' has changed the size of value");
     return t;
@@ -174,7 +174,7 @@ void init_autograd(py::module_& m) {
     py::gil_scoped_acquire gil;
     py::list frames = py::module_::import("traceback").attr("format_stack")();
     std::string out;
-    for (size_t i = 0; i + 1 < frames.size(); ++i) out += frames[i].cast<std::string>();
+    for (py::handle f : frames) out += f.cast<std::string>();  // innermost last: the forward call
     return out;
   });
 }

@@ -256,8 +256,13 @@ class GraphTask {
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (!outputs[i].defined() || !outputs[i].is_floating_point()) continue;
         NoGradGuard ng;
-        GRAFT_CHECK(!isnan(outputs[i]).to(kInt64).sum().item<int64_t>(), RuntimeError, "Function '", fn->name(),
-                    "' returned nan values in its ", ordinal(i), " output.");
+        if (isnan(outputs[i]).to(kInt64).sum().item<int64_t>()) {
+          // like any error inside a node, it first reports where the node came from
+          warn("Error detected in " + fn->name() + ". Traceback of forward call that caused the error:\n" +
+               fn->anomaly_trace());
+          throw RuntimeError(detail::str("Function '", fn->name(), "' returned nan values in its ", ordinal(i),
+                                         " output."));
+        }
       }
     }
     for (size_t i = 0; i < n; ++i) {

@@ -1,6 +1,7 @@
 // gradcheck and gradgradcheck (slow: full Jacobians; fast: random projections).
 #include "graft/autograd/gradcheck.h"
 
+#include <charconv>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -10,6 +11,17 @@
 
 namespace graft::autograd {
 namespace {
+
+/// A double as Python's repr prints it (shortest round trip, "0.0" rather than "0"), for
+/// messages that quote PyTorch's.
+std::string python_float(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
+}
+
 
 using Matrix = std::vector<std::vector<double>>;  // [out element][in element]
 
@@ -150,7 +162,7 @@ bool compare_full(const Problem& p, const GradcheckOptions& o, std::string* why)
           if (std::fabs(A[out][j][r][k] - A2[out][j][r][k]) > o.nondet_tol) {
             *why = detail::str("Backward is not reentrant, i.e., running backward with same input and grad_output "
                                "multiple times gives different values, although analytical gradient matches numerical "
-                               "gradient.The tolerance for nondeterminism was ", o.nondet_tol, ".");
+                               "gradient.The tolerance for nondeterminism was ", python_float(o.nondet_tol), ".");
             return false;
           }
   return true;

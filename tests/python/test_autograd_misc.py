@@ -139,12 +139,15 @@ def test_non_leaf_grad_warns_unless_retained():
 
 def test_anomaly_nan_error():
     x = graft.zeros(1, requires_grad=True)
-    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled") as record_nan:
         with graft.autograd.detect_anomaly():
             y = x.sqrt() * 0  # sqrt'(0) = inf, times 0 = nan
             with pytest.raises(RuntimeError, match=re.escape(
                     "Function 'SqrtBackward0' returned nan values in its 0th output.")):
                 y.sum().backward()
+    # like every error inside a node, the NaN error first reports the forward call (PyTorch too)
+    traces = [str(w.message) for w in record_nan if "Error detected in SqrtBackward0" in str(w.message)]
+    assert len(traces) == 1 and "test_autograd_misc.py" in traces[0] and "x.sqrt()" in traces[0]
     assert not graft._C.is_anomaly_enabled()
     y = x.sqrt() * 0
     y.sum().backward()  # without anomaly mode the nan goes through
@@ -458,7 +461,7 @@ def test_gradcheck_nondeterministic_backward():
     with pytest.raises(GradcheckError, match=re.escape(
             "Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives "
             "different values, although analytical gradient matches numerical gradient.The tolerance for "
-            "nondeterminism was 0")):
+            "nondeterminism was 0.0.")):
         graft.autograd.gradcheck(Noisy.apply, (x,))
     assert graft.autograd.gradcheck(Noisy.apply, (x,), nondet_tol=1e-3)
 
@@ -500,3 +503,10 @@ def test_saved_tensors_hooks_are_per_thread():
     assert packed == [1]
     (results.pop("y") + y).backward()
     assert x.grad.tolist() == pytest.approx([2 + 2.718281828459045] * 2)
+
+
+def test_hook_returning_a_non_tensor_is_a_type_error():
+    x = graft.ones(2, requires_grad=True)
+    x.register_hook(lambda g: 3)
+    with pytest.raises(TypeError, match=re.escape("expected Variable, but hook returned 'int'")):
+        (x * 2).sum().backward()
