@@ -1,5 +1,6 @@
 # graft: the two commands of the README, plus the sanitizer and benchmark builds.
 #   make demo       train the digits CNN and the character LSTM (installs missing Debian packages first)
+#   make python     build the Python package into build/python (PYTHONPATH=build/python)
 #   make test       build and run every test suite
 #   make test-asan  the C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      side-by-side benchmarks: libtorch, glibc malloc, backend:malloc (installs libtorch-dev)
@@ -8,7 +9,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 BENCH_BUILD ?= build-bench
 
-.PHONY: deps demo test test-asan bench format clean
+.PHONY: deps demo python test test-asan bench format clean
 
 deps:
 	@tools/install-deps.sh
@@ -17,9 +18,13 @@ $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
 demo: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target digits_cnn char_lstm
+	cmake --build $(BUILD) -j $(JOBS) --target digits_cnn char_lstm graft_python
 	./$(BUILD)/examples/digits_cnn data/digits/digits.csv $(BUILD)/digits_cnn.safetensors
 	./$(BUILD)/examples/char_lstm data/sonnets/sonnets.txt
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 examples/python/digits_cnn.py data/digits/digits.csv $(BUILD)/digits_cnn_py.safetensors
+
+python: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target graft_python
 
 # the Python parity tier compares against Debian's PyTorch (python3-torch)
 test: deps $(BUILD)/build.ninja
