@@ -1,6 +1,5 @@
 """graft.optim.Adagrad: Adagrad with lr_decay, weight decay, initial_accumulator_value, eps and
 maximize (PyTorch's formulas; the update runs in C++)."""
-from .adam import _step_to_tensor
 from .optimizer import Optimizer, _optim
 
 
@@ -30,15 +29,8 @@ class Adagrad(Optimizer):
                 state["step"] = _optim.new_step()
                 state["sum"] = _optim.full_state(p, float(initial_accumulator_value))
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        for s in self.state.values():
-            _step_to_tensor(s)
+    _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
+    _tensor_step = True
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure()'s loss."""

@@ -19,15 +19,6 @@ def _check_adam_args(lr, eps, betas, weight_decay):
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _step_to_tensor(state):
-    """A state dict saved with a Python number as 'step' (older PyTorch) gets a tensor step."""
-    step = state.get("step")
-    if step is not None and not isinstance(step, _C.Tensor):
-        t = _optim.new_step()
-        t.fill_(float(step))
-        state["step"] = t
-
-
 class Adam(Optimizer):
     """PyTorch's Adam (weight decay added to the gradient)."""
 
@@ -40,17 +31,9 @@ class Adam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        for s in self.state.values():
-            _step_to_tensor(s)
+    _group_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                       "differentiable": False, "fused": None}
+    _tensor_step = True
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure()'s loss."""

@@ -53,8 +53,19 @@ class Optimizer:
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # Options a state saved by an older PyTorch may lack, with their defaults, and whether the
+    # optimizer keeps "step" as a tensor; __setstate__ (and so load_state_dict) fills them in.
+    _group_defaults = {}
+    _tensor_step = False
+
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for group in self.param_groups:
+            for key, value in self._group_defaults.items():
+                group.setdefault(key, value)
+        if self._tensor_step:
+            for s in self.state.values():
+                _step_to_tensor(s)
 
     def __repr__(self):
         out = self.__class__.__name__ + " ("
@@ -209,3 +220,12 @@ class Optimizer:
             new_group["params"] = group["params"]
             new_groups.append(new_group)
         self.__setstate__({"state": state, "param_groups": new_groups})
+
+
+def _step_to_tensor(state):
+    """A state dict saved with a Python number as 'step' (older PyTorch) gets a tensor step."""
+    step = state.get("step")
+    if step is not None and not isinstance(step, _C.Tensor):
+        t = _optim.new_step()
+        t.fill_(float(step))
+        state["step"] = t

@@ -1,6 +1,5 @@
 """graft.optim.RMSprop: RMSprop with alpha, eps, weight decay, momentum, centered and maximize
 (PyTorch's formulas; the update runs in C++)."""
-from .adam import _step_to_tensor
 from .optimizer import Optimizer, _optim
 
 
@@ -23,17 +22,9 @@ class RMSprop(Optimizer):
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        for s in self.state.values():
-            _step_to_tensor(s)
+    _group_defaults = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
+                       "differentiable": False, "capturable": False}
+    _tensor_step = True
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure()'s loss."""
