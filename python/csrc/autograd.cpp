@@ -20,12 +20,19 @@ std::vector<Tensor> tensors_of(py::handle o, const char* what) {
 }
 
 /// grad_tensors / grad_outputs: entries may be None (implicit ones for scalar outputs).
+Tensor gradient_or_none(py::handle h) {
+  if (h.is_none()) return Tensor();
+  GRAFT_CHECK(is_tensor(h), TypeError, "gradients can be either Tensors or None, but got ",
+              std::string(py::str(h.get_type().attr("__name__"))));
+  return as_tensor_unchecked(h);
+}
+
 std::vector<Tensor> optional_tensors_of(py::handle o, size_t n) {
   std::vector<Tensor> out;
   if (o.is_none()) return out;
-  if (is_tensor(o)) return {as_tensor_unchecked(o)};
-  for (py::handle h : o) out.push_back(h.is_none() ? Tensor() : as_tensor_unchecked(h));
-  GRAFT_CHECK(out.size() == n, RuntimeError, "grad can be implicitly created only for scalar outputs");
+  if (!PyList_Check(o.ptr()) && !PyTuple_Check(o.ptr())) return {gradient_or_none(o)};
+  for (py::handle h : o) out.push_back(gradient_or_none(h));
+  GRAFT_CHECK(out.size() == n, RuntimeError, "got ", n, " tensors and ", out.size(), " gradients");
   return out;
 }
 
@@ -88,7 +95,7 @@ void init_autograd(py::module_& m) {
       [](const Tensor& self, py::object gradient, std::optional<bool> retain_graph, bool create_graph,
          py::object inputs) {
         std::vector<Tensor> grads;
-        if (!gradient.is_none()) grads.push_back(gradient.cast<Tensor>());
+        if (!gradient.is_none()) grads.push_back(gradient_or_none(gradient));
         run_backward({self}, std::move(grads), retain_graph, create_graph, inputs_arg(inputs));
       },
       py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,

@@ -4,7 +4,9 @@
 #include <dlpack/dlpack.h>
 #include <pybind11/numpy.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "python_common.h"
 
@@ -19,21 +21,27 @@ struct SequenceData {
   std::vector<int64_t> shape;
   std::vector<Scalar> values;
   bool any_float = false, any_int = false, any_bool = false;
+  int64_t leaf_depth = -1;  // depth of the first number seen: every number must sit there
 };
+
+constexpr size_t kMaxDims = 64;
 
 std::string type_name(py::handle o) { return py::str(o.get_type().attr("__name__")); }
 
 bool is_sequence_like(py::handle o) {
   return PyList_Check(o.ptr()) || PyTuple_Check(o.ptr()) || (is_tensor(o) && as_tensor_unchecked(o).dim() > 0) ||
-         (!py::isinstance<py::str>(o) && py::hasattr(o, "__array_interface__") &&
-          py::len(o.attr("shape")) > 0);
+         (is_ndarray(o) && py::reinterpret_borrow<py::array>(o).ndim() > 0);
 }
 
 void scan(py::handle o, size_t depth, SequenceData& out) {
   if (is_sequence_like(o)) {
-    py::sequence seq = py::reinterpret_borrow<py::sequence>(o);
-    if (is_tensor(o)) seq = py::reinterpret_steal<py::sequence>(PySequence_List(o.ptr()));
-    int64_t n = static_cast<int64_t>(py::len(o));
+    GRAFT_CHECK(out.leaf_depth < 0 || static_cast<int64_t>(depth) < out.leaf_depth, TypeError,
+                "must be real number, not ", type_name(o));
+    GRAFT_CHECK(depth < kMaxDims, ValueError, "too many dimensions '", type_name(o), "' (more than ", kMaxDims, ")");
+    // owning references while we look at them: items of an ndarray are new objects
+    py::object seq = py::reinterpret_borrow<py::object>(o);
+    if (is_tensor(o)) seq = py::reinterpret_steal<py::object>(PySequence_List(o.ptr()));
+    int64_t n = static_cast<int64_t>(py::len(seq));
     if (depth == out.shape.size()) {
       out.shape.push_back(n);
     } else {
@@ -41,11 +49,12 @@ void scan(py::handle o, size_t depth, SequenceData& out) {
       GRAFT_CHECK(out.shape[depth] == n, ValueError, "expected sequence of length ", out.shape[depth], " at dim ",
                   depth, " (got ", n, ")");
     }
-    for (py::handle item : seq) scan(item, depth + 1, out);
+    for (py::handle item : seq) scan(item, depth + 1, out);  // py::iterator owns each item
     return;
   }
   GRAFT_CHECK(depth == out.shape.size(), ValueError, "expected sequence of length ", out.shape[depth], " at dim ",
               depth, " (got a number)");
+  if (out.leaf_depth < 0) out.leaf_depth = static_cast<int64_t>(depth);
   if (PyBool_Check(o.ptr())) {
     out.any_bool = true;
   } else if (PyLong_Check(o.ptr())) {
@@ -58,14 +67,31 @@ void scan(py::handle o, size_t depth, SequenceData& out) {
     if (t.is_floating_point()) out.any_float = true;
     else if (t.dtype() == kBool) out.any_bool = true;
     else out.any_int = true;
-  } else if (PyIndex_Check(o.ptr())) {
-    out.any_int = true;
-  } else if (PyObject_HasAttrString(o.ptr(), "__float__") && !py::isinstance<py::str>(o)) {
-    out.any_float = true;
+  } else if (is_number(o)) {
+    Scalar s = to_scalar(o);
+    (s.is_floating_point() ? out.any_float : s.is_bool() ? out.any_bool : out.any_int) = true;
   } else {
     throw TypeError("new(): invalid data type '" + type_name(o) + "'");
   }
   out.values.push_back(to_scalar(o));
+}
+
+/// Scalar -> element type T, refusing integers that do not fit (PyTorch's overflow error).
+template <class T>
+T checked_cast(const Scalar& s, DType d) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (s.is_integral()) {
+      int64_t v = s.to_long();
+      GRAFT_CHECK(v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max(), RuntimeError,
+                  "value cannot be converted to type ", dtype_name(d), " without overflow");
+    } else if (s.is_floating_point()) {
+      double v = s.to_double();
+      GRAFT_CHECK(std::isfinite(v) && v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                      v <= static_cast<double>(std::numeric_limits<T>::max()),
+                  RuntimeError, "value cannot be converted to type ", dtype_name(d), " without overflow");
+    }
+  }
+  return s.to<T>();
 }
 
 Tensor from_sequence(py::handle data, std::optional<DType> dtype) {
@@ -73,10 +99,12 @@ Tensor from_sequence(py::handle data, std::optional<DType> dtype) {
   scan(data, 0, sd);
   DType inferred = sd.any_float ? default_dtype() : sd.any_int ? kInt64 : sd.any_bool ? kBool : default_dtype();
   DType d = dtype.value_or(inferred);
+  GRAFT_CHECK(static_cast<int64_t>(sd.values.size()) == compute_numel(sd.shape), ValueError,
+              "tensor(): ragged nested sequence (", sd.values.size(), " numbers for shape ", IntArrayRef(sd.shape), ")");
   Tensor t = empty(sd.shape, TensorOptions(d));
   GRAFT_DISPATCH_ALL(d, "tensor", [&] {
     auto* p = t.data_ptr<scalar_t>();
-    for (size_t i = 0; i < sd.values.size(); ++i) p[i] = sd.values[i].to<scalar_t>();
+    for (size_t i = 0; i < sd.values.size(); ++i) p[i] = checked_cast<scalar_t>(sd.values[i], d);
   });
   return t;
 }
@@ -115,7 +143,7 @@ std::function<void(void*)> python_owner_deleter(py::object owner) {
 }
 
 Tensor from_numpy(py::handle obj) {
-  GRAFT_CHECK(py::isinstance<py::array>(obj), TypeError, "expected np.ndarray (got ", type_name(obj), ")");
+  GRAFT_CHECK(is_ndarray(obj), TypeError, "expected np.ndarray (got ", type_name(obj), ")");
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   std::optional<DType> d = dtype_of_numpy(arr.dtype());
   GRAFT_CHECK(d.has_value(), TypeError, "can't convert np.ndarray of type numpy.",
@@ -149,6 +177,7 @@ Tensor from_numpy(py::handle obj) {
 }
 
 py::array to_numpy(const Tensor& t, bool force) {
+  ensure_numpy();
   Tensor src = t;
   if (force) src = t.detach();
   GRAFT_CHECK(!src.requires_grad(), RuntimeError,
@@ -275,14 +304,11 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
                        1);
           t = as_tensor_unchecked(data).detach().clone();
           if (dtype) t = t.to(*dtype);
-        } else if (py::isinstance<py::array>(data)) {
+        } else if (is_ndarray(data)) {
           t = from_numpy(data).clone();
           if (dtype) t = t.to(*dtype);
-        } else if (is_number(data)) {
-          Scalar s = to_scalar(data);
-          t = scalar_tensor(s, TensorOptions(dtype.value_or(s.natural_dtype())));
         } else {
-          t = from_sequence(data, dtype);
+          t = from_sequence(data, dtype);  // numbers too (0-d), with the overflow check
         }
         if (!device.is_none()) t = t.to(to_device(device));
         if (requires_grad) t.requires_grad_(true);
@@ -295,12 +321,12 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
       [](py::handle data, std::optional<DType> dtype, py::object device) {
         Tensor t;
         if (is_tensor(data)) t = as_tensor_unchecked(data);
-        else if (py::isinstance<py::array>(data) && dtype_of_numpy(py::reinterpret_borrow<py::array>(data).dtype()))
+        else if (is_ndarray(data) && dtype_of_numpy(py::reinterpret_borrow<py::array>(data).dtype()))
           t = from_numpy(data);
         else if (is_number(data)) {
           Scalar s = to_scalar(data);
           t = scalar_tensor(s, TensorOptions(dtype.value_or(s.natural_dtype())));
-        } else if (py::isinstance<py::array>(data)) {
+        } else if (is_ndarray(data)) {
           t = from_sequence(data.attr("tolist")(), dtype);
         } else {
           t = from_sequence(data, dtype);

@@ -17,8 +17,8 @@ struct IndexItem {
 
 /// A Python list used as an index: an int64 tensor, or a bool tensor when it holds only bools.
 Tensor list_index(py::handle list) {
-  py::sequence seq = py::reinterpret_borrow<py::sequence>(list);
-  bool all_bool = seq.size() > 0;
+  py::object seq = py::reinterpret_borrow<py::object>(list);
+  bool all_bool = py::len(seq) > 0;
   for (py::handle v : seq) all_bool &= PyBool_Check(v.ptr());
   if (all_bool) {
     std::vector<int64_t> bits;

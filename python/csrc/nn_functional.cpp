@@ -139,9 +139,9 @@ std::vector<int64_t> adaptive_size(const Tensor& input, py::handle output_size) 
   if (PyLong_Check(output_size.ptr())) return {output_size.cast<int64_t>(), output_size.cast<int64_t>()};
   std::vector<int64_t> out;
   int64_t i = 0;
-  const py::sequence seq = py::reinterpret_borrow<py::sequence>(output_size);
-  const int64_t n = static_cast<int64_t>(seq.size());
-  for (py::handle v : seq) {
+  const py::object seq = py::reinterpret_borrow<py::object>(output_size);
+  const int64_t n = static_cast<int64_t>(py::len(seq));
+  for (py::handle v : seq) {  // py::iterator keeps each item alive (ndarray items are new objects)
     out.push_back(v.is_none() ? input.size(input.dim() - n + i) : v.cast<int64_t>());
     ++i;
   }

@@ -25,6 +25,8 @@ template <>
 struct type_caster<graft::Tensor> {
   PYBIND11_TYPE_CASTER(graft::Tensor, const_name("Tensor"));
   bool load(handle src, bool convert) {
+    // pybind11's holder caster would take None as a null holder when converting
+    if (!src || src.is_none()) return false;
     copyable_holder_caster<graft::TensorImpl, graft::intrusive_ptr<graft::TensorImpl>> c;
     if (!c.load(src, convert)) return false;
     value = graft::Tensor(static_cast<graft::intrusive_ptr<graft::TensorImpl>&>(c));
@@ -85,8 +87,18 @@ py::handle tensor_type();
 bool is_tensor(py::handle o);
 /// Unchecked: the Tensor behind a graft.Tensor object (call is_tensor first).
 Tensor as_tensor_unchecked(py::handle o);
-/// True for Python bool, int and float (not tensors).
+/// True for Python bool, int and float and NumPy scalars (not tensors, not arrays).
 bool is_number(py::handle o);
+/// True when `o` is a NumPy array. Never imports NumPy: if it is not imported, nothing is
+/// an array. (pybind11's NumPy API would import it under a static-initialisation guard,
+/// which deadlocks when two threads first touch it.)
+bool is_ndarray(py::handle o);
+/// Imports NumPy (outside any static-initialisation guard) before pybind11's array API is
+/// used; see is_ndarray.
+void ensure_numpy();
+/// TypeError unless `self` is a graft.Tensor (for methods taking `py::handle self`, which
+/// pybind11 does not check: `graft.Tensor.zero_(5)`).
+void check_self(py::handle self, const char* method);
 Scalar to_scalar(py::handle o);
 /// A size given as varargs (`view(2, 3)`) or one sequence (`view((2, 3))`, `view(x.shape)`).
 std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn);

@@ -3,6 +3,8 @@
 // indexing.cpp, NumPy/DLPack/list conversion in conversion.cpp.
 #include <cstdio>
 
+#include <pybind11/numpy.h>
+
 #include "python_common.h"
 
 namespace graft::python {
@@ -95,8 +97,61 @@ Tensor as_tensor_unchecked(py::handle o) {
   return Tensor(vh.holder<intrusive_ptr<TensorImpl>>());
 }
 
+namespace {
+/// NumPy's scalar base types (np.bool_, np.integer, np.floating), looked up once NumPy is
+/// imported by someone; null until then.
+struct NumpyScalarTypes {
+  PyObject* bool_ = nullptr;
+  PyObject* integer = nullptr;
+  PyObject* floating = nullptr;
+};
+const NumpyScalarTypes* numpy_scalar_types() {
+  static NumpyScalarTypes types;
+  if (!types.bool_) {
+    PyObject* np = PyImport_GetModule(py::str("numpy").ptr());  // new ref or null; never imports
+    if (!np) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    py::object mod = py::reinterpret_steal<py::object>(np);
+    types.integer = py::object(mod.attr("integer")).release().ptr();  // kept for the process
+    types.floating = py::object(mod.attr("floating")).release().ptr();
+    types.bool_ = py::object(mod.attr("bool_")).release().ptr();
+  }
+  return &types;
+}
+}  // namespace
+
 bool is_number(py::handle o) {
-  return PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr());  // bool is an int subclass
+  if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) return true;  // bool is an int subclass
+  if (is_tensor(o)) return false;
+  const NumpyScalarTypes* np = numpy_scalar_types();
+  return np && (PyObject_IsInstance(o.ptr(), np->bool_) > 0 || PyObject_IsInstance(o.ptr(), np->integer) > 0 ||
+                PyObject_IsInstance(o.ptr(), np->floating) > 0);
+}
+
+bool is_ndarray(py::handle o) {
+  PyObject* np = PyImport_GetModule(py::str("numpy").ptr());
+  if (!np) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_DECREF(np);
+  static bool api_ready = false;
+  if (!api_ready) {
+    ensure_numpy();
+    py::detail::npy_api::get();  // NumPy is imported: this cannot release the GIL any more
+    api_ready = true;
+  }
+  return py::isinstance<py::array>(o);
+}
+
+void ensure_numpy() { py::module_::import("numpy"); }
+
+void check_self(py::handle self, const char* method) {
+  if (!is_tensor(self))
+    throw TypeError(detail::str("descriptor '", method, "' for 'graft.Tensor' objects doesn't apply to a '",
+                                std::string(py::str(self.get_type().attr("__name__"))), "' object"));
 }
 
 Scalar to_scalar(py::handle o) {
@@ -112,6 +167,11 @@ Scalar to_scalar(py::handle o) {
     Tensor t = as_tensor_unchecked(o);
     check_one_element(t, "scalar");
     return t.item();
+  }
+  if (const NumpyScalarTypes* np = numpy_scalar_types()) {
+    if (PyObject_IsInstance(o.ptr(), np->bool_) > 0) return Scalar(PyObject_IsTrue(o.ptr()) == 1);
+    if (PyObject_IsInstance(o.ptr(), np->floating) > 0)
+      return Scalar(static_cast<double>(py::float_(py::reinterpret_borrow<py::object>(o))));
   }
   // NumPy scalars and anything else with __index__ / __float__
   if (PyIndex_Check(o.ptr())) return Scalar(static_cast<int64_t>(py::int_(py::reinterpret_borrow<py::object>(o))));
@@ -246,9 +306,14 @@ void init_tensor(py::module_& m) {
              return t.item().to_double();
            })
       .def("__int__",
-           [](const Tensor& t) {
+           [](const Tensor& t) -> py::object {
              check_one_element(t, "int");
-             return t.item().to_long();
+             Scalar v = t.item();
+             if (!v.is_floating_point()) return py::int_(v.to_long());
+             // Python's int(float): ValueError for nan, OverflowError for inf, big ints beyond int64
+             PyObject* r = PyLong_FromDouble(v.to_double());
+             if (!r) throw py::error_already_set();
+             return py::reinterpret_steal<py::object>(r);
            })
       .def("__index__",
            [](const Tensor& t) {
@@ -263,6 +328,7 @@ void init_tensor(py::module_& m) {
              return python_scalar(t.item(), t.dtype());
            })
       .def("__format__", [](py::handle self, py::str spec) -> py::object {
+        check_self(self, "__format__");
         Tensor t = as_tensor_unchecked(self);
         if (t.dim() == 0) return py::reinterpret_steal<py::object>(
             PyObject_Format(python_scalar(t.item(), t.dtype()).ptr(), spec.ptr()));
@@ -363,6 +429,7 @@ void init_tensor(py::module_& m) {
          [](Tensor& t, bool flag) { t.requires_grad_(flag); })
       .def(
           "requires_grad_", [](py::handle self, bool flag) {
+            check_self(self, "requires_grad_");
             Tensor t = as_tensor_unchecked(self);
             t.requires_grad_(flag);
             return self;
@@ -370,7 +437,10 @@ void init_tensor(py::module_& m) {
           py::arg("requires_grad") = true)
       .def_property(
           "grad", [](const Tensor& t) { return t.grad(); },
-          [](Tensor& t, std::optional<Tensor> g) { t.set_grad(g.value_or(Tensor())); })
+          [](Tensor& t, std::optional<Tensor> g) {
+            GRAFT_CHECK(!g || !g->is_same(t), RuntimeError, "can't assign Variable as its own grad");
+            t.set_grad(g.value_or(Tensor()));
+          })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
       .def_property_readonly("is_leaf", tm(&Tensor::is_leaf))
       .def_property_readonly("output_nr", tm(&Tensor::output_nr))
@@ -383,6 +453,7 @@ void init_tensor(py::module_& m) {
       .def("retain_grad", tm(&Tensor::retain_grad))
       .def("detach", tm(&Tensor::detach))
       .def("detach_", [](py::handle self) {
+        check_self(self, "detach_");
         Tensor t = as_tensor_unchecked(self);
         t.detach_();
         return self;

@@ -1,0 +1,120 @@
+"""Edge cases of the binding layer found in review: None where a tensor is required, NumPy
+items and scalars, ragged lists, bad gradients, integer conversions, and the first use of
+NumPy from two threads at once. Each used to crash, hang or give a wrong answer."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import graft
+
+
+@pytest.mark.parametrize("call", [
+    lambda: graft.ones(2, 2).mm(None),
+    lambda: graft.nn.functional.mse_loss(graft.ones(2), None),
+    lambda: graft.empty_like(None),
+    lambda: graft.Tensor.numel(None),
+    lambda: graft.maximum(graft.ones(2), None),
+])
+def test_none_is_not_a_tensor(call):
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        call()
+
+
+@pytest.mark.parametrize("method", ["requires_grad_", "detach_", "__format__"])
+def test_methods_check_their_self(method):
+    args = ("",) if method == "__format__" else ()
+    with pytest.raises(TypeError, match=f"descriptor '{method}' for 'graft.Tensor' objects doesn't apply to a 'int'"):
+        getattr(graft.Tensor, method)(5, *args)
+
+
+def test_tensor_from_a_list_of_arrays_and_numpy_scalars():
+    t = graft.tensor([np.array([1.5, 2.5, 3.5]), np.array([4.5, 5.5, 6.5])])
+    assert t.shape == (2, 3) and t.tolist() == [[1.5, 2.5, 3.5], [4.5, 5.5, 6.5]]
+    assert graft.tensor([np.float32(1.5), np.int64(2)]).tolist() == [1.5, 2.0]
+    assert graft.tensor([np.int64(1), np.int32(2)]).dtype is graft.int64
+    assert graft.tensor([np.bool_(True)]).dtype is graft.bool
+
+
+def test_numpy_scalars_are_numbers_in_operators():
+    t = graft.tensor([1.0, 2.0], requires_grad=True)
+    y = t * np.float32(2)
+    assert type(y) is graft.Tensor and y.requires_grad and y.tolist() == [2.0, 4.0]
+    assert (np.float32(2) * t.detach()).tolist() == [2.0, 4.0]
+    assert (t.detach() > np.float32(1.5)).tolist() == [False, True]
+    assert (t.detach() + np.int64(1)).tolist() == [2.0, 3.0]
+    assert graft.full((2,), np.int64(3)).tolist() == [3, 3]
+
+
+def test_ragged_and_too_deep_lists_are_refused():
+    with pytest.raises(TypeError, match="must be real number, not list"):
+        graft.tensor([1.0, [2.0, 3.0]])
+    with pytest.raises(ValueError, match=r"expected sequence of length 2 at dim 1 \(got 1\)"):
+        graft.tensor([[1, 2], [3]])
+    deep = 0.0
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(ValueError, match="too many dimensions"):
+        graft.tensor(deep)
+
+
+def test_integer_conversions_do_not_wrap():
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int32 without overflow"):
+        graft.tensor([2 ** 40], dtype=graft.int32)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64 without overflow"):
+        graft.tensor([float("nan")], dtype=graft.int64)
+    assert graft.tensor([2.7], dtype=graft.int32).tolist() == [2]
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        int(graft.tensor(float("nan")))
+    with pytest.raises(OverflowError):
+        int(graft.tensor(float("inf")))
+    assert int(graft.tensor(1e30, dtype=graft.float64)) == int(1e30)
+    assert int(graft.tensor(-3.9)) == -3
+
+
+def test_gradients_must_be_tensors_or_none():
+    x = graft.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got float"):
+        graft.autograd.backward([y], grad_tensors=[1.0])
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got str"):
+        graft.autograd.grad([y], [x], grad_outputs=["abc"])
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got float"):
+        y.sum().backward(1.0)
+    with pytest.raises(RuntimeError, match="got 1 tensors and 2 gradients"):
+        graft.autograd.backward([y], grad_tensors=[graft.ones(2), graft.ones(2)])
+
+
+def test_a_tensor_cannot_be_its_own_grad():
+    x = graft.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="can't assign Variable as its own grad"):
+        x.grad = x
+    assert x.grad is None
+
+
+def test_adaptive_pool_size_from_an_array():
+    out = graft.nn.functional.adaptive_avg_pool2d(graft.ones(1, 1, 4, 6), np.array([2, 3]))
+    assert out.shape == (1, 1, 2, 3)
+
+
+def test_first_numpy_use_from_two_threads_does_not_deadlock():
+    # a fresh interpreter where NumPy is not imported yet (pytest imported it here)
+    code = textwrap.dedent("""
+        import threading, graft
+        out = []
+        def work():
+            out.append(graft.tensor([1, 2, 3]).sum().item())
+            out.append(graft.from_numpy(__import__("numpy").arange(3.0)).sum().item())
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        loader = graft.utils.data.DataLoader(range(10), batch_size=4, num_workers=2)
+        print(sorted(out), [b.tolist() for b in loader])
+    """)
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[3.0, 3.0, 3.0, 3.0, 6, 6, 6, 6] [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]"
