@@ -33,7 +33,8 @@ test: deps $(BUILD)/build.ninja
 	cd $(BUILD) && ctest --output-on-failure
 
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRAFT_SANITIZE=ON -DGRAFT_BUILD_EXAMPLES=OFF
+	# -O1 -g1 (line tables): half the compile time of -O2 -g, and still file:line in reports
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DGRAFT_SANITIZE=ON -DGRAFT_BUILD_EXAMPLES=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
 
