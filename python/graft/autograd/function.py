@@ -8,7 +8,6 @@ calls the Python ``backward``. The ``ctx`` object is the node itself (a
 in the node and die with it; saved tensors are released after backward unless retain_graph.
 """
 import functools
-import inspect
 import warnings
 import weakref
 
@@ -27,6 +26,7 @@ def _bind(fn, args, kwargs, with_ctx):
     passed by keyword are inputs of the graph like positional ones."""
     sig = _signatures.get(fn)
     if sig is None:
+        import inspect  # lazily, as in grad_mode: only keyword arguments and setup_context need it
         sig = _signatures[fn] = inspect.signature(fn)
     bound = sig.bind(None, *args, **kwargs) if with_ctx else sig.bind(*args, **kwargs)
     bound.apply_defaults()

@@ -1,7 +1,6 @@
 """Grad modes as context managers and decorators, with PyTorch's names: no_grad,
 enable_grad, set_grad_enabled, inference_mode. The modes are thread-local C++ state."""
 import functools
-import inspect
 
 from .. import _C
 
@@ -11,6 +10,7 @@ class _DecoratorContextManager:
     the mode around every call, as torch's grad modes do."""
 
     def __call__(self, func):
+        import inspect  # lazily: it costs a fifth of `import graft`, and only decorators need it
         if inspect.isclass(func):
             raise RuntimeError("grad modes cannot decorate classes")
         if inspect.isgeneratorfunction(func):
