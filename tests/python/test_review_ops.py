@@ -151,7 +151,7 @@ def test_amax_all_dims():
     assert list(r.shape) == [1, 1] and r.tolist() == [[3.0]]
     assert list(graft.ones(2, 3).amax((), keepdim=True).shape) == [1, 1]
     s = x.amax()
-    assert list(s.shape) == [] and s.item() == 3.0
+    assert list(s.shape) == [] and s.detach().item() == 3.0
     s.backward()
     assert x.grad.tolist() == [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]
 
@@ -233,3 +233,60 @@ def test_inplace_via_copy_keeps_saved_input():
     b.log_()
     b.sum().backward()
     assert a.grad.tolist() == [1.0, 0.5, 0.25]
+
+
+# ---- 6. indexing: masks with other advanced indices, numpy arrays, sequences as tuples ----
+
+def _mask2d():
+    return graft.tensor([[True, False, True], [False, True, False]])
+
+
+def test_2d_mask_followed_by_advanced_index():
+    y = graft.arange(24).reshape(2, 3, 4)
+    m = _mask2d()
+    assert y[m, [0]].tolist() == [0, 8, 16]
+    assert y[m, [0, 1, 2]].tolist() == [0, 9, 18]
+    assert y[0, m[0], [1]].tolist() == [1, 9]
+    r = y[1, None, m[0], 1]
+    assert list(r.shape) == [1, 2] and r.tolist() == [[13, 21]]
+    r = y[..., m[1], 2]
+    assert list(r.shape) == [2, 1] and r.tolist() == [[6], [18]]
+    assert list(y[None, m].shape) == [1, 3, 4]
+    w = graft.arange(24).reshape(4, 3, 2)
+    mm = graft.tensor([[True, False], [False, True], [True, True]])
+    assert w[1:3, mm].tolist() == [[6, 9, 10, 11], [12, 15, 16, 17]]
+
+
+def test_2d_mask_with_advanced_index_setitem():
+    y = graft.arange(24).reshape(2, 3, 4)
+    y[_mask2d(), graft.tensor([1, 2, 3])] = 0
+    assert y.tolist() == [[[0, 0, 2, 3], [4, 5, 6, 7], [8, 9, 0, 11]],
+                          [[12, 13, 14, 15], [16, 17, 18, 0], [20, 21, 22, 23]]]
+
+
+def test_numpy_arrays_as_indices():
+    x = graft.arange(9.0).reshape(3, 3)
+    r = x[np.array([1])]
+    assert list(r.shape) == [1, 3] and r.tolist() == [[3.0, 4.0, 5.0]]
+    assert x[np.array([1, 0])].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    assert x[np.array([True, False, True])].tolist() == [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]]
+    r = x[np.array(1)]
+    assert list(r.shape) == [3] and r.tolist() == [3.0, 4.0, 5.0]
+    assert x[np.array([0, 1]), np.array([1, 2])].tolist() == [1.0, 5.0]
+    assert x[np.array([[0, 1], [1, 0]])].tolist() == [1.0, 3.0]  # a 2-d array reads as a tuple
+    x[np.array([0, 2])] = 0
+    assert x.tolist() == [[0.0, 0.0, 0.0], [3.0, 4.0, 5.0], [0.0, 0.0, 0.0]]
+
+
+def test_sequence_with_tensors_lists_slices_is_a_tuple():
+    x = graft.arange(9.0).reshape(3, 3)
+    r = x[[graft.tensor([0, 1]), graft.tensor([2, 0])]]
+    assert list(r.shape) == [2] and r.tolist() == [2.0, 3.0]
+    assert x[[[0, 1], [2, 0]]].tolist() == [2.0, 3.0]
+    assert x[[0, slice(None)]].tolist() == [0.0, 1.0, 2.0]
+    assert list(x[[None, 0]].shape) == [1, 3]
+    assert x[[..., 0]].tolist() == [0.0, 3.0, 6.0]
+    # plain lists of ints / bools stay one advanced index
+    assert x[[0, 1]].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert x[[[0, 1]]].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert x[[True, False, True]].tolist() == [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]]
