@@ -158,9 +158,9 @@ def test_amax_all_dims():
 
 def test_amax_values_exact_with_inf_and_nan():
     x = graft.tensor([[float("inf"), 1.0], [float("nan"), 2.0], [0.1, 0.1]], requires_grad=True)
-    r = x.amax(1)
+    r = x.amax(1).detach()
     assert r[0].item() == float("inf") and r[1].item() != r[1].item() and r[2].item() == pytest.approx(0.1)
-    assert graft.tensor([0.1, 0.1, 0.1], requires_grad=True).amax().item() == graft.tensor(0.1).item()
+    assert graft.tensor([0.1, 0.1, 0.1], requires_grad=True).amax().detach().item() == graft.tensor(0.1).item()
 
 
 # ---- 5. tensor values for masked_fill / clamp / fill_ / where ----
@@ -290,3 +290,80 @@ def test_sequence_with_tensors_lists_slices_is_a_tuple():
     assert x[[0, 1]].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     assert x[[[0, 1]]].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     assert x[[True, False, True]].tolist() == [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]]
+
+
+# ---- 7. factories and splitting ----
+
+def test_scalar_tensor_uses_default_dtype():
+    assert graft.scalar_tensor(3).dtype == graft.float32
+    assert graft.scalar_tensor(True).dtype == graft.float32
+    assert graft.scalar_tensor(3).item() == 3.0
+    assert graft.scalar_tensor(3, dtype=graft.int64).dtype == graft.int64
+
+
+def test_factory_size_keyword():
+    assert list(graft.zeros(size=(2, 3)).shape) == [2, 3]
+    assert graft.ones(size=[2]).tolist() == [1.0, 1.0]
+    for f in (graft.empty, graft.rand, graft.randn):
+        assert list(f(size=(1, 2)).shape) == [1, 2]
+    with pytest.raises(TypeError, match="zeros\\(\\) got multiple values for argument 'size'"):
+        graft.zeros((2,), size=(3,))
+    with pytest.raises(TypeError, match="argument 'size' must be tuple of ints, not int"):
+        graft.zeros(size=3)
+
+
+def test_randint_keyword_forms():
+    r = graft.randint(0, 10, size=(3,))
+    assert list(r.shape) == [3] and r.dtype == graft.int64
+    assert all(0 <= v < 10 for v in r.tolist())
+    r = graft.randint(low=3, high=5, size=(50,))
+    assert set(r.tolist()) <= {3, 4}
+    assert list(graft.randint(high=5, size=(2,)).shape) == [2]
+    assert all(v == 7 for v in graft.randint(7, 8, (4,)).tolist())
+    with pytest.raises(TypeError, match="randint\\(\\): argument 'size' must be tuple of ints, not int"):
+        graft.randint(0, 10)
+
+
+def test_split_chunk_unbind_return_tuples():
+    x = graft.arange(5)
+    for r in (graft.split(x, 2), x.split(2), x.split([2, 3]), graft.chunk(x, 2), x.chunk(2), graft.unbind(x),
+              x.unbind()):
+        assert type(r) is tuple
+    assert [t.tolist() for t in graft.split(x, 2)] == [[0, 1], [2, 3], [4]]
+    assert [t.tolist() for t in x.chunk(2)] == [[0, 1, 2], [3, 4]]
+
+
+# ---- 8. copy and pickle ----
+
+def test_copy_copy_shares_storage_as_new_leaf():
+    t = graft.tensor([1.0, 2.0], requires_grad=True)
+    c = copy.copy(t)
+    assert c is not t and c.requires_grad and c.is_leaf and c.grad_fn is None
+    with graft.no_grad():
+        c[0] = 5.0
+    assert t.tolist() == [5.0, 2.0]
+    c2 = copy.copy(t * 2)
+    assert c2.requires_grad and c2.is_leaf and c2.tolist() == [10.0, 4.0]
+
+
+def test_pickle_tensor_roundtrip():
+    t = graft.tensor([1.5, -2.0], requires_grad=True)
+    p = pickle.loads(pickle.dumps(t))
+    assert p.tolist() == [1.5, -2.0] and p.requires_grad and p.is_leaf and p.dtype == graft.float32
+    x = graft.arange(6).reshape(2, 3).t()  # a non-contiguous view
+    p = pickle.loads(pickle.dumps(x))
+    assert p.dtype == graft.int64 and p.tolist() == [[0, 3], [1, 4], [2, 5]] and not p.requires_grad
+    for v in (graft.zeros(0, 3), graft.tensor(True), graft.tensor([1.25], dtype=graft.float64),
+              graft.tensor([[7]], dtype=graft.int32)):
+        p = pickle.loads(pickle.dumps(v))
+        assert p.dtype == v.dtype and list(p.shape) == list(v.shape) and p.tolist() == v.tolist()
+
+
+def test_pickle_parameter_and_device():
+    import graft.nn as nn
+    q = pickle.loads(pickle.dumps(nn.Parameter(graft.ones(2))))
+    assert type(q) is nn.Parameter and q.requires_grad and q.tolist() == [1.0, 1.0]
+    for s in ("cpu", "cuda:1"):
+        d = pickle.loads(pickle.dumps(graft.device(s)))
+        assert d == graft.device(s) and str(d) == s
+    assert copy.deepcopy(graft.device("cpu")) == graft.device("cpu")
