@@ -245,6 +245,13 @@ Tensor amax_amin(bool is_max, const Tensor& a, py::handle dim, bool keepdim) {
   std::vector<int64_t> dims = reduce_dims(dim);
   if (dims.empty())
     for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
+  std::vector<bool> seen(std::max<int64_t>(a.dim(), 1));
+  for (int64_t d : dims) {
+    int64_t w = d < 0 ? d + a.dim() : d;
+    if (w < 0 || w >= static_cast<int64_t>(seen.size())) continue;  // max() below reports the range
+    GRAFT_CHECK(!seen[w], RuntimeError, "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+  }
   Tensor m = a.detach(), tied_finite, fin_m, count;
   const bool grad = a.requires_grad() && GradMode::is_enabled();
   {
@@ -653,9 +660,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   // ---- unary math ----
 #define GRAFT_UNARY(name) def_both(m, cls, #name, [](const Tensor& a) { return name(a); });
   GRAFT_UNARY(neg)
-  GRAFT_UNARY(exp) GRAFT_UNARY(log) GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt) GRAFT_UNARY(abs)
-      GRAFT_UNARY(sign) GRAFT_UNARY(sin) GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid) GRAFT_UNARY(erf)
-          GRAFT_UNARY(relu) GRAFT_UNARY(floor)
+  GRAFT_UNARY(exp)
+  GRAFT_UNARY(log) GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt) GRAFT_UNARY(abs) GRAFT_UNARY(sign)
+      GRAFT_UNARY(sin) GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid) GRAFT_UNARY(erf) GRAFT_UNARY(relu)
+          GRAFT_UNARY(floor)
 #undef GRAFT_UNARY
               m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");

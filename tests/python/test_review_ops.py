@@ -150,6 +150,8 @@ def test_amax_all_dims():
     r = x.amax((0, 1), keepdim=True)
     assert list(r.shape) == [1, 1] and r.tolist() == [[3.0]]
     assert list(graft.ones(2, 3).amax((), keepdim=True).shape) == [1, 1]
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        graft.ones(2, 3).amax((0, -2))
     s = x.amax()
     assert list(s.shape) == [] and s.detach().item() == 3.0
     s.backward()
