@@ -47,14 +47,34 @@ TensorOptions no_grad_opts(TensorOptions o) { return o.requires_grad(false); }
 
 std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   GRAFT_CHECK(py::isinstance<py::sequence>(seq) && !is_tensor(seq), TypeError, fn,
-              "(): argument 'tensors' must be tuple of Tensors, not ", std::string(py::str(seq.get_type().attr("__name__"))));
+              "(): argument 'tensors' must be tuple of Tensors, not ",
+              std::string(py::str(seq.get_type().attr("__name__"))));
   std::vector<Tensor> out;
   for (py::handle h : seq) {
-    GRAFT_CHECK(is_tensor(h), TypeError, fn, "(): expected Tensor as element ", out.size(),
-                " in argument 0, but got ", std::string(py::str(h.get_type().attr("__name__"))));
+    GRAFT_CHECK(is_tensor(h), TypeError, fn, "(): expected Tensor as element ", out.size(), " in argument 0, but got ",
+                std::string(py::str(h.get_type().attr("__name__"))));
     out.push_back(as_tensor_unchecked(h));
   }
   return out;
+}
+
+/// The size of zeros/ones/empty/rand/randn: varargs (`zeros(2, 3)`), one sequence
+/// (`zeros((2, 3))`) or the `size=` keyword (`zeros(size=(2, 3))`, removed from `kw`).
+std::vector<int64_t> factory_sizes(const py::args& a, py::kwargs& kw, const char* fn) {
+  if (!kw.contains("size")) return sizes_from_args(a, fn);
+  GRAFT_CHECK(a.empty(), TypeError, fn, "() got multiple values for argument 'size'");
+  py::object size = kw["size"];
+  PyDict_DelItemString(kw.ptr(), "size");
+  GRAFT_CHECK(!PyLong_Check(size.ptr()), TypeError, fn, "(): argument 'size' must be tuple of ints, not int");
+  return dims_from_object(size);
+}
+
+/// Pops keyword `key` from `kw` (None when absent).
+py::object pop_kw(py::kwargs& kw, const char* key) {
+  if (!kw.contains(key)) return py::none();
+  py::object v = kw[key];
+  PyDict_DelItemString(kw.ptr(), key);
+  return v;
 }
 
 }  // namespace
@@ -62,42 +82,60 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
 void init_functions(py::module_& m) {
   // ---- factories ----
   m.def("zeros", [](py::args a, py::kwargs k) {
+    std::vector<int64_t> sizes = factory_sizes(a, k, "zeros");
     auto o = factory_options(k, "zeros");
-    return finish(zeros(sizes_from_args(a, "zeros"), no_grad_opts(o)), o);
+    return finish(zeros(sizes, no_grad_opts(o)), o);
   });
   m.def("ones", [](py::args a, py::kwargs k) {
+    std::vector<int64_t> sizes = factory_sizes(a, k, "ones");
     auto o = factory_options(k, "ones");
-    return finish(ones(sizes_from_args(a, "ones"), no_grad_opts(o)), o);
+    return finish(ones(sizes, no_grad_opts(o)), o);
   });
   m.def("empty", [](py::args a, py::kwargs k) {
+    std::vector<int64_t> sizes = factory_sizes(a, k, "empty");
     auto o = factory_options(k, "empty");
-    return finish(empty(sizes_from_args(a, "empty"), no_grad_opts(o)), o);
+    return finish(empty(sizes, no_grad_opts(o)), o);
   });
   m.def("rand", [](py::args a, py::kwargs k) {
+    std::vector<int64_t> sizes = factory_sizes(a, k, "rand");
     auto o = factory_options(k, "rand");
-    return finish(rand(sizes_from_args(a, "rand"), no_grad_opts(o)), o);
+    return finish(rand(sizes, no_grad_opts(o)), o);
   });
   m.def("randn", [](py::args a, py::kwargs k) {
+    std::vector<int64_t> sizes = factory_sizes(a, k, "randn");
     auto o = factory_options(k, "randn");
-    return finish(randn(sizes_from_args(a, "randn"), no_grad_opts(o)), o);
+    return finish(randn(sizes, no_grad_opts(o)), o);
   });
-  m.def("full", [](py::handle size, const Scalar& value, py::kwargs k) {
-    auto o = factory_options(k, "full", value.natural_dtype());
-    return finish(full(dims_from_object(size), value, no_grad_opts(o)), o);
-  }, py::arg("size"), py::arg("fill_value"));
+  m.def(
+      "full",
+      [](py::handle size, const Scalar& value, py::kwargs k) {
+        auto o = factory_options(k, "full", value.natural_dtype());
+        return finish(full(dims_from_object(size), value, no_grad_opts(o)), o);
+      },
+      py::arg("size"), py::arg("fill_value"));
   m.def("randint", [](py::args a, py::kwargs k) {
-    // randint(high, size) or randint(low, high, size)
-    GRAFT_CHECK(a.size() == 2 || a.size() == 3, TypeError,
+    // randint(high, size) or randint(low=0, high, size), positionally or by keyword
+    std::vector<py::object> pos;
+    for (py::handle h : a) pos.push_back(py::reinterpret_borrow<py::object>(h));
+    py::object size = pop_kw(k, "size"), high = pop_kw(k, "high"), low = pop_kw(k, "low");
+    if (size.is_none() && !pos.empty()) size = pos.back(), pos.pop_back();
+    if (high.is_none() && !pos.empty()) high = pos.back(), pos.pop_back();
+    if (low.is_none() && !pos.empty()) low = pos.back(), pos.pop_back();
+    GRAFT_CHECK(pos.empty() && !size.is_none() && !high.is_none(), TypeError,
                 "randint() received an invalid combination of arguments: expected (high, size) or (low, high, size)");
-    int64_t low = a.size() == 3 ? a[0].cast<int64_t>() : 0;
-    int64_t high = a[a.size() - 2].cast<int64_t>();
+    GRAFT_CHECK(!PyLong_Check(size.ptr()), TypeError, "randint(): argument 'size' must be tuple of ints, not int");
     auto o = factory_options(k, "randint", kInt64);
-    return finish(randint(low, high, dims_from_object(a[a.size() - 1]), no_grad_opts(o)), o);
+    return finish(
+        randint(low.is_none() ? 0 : low.cast<int64_t>(), high.cast<int64_t>(), dims_from_object(size), no_grad_opts(o)),
+        o);
   });
-  m.def("randperm", [](int64_t n, py::kwargs k) {
-    auto o = factory_options(k, "randperm", kInt64);
-    return finish(randperm(n, no_grad_opts(o)), o);
-  }, py::arg("n"));
+  m.def(
+      "randperm",
+      [](int64_t n, py::kwargs k) {
+        auto o = factory_options(k, "randperm", kInt64);
+        return finish(randperm(n, no_grad_opts(o)), o);
+      },
+      py::arg("n"));
   m.def("arange", [](py::args a, py::kwargs k) {
     std::vector<Scalar> s;
     for (py::handle h : a) s.push_back(to_scalar(h));
@@ -109,74 +147,120 @@ void init_functions(py::module_& m) {
     Tensor t = s.size() == 1 ? arange(s[0], go) : arange(s[0], s[1], s.size() == 3 ? s[2] : Scalar(1), go);
     return finish(t, o);
   });
-  m.def("linspace", [](double start, double end, int64_t steps, py::kwargs k) {
-    auto o = factory_options(k, "linspace");
-    return finish(linspace(start, end, steps, no_grad_opts(o)), o);
-  }, py::arg("start"), py::arg("end"), py::arg("steps"));
-  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, py::kwargs k) {
-    auto o = factory_options(k, "eye");
-    return finish(eye(n, mcols, no_grad_opts(o)), o);
-  }, py::arg("n"), py::arg("m") = py::none());
-  m.def("scalar_tensor", [](const Scalar& s, py::kwargs k) {
-    auto o = factory_options(k, "scalar_tensor");
-    return finish(scalar_tensor(s, no_grad_opts(o)), o);
-  }, py::arg("s"));
-  m.def("zeros_like", [](const Tensor& t, py::kwargs k) {
-    auto o = like(t, k, "zeros_like");
-    return finish(zeros_like(t, no_grad_opts(o)), o);
-  }, py::arg("input"));
-  m.def("ones_like", [](const Tensor& t, py::kwargs k) {
-    auto o = like(t, k, "ones_like");
-    return finish(ones_like(t, no_grad_opts(o)), o);
-  }, py::arg("input"));
-  m.def("empty_like", [](const Tensor& t, py::kwargs k) {
-    auto o = like(t, k, "empty_like");
-    return finish(empty_like(t, no_grad_opts(o)), o);
-  }, py::arg("input"));
-  m.def("rand_like", [](const Tensor& t, py::kwargs k) {
-    auto o = like(t, k, "rand_like");
-    return finish(rand_like(t, no_grad_opts(o)), o);
-  }, py::arg("input"));
-  m.def("randn_like", [](const Tensor& t, py::kwargs k) {
-    auto o = like(t, k, "randn_like");
-    return finish(randn_like(t, no_grad_opts(o)), o);
-  }, py::arg("input"));
-  m.def("full_like", [](const Tensor& t, const Scalar& v, py::kwargs k) {
-    auto o = like(t, k, "full_like");
-    return finish(full_like(t, v, no_grad_opts(o)), o);
-  }, py::arg("input"), py::arg("fill_value"));
-  m.def("randint_like", [](const Tensor& t, int64_t low, std::optional<int64_t> high, py::kwargs k) {
-    auto o = like(t, k, "randint_like");
-    if (!high) return finish(randint_like(t, 0, low, no_grad_opts(o)), o);
-    return finish(randint_like(t, low, *high, no_grad_opts(o)), o);
-  }, py::arg("input"), py::arg("low"), py::arg("high") = py::none());
-  m.def("manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
+  m.def(
+      "linspace",
+      [](double start, double end, int64_t steps, py::kwargs k) {
+        auto o = factory_options(k, "linspace");
+        return finish(linspace(start, end, steps, no_grad_opts(o)), o);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"));
+  m.def(
+      "eye",
+      [](int64_t n, std::optional<int64_t> mcols, py::kwargs k) {
+        auto o = factory_options(k, "eye");
+        return finish(eye(n, mcols, no_grad_opts(o)), o);
+      },
+      py::arg("n"), py::arg("m") = py::none());
+  m.def(
+      "scalar_tensor",
+      [](const Scalar& s, py::kwargs k) {
+        auto o = factory_options(k, "scalar_tensor", default_dtype());  // not the number's kind, as PyTorch
+        return finish(scalar_tensor(s, no_grad_opts(o)), o);
+      },
+      py::arg("s"));
+  m.def(
+      "zeros_like",
+      [](const Tensor& t, py::kwargs k) {
+        auto o = like(t, k, "zeros_like");
+        return finish(zeros_like(t, no_grad_opts(o)), o);
+      },
+      py::arg("input"));
+  m.def(
+      "ones_like",
+      [](const Tensor& t, py::kwargs k) {
+        auto o = like(t, k, "ones_like");
+        return finish(ones_like(t, no_grad_opts(o)), o);
+      },
+      py::arg("input"));
+  m.def(
+      "empty_like",
+      [](const Tensor& t, py::kwargs k) {
+        auto o = like(t, k, "empty_like");
+        return finish(empty_like(t, no_grad_opts(o)), o);
+      },
+      py::arg("input"));
+  m.def(
+      "rand_like",
+      [](const Tensor& t, py::kwargs k) {
+        auto o = like(t, k, "rand_like");
+        return finish(rand_like(t, no_grad_opts(o)), o);
+      },
+      py::arg("input"));
+  m.def(
+      "randn_like",
+      [](const Tensor& t, py::kwargs k) {
+        auto o = like(t, k, "randn_like");
+        return finish(randn_like(t, no_grad_opts(o)), o);
+      },
+      py::arg("input"));
+  m.def(
+      "full_like",
+      [](const Tensor& t, const Scalar& v, py::kwargs k) {
+        auto o = like(t, k, "full_like");
+        return finish(full_like(t, v, no_grad_opts(o)), o);
+      },
+      py::arg("input"), py::arg("fill_value"));
+  m.def(
+      "randint_like",
+      [](const Tensor& t, int64_t low, std::optional<int64_t> high, py::kwargs k) {
+        auto o = like(t, k, "randint_like");
+        if (!high) return finish(randint_like(t, 0, low, no_grad_opts(o)), o);
+        return finish(randint_like(t, low, *high, no_grad_opts(o)), o);
+      },
+      py::arg("input"), py::arg("low"), py::arg("high") = py::none());
+  m.def(
+      "manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
 
   // ---- joining, splitting, shapes ----
-  m.def("cat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "cat"), dim); }, py::arg("tensors"),
-        py::arg("dim") = 0);
+  m.def(
+      "cat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "cat"), dim); }, py::arg("tensors"),
+      py::arg("dim") = 0);
   m.attr("concat") = m.attr("cat");
-  m.def("stack", [](py::handle ts, int64_t dim) { return stack(tensor_seq(ts, "stack"), dim); }, py::arg("tensors"),
-        py::arg("dim") = 0);
-  m.def("split", [](py::handle t, py::handle s, int64_t dim) { return t.attr("split")(s, dim); }, py::arg("tensor"),
-        py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  for (const char* name : {"chunk", "unbind", "flatten", "unflatten", "reshape", "transpose", "permute", "squeeze",
-                           "unsqueeze", "t", "narrow", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
+  m.def(
+      "stack", [](py::handle ts, int64_t dim) { return stack(tensor_seq(ts, "stack"), dim); }, py::arg("tensors"),
+      py::arg("dim") = 0);
+  m.def(
+      "split", [](py::handle t, py::handle s, int64_t dim) { return py::tuple(t.attr("split")(s, dim)); },
+      py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  m.def(
+      "chunk", [](py::handle t, py::handle chunks, py::handle dim) { return py::tuple(t.attr("chunk")(chunks, dim)); },
+      py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
+  m.def(
+      "unbind", [](py::handle t, py::handle dim) { return py::tuple(t.attr("unbind")(dim)); }, py::arg("input"),
+      py::arg("dim") = 0);
+  for (const char* name : {"flatten", "unflatten", "reshape", "transpose", "permute", "squeeze", "unsqueeze", "t",
+                           "narrow", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;
-    m.def(name, [n](py::handle input, py::args args, py::kwargs kwargs) {
-      return input.attr(n.c_str())(*args, **kwargs);
-    }, py::arg("input"));
+    m.def(
+        name,
+        [n](py::handle input, py::args args, py::kwargs kwargs) { return input.attr(n.c_str())(*args, **kwargs); },
+        py::arg("input"));
   }
   // the test suites' leak check (conftest.py) reads this before graft.cpu exists
   m.def("_cpu_memory_allocated", []() { return memory_allocated(kCPU); });
-  m.def("is_tensor", [](py::handle o) { return is_tensor(o); }, py::arg("obj"));
-  m.def("set_num_threads", [](int n) { set_num_threads(n); }, py::arg("num"));
+  m.def(
+      "is_tensor", [](py::handle o) { return is_tensor(o); }, py::arg("obj"));
+  m.def(
+      "set_num_threads", [](int n) { set_num_threads(n); }, py::arg("num"));
   m.def("get_num_threads", []() { return get_num_threads(); });
   m.def("get_default_dtype", []() { return default_dtype(); });
-  m.def("set_default_dtype", [](DType d) {
-    GRAFT_CHECK(d == kFloat32, NotImplementedError,
-                "set_default_dtype: graft's default floating dtype is fixed to float32 (got ", d, ")");
-  }, py::arg("d"));
+  m.def(
+      "set_default_dtype",
+      [](DType d) {
+        GRAFT_CHECK(d == kFloat32, NotImplementedError,
+                    "set_default_dtype: graft's default floating dtype is fixed to float32 (got ", d, ")");
+      },
+      py::arg("d"));
 }
 
 }  // namespace graft::python

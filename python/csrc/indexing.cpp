@@ -30,6 +30,42 @@ Tensor list_index(py::handle list) {
   return t.cast<Tensor>();
 }
 
+/// A numpy.ndarray (checked by type name, so numpy is never imported here).
+bool is_ndarray(py::handle o) { return std::string(Py_TYPE(o.ptr())->tp_name) == "numpy.ndarray"; }
+
+/// An ndarray index as a tensor: bool arrays are masks, any other array selects as int64.
+Tensor ndarray_index(py::handle a) {
+  py::module_ graft_mod = py::module_::import("graft");
+  bool is_bool = std::string(py::str(a.attr("dtype").attr("kind"))) == "b";
+  py::object t = graft_mod.attr("tensor")(a, py::arg("dtype") = py::cast(is_bool ? kBool : kInt64));
+  return t.cast<Tensor>();
+}
+
+/// PyTorch's (and NumPy's) rule for a non-tuple sequence index: a short list or array that
+/// holds a tensor, a sequence, a slice, None or ... is read as a tuple of indices
+/// (`x[[rows, cols]]` is `x[rows, cols]`).
+bool sequence_as_tuple(py::handle index) {
+  if (PyTuple_Check(index.ptr())) return true;
+  if (!PyList_Check(index.ptr()) && !is_ndarray(index)) return false;
+  Py_ssize_t n = PySequence_Size(index.ptr());
+  if (n < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    py::object item = py::reinterpret_steal<py::object>(PySequence_GetItem(index.ptr(), i));
+    if (!item) {
+      PyErr_Clear();
+      return false;
+    }
+    if (is_tensor(item) || PySequence_Check(item.ptr()) || PySlice_Check(item.ptr()) || item.is_none() ||
+        item.ptr() == Py_Ellipsis)
+      return true;
+  }
+  return false;
+}
+
 std::vector<IndexItem> parse(py::handle index) {
   std::vector<IndexItem> items;
   auto add = [&](py::handle o) {
@@ -46,8 +82,8 @@ std::vector<IndexItem> parse(py::handle index) {
     } else if (PySlice_Check(o.ptr())) {
       it.kind = IndexItem::Slice;
       it.slice = o;
-    } else if (is_tensor(o)) {
-      Tensor t = as_tensor_unchecked(o);
+    } else if (is_tensor(o) || is_ndarray(o)) {
+      Tensor t = is_tensor(o) ? as_tensor_unchecked(o) : ndarray_index(o);
       if (t.dim() == 0 && is_integral(t.dtype(), false)) {  // a 0-d integer tensor selects, as an int
         it.kind = IndexItem::Int;
         it.value = t.item().to_long();
@@ -70,8 +106,8 @@ std::vector<IndexItem> parse(py::handle index) {
     }
     items.push_back(std::move(it));
   };
-  if (PyTuple_Check(index.ptr())) {
-    for (py::handle o : py::reinterpret_borrow<py::tuple>(index)) add(o);
+  if (sequence_as_tuple(index)) {
+    for (py::handle o : py::reinterpret_borrow<py::sequence>(index)) add(o);
   } else {
     add(index);
   }
@@ -84,8 +120,10 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
   int64_t consumed = 0;
   bool seen_ellipsis = false;
   for (const IndexItem& it : items) {
-    if (it.kind == IndexItem::Int || it.kind == IndexItem::Slice) consumed += 1;
-    else if (it.kind == IndexItem::Advanced) consumed += it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
+    if (it.kind == IndexItem::Int || it.kind == IndexItem::Slice)
+      consumed += 1;
+    else if (it.kind == IndexItem::Advanced)
+      consumed += it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
     else if (it.kind == IndexItem::Ellipsis) {
       GRAFT_CHECK(!seen_ellipsis, IndexError, "an index can only have a single ellipsis ('...')");
       seen_ellipsis = true;
@@ -93,13 +131,14 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
   }
   GRAFT_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
   Tensor r = self;
-  int64_t d = 0;  // current dim of r
+  int64_t d = 0;      // current dim of r
+  int64_t extra = 0;  // dims of r covered by masks beyond their one entry of `adv` each
   bool any_adv = false;
   for (const IndexItem& it : items) {
     switch (it.kind) {
       case IndexItem::None:
         r = r.unsqueeze(d);
-        adv.insert(adv.begin() + std::min<int64_t>(d, adv.size()), std::nullopt);
+        adv.insert(adv.begin() + std::min<int64_t>(d - extra, adv.size()), std::nullopt);
         ++d;
         break;
       case IndexItem::True:
@@ -129,12 +168,15 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
         break;
       }
       case IndexItem::Advanced: {
+        // one entry of `adv` per index; a k-dim mask covers k dims (index() expands it itself)
         any_adv = true;
-        while (static_cast<int64_t>(adv.size()) < d) adv.push_back(std::nullopt);
-        adv.resize(d);
+        const int64_t slot = d - extra;
+        while (static_cast<int64_t>(adv.size()) < slot) adv.push_back(std::nullopt);
+        adv.resize(slot);
         adv.push_back(it.tensor);
-        d += it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
-        // a k-dim mask covers k dims; index() expands it itself
+        const int64_t covered = it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
+        d += covered;
+        extra += covered - 1;
         break;
       }
     }
@@ -156,10 +198,12 @@ void init_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle index) -> Tensor {
     // fast paths: x[i] and x[a:b]
     if (PyLong_Check(index.ptr()) && !PyBool_Check(index.ptr())) {
-      GRAFT_CHECK(self.dim() > 0, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+      GRAFT_CHECK(self.dim() > 0, IndexError,
+                  "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
       int64_t i = index.cast<int64_t>(), size = self.size(0);
-      GRAFT_CHECK(i >= -size && i < size, IndexError, "index ", i, " is out of bounds for dimension 0 with size ", size);
+      GRAFT_CHECK(i >= -size && i < size, IndexError, "index ", i, " is out of bounds for dimension 0 with size ",
+                  size);
       return self.select(0, i);
     }
     std::vector<std::optional<Tensor>> adv;

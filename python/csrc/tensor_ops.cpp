@@ -41,13 +41,60 @@ py::object binary_strict(const char* name, const Tensor& self, py::handle other,
   return r;
 }
 
+/// The tensor behind `self` of a method bound with `py::handle self` (in-place methods return
+/// the same Python object); TypeError as Python's own for an unbound call on a non-tensor
+/// (`graft.Tensor.zero_(5)`).
+Tensor self_of(py::handle self, const char* name) {
+  if (!is_tensor(self))
+    throw TypeError(detail::str("descriptor '", name, "' for 'graft.Tensor' objects doesn't apply to a '",
+                                std::string(py::str(self.get_type().attr("__name__"))), "' object"));
+  return as_tensor_unchecked(self);
+}
+
+/// PyTorch's names of the dtypes in "result type X can't be cast" messages.
+const char* scalar_type_name(DType d) {
+  switch (d) {
+    case kBool:
+      return "Bool";
+    case kInt32:
+      return "Int";
+    case kInt64:
+      return "Long";
+    case kFloat32:
+      return "Float";
+    case kFloat64:
+      return "Double";
+  }
+  return "Unknown";
+}
+
+int category(DType d) { return d == kBool ? 0 : is_floating_point(d) ? 2 : 1; }
+
+/// self.copy_(r) for an in-place op computed out of place (`x //= 2`, `x **= 2`, `x &= m`):
+/// same autograd semantics as the op's own in-place form (version bump, leaf check, gradient
+/// through the op); refuses a result that cannot be cast back, as PyTorch.
+void assign_result(Tensor& self, const Tensor& r) {
+  GRAFT_CHECK(category(r.dtype()) <= category(self.dtype()), RuntimeError, "result type ", scalar_type_name(r.dtype()),
+              " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
+  self.copy_(r);
+}
+
+/// The input of an in-place op computed out of place: a clone when autograd records it, so
+/// that what the op saves for backward is not the tensor the result is copied into.
+Tensor inplace_input(const Tensor& self) {
+  return self.requires_grad() && GradMode::is_enabled() ? self.clone() : self;
+}
+
 /// In-place binary op returning the same Python object.
 template <class FT, class FS>
-py::object inplace(py::handle self_obj, py::handle other, FT&& ft, FS&& fs) {
-  Tensor self = as_tensor_unchecked(self_obj);
-  if (is_tensor(other)) ft(self, as_tensor_unchecked(other));
-  else if (is_number(other)) fs(self, to_scalar(other));
-  else return not_implemented();
+py::object inplace(const char* name, py::handle self_obj, py::handle other, FT&& ft, FS&& fs) {
+  Tensor self = self_of(self_obj, name);
+  if (is_tensor(other))
+    ft(self, as_tensor_unchecked(other));
+  else if (is_number(other))
+    fs(self, to_scalar(other));
+  else
+    return not_implemented();
   return py::reinterpret_borrow<py::object>(self_obj);
 }
 
@@ -90,6 +137,194 @@ py::object max_min(bool is_max, const Tensor& self, py::handle dim, bool keepdim
   return make_return_pair(is_max ? "max" : "min", std::move(v), std::move(i));
 }
 
+/// A Python number or tensor operand as a tensor (numbers as wrapped numbers).
+Tensor operand(py::handle o, const Tensor& like) {
+  return is_tensor(o) ? as_tensor_unchecked(o) : scalar_like(to_scalar(o), like);
+}
+
+/// PyTorch's result_type for two tensors: dimensioned tensors > 0-d tensors > wrapped
+/// numbers; a lower tier wins only with a higher category (bool < integer < floating).
+DType result_dtype(const Tensor& a, const Tensor& b) {
+  auto tier = [](const Tensor& t) { return t.impl()->is_wrapped_number ? 0 : (t.dim() == 0 ? 1 : 2); };
+  int ta = tier(a), tb = tier(b);
+  if (ta == tb) return promote_types(a.dtype(), b.dtype());
+  const Tensor& hi = ta > tb ? a : b;
+  const Tensor& lo = ta > tb ? b : a;
+  if (category(lo.dtype()) <= category(hi.dtype())) return hi.dtype();
+  if (lo.impl()->is_wrapped_number) return is_floating_point(lo.dtype()) ? default_dtype() : kInt64;
+  return lo.dtype();
+}
+
+std::vector<int64_t> broadcast_sizes(IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i + a.size() < n ? 1 : a[i + a.size() - n];
+    int64_t y = i + b.size() < n ? 1 : b[i + b.size() - n];
+    GRAFT_CHECK(x == y || x == 1 || y == 1, RuntimeError, "The size of tensor a (", x,
+                ") must match the size of tensor b (", y, ") at non-singleton dimension ", i);
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+enum class BitOp { And, Or, Xor };
+
+/// a & b, a | b, a ^ b: logical on bool tensors, bitwise (two's complement) on integer
+/// tensors, RuntimeError on floating ones, as PyTorch.
+Tensor bitwise(BitOp op, const Tensor& a, const Tensor& b) {
+  const char* name = op == BitOp::And ? "bitwise_and" : op == BitOp::Or ? "bitwise_or" : "bitwise_xor";
+  const DType d = result_dtype(a, b);
+  GRAFT_CHECK(!is_floating_point(d), RuntimeError, "\"", name, "_cpu\" not implemented for '", scalar_type_name(d),
+              "'");
+  NoGradGuard ng;
+  if (d == kBool) {
+    return op == BitOp::And ? logical_and(a, b) : op == BitOp::Or ? logical_or(a, b) : ne(a, b);
+  }
+  GRAFT_CHECK(a.device().is_cpu() && b.device().is_cpu(), NotImplementedError, name,
+              ": integer tensors are only supported on the CPU");
+  std::vector<int64_t> sizes = broadcast_sizes(a.sizes(), b.sizes());
+  Tensor x = a.to(kInt64).expand(sizes).contiguous(), y = b.to(kInt64).expand(sizes).contiguous();
+  Tensor out = empty(sizes, TensorOptions(kInt64));
+  const int64_t* px = x.data_ptr<int64_t>();
+  const int64_t* py_ = y.data_ptr<int64_t>();
+  int64_t* po = out.data_ptr<int64_t>();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i)
+    po[i] = op == BitOp::And ? (px[i] & py_[i]) : op == BitOp::Or ? (px[i] | py_[i]) : (px[i] ^ py_[i]);
+  return out.to(d);
+}
+
+/// ~a: logical not on bool tensors, -a - 1 (two's complement) on integer tensors.
+Tensor bitwise_not(const Tensor& a) {
+  GRAFT_CHECK(!a.is_floating_point(), RuntimeError, "\"bitwise_not_cpu\" not implemented for '",
+              scalar_type_name(a.dtype()), "'");
+  NoGradGuard ng;
+  return a.dtype() == kBool ? logical_not(a) : sub(neg(a), 1);
+}
+
+/// The operator form: NotImplemented for operands that are neither tensors nor numbers.
+py::object bitwise_op(BitOp op, const Tensor& self, py::handle other) {
+  if (!is_tensor(other) && !is_number(other)) return not_implemented();
+  return py::cast(bitwise(op, self, operand(other, self)));
+}
+
+/// x &= y and friends: the op, then copied into x (same Python object).
+py::object bitwise_inplace(BitOp op, const char* name, py::handle self_obj, py::handle other) {
+  Tensor self = self_of(self_obj, name);
+  if (!is_tensor(other) && !is_number(other)) return not_implemented();
+  assign_result(self, bitwise(op, self, operand(other, self)));
+  return py::reinterpret_borrow<py::object>(self_obj);
+}
+
+/// In-place op computed out of place and copied in (x //= 2, x %= 3, x **= 2).
+template <class FT, class FS>
+py::object inplace_via_copy(const char* name, py::handle self_obj, py::handle other, FT&& ft, FS&& fs) {
+  Tensor self = self_of(self_obj, name);
+  Tensor r;
+  if (is_tensor(other))
+    r = ft(inplace_input(self), as_tensor_unchecked(other));
+  else if (is_number(other))
+    r = fs(inplace_input(self), to_scalar(other));
+  else
+    return not_implemented();
+  assign_result(self, r);
+  return py::reinterpret_borrow<py::object>(self_obj);
+}
+
+/// dims sorted from last to first, negatives wrapped (for squeezing them one by one).
+std::vector<int64_t> descending_dims(std::vector<int64_t> dims, int64_t ndim) {
+  for (int64_t& d : dims) d = d < 0 ? d + ndim : d;
+  std::sort(dims.begin(), dims.end(), std::greater<>());
+  return dims;
+}
+
+/// amax/amin over `dim` (all dims for None or ()). The values come from max/min per dim; the
+/// gradient splits evenly between tied extremes, as PyTorch's: the result is the detached
+/// value plus sum(where(tied, x - value, 0) / ties), which adds exactly zero.
+Tensor amax_amin(bool is_max, const Tensor& a, py::handle dim, bool keepdim) {
+  std::vector<int64_t> dims = reduce_dims(dim);
+  if (dims.empty())
+    for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
+  std::vector<bool> seen(std::max<int64_t>(a.dim(), 1));
+  for (int64_t d : dims) {
+    int64_t w = d < 0 ? d + a.dim() : d;
+    if (w < 0 || w >= static_cast<int64_t>(seen.size())) continue;  // max() below reports the range
+    GRAFT_CHECK(!seen[w], RuntimeError, "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+  }
+  Tensor m = a.detach(), tied_finite, fin_m, count;
+  const bool grad = a.requires_grad() && GradMode::is_enabled();
+  {
+    NoGradGuard ng;
+    for (int64_t d : dims) m = (is_max ? max(m, d, true) : min(m, d, true)).first;
+    if (grad) {
+      Tensor finite = logical_not(logical_or(isnan(m), abs(m).eq(std::numeric_limits<double>::infinity())));
+      tied_finite = logical_and(eq(a, m), finite);
+      fin_m = where(finite, m, Scalar(0.0));
+      count = clamp(sum(tied_finite.to(a.dtype()), dims, true), Scalar(1.0));
+    }
+  }
+  Tensor r = m;
+  if (tied_finite.defined()) r = add(m, sum(div(sub(where(tied_finite, a, fin_m), fin_m), count), dims, true));
+  if (!keepdim)
+    for (int64_t d : descending_dims(dims, a.dim())) r = r.squeeze(d);
+  return r;
+}
+
+/// Number bounds of clamp (None -> nullopt; checks both are given as None at most once).
+std::pair<std::optional<Scalar>, std::optional<Scalar>> clamp_bounds(py::handle lo, py::handle hi) {
+  GRAFT_CHECK(!lo.is_none() || !hi.is_none(), RuntimeError,
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  std::optional<Scalar> l, h;
+  if (!lo.is_none()) l = to_scalar(lo);
+  if (!hi.is_none()) h = to_scalar(hi);
+  return {l, h};
+}
+
+/// The dtype of clamp(a, number bounds): a float bound makes an integer tensor float.
+DType clamp_dtype(DType d, const std::optional<Scalar>& l, const std::optional<Scalar>& h) {
+  for (const auto* s : {&l, &h}) {
+    if (!*s) continue;
+    int cs = (*s)->is_floating_point() ? 2 : (*s)->is_integral() ? 1 : 0;
+    if (cs > category(d)) d = (*s)->is_floating_point() ? default_dtype() : kInt64;
+  }
+  return d;
+}
+
+/// clamp with number or tensor bounds. Number bounds promote like PyTorch (an integer tensor
+/// clamped with a float bound becomes float); tensor bounds keep autograd into the bounds.
+Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
+  GRAFT_CHECK(!lo.is_none() || !hi.is_none(), RuntimeError,
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (is_tensor(lo) || is_tensor(hi)) {
+    Tensor r = a;
+    if (!lo.is_none()) {
+      Tensor l = operand(lo, a);
+      r = where(lt(r, l), l, r);
+    }
+    if (!hi.is_none()) {
+      Tensor h = operand(hi, a);
+      r = where(gt(r, h), h, r);
+    }
+    return r;
+  }
+  auto [l, h] = clamp_bounds(lo, hi);
+  DType d = clamp_dtype(a.dtype(), l, h);
+  return clamp(d == a.dtype() ? a : a.to(d), l, h);
+}
+
+/// masked_fill with a number, or with a 0-dim tensor value (differentiable in the value).
+Tensor masked_fill_any(const Tensor& a, const Tensor& mask, py::handle value) {
+  if (!is_tensor(value)) return masked_fill(a, mask, to_scalar(value));
+  Tensor v = as_tensor_unchecked(value);
+  GRAFT_CHECK(v.dim() == 0, RuntimeError,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", v.dim(),
+              " dimension(s).");
+  GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  return where(mask, v.to(a.dtype()), a);
+}
+
 Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
   if (dtype.is_none()) return t;
   return t.to(dtype.cast<DType>());
@@ -99,195 +334,338 @@ Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
 
 void init_tensor_ops(py::module_& m, TensorClass& cls) {
   // ---- Python operators ----
-  cls.def("__add__", [](const Tensor& a, py::handle b) {
-       return binary(a, b, [](const auto& x, const auto& y) { return add(x, y); }, [](const auto& x, const auto& s) { return add(x, s); });
-     })
-      .def("__radd__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return add(y, x); }, [](const auto& x, const auto& s) { return add(x, s); });
-      })
-      .def("__sub__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return sub(x, y); }, [](const auto& x, const auto& s) { return sub(x, s); });
-      })
-      .def("__rsub__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return sub(y, x); }, [](const auto& x, const auto& s) { return sub(s, x); });
-      })
-      .def("__mul__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return mul(x, y); }, [](const auto& x, const auto& s) { return mul(x, s); });
-      })
-      .def("__rmul__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return mul(y, x); }, [](const auto& x, const auto& s) { return mul(x, s); });
-      })
-      .def("__truediv__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return div(x, y); }, [](const auto& x, const auto& s) { return div(x, s); });
-      })
-      .def("__rtruediv__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return div(y, x); }, [](const auto& x, const auto& s) { return s / x; });
-      })
-      .def("__floordiv__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-                      [](const auto& x, const auto& s) { return floor_divide(x, s); });
-      })
-      .def("__rfloordiv__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return floor_divide(y, x); },
-                      [](const auto& x, const auto& s) { return floor_divide(scalar_like(s, x), x); });
-      })
-      .def("__mod__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
-                      [](const auto& x, const auto& s) { return remainder(x, s); });
-      })
-      .def("__rmod__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return remainder(y, x); },
-                      [](const auto& x, const auto& s) { return remainder(s, x); });
-      })
-      .def("__pow__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return pow(x, y); }, [](const auto& x, const auto& s) { return pow(x, s); });
-      })
-      .def("__rpow__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return pow(y, x); }, [](const auto& x, const auto& s) { return pow(s, x); });
-      })
-      .def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
-        if (!is_tensor(b)) return not_implemented();
-        Tensor o = as_tensor_unchecked(b);
-        return py::cast(maybe_without_gil(is_heavy(a) || is_heavy(o), [&] { return matmul(a, o); }));
-      })
-      .def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
-        if (!is_tensor(b)) return not_implemented();
-        return py::cast(matmul(as_tensor_unchecked(b), a));
-      })
+  cls.def("__add__",
+          [](const Tensor& a, py::handle b) {
+            return binary(
+                a, b, [](const auto& x, const auto& y) { return add(x, y); },
+                [](const auto& x, const auto& s) { return add(x, s); });
+          })
+      .def("__radd__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return add(y, x); },
+                 [](const auto& x, const auto& s) { return add(x, s); });
+           })
+      .def("__sub__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return sub(x, y); },
+                 [](const auto& x, const auto& s) { return sub(x, s); });
+           })
+      .def("__rsub__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return sub(y, x); },
+                 [](const auto& x, const auto& s) { return sub(s, x); });
+           })
+      .def("__mul__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return mul(x, y); },
+                 [](const auto& x, const auto& s) { return mul(x, s); });
+           })
+      .def("__rmul__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return mul(y, x); },
+                 [](const auto& x, const auto& s) { return mul(x, s); });
+           })
+      .def("__truediv__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return div(x, y); },
+                 [](const auto& x, const auto& s) { return div(x, s); });
+           })
+      .def("__rtruediv__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return div(y, x); },
+                 [](const auto& x, const auto& s) { return s / x; });
+           })
+      .def("__floordiv__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+                 [](const auto& x, const auto& s) { return floor_divide(x, s); });
+           })
+      .def("__rfloordiv__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return floor_divide(y, x); },
+                 [](const auto& x, const auto& s) { return floor_divide(scalar_like(s, x), x); });
+           })
+      .def("__mod__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
+                 [](const auto& x, const auto& s) { return remainder(x, s); });
+           })
+      .def("__rmod__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return remainder(y, x); },
+                 [](const auto& x, const auto& s) { return remainder(s, x); });
+           })
+      .def("__pow__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return pow(x, y); },
+                 [](const auto& x, const auto& s) { return pow(x, s); });
+           })
+      .def("__rpow__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return pow(y, x); },
+                 [](const auto& x, const auto& s) { return pow(s, x); });
+           })
+      .def("__matmul__",
+           [](const Tensor& a, py::handle b) -> py::object {
+             if (!is_tensor(b)) return not_implemented();
+             Tensor o = as_tensor_unchecked(b);
+             return py::cast(maybe_without_gil(is_heavy(a) || is_heavy(o), [&] { return matmul(a, o); }));
+           })
+      .def("__rmatmul__",
+           [](const Tensor& a, py::handle b) -> py::object {
+             if (!is_tensor(b)) return not_implemented();
+             return py::cast(matmul(as_tensor_unchecked(b), a));
+           })
       .def("__neg__", [](const Tensor& a) { return neg(a); })
       .def("__pos__", [](const Tensor& a) { return a; })
       .def("__abs__", [](const Tensor& a) { return abs(a); })
-      .def("__invert__", [](const Tensor& a) {
-        GRAFT_CHECK(a.dtype() == kBool, TypeError, "~ (bitwise_not) is only implemented for bool tensors, got ",
-                    a.dtype());
-        return logical_not(a);
-      })
-      .def("__and__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return logical_and(x, y); },
-                      [](const auto& x, const auto& s) { return logical_and(x, full_like(x, s, TensorOptions(kBool))); });
-      })
-      .def("__or__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return logical_or(x, y); },
-                      [](const auto& x, const auto& s) { return logical_or(x, full_like(x, s, TensorOptions(kBool))); });
-      })
-      .def("__eq__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return eq(x, y); }, [](const auto& x, const auto& s) { return eq(x, s); });
-      })
-      .def("__ne__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return ne(x, y); }, [](const auto& x, const auto& s) { return ne(x, s); });
-      })
-      .def("__lt__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return lt(x, y); }, [](const auto& x, const auto& s) { return lt(x, s); });
-      })
-      .def("__le__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return le(x, y); }, [](const auto& x, const auto& s) { return le(x, s); });
-      })
-      .def("__gt__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return gt(x, y); }, [](const auto& x, const auto& s) { return gt(x, s); });
-      })
-      .def("__ge__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, [](const auto& x, const auto& y) { return ge(x, y); }, [](const auto& x, const auto& s) { return ge(x, s); });
-      })
-      .def("__iadd__", [](py::handle a, py::handle b) {
-        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.add_(y); }, [](Tensor& x, const Scalar& s) { x.add_(s); });
-      })
-      .def("__isub__", [](py::handle a, py::handle b) {
-        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.sub_(y); }, [](Tensor& x, const Scalar& s) { x.sub_(s); });
-      })
-      .def("__imul__", [](py::handle a, py::handle b) {
-        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.mul_(y); }, [](Tensor& x, const Scalar& s) { x.mul_(s); });
-      })
+      .def("__invert__", [](const Tensor& a) { return bitwise_not(a); })
+      .def("__and__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::And, a, b); })
+      .def("__rand__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::And, a, b); })
+      .def("__or__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Or, a, b); })
+      .def("__ror__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Or, a, b); })
+      .def("__xor__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Xor, a, b); })
+      .def("__rxor__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Xor, a, b); })
+      .def("__iand__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::And, "__iand__", a, b); })
+      .def("__ior__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::Or, "__ior__", a, b); })
+      .def("__ixor__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::Xor, "__ixor__", a, b); })
+      .def("__ifloordiv__",
+           [](py::handle a, py::handle b) {
+             return inplace_via_copy(
+                 "__ifloordiv__", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+                 [](const auto& x, const auto& s) { return floor_divide(x, s); });
+           })
+      .def("__imod__",
+           [](py::handle a, py::handle b) {
+             return inplace_via_copy(
+                 "__imod__", a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
+                 [](const auto& x, const auto& s) { return remainder(x, s); });
+           })
+      .def("__ipow__",
+           [](py::handle a, py::handle b) {
+             return inplace_via_copy(
+                 "__ipow__", a, b, [](const auto& x, const auto& y) { return pow(x, y); },
+                 [](const auto& x, const auto& s) { return pow(x, s); });
+           })
+      .def("__eq__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return eq(x, y); },
+                 [](const auto& x, const auto& s) { return eq(x, s); });
+           })
+      .def("__ne__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return ne(x, y); },
+                 [](const auto& x, const auto& s) { return ne(x, s); });
+           })
+      .def("__lt__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return lt(x, y); },
+                 [](const auto& x, const auto& s) { return lt(x, s); });
+           })
+      .def("__le__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return le(x, y); },
+                 [](const auto& x, const auto& s) { return le(x, s); });
+           })
+      .def("__gt__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return gt(x, y); },
+                 [](const auto& x, const auto& s) { return gt(x, s); });
+           })
+      .def("__ge__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const auto& x, const auto& y) { return ge(x, y); },
+                 [](const auto& x, const auto& s) { return ge(x, s); });
+           })
+      .def("__iadd__",
+           [](py::handle a, py::handle b) {
+             return inplace(
+                 "__iadd__", a, b, [](Tensor& x, const Tensor& y) { x.add_(y); },
+                 [](Tensor& x, const Scalar& s) { x.add_(s); });
+           })
+      .def("__isub__",
+           [](py::handle a, py::handle b) {
+             return inplace(
+                 "__isub__", a, b, [](Tensor& x, const Tensor& y) { x.sub_(y); },
+                 [](Tensor& x, const Scalar& s) { x.sub_(s); });
+           })
+      .def("__imul__",
+           [](py::handle a, py::handle b) {
+             return inplace(
+                 "__imul__", a, b, [](Tensor& x, const Tensor& y) { x.mul_(y); },
+                 [](Tensor& x, const Scalar& s) { x.mul_(s); });
+           })
       .def("__itruediv__", [](py::handle a, py::handle b) {
-        return inplace(a, b, [](Tensor& x, const Tensor& y) { x.div_(y); }, [](Tensor& x, const Scalar& s) { x.div_(s); });
+        return inplace(
+            "__itruediv__", a, b, [](Tensor& x, const Tensor& y) { x.div_(y); },
+            [](Tensor& x, const Scalar& s) { x.div_(s); });
       });
 
   // ---- arithmetic as methods and functions ----
   def_both(
       m, cls, "add",
       [](const Tensor& a, py::handle b, const Scalar& alpha) {
-        return binary_strict("add", a, b, [&](const auto& x, const auto& y) { return add(x, y, alpha); },
-                             [&](const auto& x, const auto& s) { return add(x, s, alpha); });
+        return binary_strict(
+            "add", a, b, [&](const auto& x, const auto& y) { return add(x, y, alpha); },
+            [&](const auto& x, const auto& s) { return add(x, s, alpha); });
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   def_both(
       m, cls, "sub",
       [](const Tensor& a, py::handle b, const Scalar& alpha) {
-        return binary_strict("sub", a, b, [&](const auto& x, const auto& y) { return sub(x, y, alpha); },
-                             [&](const auto& x, const auto& s) { return sub(x, s, alpha); });
+        return binary_strict(
+            "sub", a, b, [&](const auto& x, const auto& y) { return sub(x, y, alpha); },
+            [&](const auto& x, const auto& s) { return sub(x, s, alpha); });
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   m.attr("subtract") = m.attr("sub");
   auto mul_fn = [](const Tensor& a, py::handle b) {
-    return binary_strict("mul", a, b, [](const auto& x, const auto& y) { return mul(x, y); },
-                         [](const auto& x, const auto& s) { return mul(x, s); });
+    return binary_strict(
+        "mul", a, b, [](const auto& x, const auto& y) { return mul(x, y); },
+        [](const auto& x, const auto& s) { return mul(x, s); });
   };
   def_both(m, cls, "mul", mul_fn, py::arg("other"));
   def_both(m, cls, "multiply", mul_fn, py::arg("other"));
   auto div_fn = [](const Tensor& a, py::handle b, std::optional<std::string> rounding_mode) {
     if (rounding_mode && *rounding_mode == "floor")
-      return binary_strict("div", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-                           [](const auto& x, const auto& s) { return floor_divide(x, s); });
+      return binary_strict(
+          "div", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+          [](const auto& x, const auto& s) { return floor_divide(x, s); });
     GRAFT_CHECK(!rounding_mode, NotImplementedError, "div: rounding_mode='", *rounding_mode,
                 "' is not supported (only None and 'floor')");
-    return binary_strict("div", a, b, [](const auto& x, const auto& y) { return div(x, y); },
-                         [](const auto& x, const auto& s) { return div(x, s); });
+    return binary_strict(
+        "div", a, b, [](const auto& x, const auto& y) { return div(x, y); },
+        [](const auto& x, const auto& s) { return div(x, s); });
   };
   def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   def_both(m, cls, "divide", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  def_both(m, cls, "true_divide", [](const Tensor& a, py::handle b) {
-    return binary_strict("true_divide", a, b, [](const auto& x, const auto& y) { return div(x, y); },
-                         [](const auto& x, const auto& s) { return div(x, s); });
-  }, py::arg("other"));
-  def_both(m, cls, "floor_divide", [](const Tensor& a, py::handle b) {
-    return binary_strict("floor_divide", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-                         [](const auto& x, const auto& s) { return floor_divide(x, s); });
-  }, py::arg("other"));
-  def_both(m, cls, "remainder", [](const Tensor& a, py::handle b) {
-    return binary_strict("remainder", a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
-                         [](const auto& x, const auto& s) { return remainder(x, s); });
-  }, py::arg("other"));
-  def_both(m, cls, "pow", [](const Tensor& a, py::handle e) {
-    return binary_strict("pow", a, e, [](const auto& x, const auto& y) { return pow(x, y); },
-                         [](const auto& x, const auto& s) { return pow(x, s); });
-  }, py::arg("exponent"));
-  def_both(m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"));
-  def_both(m, cls, "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, py::arg("other"));
+  def_both(
+      m, cls, "true_divide",
+      [](const Tensor& a, py::handle b) {
+        return binary_strict(
+            "true_divide", a, b, [](const auto& x, const auto& y) { return div(x, y); },
+            [](const auto& x, const auto& s) { return div(x, s); });
+      },
+      py::arg("other"));
+  def_both(
+      m, cls, "floor_divide",
+      [](const Tensor& a, py::handle b) {
+        return binary_strict(
+            "floor_divide", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
+            [](const auto& x, const auto& s) { return floor_divide(x, s); });
+      },
+      py::arg("other"));
+  def_both(
+      m, cls, "remainder",
+      [](const Tensor& a, py::handle b) {
+        return binary_strict(
+            "remainder", a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
+            [](const auto& x, const auto& s) { return remainder(x, s); });
+      },
+      py::arg("other"));
+  def_both(
+      m, cls, "pow",
+      [](const Tensor& a, py::handle e) {
+        return binary_strict(
+            "pow", a, e, [](const auto& x, const auto& y) { return pow(x, y); },
+            [](const auto& x, const auto& s) { return pow(x, s); });
+      },
+      py::arg("exponent"));
+  def_both(
+      m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"));
+  def_both(
+      m, cls, "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, py::arg("other"));
   for (const char* name : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     std::string n = name;
-    def_both(m, cls, name, [n](const Tensor& a, py::handle b) {
-      auto pick = [&](const auto& x, const auto& y) {
-        return n == "eq" ? eq(x, y) : n == "ne" ? ne(x, y) : n == "lt" ? lt(x, y) : n == "le" ? le(x, y)
-               : n == "gt" ? gt(x, y) : ge(x, y);
-      };
-      return binary_strict(n.c_str(), a, b, pick, pick);
-    }, py::arg("other"));
+    def_both(
+        m, cls, name,
+        [n](const Tensor& a, py::handle b) {
+          auto pick = [&](const auto& x, const auto& y) {
+            return n == "eq"   ? eq(x, y)
+                   : n == "ne" ? ne(x, y)
+                   : n == "lt" ? lt(x, y)
+                   : n == "le" ? le(x, y)
+                   : n == "gt" ? gt(x, y)
+                               : ge(x, y);
+          };
+          return binary_strict(n.c_str(), a, b, pick, pick);
+        },
+        py::arg("other"));
   }
   m.attr("greater") = m.attr("gt");
   m.attr("less") = m.attr("lt");
   m.attr("greater_equal") = m.attr("ge");
   m.attr("less_equal") = m.attr("le");
   m.attr("not_equal") = m.attr("ne");
-  def_both(m, cls, "logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); }, py::arg("other"));
-  def_both(m, cls, "logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); }, py::arg("other"));
+  def_both(
+      m, cls, "logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); }, py::arg("other"));
+  def_both(
+      m, cls, "logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); }, py::arg("other"));
   def_both(m, cls, "logical_not", [](const Tensor& a) { return logical_not(a); });
+  for (auto [name, op] : {std::pair{"bitwise_and", BitOp::And}, std::pair{"bitwise_or", BitOp::Or},
+                          std::pair{"bitwise_xor", BitOp::Xor}}) {
+    std::string n = name;
+    BitOp o = op;
+    def_both(
+        m, cls, name,
+        [n, o](const Tensor& a, py::handle b) {
+          GRAFT_CHECK(is_tensor(b) || is_number(b), TypeError, n, "(): argument 'other' must be Tensor or Number, not ",
+                      std::string(py::str(b.get_type().attr("__name__"))));
+          return bitwise(o, a, operand(b, a));
+        },
+        py::arg("other"));
+  }
+  def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
+  def_both(
+      m, cls, "logical_xor",
+      [](const Tensor& a, const Tensor& b) {
+        NoGradGuard ng;
+        return ne(a.dtype() == kBool ? a : a.ne(0), b.dtype() == kBool ? b : b.ne(0));
+      },
+      py::arg("other"));
   def_both(m, cls, "isnan", [](const Tensor& a) { return isnan(a); });
   def_both(m, cls, "isfinite", [](const Tensor& a) {
     NoGradGuard ng;
     if (!a.is_floating_point()) return ones_like(a, TensorOptions(kBool));
     return logical_not(logical_or(isnan(a), abs(a).eq(std::numeric_limits<double>::infinity())));
   });
-  def_both(m, cls, "allclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-    return allclose(a, b, rtol, atol, equal_nan);
-  }, py::arg("other"), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
-  def_both(m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
+  def_both(
+      m, cls, "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+        return allclose(a, b, rtol, atol, equal_nan);
+      },
+      py::arg("other"), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
+  def_both(
+      m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
 
   // ---- unary math ----
 #define GRAFT_UNARY(name) def_both(m, cls, #name, [](const Tensor& a) { return name(a); });
-  GRAFT_UNARY(neg) GRAFT_UNARY(exp) GRAFT_UNARY(log) GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt)
-  GRAFT_UNARY(abs) GRAFT_UNARY(sign) GRAFT_UNARY(sin) GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid)
-  GRAFT_UNARY(erf) GRAFT_UNARY(relu) GRAFT_UNARY(floor)
+  GRAFT_UNARY(neg)
+  GRAFT_UNARY(exp)
+  GRAFT_UNARY(log) GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt) GRAFT_UNARY(abs) GRAFT_UNARY(sign)
+      GRAFT_UNARY(sin) GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid) GRAFT_UNARY(erf) GRAFT_UNARY(relu)
+          GRAFT_UNARY(floor)
 #undef GRAFT_UNARY
-  m.attr("negative") = m.attr("neg");
+              m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
   def_both(m, cls, "square", [](const Tensor& a) { return mul(a, a); });
@@ -296,83 +674,115 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "log2", [](const Tensor& a) { return div(log(a), std::log(2.0)); });
   def_both(m, cls, "log10", [](const Tensor& a) { return div(log(a), std::log(10.0)); });
   def_both(m, cls, "expm1", [](const Tensor& a) { return sub(exp(a), 1); });
-  def_both(m, cls, "softplus", [](const Tensor& a, double beta, double threshold) { return softplus(a, beta, threshold); },
-           py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
-  auto clamp_fn = [](const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-    GRAFT_CHECK(lo || hi, RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
-    return clamp(a, lo, hi);
-  };
+  def_both(
+      m, cls, "softplus", [](const Tensor& a, double beta, double threshold) { return softplus(a, beta, threshold); },
+      py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+  auto clamp_fn = [](const Tensor& a, py::handle lo, py::handle hi) { return clamp_any(a, lo, hi); };
   def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
-  def_both(m, cls, "clamp_min", [](const Tensor& a, const Scalar& lo) { return clamp(a, lo); }, py::arg("min"));
-  def_both(m, cls, "clamp_max", [](const Tensor& a, const Scalar& hi) { return clamp(a, std::nullopt, hi); },
-           py::arg("max"));
-  cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
-    if (is_tensor(other)) return where(cond, self, as_tensor_unchecked(other));
-    return where(cond, self, to_scalar(other));
-  }, py::arg("condition"), py::arg("other"));
-  m.def("where", [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
-    if (is_tensor(a) && is_tensor(b)) return py::cast(where(cond, as_tensor_unchecked(a), as_tensor_unchecked(b)));
-    if (is_tensor(a)) return py::cast(where(cond, as_tensor_unchecked(a), to_scalar(b)));
-    if (is_tensor(b)) return py::cast(where(cond, to_scalar(a), as_tensor_unchecked(b)));
-    Scalar sa = to_scalar(a), sb = to_scalar(b);
-    DType d = promote_types(sa.natural_dtype(), sb.natural_dtype());
-    return py::cast(where(cond, full_like(cond, sa, TensorOptions(d)), sb));
-  }, py::arg("condition"), py::arg("input"), py::arg("other"));
+  def_both(
+      m, cls, "clamp_min", [](const Tensor& a, py::handle lo) { return clamp_any(a, lo, py::none()); }, py::arg("min"));
+  def_both(
+      m, cls, "clamp_max", [](const Tensor& a, py::handle hi) { return clamp_any(a, py::none(), hi); }, py::arg("max"));
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& cond, py::handle other) {
+        if (is_tensor(other)) return where(cond, self, as_tensor_unchecked(other));
+        return where(cond, self, to_scalar(other));
+      },
+      py::arg("condition"), py::arg("other"));
+  m.def(
+      "where",
+      [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
+        if (is_tensor(a) && is_tensor(b)) return py::cast(where(cond, as_tensor_unchecked(a), as_tensor_unchecked(b)));
+        if (is_tensor(a)) return py::cast(where(cond, as_tensor_unchecked(a), to_scalar(b)));
+        if (is_tensor(b)) return py::cast(where(cond, to_scalar(a), as_tensor_unchecked(b)));
+        Scalar sa = to_scalar(a), sb = to_scalar(b);
+        DType d = promote_types(sa.natural_dtype(), sb.natural_dtype());
+        return py::cast(where(cond, full_like(cond, sa, TensorOptions(d)), sb));
+      },
+      py::arg("condition"), py::arg("input"), py::arg("other"));
 
   // ---- reductions ----
-  def_both(m, cls, "sum", [](const Tensor& a, py::object dim, bool keepdim, std::optional<DType> dtype) {
-    return sum(a, reduce_dims(dim), keepdim, dtype);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  def_both(m, cls, "mean", [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
-    return mean(cast_for_dtype(a, dtype), reduce_dims(dim), keepdim);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  def_both(m, cls, "prod", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
-    return prod(cast_for_dtype(a, dtype), dim, keepdim);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  def_both(m, cls, "max", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(true, a, dim, keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "min", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(false, a, dim, keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "amax", [](const Tensor& a, py::object dim, bool keepdim) {
-    std::vector<int64_t> dims = reduce_dims(dim);
-    if (dims.empty()) return max(a);
-    Tensor r = a;
-    std::sort(dims.begin(), dims.end(), [&](int64_t x, int64_t y) { return (x < 0 ? x + a.dim() : x) > (y < 0 ? y + a.dim() : y); });
-    for (int64_t d : dims) r = max(r, d, keepdim).first;
-    return r;
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "argmax", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmax(a, dim, keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "argmin", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmin(a, dim, keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "var", [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
-    if (py::isinstance<py::bool_>(dim)) return var(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);  // var(unbiased)
-    return var(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
-  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-           py::arg("correction") = py::none());
-  def_both(m, cls, "std", [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
-    if (py::isinstance<py::bool_>(dim)) return graft::std(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);
-    return graft::std(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
-  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-           py::arg("correction") = py::none());
-  def_both(m, cls, "logsumexp", [](const Tensor& a, py::object dim, bool keepdim) {
-    return logsumexp(a, reduce_dims(dim), keepdim);
-  }, py::arg("dim"), py::arg("keepdim") = false);
-  def_both(m, cls, "softmax", [](const Tensor& a, int64_t dim, py::object dtype) {
-    return softmax(cast_for_dtype(a, dtype), dim);
-  }, py::arg("dim"), py::arg("dtype") = py::none());
-  def_both(m, cls, "log_softmax", [](const Tensor& a, int64_t dim, py::object dtype) {
-    return log_softmax(cast_for_dtype(a, dtype), dim);
-  }, py::arg("dim"), py::arg("dtype") = py::none());
-  def_both(m, cls, "any", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_any(a, dim, keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "all", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_all(a, dim, keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(m, cls, "count_nonzero", [](const Tensor& a, py::object dim) {
-    NoGradGuard ng;
-    return sum(a.ne(0).to(kInt64), reduce_dims(dim));
-  }, py::arg("dim") = py::none());
+  def_both(
+      m, cls, "sum",
+      [](const Tensor& a, py::object dim, bool keepdim, std::optional<DType> dtype) {
+        return sum(a, reduce_dims(dim), keepdim, dtype);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_both(
+      m, cls, "mean",
+      [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
+        return mean(cast_for_dtype(a, dtype), reduce_dims(dim), keepdim);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_both(
+      m, cls, "prod",
+      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
+        return prod(cast_for_dtype(a, dtype), dim, keepdim);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_both(
+      m, cls, "max", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(true, a, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "min", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(false, a, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "amax", [](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(true, a, dim, keepdim); },
+      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "amin", [](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(false, a, dim, keepdim); },
+      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "argmax",
+      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmax(a, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "argmin",
+      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmin(a, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "var",
+      [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
+        if (py::isinstance<py::bool_>(dim)) return var(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);  // var(unbiased)
+        return var(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
+      },
+      py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+      py::arg("correction") = py::none());
+  def_both(
+      m, cls, "std",
+      [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
+        if (py::isinstance<py::bool_>(dim)) return graft::std(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);
+        return graft::std(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
+      },
+      py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+      py::arg("correction") = py::none());
+  def_both(
+      m, cls, "logsumexp",
+      [](const Tensor& a, py::object dim, bool keepdim) { return logsumexp(a, reduce_dims(dim), keepdim); },
+      py::arg("dim"), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "softmax",
+      [](const Tensor& a, int64_t dim, py::object dtype) { return softmax(cast_for_dtype(a, dtype), dim); },
+      py::arg("dim"), py::arg("dtype") = py::none());
+  def_both(
+      m, cls, "log_softmax",
+      [](const Tensor& a, int64_t dim, py::object dtype) { return log_softmax(cast_for_dtype(a, dtype), dim); },
+      py::arg("dim"), py::arg("dtype") = py::none());
+  def_both(
+      m, cls, "any", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_any(a, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "all", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_all(a, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "count_nonzero",
+      [](const Tensor& a, py::object dim) {
+        NoGradGuard ng;
+        return sum(a.ne(0).to(kInt64), reduce_dims(dim));
+      },
+      py::arg("dim") = py::none());
 
   // ---- linear algebra ----
   auto mm_like = [](Tensor (*f)(const Tensor&, const Tensor&)) {
@@ -383,108 +793,191 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "matmul", mm_like(&matmul), py::arg("other"));
   def_both(m, cls, "mm", mm_like(&mm), py::arg("mat2"));
   def_both(m, cls, "bmm", mm_like(&bmm), py::arg("mat2"));
-  def_both(m, cls, "dot", [](const Tensor& a, const Tensor& b) {
-    GRAFT_CHECK(a.dim() == 1 && b.dim() == 1, RuntimeError, "1D tensors expected, but got ", a.dim(), "D and ",
-                b.dim(), "D tensors");
-    return matmul(a, b);
-  }, py::arg("other"));
-  def_both(m, cls, "outer", [](const Tensor& a, const Tensor& b) { return mul(a.unsqueeze(1), b.unsqueeze(0)); },
-           py::arg("vec2"));
+  def_both(
+      m, cls, "dot",
+      [](const Tensor& a, const Tensor& b) {
+        GRAFT_CHECK(a.dim() == 1 && b.dim() == 1, RuntimeError, "1D tensors expected, but got ", a.dim(), "D and ",
+                    b.dim(), "D tensors");
+        return matmul(a, b);
+      },
+      py::arg("other"));
+  def_both(
+      m, cls, "outer", [](const Tensor& a, const Tensor& b) { return mul(a.unsqueeze(1), b.unsqueeze(0)); },
+      py::arg("vec2"));
 
   // ---- indexing-style ops ----
-  def_both(m, cls, "index_select", [](const Tensor& a, int64_t dim, const Tensor& index) { return index_select(a, dim, index); },
-           py::arg("dim"), py::arg("index"));
-  def_both(m, cls, "index_add", [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-    return index_add(a, dim, index, src);
-  }, py::arg("dim"), py::arg("index"), py::arg("source"));
-  def_both(m, cls, "gather", [](const Tensor& a, int64_t dim, const Tensor& index) { return gather(a, dim, index); },
-           py::arg("dim"), py::arg("index"));
-  def_both(m, cls, "scatter_add", [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-    return scatter_add(a, dim, index, src);
-  }, py::arg("dim"), py::arg("index"), py::arg("src"));
-  def_both(m, cls, "masked_fill", [](const Tensor& a, const Tensor& mask, const Scalar& v) { return masked_fill(a, mask, v); },
-           py::arg("mask"), py::arg("value"));
-  def_both(m, cls, "masked_select", [](const Tensor& a, const Tensor& mask) { return masked_select(a, mask); },
-           py::arg("mask"));
-  def_both(m, cls, "nonzero", [](const Tensor& a, bool as_tuple) -> py::object {
-    Tensor nz = nonzero(a);
-    if (!as_tuple) return py::cast(nz);
-    py::tuple out(a.dim());
-    for (int64_t d = 0; d < a.dim(); ++d) out[d] = py::cast(nz.select(1, d));
-    return out;
-  }, py::kw_only(), py::arg("as_tuple") = false);
+  def_both(
+      m, cls, "index_select",
+      [](const Tensor& a, int64_t dim, const Tensor& index) { return index_select(a, dim, index); }, py::arg("dim"),
+      py::arg("index"));
+  def_both(
+      m, cls, "index_add",
+      [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+        return index_add(a, dim, index, src);
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"));
+  def_both(
+      m, cls, "gather", [](const Tensor& a, int64_t dim, const Tensor& index) { return gather(a, dim, index); },
+      py::arg("dim"), py::arg("index"));
+  def_both(
+      m, cls, "scatter_add",
+      [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+        return scatter_add(a, dim, index, src);
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"));
+  def_both(
+      m, cls, "masked_fill",
+      [](const Tensor& a, const Tensor& mask, py::handle v) { return masked_fill_any(a, mask, v); }, py::arg("mask"),
+      py::arg("value"));
+  def_both(
+      m, cls, "masked_select", [](const Tensor& a, const Tensor& mask) { return masked_select(a, mask); },
+      py::arg("mask"));
+  def_both(
+      m, cls, "nonzero",
+      [](const Tensor& a, bool as_tuple) -> py::object {
+        Tensor nz = nonzero(a);
+        if (!as_tuple) return py::cast(nz);
+        py::tuple out(a.dim());
+        for (int64_t d = 0; d < a.dim(); ++d) out[d] = py::cast(nz.select(1, d));
+        return out;
+      },
+      py::kw_only(), py::arg("as_tuple") = false);
   cls.def("repeat", [](const Tensor& a, py::args sizes) { return repeat(a, sizes_from_args(sizes, "repeat")); });
-  def_both(m, cls, "dist", [](const Tensor& a, const Tensor& b, double p) {
-    GRAFT_CHECK(p == 2.0, NotImplementedError, "dist: only p=2 is supported");
-    return sqrt(sum(pow(sub(a, b), 2)));
-  }, py::arg("other"), py::arg("p") = 2.0);
+  def_both(
+      m, cls, "dist",
+      [](const Tensor& a, const Tensor& b, double p) {
+        GRAFT_CHECK(p == 2.0, NotImplementedError, "dist: only p=2 is supported");
+        return sqrt(sum(pow(sub(a, b), 2)));
+      },
+      py::arg("other"), py::arg("p") = 2.0);
 
   // ---- in-place ----
-  cls.def("add_", [](py::handle s, py::handle o, const Scalar& alpha) {
-       Tensor t = as_tensor_unchecked(s);
-       if (is_tensor(o)) t.add_(as_tensor_unchecked(o), alpha);
-       else t.add_(to_scalar(o), alpha);
-       return s;
-     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
-      .def("sub_", [](py::handle s, py::handle o, const Scalar& alpha) {
-        Tensor t = as_tensor_unchecked(s);
-        if (is_tensor(o)) t.sub_(as_tensor_unchecked(o), alpha);
-        else t.sub_(to_scalar(o), alpha);
-        return s;
-      }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
-      .def("mul_", [](py::handle s, py::handle o) {
-        Tensor t = as_tensor_unchecked(s);
-        if (is_tensor(o)) t.mul_(as_tensor_unchecked(o));
-        else t.mul_(to_scalar(o));
-        return s;
-      }, py::arg("other"))
-      .def("div_", [](py::handle s, py::handle o) {
-        Tensor t = as_tensor_unchecked(s);
-        if (is_tensor(o)) t.div_(as_tensor_unchecked(o));
-        else t.div_(to_scalar(o));
-        return s;
-      }, py::arg("other"))
-      .def("zero_", [](py::handle s) {
-        as_tensor_unchecked(s).zero_();
-        return s;
-      })
-      .def("fill_", [](py::handle s, const Scalar& v) {
-        as_tensor_unchecked(s).fill_(v);
-        return s;
-      }, py::arg("value"))
-      .def("copy_", [](py::handle s, const Tensor& src, bool) {
-        as_tensor_unchecked(s).copy_(src);
-        return s;
-      }, py::arg("src"), py::arg("non_blocking") = false)
-      .def("clamp_", [](py::handle s, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-        as_tensor_unchecked(s).clamp_(lo, hi);
-        return s;
-      }, py::arg("min") = py::none(), py::arg("max") = py::none())
-      .def("relu_", [](py::handle s) {
-        as_tensor_unchecked(s).relu_();
-        return s;
-      })
-      .def("masked_fill_", [](py::handle s, const Tensor& mask, const Scalar& v) {
-        Tensor t = as_tensor_unchecked(s);
-        masked_fill_(t, mask, v);
-        return s;
-      }, py::arg("mask"), py::arg("value"))
-      .def("uniform_", [](py::handle s, double a, double b) {
-        nn::init::uniform_(as_tensor_unchecked(s), a, b);
-        return s;
-      }, py::arg("from") = 0.0, py::arg("to") = 1.0)
-      .def("normal_", [](py::handle s, double mean, double std) {
-        nn::init::normal_(as_tensor_unchecked(s), mean, std);
-        return s;
-      }, py::arg("mean") = 0.0, py::arg("std") = 1.0);
-  // Less common in-place math: the op out of place, then copy_ (same autograd semantics:
+  cls.def(
+         "add_",
+         [](py::handle s, py::handle o, const Scalar& alpha) {
+           Tensor t = self_of(s, "add_");
+           if (is_tensor(o))
+             t.add_(as_tensor_unchecked(o), alpha);
+           else
+             t.add_(to_scalar(o), alpha);
+           return s;
+         },
+         py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
+      .def(
+          "sub_",
+          [](py::handle s, py::handle o, const Scalar& alpha) {
+            Tensor t = self_of(s, "sub_");
+            if (is_tensor(o))
+              t.sub_(as_tensor_unchecked(o), alpha);
+            else
+              t.sub_(to_scalar(o), alpha);
+            return s;
+          },
+          py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
+      .def(
+          "mul_",
+          [](py::handle s, py::handle o) {
+            Tensor t = self_of(s, "mul_");
+            if (is_tensor(o))
+              t.mul_(as_tensor_unchecked(o));
+            else
+              t.mul_(to_scalar(o));
+            return s;
+          },
+          py::arg("other"))
+      .def(
+          "div_",
+          [](py::handle s, py::handle o) {
+            Tensor t = self_of(s, "div_");
+            if (is_tensor(o))
+              t.div_(as_tensor_unchecked(o));
+            else
+              t.div_(to_scalar(o));
+            return s;
+          },
+          py::arg("other"))
+      .def("zero_",
+           [](py::handle s) {
+             self_of(s, "zero_").zero_();
+             return s;
+           })
+      .def(
+          "fill_",
+          [](py::handle s, py::handle v) {
+            Tensor t = self_of(s, "fill_");
+            if (is_tensor(v)) {
+              Tensor val = as_tensor_unchecked(v);
+              GRAFT_CHECK(val.dim() == 0, RuntimeError,
+                          "fill_ only supports 0-dimension value tensor but got tensor with ", val.dim(),
+                          " dimensions.");
+              t.copy_(val);  // differentiable in the value, as PyTorch's fill_(Tensor)
+            } else {
+              t.fill_(to_scalar(v));
+            }
+            return s;
+          },
+          py::arg("value"))
+      .def(
+          "copy_",
+          [](py::handle s, const Tensor& src, bool) {
+            self_of(s, "copy_").copy_(src);
+            return s;
+          },
+          py::arg("src"), py::arg("non_blocking") = false)
+      .def(
+          "clamp_",
+          [](py::handle s, py::handle lo, py::handle hi) {
+            Tensor t = self_of(s, "clamp_");
+            if (is_tensor(lo) || is_tensor(hi)) {
+              assign_result(t, clamp_any(inplace_input(t), lo, hi));
+            } else {
+              auto [l, h] = clamp_bounds(lo, hi);
+              DType d = clamp_dtype(t.dtype(), l, h);
+              GRAFT_CHECK(d == t.dtype(), RuntimeError, "result type ", scalar_type_name(d),
+                          " can't be cast to the desired output type ", scalar_type_name(t.dtype()));
+              t.clamp_(l, h);
+            }
+            return s;
+          },
+          py::arg("min") = py::none(), py::arg("max") = py::none())
+      .def("relu_",
+           [](py::handle s) {
+             self_of(s, "relu_").relu_();
+             return s;
+           })
+      .def(
+          "masked_fill_",
+          [](py::handle s, const Tensor& mask, py::handle v) {
+            Tensor t = self_of(s, "masked_fill_");
+            if (is_tensor(v))
+              assign_result(t, masked_fill_any(inplace_input(t), mask, v));
+            else
+              masked_fill_(t, mask, to_scalar(v));
+            return s;
+          },
+          py::arg("mask"), py::arg("value"))
+      .def(
+          "uniform_",
+          [](py::handle s, double a, double b) {
+            nn::init::uniform_(self_of(s, "uniform_"), a, b);
+            return s;
+          },
+          py::arg("from") = 0.0, py::arg("to") = 1.0)
+      .def(
+          "normal_",
+          [](py::handle s, double mean, double std) {
+            nn::init::normal_(self_of(s, "normal_"), mean, std);
+            return s;
+          },
+          py::arg("mean") = 0.0, py::arg("std") = 1.0);
+  // Less common in-place math: the op out of place, then copied in (same autograd semantics:
   // version bump, leaf check, gradient through the op).
-#define GRAFT_INPLACE_VIA_COPY(name, expr)                          \
-  cls.def(#name "_", [](py::handle s) {                             \
-    Tensor t = as_tensor_unchecked(s);                              \
-    Tensor r = [&](const Tensor& a) { return expr; }(t);            \
-    t.copy_(r);                                                     \
-    return s;                                                       \
+#define GRAFT_INPLACE_VIA_COPY(name, expr)                              \
+  cls.def(#name "_", [](py::handle s) {                                 \
+    Tensor t = self_of(s, #name "_");                                   \
+    Tensor r = [&](const Tensor& a) { return expr; }(inplace_input(t)); \
+    assign_result(t, r);                                                \
+    return s;                                                           \
   });
   GRAFT_INPLACE_VIA_COPY(exp, exp(a))
   GRAFT_INPLACE_VIA_COPY(log, log(a))
@@ -495,11 +988,15 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   GRAFT_INPLACE_VIA_COPY(abs, abs(a))
   GRAFT_INPLACE_VIA_COPY(floor, floor(a))
 #undef GRAFT_INPLACE_VIA_COPY
-  cls.def("pow_", [](py::handle s, py::handle e) {
-    Tensor t = as_tensor_unchecked(s);
-    t.copy_(is_tensor(e) ? pow(t, as_tensor_unchecked(e)) : pow(t, to_scalar(e)));
-    return s;
-  }, py::arg("exponent"));
+  cls.def(
+      "pow_",
+      [](py::handle s, py::handle e) {
+        Tensor t = self_of(s, "pow_");
+        Tensor in = inplace_input(t);
+        assign_result(t, is_tensor(e) ? pow(in, as_tensor_unchecked(e)) : pow(in, to_scalar(e)));
+        return s;
+      },
+      py::arg("exponent"));
 }
 
 }  // namespace graft::python

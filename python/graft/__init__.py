@@ -24,6 +24,7 @@ from ._C import (  # noqa: F401  (re-exported API)
     count_nonzero, matmul, mm, bmm, dot, outer, index_select, index_add, gather, scatter_add, masked_fill,
     masked_select, nonzero, dist,
 )
+from ._C import amin, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, logical_xor  # noqa: F401
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from . import autograd  # noqa: F401

@@ -65,3 +65,45 @@ def _deepcopy(self, memo):
 
 
 _C.Tensor.__deepcopy__ = _deepcopy
+
+
+def _copy(self):
+    """copy.copy(tensor): as PyTorch, a new leaf that shares the storage, with the same
+    requires_grad (no graph history, no .grad)."""
+    new = self.detach()
+    if type(self) is not _C.Tensor:
+        return type(self)(new, self.requires_grad)
+    return new.requires_grad_(self.requires_grad)
+
+
+def _rebuild_tensor(values, dtype_name, shape, requires_grad):
+    """Unpickles a tensor written by Tensor.__reduce_ex__."""
+    t = _C.tensor(values, dtype=getattr(_C, dtype_name)).reshape(shape)
+    return t.requires_grad_(requires_grad)
+
+
+def _reduce_ex(self, protocol):
+    """pickle support: the values (as nested lists), dtype, shape and requires_grad; the
+    unpickled tensor is a new leaf with its own contiguous storage (.grad is not kept, as in
+    PyTorch)."""
+    if self.device.type != "cpu":
+        raise NotImplementedError(f"pickling a tensor on {self.device} is not supported; move it to the CPU first")
+    values = self.detach().reshape(-1).tolist()
+    return (_rebuild_tensor, (values, str(self.dtype).split(".")[-1], list(self.shape), self.requires_grad))
+
+
+def _tuple_method(method):
+    """Wraps a Tensor method that returns a list so that it returns a tuple, as PyTorch's."""
+    def wrapper(self, *args, **kwargs):
+        return tuple(method(self, *args, **kwargs))
+
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+_C.Tensor.__copy__ = _copy
+_C.Tensor.__reduce_ex__ = _reduce_ex
+_C.Tensor.split = _tuple_method(_C.Tensor.split)
+_C.Tensor.chunk = _tuple_method(_C.Tensor.chunk)
+_C.device.__reduce__ = lambda self: (_C.device, (str(self),))
