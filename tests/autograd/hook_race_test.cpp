@@ -97,13 +97,15 @@ TEST(HookRace, HandleOutlivesTensorAndGraph) {
 // Registering from several threads at once on the same tensor loses no hook and gives each
 // a distinct registration index (the index is named in the size-mismatch message).
 TEST(HookRace, ConcurrentRegistrationKeepsEveryHook) {
-  constexpr int kThreads = 4, kPerThread = 50;
+  constexpr int kThreads = 4, kPerThread = 500;
   Tensor p = ones({2}, TensorOptions(kFloat64).requires_grad(true));
   Tensor q = p * 1;
-  std::atomic<int> calls{0};
+  std::atomic<int> calls{0}, ready{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < kThreads; ++t)
     pool.emplace_back([&, t] {
+      ++ready;
+      while (ready.load() < kThreads) std::this_thread::yield();  // start together
       for (int i = 0; i < kPerThread; ++i) {
         const Tensor& target = (t % 2 == 0) ? p : q;
         target.register_hook([&](const Tensor&) {
@@ -117,5 +119,7 @@ TEST(HookRace, ConcurrentRegistrationKeepsEveryHook) {
   EXPECT_EQ(calls.load(), kThreads * kPerThread);
   expect_tensor(p.grad(), {2}, {1, 1});
   q.register_hook([](const Tensor&) { return ones({3}, TensorOptions(kFloat64)); });
-  EXPECT_THROW_MSG(q.sum().backward(), RuntimeError, "hook '100' has changed the size of value");
+  // q's node holds the hooks of two threads: indices 0 .. 2 * kPerThread - 1, then this one
+  EXPECT_THROW_MSG(q.sum().backward(), RuntimeError,
+                   "hook '" + std::to_string(2 * kPerThread) + "' has changed the size of value");
 }
