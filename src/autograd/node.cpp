@@ -2,7 +2,9 @@
 // See docs/notes/autograd-engine.md, "Iterative destruction".
 #include "graft/autograd/node.h"
 
+#include <algorithm>
 #include <atomic>
+#include <utility>
 #include <vector>
 
 #include "graft/autograd/grad_mode.h"
@@ -16,14 +18,15 @@ thread_local std::vector<Node*>* tl_pending_deletes = nullptr;
 }  // namespace
 
 struct Node::Cold {
-  std::shared_ptr<HookList> hooks;
+  LazyHookSlot hooks;
+  std::mutex retain_mu;  // guards retain_targets and the writes of retained .grad
   SmallVector<std::pair<uint32_t, TensorImpl*>, 1> retain_targets;
+  std::atomic<size_t> num_retain_targets{0};  // lets a pass skip the lock when there are none
   std::string anomaly_trace;
-  uint64_t next_hook_id = 1;
 };
 
 Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
-Node::~Node() = default;
+Node::~Node() { delete cold_.load(std::memory_order_relaxed); }
 
 // Deleting a node drops its edges and saved tensors, which may drop the last reference to
 // further nodes. Instead of recursing, nested releases are queued and drained here.
@@ -43,9 +46,15 @@ void Node::release_self() {
   tl_pending_deletes = nullptr;
 }
 
+// Made on first need; a user thread may register a hook while a backward pass on another
+// thread reads cold_, so it is published with a compare-exchange and never replaced.
 Node::Cold& Node::cold() {
-  if (!cold_) cold_ = std::make_unique<Cold>();
-  return *cold_;
+  Cold* c = cold_.load(std::memory_order_acquire);
+  if (c) return *c;
+  auto fresh = std::make_unique<Cold>();
+  if (cold_.compare_exchange_strong(c, fresh.get(), std::memory_order_acq_rel, std::memory_order_acquire))
+    return *fresh.release();
+  return *c;  // another thread won
 }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
@@ -53,37 +62,90 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
-std::function<void()> hook_remover(const std::shared_ptr<HookList>& list, uint64_t id) {
-  return [weak = std::weak_ptr<HookList>(list), id]() {
-    auto l = weak.lock();
-    if (!l) return;
-    for (auto it = l->begin(); it != l->end(); ++it)
-      if (it->id == id) { l->erase(it); return; }
+uint64_t HookSlot::add(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto next = list_ ? std::make_shared<HookList>(*list_) : std::make_shared<HookList>();
+  const uint64_t id = next_id_++;
+  next->push_back(TensorPreHook{id, output_nr, std::move(fn)});
+  size_.store(next->size(), std::memory_order_release);
+  list_ = std::move(next);
+  return id;
+}
+
+void HookSlot::remove(uint64_t id) {
+  std::shared_ptr<const HookList> old;  // the hook's closure dies after the lock is released
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!list_) return;
+    auto it = std::find_if(list_->begin(), list_->end(), [id](const TensorPreHook& h) { return h.id == id; });
+    if (it == list_->end()) return;
+    auto next = std::make_shared<HookList>();
+    next->reserve(list_->size() - 1);
+    for (const auto& h : *list_)
+      if (h.id != id) next->push_back(h);
+    size_.store(next->size(), std::memory_order_release);
+    old = std::exchange(list_, std::move(next));
+  }
+}
+
+std::shared_ptr<const HookList> HookSlot::snapshot() const {
+  if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  return list_;
+}
+
+namespace {
+std::mutex g_hook_slot_create_mu;  // only taken when a slot is made (first registration)
+}  // namespace
+
+std::shared_ptr<HookSlot> LazyHookSlot::get_or_create() {
+  std::lock_guard<std::mutex> lock(g_hook_slot_create_mu);
+  if (!owner_) {
+    owner_ = std::make_shared<HookSlot>();
+    ptr_.store(owner_.get(), std::memory_order_release);
+  }
+  return owner_;
+}
+
+std::function<void()> add_hook_with_remover(LazyHookSlot& slot, uint32_t output_nr,
+                                            std::function<Tensor(const Tensor&)> fn) {
+  std::shared_ptr<HookSlot> s = slot.get_or_create();
+  const uint64_t id = s->add(output_nr, std::move(fn));
+  return [weak = std::weak_ptr<HookSlot>(s), id]() {
+    if (auto l = weak.lock()) l->remove(id);
   };
 }
 
 std::function<void()> Node::add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn) {
-  auto& c = cold();
-  if (!c.hooks) c.hooks = std::make_shared<HookList>();
-  uint64_t id = c.next_hook_id++;
-  c.hooks->push_back(TensorPreHook{id, output_nr, std::move(fn)});
-  return hook_remover(c.hooks, id);
+  return add_hook_with_remover(cold().hooks, output_nr, std::move(fn));
 }
 void Node::set_retain_grad_target(uint32_t output_nr, TensorImpl* impl) {
-  auto& t = cold().retain_targets;
-  for (auto& p : t)
-    if (p.first == output_nr) { p.second = impl; return; }
-  t.push_back({output_nr, impl});
+  Cold& c = cold();
+  std::lock_guard<std::mutex> lock(c.retain_mu);
+  for (auto& p : c.retain_targets)
+    if (p.first == output_nr) {
+      p.second = impl;
+      return;
+    }
+  c.retain_targets.push_back({output_nr, impl});
+  c.num_retain_targets.store(c.retain_targets.size(), std::memory_order_release);
 }
 void Node::clear_retain_grad_target(uint32_t output_nr) {
-  if (!cold_) return;
-  auto& t = cold_->retain_targets;
+  Cold* c = cold_.load(std::memory_order_acquire);
+  if (!c) return;
+  std::lock_guard<std::mutex> lock(c->retain_mu);
+  auto& t = c->retain_targets;
   for (auto* it = t.begin(); it != t.end(); ++it)
-    if (it->first == output_nr) { t.erase(it); return; }
+    if (it->first == output_nr) {
+      t.erase(it);
+      c->num_retain_targets.store(t.size(), std::memory_order_release);
+      return;
+    }
 }
 const std::string& Node::anomaly_trace() const {
   static const std::string empty;
-  return cold_ ? cold_->anomaly_trace : empty;
+  const Cold* c = cold_.load(std::memory_order_acquire);
+  return c ? c->anomaly_trace : empty;
 }
 void Node::set_anomaly_trace(std::string trace) { cold().anomaly_trace = std::move(trace); }
 
@@ -99,21 +161,33 @@ void run_tensor_hooks(const HookList& hooks, TensorList& grads) {
   }
 }
 
+void run_tensor_hooks(const HookSlot* slot, TensorList& grads) {
+  if (!slot) return;
+  // A snapshot: hooks may add or remove hooks (themselves included), and other threads may
+  // too; a hook removed after this point still runs once in this pass.
+  if (auto hooks = slot->snapshot()) run_tensor_hooks(*hooks, grads);
+}
+
 void Node::call_tensor_pre_hooks(TensorList& grads) {
-  if (!cold_) return;
-  if (cold_->hooks && !cold_->hooks->empty()) {
-    HookList hooks = *cold_->hooks;  // a hook may remove itself
-    run_tensor_hooks(hooks, grads);
-  }
+  const Cold* c = cold_.load(std::memory_order_acquire);
+  if (c) run_tensor_hooks(c->hooks.get(), grads);
 }
 
 void Node::call_retain_grad_hooks(const TensorList& grads) {
-  if (!cold_) return;
-  for (auto& [nr, impl] : cold_->retain_targets) {
+  Cold* c = cold_.load(std::memory_order_acquire);
+  if (!c || c->num_retain_targets.load(std::memory_order_acquire) == 0) return;
+  SmallVector<Tensor, 1> replaced;  // old .grad values die after the lock is released
+  std::lock_guard<std::mutex> lock(c->retain_mu);
+  for (auto& [nr, impl] : c->retain_targets) {
     if (nr >= grads.size() || !grads[nr].defined()) continue;
     Tensor& g = impl->meta->grad;
-    if (!g.defined()) g = grads[nr].clone();
-    else g = g + grads[nr];
+    if (!g.defined()) {
+      g = grads[nr].clone();
+    } else {
+      Tensor old = std::move(g);
+      g = old + grads[nr];
+      replaced.push_back(std::move(old));
+    }
   }
 }
 

@@ -87,13 +87,9 @@ bool Tensor::retains_grad() const { return defined() && impl()->meta && impl()->
 HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> fn) const {
   GRAFT_CHECK(defined(), ValueError, "register_hook: undefined tensor");
   GRAFT_CHECK(requires_grad(), RuntimeError, "cannot register a hook on a tensor that doesn't require gradient");
-  if (is_leaf()) {
-    auto& m = autograd::meta(*this);
-    if (!m.leaf_hooks) m.leaf_hooks = std::make_shared<HookList>();
-    uint64_t id = m.next_hook_id++;
-    m.leaf_hooks->push_back(TensorPreHook{id, 0, std::move(fn)});
-    return HookHandle(hook_remover(m.leaf_hooks, id));
-  }
+  // Safe while a backward pass runs on another thread (the Python package releases the GIL
+  // during backward): the hook lists are copy-on-write, see HookSlot.
+  if (is_leaf()) return HookHandle(add_hook_with_remover(autograd::meta(*this).leaf_hooks, 0, std::move(fn)));
   return HookHandle(grad_fn()->add_tensor_pre_hook(output_nr(), std::move(fn)));
 }
 

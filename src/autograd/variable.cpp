@@ -232,11 +232,8 @@ AccumulateGrad::~AccumulateGrad() {
 }
 
 void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
-  AutogradMeta* m = variable_.impl()->meta.get();
-  if (m && m->leaf_hooks && !m->leaf_hooks->empty()) {
-    HookList hooks = *m->leaf_hooks;  // a hook may remove itself
-    run_tensor_hooks(hooks, grads);
-  }
+  // One atomic load when the leaf has no hooks; otherwise a snapshot (see HookSlot).
+  if (const AutogradMeta* m = variable_.impl()->meta.get()) run_tensor_hooks(m->leaf_hooks.get(), grads);
 }
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {

@@ -18,8 +18,7 @@ struct AutogradMeta {
   std::mutex grad_mutex;  // accumulation into `grad` from concurrent backward passes
   Node* grad_accumulator = nullptr;  // weak: AccumulateGrad clears it when it dies
   bool retains_grad = false;
-  uint64_t next_hook_id = 1;
-  std::shared_ptr<HookList> leaf_hooks;  // hooks registered on a leaf
+  LazyHookSlot leaf_hooks;  // hooks registered on a leaf (changed while backward may run)
   // --- views ---
   bool is_view = false;
   Tensor base;                    // the root base (never itself a view)

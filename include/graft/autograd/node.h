@@ -4,9 +4,11 @@
 /// destroyed iteratively, so a million-node chain does not overflow the stack.
 /// See docs/notes/autograd-engine.md.
 #include <any>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,11 +42,52 @@ struct TensorPreHook {
   uint32_t output_nr;
   std::function<Tensor(const Tensor&)> fn;
 };
-/// Hooks are kept in a shared list so that a HookHandle can remove one without keeping the
-/// tensor or the graph alive (it holds the list weakly).
 using HookList = std::vector<TensorPreHook>;
-/// Makes the remover a HookHandle calls: erases hook `id` from `list` if it still exists.
-std::function<void()> hook_remover(const std::shared_ptr<HookList>& list, uint64_t id);
+
+/// The hooks on one tensor's gradient (a leaf's, or a node's outputs'), safe to change while
+/// a backward pass runs on another thread. The list is copy-on-write: registering or removing
+/// a hook builds a new list under a small mutex and swaps it in; a backward pass runs the
+/// hooks of a snapshot taken once per node. A hook removed (or added) while a pass is running
+/// hooks may still run (or not yet run) once in that pass; the change is seen from the next
+/// snapshot on, as under PyTorch's GIL a removal between passes takes effect in the next pass.
+/// A node or leaf with no hooks costs one atomic load per backward visit, no lock.
+class HookSlot {
+ public:
+  /// Appends a hook; returns its id (1, 2, ...: libtorch's registration index + 1).
+  uint64_t add(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
+  /// Removes hook `id` if it is still there (removing twice is a no-op).
+  void remove(uint64_t id);
+  /// The current hooks, or null when there are none (then no lock is taken).
+  std::shared_ptr<const HookList> snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const HookList> list_;  // guarded by mu_; replaced, never modified in place
+  std::atomic<size_t> size_{0};           // size of *list_, read without the lock
+  uint64_t next_id_ = 1;                  // guarded by mu_
+};
+
+/// A HookSlot made on the first registration and read lock-free afterwards. HookHandles hold
+/// the slot weakly, so they keep neither the tensor nor the graph alive.
+class LazyHookSlot {
+ public:
+  LazyHookSlot() = default;
+  LazyHookSlot(const LazyHookSlot&) = delete;
+  LazyHookSlot& operator=(const LazyHookSlot&) = delete;
+  /// The slot, or null when no hook was ever registered.
+  HookSlot* get() const { return ptr_.load(std::memory_order_acquire); }
+  /// The slot, created if missing (thread-safe).
+  std::shared_ptr<HookSlot> get_or_create();
+
+ private:
+  std::atomic<HookSlot*> ptr_{nullptr};  // published after owner_ is set
+  std::shared_ptr<HookSlot> owner_;      // set once, under a process-wide mutex
+};
+
+/// Registers `fn` on `slot` and returns the remover a HookHandle calls: it removes the hook
+/// if the slot still exists and is idempotent.
+std::function<void()> add_hook_with_remover(LazyHookSlot& slot, uint32_t output_nr,
+                                            std::function<Tensor(const Tensor&)> fn);
 
 class Node : public RefCounted {
  public:
@@ -81,9 +124,12 @@ class Node : public RefCounted {
   /// True when edge `i` leads somewhere, i.e. gradient `i` must be computed.
   bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
 
-  /// Adds a hook on the gradient of forward output `output_nr`; returns its remover.
+  /// Adds a hook on the gradient of forward output `output_nr`; returns its remover. Safe
+  /// while a backward pass runs through this node on another thread (see HookSlot).
   std::function<void()> add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
-  /// retain_grad: `impl` receives the gradient of output `output_nr` after all hooks.
+  /// retain_grad: `impl` receives the gradient of output `output_nr` after all hooks. The
+  /// targets are guarded by a per-node mutex, held while a pass writes a retained .grad, so
+  /// the TensorImpl destructor (which clears its target) waits for a write in flight.
   void set_retain_grad_target(uint32_t output_nr, TensorImpl* impl);
   void clear_retain_grad_target(uint32_t output_nr);
   /// Forward trace recorded in anomaly mode (empty otherwise).
@@ -96,13 +142,15 @@ class Node : public RefCounted {
   SmallVector<InputMetadata, 1> input_metadata_;
 
  private:
-  struct Cold;  // hooks, retain-grad targets, anomaly trace
-  std::unique_ptr<Cold> cold_;
+  struct Cold;                        // hooks, retain-grad targets, anomaly trace
+  std::atomic<Cold*> cold_{nullptr};  // made once (compare-exchange), read lock-free; owned
   Cold& cold();
 };
 
 /// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
 void run_tensor_hooks(const HookList& hooks, TensorList& grads);
+/// Runs the hooks of a snapshot of `slot` (null: none) on `grads`.
+void run_tensor_hooks(const HookSlot* slot, TensorList& grads);
 
 /// Pack/unpack hooks for tensors saved for backward (torch.autograd.graph.saved_tensors_hooks):
 /// `pack` runs once per tensor when an op saves it, and what it returns is kept instead of the
