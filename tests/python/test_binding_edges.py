@@ -118,3 +118,32 @@ def test_first_numpy_use_from_two_threads_does_not_deadlock():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[3.0, 3.0, 3.0, 3.0, 6, 6, 6, 6] [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]"
+
+
+def test_hooks_change_while_backward_runs_on_another_thread():
+    # backward releases the GIL, so registration and removal race with the engine's reads
+    import threading
+    p = graft.ones(64, requires_grad=True)
+    stop = threading.Event()
+    errors = []
+
+    def churn():
+        try:
+            while not stop.is_set():
+                handles = [p.register_hook(lambda g: None) for _ in range(4)]
+                for h in handles:
+                    h.remove()
+                    h.remove()  # idempotent
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    t = threading.Thread(target=churn)
+    t.start()
+    try:
+        for i in range(300):
+            (p * 2).sum().backward()
+            assert p.grad[0].item() == 2.0 * (i + 1)
+    finally:
+        stop.set()
+        t.join()
+    assert not errors
