@@ -2,7 +2,6 @@
 // names and defaults of torch.nn.functional, the initialisers of torch.nn.init, gradient
 // clipping, and the identity node behind nn.Module's full backward hooks. The pure-Python
 // package graft.nn.functional / graft.nn.init re-exports these.
-#include <cctype>
 #include <cmath>
 
 #include "graft/autograd/function.h"
@@ -62,13 +61,6 @@ void warn_target_size(const Tensor& input, const Tensor& target) {
                     "). This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                     "same size.";
   if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw py::error_already_set();
-}
-
-/// c10's ScalarType name ("Float", "Long", ...) for the messages that use it.
-std::string scalar_type_name(DType d) {
-  std::string n = dtype_cpp_name(d);
-  n[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(n[0])));
-  return n;
 }
 
 bool heavy(std::initializer_list<const Tensor*> ts) {

@@ -45,27 +45,8 @@ py::object binary_strict(const char* name, const Tensor& self, py::handle other,
 /// the same Python object); TypeError as Python's own for an unbound call on a non-tensor
 /// (`graft.Tensor.zero_(5)`).
 Tensor self_of(py::handle self, const char* name) {
-  if (!is_tensor(self))
-    throw TypeError(detail::str("descriptor '", name, "' for 'graft.Tensor' objects doesn't apply to a '",
-                                std::string(py::str(self.get_type().attr("__name__"))), "' object"));
+  check_self(self, name);
   return as_tensor_unchecked(self);
-}
-
-/// PyTorch's names of the dtypes in "result type X can't be cast" messages.
-const char* scalar_type_name(DType d) {
-  switch (d) {
-    case kBool:
-      return "Bool";
-    case kInt32:
-      return "Int";
-    case kInt64:
-      return "Long";
-    case kFloat32:
-      return "Float";
-    case kFloat64:
-      return "Double";
-  }
-  return "Unknown";
 }
 
 int category(DType d) { return d == kBool ? 0 : is_floating_point(d) ? 2 : 1; }

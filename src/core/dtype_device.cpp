@@ -28,6 +28,16 @@ const char* legacy_type_name(DType t) {
   }
   return "?";
 }
+const char* scalar_type_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "Bool";
+    case DType::Int32: return "Int";
+    case DType::Int64: return "Long";
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+  }
+  return "?";
+}
 const char* dtype_cpp_name(DType t) {
   switch (t) {
     case DType::Bool: return "bool";

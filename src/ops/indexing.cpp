@@ -183,22 +183,6 @@ Tensor wrapped_index(const Tensor& ix, int64_t size, int64_t ordinal) {
 
 namespace detail {
 
-const char* scalar_type_name(DType t) {
-  switch (t) {
-    case kBool:
-      return "Bool";
-    case kInt32:
-      return "Int";
-    case kInt64:
-      return "Long";
-    case kFloat32:
-      return "Float";
-    case kFloat64:
-      return "Double";
-  }
-  return "Unknown";
-}
-
 IndexPlan plan_index(IntArrayRef sizes, const std::vector<std::optional<Tensor>>& indices) {
   const int64_t ndim = static_cast<int64_t>(sizes.size());
   int64_t consumed = 0;  // entries that take up a dim of self (all but 0-dim bools)

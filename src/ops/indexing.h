@@ -37,7 +37,5 @@ void index_gather(const Tensor& out, const Tensor& src, const IndexPlan& p);
 void index_scatter(const Tensor& dst, const IndexPlan& p, const Tensor& values, bool accumulate);
 /// Out-of-place index_put of a validated plan, recording IndexPutBackward0.
 Tensor index_put_planned(const Tensor& self, const IndexPlan& p, const Tensor& values, bool accumulate);
-/// PyTorch's ScalarType name used in its messages: "Float", "Double", "Long", "Int", "Bool".
-const char* scalar_type_name(DType t);
 
 }  // namespace graft::detail

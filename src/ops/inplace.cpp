@@ -30,9 +30,8 @@ void check_result(const Tensor& self, const Tensor& r, const char* op) {
               " doesn't match the broadcast shape ", r.sizes());
   GRAFT_CHECK(!(is_floating_point(r.dtype()) && !is_floating_point(self.dtype())) &&
                   !(r.dtype() != kBool && self.dtype() == kBool),
-              RuntimeError, op, ": result type ", r.dtype() == kFloat32 ? "Float" : r.dtype() == kFloat64 ? "Double" : "Long",
-              " can't be cast to the desired output type ",
-              self.dtype() == kBool ? "Bool" : self.dtype() == kInt32 ? "Int" : "Long");
+              RuntimeError, op, ": result type ", scalar_type_name(r.dtype()), " can't be cast to the desired output type ",
+              scalar_type_name(self.dtype()));
 }
 
 // Generic in-place: `fn(x)` computes the out-of-place result from x (self or its snapshot).

@@ -41,6 +41,8 @@ constexpr DType promote_types(DType a, DType b) { return a > b ? a : b; }
 const char* dtype_name(DType t);
 /// PyTorch's legacy type string used in some error messages: "FloatTensor", "LongTensor", ...
 const char* legacy_type_name(DType t);
+/// PyTorch's ScalarType name used in its messages: "Float", "Double", "Long", "Int", "Bool".
+const char* scalar_type_name(DType t);
 /// The C++ spelling PyTorch uses in some messages: "float", "double", "long", "int", "bool".
 const char* dtype_cpp_name(DType t);
 /// The default floating dtype (float32), as torch.get_default_dtype().

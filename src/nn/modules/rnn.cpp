@@ -27,15 +27,6 @@ int64_t gate_count(RNNMode mode) {
   }
 }
 
-// ATen's ScalarType spelling used in a few RNN messages ("Float", "Double").
-std::string scalar_type_name(DType t) {
-  std::string s = legacy_type_name(t);  // "FloatTensor"
-  const std::string suffix = "Tensor";
-  if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
-    s.resize(s.size() - suffix.size());
-  return s;
-}
-
 std::string tuple_str(IntArrayRef s) {  // Python's tuple repr: (1, 2, 3)
   std::ostringstream os;
   os << "(";
