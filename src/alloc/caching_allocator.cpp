@@ -13,6 +13,7 @@
 
 #include "block_pool.h"
 #include "graft/core/error.h"
+#include "graft/core/lifetime.h"
 
 namespace graft::alloc {
 
@@ -57,6 +58,8 @@ size_t roundup_power2_next_division(size_t size, size_t divisions) {
 }
 
 std::string device_kind(Device d) { return d.is_cuda() ? "CUDA" : "CPU"; }
+
+std::atomic<OomObserver> g_oom_observer{nullptr};
 
 }  // namespace
 
@@ -454,6 +457,9 @@ void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_loc
   lock.unlock();
   const std::optional<MemInfo> info = raw_->mem_info();  // reads /proc: not under the lock
   record(TraceEntry::Action::Oom, info ? info->free : 0, size, size, MemoryCategory::Other, ctx);
+  std::string observed;
+  if (OomObserver o = g_oom_observer.load(std::memory_order_acquire))
+    observed = o(OomInfo{device_, size, alloc_size, allocated, reserved, limit, info});
   // At this point every releasable cached segment has gone back to the raw allocator: what
   // is reserved but unallocated is fragmentation (free pieces of split segments).
   const std::string kind = device_kind(device_);
@@ -467,7 +473,8 @@ void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_loc
       format_size(static_cast<size_t>(reserved - allocated)),
       " is reserved by graft but unallocated. If reserved but unallocated memory is large try setting "
       "GRAFT_ALLOC_CONF=max_split_size_mb:<MB> to avoid fragmentation.  See documentation for Memory Management "
-      " (docs/memory.md)"));
+      " (docs/memory.md)",
+      observed));
 }
 
 void CachingAllocator::record_event(TraceEntry::Action a, uintptr_t addr, size_t size, size_t requested,
@@ -543,6 +550,45 @@ AllocatorConfig CachingAllocator::config() const {
   return config_;
 }
 
+// The largest request that allocate() would grant now: the best free block of either pool
+// (within the max_split_size rules), or a new segment within the room that the cap and the
+// raw allocator leave once every whole cached segment is released (allocate() releases them
+// before it gives up).
+size_t CachingAllocator::largest_allocation() const {
+  const std::optional<MemInfo> info = raw_->mem_info();  // reads /proc: not under the lock
+  std::lock_guard<SpinLock> g(*lock_);
+  if (config_.backend != Backend::Native) {
+    size_t room = info ? info->free : 0;
+    if (limit_) room = *limit_ > reserved_total_ ? std::min(room, *limit_ - reserved_total_) : 0;
+    return room;
+  }
+  size_t best = 0;
+  size_t releasable = 0;  // whole free segments (released before a new segment is refused)
+  for (const Segment* s = segments_; s; s = s->next) {
+    const bool whole_free = !s->head->allocated && !s->head->next;
+    if (whole_free) releasable += s->size;
+    for (const Block* b = s->head; b; b = b->next) {
+      if (b->allocated) continue;
+      // a request of exactly b->size (blocks are 512-byte multiples, so it rounds to itself)
+      size_t x = b->size;
+      if (s->pool->is_small) x = std::min(x, kSmallSize);  // larger requests go to the large pool
+      else if (x <= kSmallSize) continue;                    // small requests never use it
+      if (x < config_.max_split_size && b->size >= config_.max_split_size) continue;
+      best = std::max(best, x);
+    }
+  }
+  // a new segment: room under the cap and in the raw allocator
+  size_t room = std::numeric_limits<size_t>::max();
+  if (limit_) room = *limit_ + releasable > reserved_total_ ? *limit_ + releasable - reserved_total_ : 0;
+  if (info) room = std::min(room, info->free + releasable);
+  if (room != std::numeric_limits<size_t>::max()) {
+    if (room >= kMinLargeAlloc) best = std::max(best, room / kRoundLarge * kRoundLarge);
+    if (room >= kLargeBuffer) best = std::max(best, kMinLargeAlloc - kMinBlockSize);
+    if (room >= kSmallBuffer) best = std::max(best, kSmallSize);
+  }
+  return best;
+}
+
 std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   std::lock_guard<SpinLock> g(*lock_);
   std::vector<SegmentInfo> out;
@@ -616,8 +662,29 @@ MemInfo CachingAllocator::mem_get_info() const {
 
 bool CachingAllocator::owns(const DataPtr& p) { return p.deleter() == &CachingAllocator::free_ctx; }
 
+namespace {
+/// Tells the lifetime observer (the leak doctor) that a block's reported category changed.
+void note_recategorized(const Block* b, MemoryCategory before) {
+  if (!lifetime::counting()) return;
+  const MemoryCategory after = b->effective_category();
+  if (after == before) return;
+  if (lifetime::Observer* o = lifetime::observer())
+    o->storage_recategorized(b, static_cast<int>(before), static_cast<int>(after), static_cast<int64_t>(b->size));
+}
+}  // namespace
+
+void set_oom_observer(OomObserver o) noexcept { g_oom_observer.store(o, std::memory_order_release); }
+
 void CachingAllocator::set_category(const DataPtr& p, MemoryCategory c) {
-  if (owns(p)) static_cast<Block*>(p.context())->category.store(static_cast<uint8_t>(c), std::memory_order_relaxed);
+  if (!owns(p)) return;
+  auto* b = static_cast<Block*>(p.context());
+  const MemoryCategory before = b->effective_category();
+  b->category.store(static_cast<uint8_t>(c), std::memory_order_relaxed);
+  note_recategorized(b, before);
+}
+
+size_t CachingAllocator::block_size(const DataPtr& p) {
+  return owns(p) ? static_cast<const Block*>(p.context())->size : 0;
 }
 
 MemoryCategory CachingAllocator::category(const DataPtr& p) {
@@ -626,9 +693,11 @@ MemoryCategory CachingAllocator::category(const DataPtr& p) {
 
 void CachingAllocator::add_saved_claim(const DataPtr& p, int delta) {
   if (!owns(p)) return;
-  auto& claims = static_cast<Block*>(p.context())->saved_claims;
-  if (delta > 0) claims.fetch_add(static_cast<uint32_t>(delta), std::memory_order_relaxed);
-  else claims.fetch_sub(static_cast<uint32_t>(-delta), std::memory_order_relaxed);
+  auto* b = static_cast<Block*>(p.context());
+  const MemoryCategory before = lifetime::counting() ? b->effective_category() : MemoryCategory::Other;
+  if (delta > 0) b->saved_claims.fetch_add(static_cast<uint32_t>(delta), std::memory_order_relaxed);
+  else b->saved_claims.fetch_sub(static_cast<uint32_t>(-delta), std::memory_order_relaxed);
+  note_recategorized(b, before);
 }
 
 }  // namespace graft::alloc

@@ -15,8 +15,10 @@ class AccumulateGrad final : public Node {
   TensorList apply(TensorList&& grads) override;
   void call_tensor_pre_hooks(TensorList& grads) override;
   const Tensor& variable() const { return variable_; }
+  void visit_held(HeldVisitor& v) const override { v.tensor(variable_, "variable"); }
 
  private:
+  void note_accumulation(const AutogradMeta& m, const Tensor& g) const;
   Tensor variable_;
 };
 
@@ -28,6 +30,9 @@ class CopySlices final : public Node {
   std::string name() const override { return "CopySlices"; }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
+  void visit_held(HeldVisitor& v) const override {
+    if (fn_) v.node(*fn_, "fn");
+  }
 
  private:
   Shape base_sizes_, view_sizes_, view_strides_;

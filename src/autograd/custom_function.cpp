@@ -163,6 +163,12 @@ TensorList CppNodeBase::run_backward(TensorList&& grads) {
   return out;
 }
 
+void CppNodeBase::visit_held(HeldVisitor& v) const {
+  for (const auto& sv : ctx.saved_) v.saved(sv, "saved_tensors");
+  for (const auto& [key, value] : ctx.saved_data)
+    if (value.isTensor()) v.tensor(value.toTensor(), key.c_str());
+}
+
 void CppNodeBase::release_variables() {
   for (auto& sv : ctx.saved_) sv.reset_data();
   ctx.has_freed_buffers_ = true;

@@ -124,7 +124,13 @@ void add_to_buffer(TensorList& buf, uint32_t pos, Tensor&& g) {
 
 class GraphTask {
  public:
-  GraphTask(bool keep_graph, bool create_graph) : keep_graph_(keep_graph), create_graph_(create_graph) {}
+  GraphTask(bool keep_graph, bool create_graph) : keep_graph_(keep_graph), create_graph_(create_graph) {
+    // the leak doctor tracks which retained graphs a later pass reaches (LD009)
+    if (lifetime::Observer* o = lifetime::observer()) {
+      observer_ = o;
+      id_ = o->backward_started(keep_graph, create_graph);
+    }
+  }
 
   // outputs: edges whose incoming gradient is captured (autograd.grad / backward(inputs=)).
   TensorList run(const edge_list& roots, TensorList root_grads, const edge_list& outputs, bool accumulate) {
@@ -229,6 +235,8 @@ class GraphTask {
       fn->call_tensor_pre_hooks(inputs);
       fn->call_retain_grad_hooks(inputs);
     }
+    fn->mark_executed();
+    if (observer_ && id_) observer_->node_executed(*fn, id_, keep_graph_);
     // memory allocated and freed while the node runs is attributed to it (named lazily)
     alloc::MemoryOpScope mem_scope(fn, [](const void* n) { return static_cast<const Node*>(n)->name(); });
     TensorList outputs;
@@ -279,6 +287,8 @@ class GraphTask {
   }
 
   bool keep_graph_, create_graph_;
+  lifetime::Observer* observer_ = nullptr;
+  uint32_t id_ = 0;
   NodeStates state_;
   std::unordered_map<Node*, ExecInfo> exec_info_;
   TensorList captured_;

@@ -36,6 +36,13 @@ const intrusive_ptr<Node>& Tensor::grad_fn() const {
   return impl()->grad_fn;
 }
 
+namespace autograd {
+const TensorImpl* grad_impl(const TensorImpl& t) {
+  const AutogradMeta* m = t.meta.get();
+  return m ? m->grad.impl() : nullptr;
+}
+}  // namespace autograd
+
 const Tensor& Tensor::grad() const {
   static const Tensor undefined;
   GRAFT_CHECK(defined(), ValueError, "grad: undefined tensor");

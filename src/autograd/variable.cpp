@@ -236,6 +236,16 @@ void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
   if (const AutogradMeta* m = variable_.impl()->meta.get()) run_tensor_hooks(m->leaf_hooks.get(), grads);
 }
 
+// Tells the doctor about an in-place accumulation into an existing .grad: whether anything
+// wrote the gradient since the previous accumulation (zero_grad, clipping, the user) and how
+// many optimizer steps passed since (LD008 missing-zero-grad).
+void AccumulateGrad::note_accumulation(const AutogradMeta& m, const Tensor& g) const {
+  lifetime::Observer* o = lifetime::observer();
+  if (!o || m.accum_grad != g.impl()) return;
+  const bool untouched = g.impl()->version() == m.accum_version;
+  o->grad_accumulated(*variable_.impl(), untouched, lifetime::optimizer_steps() - m.accum_optimizer_steps);
+}
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor& new_grad = grads[0];
   if (!new_grad.defined()) return {};
@@ -256,6 +266,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       g = new_grad.clone();
     }
   } else if (!GradMode::is_enabled()) {
+    if (lifetime::counting()) note_accumulation(m, g);
     NoGradGuard ng;
     g.add_(new_grad);
   } else {
@@ -263,6 +274,11 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   }
   // the buffer now belongs to .grad (memory_by_category reports it as gradient)
   alloc::CachingAllocator::set_category(g.impl()->storage()->data_ptr(), MemoryCategory::Gradient);
+  if (lifetime::counting()) {
+    m.accum_grad = g.impl();
+    m.accum_version = g.impl()->version();
+    m.accum_optimizer_steps = lifetime::optimizer_steps();
+  }
   return {};
 }
 

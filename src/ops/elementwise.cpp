@@ -252,7 +252,7 @@ struct WhereBackward0 final : Node {
 };
 struct MaxMinBackward final : Node {  // maximum / minimum
   std::string name() const override { return is_max ? "MaximumBackward0" : "MinimumBackward0"; }
-  void release_variables() override { self.reset_data(); other.reset_data(); }
+  GRAFT_NODE_SAVED(self, other)
   SavedVariable self, other;
   bool is_max = true;
   TensorList apply(TensorList&& g) override {
@@ -361,10 +361,7 @@ struct RemainderBackward0 final : Node {  // tensor % scalar
 };
 struct RemainderBackward1 final : Node {  // tensor % tensor, and scalar % tensor (self unset)
   std::string name() const override { return scalar_self ? "RemainderBackward2" : "RemainderBackward1"; }
-  void release_variables() override {
-    self.reset_data();
-    other.reset_data();
-  }
+  GRAFT_NODE_SAVED(self, other)
   SavedVariable self, other;
   bool scalar_self = false;
   TensorList apply(TensorList&& g) override {

@@ -40,11 +40,15 @@ struct SavedIndices {
   void reset() {
     for (auto& sv : entries) sv.reset_data();
   }
+  void visit(HeldVisitor& v) const {
+    for (auto& sv : entries) v.saved(sv, "indices");
+  }
 };
 
 struct IndexBackward0 final : Node {
   GRAFT_NODE_NAME("IndexBackward0")
   void release_variables() override { indices.reset(); }
+  void visit_held(HeldVisitor& v) const override { indices.visit(v); }
   SavedIndices indices;
   Shape self_sizes;
   TensorList apply(TensorList&& g) override {
@@ -56,6 +60,7 @@ struct IndexBackward0 final : Node {
 struct IndexPutBackward0 final : Node {
   GRAFT_NODE_NAME("IndexPutBackward0")
   void release_variables() override { indices.reset(); }
+  void visit_held(HeldVisitor& v) const override { indices.visit(v); }
   SavedIndices indices;
   Shape values_sizes;
   bool accumulate = false;

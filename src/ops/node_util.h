@@ -8,6 +8,17 @@
 
 namespace graft::detail {
 
+/// The i-th name of a stringified member list ("self, other", 1 -> "other").
+constexpr std::string_view nth_name(std::string_view list, size_t i) {
+  for (; i > 0; --i) {
+    const size_t comma = list.find(',');
+    if (comma == std::string_view::npos) return {};
+    list.remove_prefix(comma + 1);
+    while (!list.empty() && list.front() == ' ') list.remove_prefix(1);
+  }
+  return list.substr(0, list.find(','));
+}
+
 /// Creates node T with edges to `inputs` (in order).
 template <class T, class... Args>
 intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&... args) {
@@ -16,14 +27,23 @@ intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&..
   return n;
 }
 
-/// Declares name() and release_variables() for a node with the given saved members.
-#define GRAFT_NODE_BOILERPLATE(NameStr, ...)                       \
-  std::string name() const override { return NameStr; }            \
-  void release_variables() override {                               \
-    [](auto&... sv) { (sv.reset_data(), ...); }(__VA_ARGS__);       \
+/// Declares release_variables() and visit_held() for a node with the given saved members
+/// (SavedVariables): the engine releases them after backward, the leak doctor counts them.
+#define GRAFT_NODE_SAVED(...)                                                                 \
+  void release_variables() override {                                                         \
+    [](auto&... sv) { (sv.reset_data(), ...); }(__VA_ARGS__);                                 \
+  }                                                                                           \
+  void visit_held(HeldVisitor& v) const override {                                            \
+    size_t i = 0;                                                                             \
+    [&](const auto&... sv) { (v.saved(sv, ::graft::detail::nth_name(#__VA_ARGS__, i++)), ...); }( \
+        __VA_ARGS__);                                                                         \
   }
 #define GRAFT_NODE_NAME(NameStr) \
   std::string name() const override { return NameStr; }
+/// name() plus GRAFT_NODE_SAVED(...).
+#define GRAFT_NODE_BOILERPLATE(NameStr, ...) \
+  GRAFT_NODE_NAME(NameStr)                   \
+  GRAFT_NODE_SAVED(__VA_ARGS__)
 
 /// grad of a reduction output, reshaped so it broadcasts against the input (keepdim form).
 Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim);

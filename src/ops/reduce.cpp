@@ -60,7 +60,7 @@ struct MeanBackward final : Node {
 };
 struct ProdBackward final : Node {
   std::string name() const override { return dim < 0 ? "ProdBackward0" : "ProdBackward1"; }
-  void release_variables() override { self.reset_data(); result.reset_data(); }
+  GRAFT_NODE_SAVED(self, result)
   SavedVariable self, result;
   int64_t dim = -1;  // -1: all elements
   bool keepdim = false;
@@ -94,7 +94,7 @@ struct ProdBackward final : Node {
 };
 struct MaxMinAllBackward final : Node {  // max() / min(): evenly distributed over ties
   std::string name() const override { return is_max ? "MaxBackward1" : "MinBackward1"; }
-  void release_variables() override { self.reset_data(); result.reset_data(); }
+  GRAFT_NODE_SAVED(self, result)
   SavedVariable self, result;
   bool is_max = true;
   TensorList apply(TensorList&& g) override {
@@ -106,7 +106,7 @@ struct MaxMinAllBackward final : Node {  // max() / min(): evenly distributed ov
 };
 struct MaxMinDimBackward final : Node {
   std::string name() const override { return is_max ? "MaxBackward0" : "MinBackward0"; }
-  void release_variables() override { indices.reset_data(); }
+  GRAFT_NODE_SAVED(indices)
   SavedVariable indices;
   Shape in_sizes;
   int64_t dim = 0;
@@ -120,7 +120,7 @@ struct MaxMinDimBackward final : Node {
 };
 struct VarStdBackward final : Node {
   std::string name() const override { return is_std ? "StdBackward0" : "VarBackward0"; }
-  void release_variables() override { self.reset_data(); result.reset_data(); }
+  GRAFT_NODE_SAVED(self, result)
   SavedVariable self, result;
   uint64_t mask = 0;
   int64_t correction = 1;

@@ -1,6 +1,8 @@
 // The optimizer base: options access by name, parameter groups, zero_grad and the step driver.
 #include "graft/optim/optimizer.h"
 
+#include "graft/core/lifetime.h"
+
 #include <typeinfo>
 #include <unordered_set>
 
@@ -226,6 +228,7 @@ Tensor Optimizer::step(const LossClosure& closure) {
   NoGradGuard no_grad;
   check_before_step();
   for (auto& g : param_groups_) update_group(g);
+  lifetime::note_optimizer_step();  // the leak doctor steps with the optimizer
   return loss;
 }
 

@@ -47,6 +47,24 @@ struct SegmentInfo {
   std::vector<BlockInfo> blocks;
 };
 
+/// What an allocation that raised OutOfMemoryError asked for, and the allocator's state then
+/// (after it released every cached segment it could).
+struct OomInfo {
+  Device device;
+  size_t requested = 0;   ///< the rounded request
+  size_t alloc_size = 0;  ///< the segment size it needed
+  int64_t allocated = 0;  ///< bytes of live blocks
+  int64_t reserved = 0;   ///< bytes of segments still held
+  std::optional<size_t> limit;    ///< the per-process cap, if any
+  std::optional<MemInfo> device_info;  ///< the device's free/total, when known
+};
+/// Called on every OutOfMemoryError, outside the allocator's lock, before the exception is
+/// thrown; what it returns is appended to the exception's message (the leak doctor writes its
+/// report and names the file). Must not throw; may allocate host memory but not graft memory.
+using OomObserver = std::string (*)(const OomInfo&) noexcept;
+/// Installs the process-wide observer (null: none).
+void set_oom_observer(OomObserver o) noexcept;
+
 struct Block;
 struct Segment;
 class BlockPool;
@@ -105,6 +123,12 @@ class CachingAllocator final : public Allocator {
   /// Counts a SavedVariable holding the block (+1) or letting it go (-1): a block tagged Other
   /// is reported as SavedForBackward while at least one claim is held.
   static void add_saved_claim(const DataPtr& p, int delta);
+  /// The block size behind `p` (what memory_allocated counts), or p's own size for foreign
+  /// memory (0 when unknown).
+  static size_t block_size(const DataPtr& p);
+  /// The largest single allocation that would succeed now, given the cached free blocks, the
+  /// cap and the raw allocator's free memory (the leak doctor's fragmentation report).
+  size_t largest_allocation() const;
 
  private:
   struct OrphanTag {};

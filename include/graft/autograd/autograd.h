@@ -54,4 +54,8 @@ void set_anomaly_trace_provider(std::function<std::string()> provider);
 void set_warning_handler(std::function<void(const std::string&)> handler);
 void warn(const std::string& message);
 
+/// For diagnostics (the leak doctor): the TensorImpl of `t`'s `.grad`, or null; takes no
+/// reference and never warns.
+const TensorImpl* grad_impl(const TensorImpl& t);
+
 }  // namespace graft::autograd

@@ -45,6 +45,7 @@ class IValue {
   IValue(const char* v) : v_(std::string(v)) {}
   IValue(std::vector<int64_t> v) : v_(std::move(v)) {}
   bool isNone() const { return v_.index() == 0; }
+  bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
   bool toBool() const { return get<bool>("bool"); }
   int64_t toInt() const { return get<int64_t>("int"); }
   double toDouble() const { return v_.index() == 2 ? static_cast<double>(std::get<int64_t>(v_)) : get<double>("double"); }
@@ -97,6 +98,7 @@ class CppNodeBase : public Node {
  public:
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
+  void visit_held(HeldVisitor& v) const override;
   bool call_with_undefined_grads() const override { return true; }
   /// Materializes grads, calls the user's backward and checks what it returned.
   TensorList run_backward(TensorList&& grads);

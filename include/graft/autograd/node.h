@@ -10,13 +10,27 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "graft/core/lifetime.h"
 #include "graft/core/tensor.h"
 
 namespace graft {
 
 class Node;
+class SavedVariable;
+
+/// What a node holds for its backward, shown to diagnostics (the leak doctor's census, which
+/// counts saved bytes and draws the graph). Nodes report their SavedVariables, plain tensors
+/// they keep, and nodes they own outside their edges.
+class HeldVisitor {
+ public:
+  virtual ~HeldVisitor() = default;
+  virtual void saved(const SavedVariable& sv, std::string_view what) = 0;
+  virtual void tensor(const Tensor& t, std::string_view what) = 0;
+  virtual void node(const Node& n, std::string_view what) { (void)n; (void)what; }
+};
 
 /// (function, input_nr): which input of `function` a gradient flows into.
 struct Edge {
@@ -135,17 +149,49 @@ class Node : public RefCounted {
   /// Forward trace recorded in anomaly mode (empty otherwise).
   const std::string& anomaly_trace() const;
   void set_anomaly_trace(std::string trace);
+  /// Shows what this node holds for its backward (saved tensors and the like) to `v`.
+  virtual void visit_held(HeldVisitor& v) const { (void)v; }
+
+  // --- lifetime (include/graft/core/lifetime.h; read by the leak doctor) ---
+  /// The generation (doctor step) in which the node was made.
+  uint32_t generation() const { return generation_; }
+  /// Its creation site (0 unless a doctor session recorded sites).
+  lifetime::SiteId site() const { return site_; }
+  /// True once a backward pass visited the node.
+  bool executed() const { return executed_; }
+  void mark_executed() { executed_ = true; }
+  /// The last tracked backward pass that ran the node with retain_graph (0: none).
+  uint32_t retained_by() const { return retained_by_; }
+  void set_retained_by(uint32_t id) { retained_by_ = id; }
+  /// The size of the node's heap block (counted only while a doctor session counts; else 0).
+  uint32_t host_bytes() const { return host_bytes_; }
+  /// Tensor hooks registered on the node's outputs (null: none); for diagnostics and the
+  /// Python bindings' garbage-collector traversal.
+  HookSlot* hook_slot() const;
+  lifetime::LiveLinks<Node> live_links;  ///< in the live list while a doctor session counts
 
  protected:
   uint64_t sequence_nr_;
   edge_list next_edges_;
   SmallVector<InputMetadata, 1> input_metadata_;
+  uint32_t generation_;
+  lifetime::SiteId site_ = 0;
+  uint32_t retained_by_ = 0;
+  uint32_t host_bytes_ = 0;  // the node's heap block, while counted
+  bool executed_ = false;
+  bool counted_ = false;
 
  private:
   struct Cold;                        // hooks, retain-grad targets, anomaly trace
   std::atomic<Cold*> cold_{nullptr};  // made once (compare-exchange), read lock-free; owned
   Cold& cold();
 };
+
+namespace autograd {
+using LiveNodes = lifetime::LiveList<Node, &Node::live_links>;
+/// Nodes made while a doctor session counted, still alive (the doctor's census walks them).
+LiveNodes& live_nodes();
+}  // namespace autograd
 
 /// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
 void run_tensor_hooks(const HookList& hooks, TensorList& grads);
@@ -177,10 +223,26 @@ class SavedVariable {
   /// `is_output`: the tensor is an output of the node that saves it; it is stored without
   /// its grad_fn (to avoid a node -> tensor -> node cycle) and relinked on unpack.
   SavedVariable(const Tensor& t, bool is_output);
+  SavedVariable(const SavedVariable& o);
+  SavedVariable(SavedVariable&& o) noexcept;
+  SavedVariable& operator=(const SavedVariable& o);
+  SavedVariable& operator=(SavedVariable&& o) noexcept;
+  ~SavedVariable();
   /// Returns the saved tensor; `saved_for` is the owning node (needed for outputs).
   Tensor unpack(Node* saved_for = nullptr) const;
   void reset_data();
   bool defined() const { return was_defined_; }
+
+  // --- for diagnostics (the leak doctor); none of these unpacks or checks versions ---
+  /// True after release (backward without retain_graph, or the node's release).
+  bool released() const { return released_; }
+  /// True when saved-tensor hooks packed the tensor (its memory is whatever they kept).
+  bool packed() const { return packed_ != nullptr; }
+  /// The tensor held while not released and not packed (undefined otherwise); an output's
+  /// alias has no history.
+  const Tensor& held() const { return data_; }
+  /// The generation (doctor step) in which it was saved.
+  uint32_t generation() const { return generation_; }
 
  private:
   struct Packed;                    // state kept when saved-tensor hooks were active
@@ -188,6 +250,11 @@ class SavedVariable {
   Tensor data_;  // inputs: the tensor itself; outputs: an alias without history
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
+  uint32_t generation_ = 0;
+  bool counted_ = false;  // counted in the lifetime ledger (uncount on release/destruction)
+  int64_t counted_bytes_ = 0;
+  void count();
+  void uncount();
   bool was_defined_ = false;
   bool is_output_ = false;
   bool released_ = false;

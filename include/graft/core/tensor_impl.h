@@ -8,6 +8,7 @@
 #include "graft/core/dtype.h"
 #include "graft/core/int_array.h"
 #include "graft/core/intrusive_ptr.h"
+#include "graft/core/lifetime.h"
 #include "graft/core/storage.h"
 
 namespace graft {
@@ -44,6 +45,12 @@ class TensorImpl final : public RefCounted {
   const intrusive_ptr<VersionCounter>& own_version() const { return own_version_; }
   void set_own_version(intrusive_ptr<VersionCounter> v) { own_version_ = std::move(v); }
 
+  /// The generation (doctor step) in which the tensor was made (include/graft/core/lifetime.h).
+  uint32_t generation() const { return generation_; }
+  /// Its creation site (0 unless a doctor session recorded sites).
+  lifetime::SiteId site() const { return site_; }
+  lifetime::LiveLinks<TensorImpl> live_links;  ///< in the live list while a doctor session counts
+
   // --- hot autograd fields (see src/autograd/variable.cpp) ---
   intrusive_ptr<Node> grad_fn;       ///< null for leaves
   uint32_t output_nr = 0;            ///< which output of grad_fn this is
@@ -61,8 +68,15 @@ class TensorImpl final : public RefCounted {
   intrusive_ptr<VersionCounter> own_version_;
   DType dtype_;
   bool is_contiguous_;
+  bool counted_ = false;
+  uint32_t generation_;
+  lifetime::SiteId site_ = 0;
   void refresh();
 };
+
+using LiveTensors = lifetime::LiveList<TensorImpl, &TensorImpl::live_links>;
+/// Tensors made while a doctor session counted, still alive.
+LiveTensors& live_tensors();
 
 /// Contiguous (row-major) strides for `sizes`.
 Shape contiguous_strides(IntArrayRef sizes);

@@ -1,0 +1,299 @@
+// The lifetime ledger: generations, per-generation counters, interned creation sites.
+// See include/graft/core/lifetime.h and docs/notes/doctor.md.
+#include "graft/core/lifetime.h"
+
+#include <cxxabi.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+namespace graft::lifetime {
+
+namespace detail {
+std::atomic<uint32_t> g_generation{0};
+std::atomic<uint8_t> g_tier{0};
+}  // namespace detail
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Node: return "node";
+    case Kind::SavedSlot: return "saved_slot";
+    case Kind::Storage: return "storage";
+    case Kind::Tensor: return "tensor";
+  }
+  return "unknown";
+}
+
+void set_tier(Tier t) noexcept { detail::g_tier.store(static_cast<uint8_t>(t), std::memory_order_relaxed); }
+uint32_t advance_generation() noexcept { return detail::g_generation.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+// ---- counters: a table of cells, one per generation, in chunks made on first use ----
+namespace {
+struct Cell {
+  std::atomic<int64_t> count[kNumKinds];
+  std::atomic<int64_t> bytes[kNumKinds];
+};
+constexpr uint32_t kChunkBits = 10;
+constexpr uint32_t kChunkSize = 1u << kChunkBits;
+constexpr uint32_t kMaxChunks = 1u << 14;  // 16 M generations; later ones share the last cell
+std::atomic<Cell*> g_chunks[kMaxChunks];
+
+Cell* cell(uint32_t gen) noexcept {
+  uint32_t chunk = gen >> kChunkBits;
+  uint32_t index = gen & (kChunkSize - 1);
+  if (chunk >= kMaxChunks) {
+    chunk = kMaxChunks - 1;
+    index = kChunkSize - 1;
+  }
+  Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
+  if (!c) {
+    Cell* fresh = new (std::nothrow) Cell[kChunkSize]();
+    if (!fresh) return nullptr;  // counting is diagnostics: never fail the caller
+    if (g_chunks[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) c = fresh;
+    else delete[] fresh;
+  }
+  return &c[index];
+}
+}  // namespace
+
+void count_create(Kind kind, uint32_t gen, int64_t bytes) noexcept {
+  if (Cell* c = cell(gen)) {
+    c->count[int(kind)].fetch_add(1, std::memory_order_relaxed);
+    c->bytes[int(kind)].fetch_add(bytes, std::memory_order_relaxed);
+  }
+}
+
+void count_destroy(Kind kind, uint32_t gen, int64_t bytes) noexcept {
+  if (Cell* c = cell(gen)) {
+    c->count[int(kind)].fetch_sub(1, std::memory_order_relaxed);
+    c->bytes[int(kind)].fetch_sub(bytes, std::memory_order_relaxed);
+  }
+}
+
+std::vector<GenerationCounts> live_generations() {
+  std::vector<GenerationCounts> out;
+  const uint32_t last = generation();
+  for (uint32_t chunk = 0; chunk <= (last >> kChunkBits) && chunk < kMaxChunks; ++chunk) {
+    const Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
+    if (!c) continue;
+    for (uint32_t i = 0; i < kChunkSize; ++i) {
+      GenerationCounts g;
+      g.generation = (chunk << kChunkBits) | i;
+      if (g.generation > last) break;
+      for (int k = 0; k < kNumKinds; ++k) {
+        g.count[k] = c[i].count[k].load(std::memory_order_relaxed);
+        g.bytes[k] = c[i].bytes[k].load(std::memory_order_relaxed);
+      }
+      if (!g.empty()) out.push_back(g);
+    }
+  }
+  return out;
+}
+
+// ---- sites ----
+namespace {
+struct SiteEntry {
+  Site site;
+  std::vector<void*> pcs;  // C++ sites: the raw frames, symbolised on first use
+  bool resolved = true;
+};
+
+struct SiteTable {
+  std::mutex mu;
+  std::vector<SiteEntry> entries{SiteEntry{}};  // id 0: unknown
+  std::unordered_map<std::string, SiteId> by_key;
+  std::unordered_map<uint64_t, SiteId> by_frames;
+};
+SiteTable& sites() {
+  static SiteTable* t = new SiteTable;  // never destroyed: objects may die during exit
+  return *t;
+}
+
+std::string key_of(const Site& s) {
+  std::string k = s.file;
+  k += '\0';
+  k += std::to_string(s.line);
+  k += '\0';
+  k += s.function;
+  k += '\0';
+  k += s.scope;
+  k += s.python ? "\1" : "\0";
+  return k;
+}
+
+std::atomic<SiteProvider> g_python_provider{nullptr};
+
+constexpr int kMaxCppFrames = 24;
+
+std::string demangle(const std::string& name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = (status == 0 && d) ? d : name;
+  std::free(d);
+  return out;
+}
+
+/// Frames of graft itself (and of the C++ runtime) are skipped when looking for the caller.
+bool internal_frame(const std::string& function, const std::string& object) {
+  if (function.rfind("graft::", 0) == 0) return true;
+  if (function.rfind("std::", 0) == 0 || function.rfind("__gnu_cxx::", 0) == 0) return true;
+  if (function.empty() && object.find("libc.so") != std::string::npos) return true;
+  return object.find("libstdc++") != std::string::npos || object.find("libgcc") != std::string::npos;
+}
+
+/// Runs addr2line on `object` for `offset` (a PIE/shared-object relative address): fills
+/// function and file:line when the tool and the symbols are there.
+bool addr2line(const std::string& object, uintptr_t offset, std::string& function, std::string& file, int& line) {
+  if (object.empty() || object.find('\'') != std::string::npos) return false;
+  char cmd[4096];
+  std::snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' 0x%lx 2>/dev/null", object.c_str(),
+                static_cast<unsigned long>(offset));
+  FILE* p = popen(cmd, "r");
+  if (!p) return false;
+  char fn[2048] = {}, loc[2048] = {};
+  const bool ok = std::fgets(fn, sizeof fn, p) && std::fgets(loc, sizeof loc, p);
+  pclose(p);
+  if (!ok) return false;
+  fn[std::strcspn(fn, "\n")] = 0;
+  loc[std::strcspn(loc, "\n")] = 0;
+  if (std::strcmp(fn, "??") != 0) function = fn;
+  std::string l = loc;
+  const auto colon = l.rfind(':');
+  if (colon != std::string::npos && l.compare(0, 2, "??") != 0) {
+    file = l.substr(0, colon);
+    line = std::atoi(l.c_str() + colon + 1);
+  }
+  return true;
+}
+
+/// Resolves a C++ site: the first frame outside graft and the C++ runtime.
+Site resolve_frames(const std::vector<void*>& pcs) {
+  Site out;
+  char** syms = backtrace_symbols(pcs.data(), static_cast<int>(pcs.size()));
+  if (!syms) return out;
+  for (size_t i = 0; i < pcs.size(); ++i) {
+    // "object(mangled+0x1f) [0x...]" or "object(+0x1234) [0x...]"
+    std::string s = syms[i];
+    const auto open = s.find('('), plus = s.find('+', open == std::string::npos ? 0 : open),
+               close = s.find(')', open == std::string::npos ? 0 : open);
+    std::string object = open == std::string::npos ? s : s.substr(0, open);
+    std::string function;
+    uintptr_t offset = 0;
+    if (open != std::string::npos && plus != std::string::npos && close != std::string::npos) {
+      if (plus > open + 1) function = demangle(s.substr(open + 1, plus - open - 1));
+      offset = std::strtoull(s.c_str() + plus + 1, nullptr, 16);
+    }
+    std::string file;
+    int line = 0;
+    // unexported symbols of an executable: ask addr2line (names come from the symbol table)
+    if (function.empty() && offset != 0) addr2line(object == "" ? "/proc/self/exe" : object, offset, function, file, line);
+    if (internal_frame(function, object)) continue;
+    out.function = function.empty() ? object : function;
+    out.file = file;
+    out.line = line;
+    break;
+  }
+  std::free(syms);
+  return out;
+}
+}  // namespace
+
+std::string Site::where() const {
+  if (!file.empty() && line > 0) {
+    const auto slash = file.rfind('/');
+    return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+  }
+  if (!function.empty()) return function;
+  return "<unknown>";
+}
+
+SiteId intern_site(const Site& s) {
+  SiteTable& t = sites();
+  std::string k = key_of(s);
+  std::lock_guard<std::mutex> g(t.mu);
+  auto it = t.by_key.find(k);
+  if (it != t.by_key.end()) return it->second;
+  const auto id = static_cast<SiteId>(t.entries.size());
+  t.entries.push_back(SiteEntry{s, {}, true});
+  t.by_key.emplace(std::move(k), id);
+  return id;
+}
+
+Site site(SiteId id) {
+  SiteTable& t = sites();
+  std::vector<void*> pcs;
+  {
+    std::lock_guard<std::mutex> g(t.mu);
+    if (id >= t.entries.size()) return {};
+    if (t.entries[id].resolved) return t.entries[id].site;
+    pcs = t.entries[id].pcs;
+  }
+  Site s = resolve_frames(pcs);  // outside the lock: it may run addr2line
+  std::lock_guard<std::mutex> g(t.mu);
+  t.entries[id].site = s;
+  t.entries[id].resolved = true;
+  return s;
+}
+
+SiteId capture_cpp_site() {
+  void* buf[kMaxCppFrames];
+  const int n = backtrace(buf, kMaxCppFrames);
+  if (n <= 1) return 0;
+  uint64_t h = 1469598103934665603ULL;
+  for (int i = 1; i < n; ++i) {
+    h ^= reinterpret_cast<uintptr_t>(buf[i]);
+    h *= 1099511628211ULL;
+  }
+  SiteTable& t = sites();
+  std::lock_guard<std::mutex> g(t.mu);
+  auto it = t.by_frames.find(h);
+  if (it != t.by_frames.end()) return it->second;
+  const auto id = static_cast<SiteId>(t.entries.size());
+  SiteEntry e;
+  e.pcs.assign(buf + 1, buf + n);
+  e.resolved = false;
+  t.entries.push_back(std::move(e));
+  t.by_frames.emplace(h, id);
+  return id;
+}
+
+namespace {
+thread_local SiteId tl_site_override = 0;
+}
+SiteScope::SiteScope(SiteId site) noexcept : prev_(tl_site_override) {
+  if (site) tl_site_override = site;
+}
+SiteScope::~SiteScope() { tl_site_override = prev_; }
+
+SiteId capture_site() {
+  if (tier() != Tier::Sites) return 0;
+  if (tl_site_override) return tl_site_override;
+  if (SiteProvider p = g_python_provider.load(std::memory_order_acquire)) {
+    if (SiteId id = p()) return id;
+  }
+  return capture_cpp_site();
+}
+
+void set_python_site_provider(SiteProvider p) noexcept { g_python_provider.store(p, std::memory_order_release); }
+
+// ---- observer and optimizer steps ----
+namespace {
+std::atomic<Observer*> g_observer{nullptr};
+std::atomic<uint32_t> g_optimizer_steps{0};
+}  // namespace
+
+void set_observer(Observer* o) noexcept { g_observer.store(o, std::memory_order_release); }
+Observer* observer() noexcept { return g_observer.load(std::memory_order_acquire); }
+
+void note_optimizer_step() noexcept {
+  g_optimizer_steps.fetch_add(1, std::memory_order_relaxed);
+  if (Observer* o = observer()) o->optimizer_stepped();
+}
+uint32_t optimizer_steps() noexcept { return g_optimizer_steps.load(std::memory_order_relaxed); }
+
+}  // namespace graft::lifetime

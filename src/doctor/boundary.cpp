@@ -1,0 +1,384 @@
+// The step boundary: counts by generation, the census of stale graphs, their classification
+// into rules, the growth verdict (warm-up W, confirmation K: a one-object-per-step leak is
+// reported at step W + K, never earlier), and the evidence rules. See docs/notes/doctor.md.
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graft/core/storage.h"
+#include "graft/memory.h"
+#include "internal.h"
+#include "state.h"
+
+namespace graft::doctor {
+
+namespace {
+
+using detail::format_bytes;
+using detail::where;
+
+int64_t numel_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+bool is_scalar_add(const NodeInfo& n) {
+  static const std::set<std::string> adds = {"AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1",
+                                             "RsubBackward1"};
+  return adds.count(n.name) && numel_of(n.output_shape) == 1;
+}
+
+/// What a stale component looks like, structurally: the rule it suggests, the node that
+/// anchors it to a line of the user's code, and its handles in order of relevance.
+struct Classified {
+  Rule rule = Rule::GraphGrowth;
+  bool carried = false;
+  const NodeInfo* anchor = nullptr;
+  std::vector<HandleInfo> handles;
+};
+
+Classified classify(const GraphComponent& g) {
+  Classified c;
+  std::unordered_map<uintptr_t, const NodeInfo*> by_id;
+  for (const NodeInfo& n : g.nodes) by_id[n.id] = &n;
+  auto handles_first = [&](auto pred) {
+    std::vector<HandleInfo> first, rest;
+    for (const HandleInfo& h : g.handles) (pred(h) ? first : rest).push_back(h);
+    first.insert(first.end(), rest.begin(), rest.end());
+    return first;
+  };
+  // LD004: a leaf's .grad holds a node of the graph
+  for (const HandleInfo& h : g.handles) {
+    if (!h.grad_of_leaf) continue;
+    c.rule = Rule::CreateGraphGradCycle;
+    auto it = by_id.find(h.node);
+    c.anchor = it == by_id.end() ? nullptr : it->second;
+    c.handles = handles_first([](const HandleInfo& x) { return x.grad_of_leaf; });
+    return c;
+  }
+  // edges from a later step's node into an earlier step's node
+  const NodeInfo* newest_source = nullptr;
+  const NodeInfo* newest_target = nullptr;
+  bool all_adds = true;
+  for (const NodeInfo& n : g.nodes) {
+    for (uintptr_t next : n.next) {
+      auto it = by_id.find(next);
+      if (it == by_id.end() || it->second->step >= n.step || it->second->step == 0) continue;
+      all_adds &= is_scalar_add(n);
+      if (!newest_source || n.step > newest_source->step) {
+        newest_source = &n;
+        newest_target = it->second;
+      } else if (n.step == newest_source->step && it->second->step > newest_target->step) {
+        newest_target = it->second;
+      }
+    }
+  }
+  if (newest_source) {
+    if (all_adds) {
+      c.rule = Rule::AccumulatedLoss;
+      c.anchor = newest_source;
+      c.handles = handles_first([&](const HandleInfo& h) {
+        auto it = by_id.find(h.node);
+        return it != by_id.end() && is_scalar_add(*it->second) && it->second->site == newest_source->site;
+      });
+      return c;
+    }
+    // the carried tensor: made by the target of the newest cross-step edge; its successor in
+    // this step (same line, same op) is what the user's handle holds now
+    c.rule = Rule::CarriedAcrossSteps;
+    c.carried = true;
+    c.anchor = newest_target;
+    c.handles = handles_first([&](const HandleInfo& h) {
+      auto it = by_id.find(h.node);
+      return it != by_id.end() && it->second->site == newest_target->site && it->second->name == newest_target->name;
+    });
+    return c;
+  }
+  // within one step: its roots (no live node points at them)
+  std::unordered_set<uintptr_t> pointed;
+  for (const NodeInfo& n : g.nodes)
+    for (uintptr_t next : n.next) pointed.insert(next);
+  const NodeInfo* root = nullptr;
+  for (const NodeInfo& n : g.nodes)
+    if (!pointed.count(n.id) && (!root || n.step > root->step)) root = &n;
+  if (!root && !g.nodes.empty()) root = &g.nodes.front();
+  c.anchor = root;
+  const bool scalar = root && numel_of(root->output_shape) == 1;
+  c.rule = scalar && g.executed ? Rule::AccumulatedLoss : Rule::OutputsKeptUnderGrad;
+  c.handles = handles_first([&](const HandleInfo& h) { return root && h.node == root->id; });
+  return c;
+}
+
+std::string key_of(const Classified& c) {
+  std::string k = rule_info(c.rule).id;
+  if (c.anchor) {
+    k += "@" + where(c.anchor->site) + "#" + c.anchor->name;
+  }
+  return k;
+}
+
+/// A finding waiting for its holders (resolved without the recorder's lock).
+struct Pending {
+  Finding f;
+  std::vector<HandleInfo> handles;
+  bool growth = false;
+};
+
+bool is_allowed(const std::vector<std::string>& allow, const Finding& f) {
+  for (const std::string& a : allow) {
+    if (f.line == a) return true;
+    for (const Holder& h : f.holders)
+      if (h.path.rfind(a, 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Session::State::step_boundary() {
+  std::lock_guard<std::mutex> serial(step_mu);
+  Annotator* ann = nullptr;
+  int64_t s = 0;
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    if (!watching) return;
+    s = steps + 1;
+    ann = annotator;
+  }
+  // Python's work at the boundary (a forced cyclic collection: LD006) runs first, unlocked
+  if (ann) ann->at_boundary(s);
+
+  StepRecord rec;
+  bool any_stale = false;
+  const int W = options.warmup, K = options.confirm;
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    const uint32_t current = lifetime::generation();
+    for (const lifetime::GenerationCounts& c : lifetime::live_generations()) {
+      const int64_t node = c.count[int(lifetime::Kind::Node)], slot = c.count[int(lifetime::Kind::SavedSlot)];
+      rec.graph_nodes += node;
+      rec.saved_slots += slot;
+      rec.saved_bytes += c.bytes[int(lifetime::Kind::SavedSlot)];
+      rec.graph_host_bytes += c.bytes[int(lifetime::Kind::Node)];
+      if (c.generation < current) {
+        rec.stale_nodes += node;
+        rec.stale_saved_slots += slot;
+        if (node + slot > 0) ++rec.stale_generations;
+      }
+    }
+    any_stale = rec.stale_nodes + rec.stale_saved_slots > 0;
+    rec.step = s;
+    if (!options.deterministic)
+      rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (auto [name, bytes] : memory_by_category(kCPU)) rec.bytes_by_category[name] = bytes;
+    rec.reserved = memory_reserved(kCPU);
+    close_peak(s);
+    rec.peak_bytes = last_peak.peak_bytes;
+    steps = s;
+    lifetime::advance_generation();  // what is made from now on belongs to step s + 1
+    log(TimelineEvent{"step", 0, 0, "", s, 0, ""});
+    // LD010: the previous step ran no backward, and nodes it made died without running
+    if (s >= 2 && !backward_steps.count(s - 1)) {
+      auto it = wasted.find(s - 1);
+      if (it != wasted.end() && it->second.bytes > 0) {
+        lifetime::SiteId top = 0;
+        int64_t top_bytes = -1;
+        for (auto [site, b] : it->second.site_bytes)
+          if (b > top_bytes) top = site, top_bytes = b;
+        const std::string line = where(top);
+        Evidence& e = evidence_for(Rule::GradModeEval, line);
+        e.steps.insert(s - 1);
+        e.bytes = std::max(e.bytes, it->second.bytes);
+        e.message = "a forward under grad mode" + (line.empty() ? std::string() : " at " + line) + " saved " +
+                    format_bytes(it->second.bytes) + " in step " + std::to_string(s - 1) +
+                    " for a backward that never ran";
+      }
+    }
+    wasted.erase(wasted.begin(), wasted.lower_bound(s - 1));
+  }
+
+  // the census of stale graphs, taken without the recorder's lock (it takes the live lists')
+  detail::PinnedCensus pc;
+  if (any_stale) pc = detail::take_census(start_generation, s);
+
+  std::vector<Pending> pending;
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    // classify the stale components and count each key's distinct stale steps
+    struct KeyNow {
+      std::set<int64_t> stale_steps;
+      int64_t nodes = 0, saved = 0, host = 0, oldest = 0, newest = 0;
+      std::vector<HandleInfo> handles;
+      Classified cls;
+    };
+    std::map<std::string, KeyNow> now;
+    for (const GraphComponent& comp : pc.census.components) {
+      if (comp.stale_steps == 0) continue;
+      Classified cls = classify(comp);
+      KeyNow& k = now[key_of(cls)];
+      if (k.handles.empty()) {
+        k.cls = cls;
+        k.oldest = comp.oldest_step;
+        k.newest = comp.newest_step;
+      }
+      for (const NodeInfo& n : comp.nodes)
+        if (n.step < s) k.stale_steps.insert(n.step);
+      k.nodes += static_cast<int64_t>(comp.nodes.size());
+      k.saved += comp.saved_bytes;
+      k.host += comp.host_bytes;
+      k.oldest = std::min(k.oldest, comp.oldest_step);
+      k.newest = std::max(k.newest, comp.newest_step);
+      k.handles.insert(k.handles.end(), cls.handles.begin(), cls.handles.end());
+    }
+    for (auto& [key, k] : now) {
+      KeyState& ks = keys[key];
+      ks.rule = k.cls.rule;
+      ks.carried = k.cls.carried;
+      if (k.cls.anchor) {
+        ks.anchor = k.cls.anchor->site;
+        ks.anchor_name = k.cls.anchor->name;
+      }
+      const int64_t count = static_cast<int64_t>(k.stale_steps.size());
+      ks.count[s] = count;
+      ks.nodes[s] = k.nodes;
+      ks.max_count = std::max(ks.max_count, count);
+    }
+    auto count_at = [&](const KeyState& ks, int64_t b) {
+      auto it = ks.count.find(b);
+      int64_t c = it == ks.count.end() ? 0 : it->second;
+      if (ks.carried) c = std::max<int64_t>(0, c - (window - 1));  // allowed window
+      return c;
+    };
+    for (auto& [key, ks] : keys) {
+      if (ks.reported) continue;
+      auto it = now.find(key);
+      // growth over each of the last K boundaries, all after the warm-up
+      bool grew = s >= W + K && it != now.end();
+      for (int64_t b = s - K + 1; grew && b <= s; ++b) grew = count_at(ks, b) > count_at(ks, b - 1);
+      bool too_late = false;  // LD007: carried, bounded, seen at K boundaries after the warm-up
+      if (!grew && ks.carried && s >= W + K && ks.max_count + 1 > window) {
+        int64_t seen = 0;
+        for (auto [b, c] : ks.count)
+          if (b > W && c > 0) ++seen;
+        too_late = seen >= K && it != now.end();
+      }
+      if (!grew && !too_late) continue;
+      const KeyNow& k = it->second;
+      ks.reported = true;
+      Pending p;
+      p.growth = true;
+      Finding& f = p.f;
+      f.rule = too_late ? Rule::DetachedTooLate : ks.rule;
+      f.step = s;
+      f.first_step = k.oldest;
+      f.line = where(ks.anchor);
+      f.nodes = k.nodes;
+      f.saved_bytes = k.saved;
+      f.host_bytes = k.host;
+      auto n0 = ks.nodes.find(s - K);
+      f.nodes_per_step = static_cast<double>(k.nodes - (n0 == ks.nodes.end() ? 0 : n0->second)) / K;
+      std::ostringstream m;
+      if (too_late) {
+        m << "a graph carried across steps spans up to " << ks.max_count + 1 << " steps before it is detached ("
+          << k.nodes << " nodes, " << format_bytes(k.saved) << " saved now)";
+      } else {
+        m << k.nodes << " graph nodes from steps " << k.oldest << ".." << k.newest << " are alive ("
+          << format_bytes(k.saved) << " saved, " << format_bytes(k.host) << " of nodes on the host), ";
+        char rate[32];
+        std::snprintf(rate, sizeof rate, "%+.3g", f.nodes_per_step);
+        m << rate << " nodes per step";
+        if (ks.rule == Rule::CarriedAcrossSteps && !f.line.empty())
+          m << "; the tensor made at " << f.line << " (" << ks.anchor_name << ") is carried into the next step";
+      }
+      f.message = m.str();
+      f.key = key;
+      p.handles = k.handles;
+      if (p.handles.size() > 64) p.handles.resize(64);
+      pending.push_back(std::move(p));
+    }
+    // the evidence rules: evidence in K steps after the warm-up
+    for (auto& [key, e] : evidence) {
+      if (e.reported || s < W + K) continue;
+      int64_t after = 0;
+      for (int64_t t : e.steps)
+        if (t > W) ++after;
+      if (after < K) continue;
+      e.reported = true;
+      Pending p;
+      Finding& f = p.f;
+      f.rule = e.rule;
+      f.step = s;
+      f.first_step = *e.steps.begin();
+      f.line = e.line;
+      f.message = e.message;
+      f.saved_bytes = e.bytes;
+      f.holders = e.holders;
+      f.key = key;
+      for (size_t i = 0; i < e.leaves.size(); ++i) {
+        HandleInfo h;
+        h.tensor = e.leaves[i];
+        h.site = e.leaf_sites[i];
+        p.handles.push_back(h);
+      }
+      pending.push_back(std::move(p));
+    }
+  }
+
+  // pin the leaves named by evidence (they may have died since)
+  std::vector<intrusive_ptr<TensorImpl>> leaf_pins;
+  for (Pending& p : pending) {
+    if (p.growth || p.handles.empty()) continue;
+    std::unordered_set<uintptr_t> wanted;
+    for (const HandleInfo& h : p.handles) wanted.insert(h.tensor);
+    std::unordered_set<uintptr_t> alive;
+    live_tensors().for_each([&](TensorImpl& t) {
+      if (wanted.count(reinterpret_cast<uintptr_t>(&t)) && intrusive_try_incref(&t)) {
+        leaf_pins.push_back(intrusive_ptr<TensorImpl>::adopt(&t));
+        alive.insert(reinterpret_cast<uintptr_t>(&t));
+      }
+    });
+    std::erase_if(p.handles, [&](const HandleInfo& h) { return !alive.count(h.tensor); });
+  }
+  // holders: the Python layer's paths, or (C++ only) the handles' creation lines
+  for (Pending& p : pending) {
+    if (!p.f.holders.empty() || p.handles.empty()) continue;
+    if (ann) p.f.holders = ann->holders(p.handles, options.max_holders);
+    if (p.f.holders.empty()) {
+      for (const HandleInfo& h : p.handles) {
+        if (static_cast<int>(p.f.holders.size()) >= options.max_holders) break;
+        Holder hd;
+        std::ostringstream path;
+        path << (h.grad_of_leaf ? "the .grad of a tensor" : "a tensor") << " held outside the graph (native code)";
+        hd.path = path.str();
+        hd.created_at = where(h.site);
+        hd.created_step = h.step;
+        p.f.holders.push_back(hd);
+      }
+    }
+    for (const Holder& h : p.f.holders)
+      if (h.through_hook && p.growth && p.f.rule != Rule::DetachedTooLate) p.f.rule = Rule::HookCapture;
+  }
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    for (Pending& p : pending) {
+      Finding& f = p.f;
+      const RuleInfo& info = rule_info(f.rule);
+      f.id = info.id;
+      f.severity = info.severity;
+      f.fix = info.fix;
+      if (!f.holders.empty() && f.rule == Rule::MissingZeroGrad) {
+        f.message += " (" + f.holders.front().path + (f.holders.size() > 1 ? ", ..." : "") + ")";
+      }
+      if (is_allowed(allowed, f)) continue;
+      rec.findings.push_back(f.id);
+      log(TimelineEvent{"finding", f.saved_bytes, 0, f.id, s, 0, f.line});
+      findings.push_back(std::move(f));
+    }
+    records.push_back(std::move(rec));
+  }
+  // pc and leaf_pins die here, outside every lock
+}
+
+}  // namespace graft::doctor

@@ -1,0 +1,260 @@
+// The census: every live graph node (with its saved slots) and the tensors that hold them,
+// read from the lifetime ledger's live lists, grouped into connected components.
+// See docs/notes/doctor.md ("Census").
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graft/alloc/caching_allocator.h"
+#include "graft/autograd/autograd.h"
+#include "graft/autograd/node.h"
+#include "internal.h"
+
+namespace graft::doctor {
+
+int64_t Census::nodes() const {
+  int64_t n = 0;
+  for (const auto& c : components) n += static_cast<int64_t>(c.nodes.size());
+  return n;
+}
+int64_t Census::saved_bytes() const {
+  int64_t n = 0;
+  for (const auto& c : components) n += c.saved_bytes;
+  return n;
+}
+
+namespace detail {
+
+std::string format_bytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes < 0 ? -bytes : bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[48];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%s%lld B", bytes < 0 ? "-" : "", static_cast<long long>(v));
+  else std::snprintf(buf, sizeof buf, "%s%.1f %s", bytes < 0 ? "-" : "", v, units[u]);
+  return buf;
+}
+
+std::string where(lifetime::SiteId id) { return id ? lifetime::site(id).where() : std::string(); }
+
+namespace {
+
+/// Collects what one node holds; counts references the graph itself makes to tensors.
+class HeldCollector final : public HeldVisitor {
+ public:
+  HeldCollector(std::vector<SavedInfo>& out, std::unordered_map<const TensorImpl*, int>& internal_refs,
+                std::vector<const Node*>& owned_nodes)
+      : out_(out), internal_refs_(internal_refs), owned_nodes_(owned_nodes) {}
+  void saved(const SavedVariable& sv, std::string_view what) override {
+    if (!sv.defined()) return;
+    SavedInfo si;
+    si.what = std::string(what);
+    si.released = sv.released();
+    si.packed = sv.packed();
+    si.generation = sv.generation();
+    const Tensor& t = sv.held();
+    if (t.defined()) {
+      const TensorImpl* impl = t.impl();
+      si.shape.assign(impl->sizes().begin(), impl->sizes().end());
+      si.dtype = dtype_name(impl->dtype());
+      const StorageImpl* st = impl->storage().get();
+      si.storage = reinterpret_cast<uintptr_t>(st);
+      si.bytes = static_cast<int64_t>(st->nbytes());
+      si.parameter = alloc::CachingAllocator::category(st->data_ptr()) == MemoryCategory::Parameter;
+      ++internal_refs_[impl];
+    }
+    out_.push_back(std::move(si));
+  }
+  void tensor(const Tensor& t, std::string_view) override {
+    if (t.defined()) ++internal_refs_[t.impl()];
+  }
+  void node(const Node& n, std::string_view) override { owned_nodes_.push_back(&n); }
+
+ private:
+  std::vector<SavedInfo>& out_;
+  std::unordered_map<const TensorImpl*, int>& internal_refs_;
+  std::vector<const Node*>& owned_nodes_;
+};
+
+struct UnionFind {
+  std::vector<size_t> parent;
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  size_t find(size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(size_t a, size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+int64_t host_bytes_of(const Node& n) {
+  // the node's heap block (the most derived object starts it)
+  return static_cast<int64_t>(malloc_usable_size(const_cast<void*>(dynamic_cast<const void*>(&n))));
+}
+
+}  // namespace
+
+PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
+  PinnedCensus out;
+  out.census.step = current_step;
+  std::vector<NodeInfo> infos;
+  std::vector<const Node*> ptrs;
+  std::unordered_map<const Node*, size_t> index;
+  std::unordered_map<const TensorImpl*, int> internal_refs;
+
+  // Records `n` and, depth first, the nodes it reaches that are not in the live list (made
+  // before the session, or while it did not count). The list's lock is held: every node
+  // reachable from a listed live node stays alive meanwhile.
+  auto record = [&](const Node& root) {
+    std::vector<const Node*> stack{&root};
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (index.count(n)) continue;
+      index.emplace(n, infos.size());
+      ptrs.push_back(n);
+      NodeInfo info;
+      info.id = reinterpret_cast<uintptr_t>(n);
+      info.name = n->name();
+      info.generation = n->generation();
+      info.step = step_of(n->generation(), start_generation);
+      info.site = n->site();
+      info.executed = n->executed();
+      info.host_bytes = host_bytes_of(*n);
+      if (n->num_inputs() > 0) {
+        const auto& shape = n->input_metadata(0).shape;
+        info.output_shape.assign(shape.begin(), shape.end());
+      }
+      std::vector<const Node*> owned;
+      HeldCollector collect(info.saved, internal_refs, owned);
+      n->visit_held(collect);
+      for (const Edge& e : n->next_edges()) {
+        if (!e.function) continue;
+        info.next.push_back(reinterpret_cast<uintptr_t>(e.function.get()));
+        if (!e.function->live_links.linked) stack.push_back(e.function.get());
+      }
+      for (const Node* o : owned) {
+        info.next.push_back(reinterpret_cast<uintptr_t>(o));
+        if (!o->live_links.linked) stack.push_back(o);
+      }
+      infos.push_back(std::move(info));
+    }
+  };
+  autograd::live_nodes().for_each([&](Node& n) {
+    if (n.use_count() == 0) return;  // being destroyed: its unlink waits for this walk
+    record(n);
+  });
+
+  // Handles: live tensors whose grad_fn (or whose .grad's grad_fn) is one of these nodes, and
+  // which something besides the graph itself holds.
+  struct RawHandle {
+    HandleInfo info;
+    const TensorImpl* impl;
+  };
+  std::vector<RawHandle> handles;
+  live_tensors().for_each([&](TensorImpl& t) {
+    if (t.use_count() == 0) return;
+    auto add = [&](const Node* n, bool grad_of_leaf) {
+      if (!n || !index.count(n)) return;
+      auto it = internal_refs.find(&t);
+      if (!grad_of_leaf && it != internal_refs.end() && static_cast<int>(t.use_count()) <= it->second) return;
+      RawHandle h;
+      h.info.tensor = reinterpret_cast<uintptr_t>(&t);
+      h.info.node = reinterpret_cast<uintptr_t>(n);
+      h.info.grad_of_leaf = grad_of_leaf;
+      h.info.leaf = grad_of_leaf ? reinterpret_cast<uintptr_t>(&t) : 0;
+      h.info.site = t.site();
+      h.info.step = step_of(t.generation(), start_generation);
+      h.info.shape.assign(t.sizes().begin(), t.sizes().end());
+      h.impl = &t;
+      if (intrusive_try_incref(&t)) out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(&t));
+      handles.push_back(std::move(h));
+    };
+    add(t.grad_fn.get(), false);
+    if (const TensorImpl* g = autograd::grad_impl(t)) add(g->grad_fn.get(), true);
+  });
+
+  // Components: nodes joined by edges.
+  UnionFind uf(infos.size());
+  for (size_t i = 0; i < infos.size(); ++i)
+    for (uintptr_t next : infos[i].next) {
+      auto it = index.find(reinterpret_cast<const Node*>(next));
+      if (it != index.end()) uf.unite(i, it->second);
+    }
+  std::unordered_map<size_t, size_t> comp_of_root;
+  auto& comps = out.census.components;
+  std::vector<size_t> comp_of(infos.size());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const size_t r = uf.find(i);
+    auto [it, fresh] = comp_of_root.emplace(r, comps.size());
+    if (fresh) comps.emplace_back();
+    comp_of[i] = it->second;
+  }
+  std::vector<std::set<uintptr_t>> storages(comps.size());
+  std::vector<std::set<uintptr_t>> param_storages(comps.size());
+  std::vector<std::set<int64_t>> stale(comps.size());
+  std::vector<std::map<lifetime::SiteId, int64_t>> site_counts(comps.size());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const size_t c = comp_of[i];
+    GraphComponent& g = comps[c];
+    const NodeInfo& n = infos[i];
+    if (g.nodes.empty()) g.oldest_step = g.newest_step = n.step;
+    g.oldest_step = std::min(g.oldest_step, n.step);
+    g.newest_step = std::max(g.newest_step, n.step);
+    g.nodes_by_type[n.name] += 1;
+    g.host_bytes += n.host_bytes;
+    g.executed |= n.executed;
+    if (n.step < current_step) stale[c].insert(n.step);
+    if (n.site) site_counts[c][n.site] += 1;
+    for (const SavedInfo& s : n.saved) {
+      if (!s.storage || s.released || s.packed) continue;
+      if (s.parameter) {
+        if (param_storages[c].insert(s.storage).second) g.parameter_bytes += s.bytes;
+      } else if (storages[c].insert(s.storage).second) {
+        g.saved_bytes += s.bytes;
+      }
+    }
+    for (uintptr_t next : n.next) {
+      auto it = index.find(reinterpret_cast<const Node*>(next));
+      if (it != index.end() && infos[it->second].step < n.step) g.cross_step_edges = true;
+    }
+    g.nodes.push_back(n);
+  }
+  for (size_t c = 0; c < comps.size(); ++c) {
+    GraphComponent& g = comps[c];
+    g.id = static_cast<int64_t>(c);
+    g.stale_steps = static_cast<int64_t>(stale[c].size());
+    std::stable_sort(g.nodes.begin(), g.nodes.end(), [](const NodeInfo& a, const NodeInfo& b) {
+      return a.generation != b.generation ? a.generation > b.generation : a.id > b.id;
+    });
+    std::vector<std::pair<int64_t, lifetime::SiteId>> by_count;
+    for (auto [site, count] : site_counts[c]) by_count.push_back({-count, site});
+    std::sort(by_count.begin(), by_count.end());
+    for (auto [neg, site] : by_count) g.sites.push_back(site);
+  }
+  for (RawHandle& h : handles) {
+    const size_t c = comp_of[index.at(reinterpret_cast<const Node*>(h.info.node))];
+    comps[c].handles.push_back(std::move(h.info));
+  }
+  // the biggest graphs first
+  std::stable_sort(comps.begin(), comps.end(), [](const GraphComponent& a, const GraphComponent& b) {
+    return a.nodes.size() > b.nodes.size();
+  });
+  for (size_t c = 0; c < comps.size(); ++c) comps[c].id = static_cast<int64_t>(c);
+  return out;
+}
+
+}  // namespace detail
+}  // namespace graft::doctor

@@ -1,0 +1,36 @@
+#pragma once
+// Internal pieces of the leak doctor shared by its files. See docs/notes/doctor.md.
+#include <string>
+#include <vector>
+
+#include "graft/core/intrusive_ptr.h"
+#include "graft/core/tensor_impl.h"
+#include "graft/doctor/doctor.h"
+
+namespace graft::doctor::detail {
+
+/// The session step of a generation: 1 for the generation the session started in, 0 before.
+inline int64_t step_of(uint32_t generation, uint32_t start_generation) {
+  return generation >= start_generation ? int64_t(generation - start_generation) + 1 : 0;
+}
+
+/// A census plus strong references to its handles' tensors, so that their identities stay
+/// valid while the Python layer resolves their holders (released when this dies).
+struct PinnedCensus {
+  Census census;
+  std::vector<intrusive_ptr<TensorImpl>> pins;
+};
+
+/// Walks the live lists (nodes, then tensors): every live graph with its saved slots and
+/// handles. `current_step` is the step being ended (nodes of earlier steps are stale).
+PinnedCensus take_census(uint32_t start_generation, int64_t current_step);
+
+/// "1.5 KiB", "3.0 MiB" (binary units, as memory_summary prints them).
+std::string format_bytes(int64_t bytes);
+/// A site as "file:line" ("" for 0).
+std::string where(lifetime::SiteId id);
+
+/// Escapes text for HTML / XML.
+std::string xml_escape(const std::string& s);
+
+}  // namespace graft::doctor::detail

@@ -1,0 +1,542 @@
+// The doctor's session: the recorder that the lower layers report to, the step boundary
+// (census, growth verdict, rules), and the findings. See docs/notes/doctor.md.
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "graft/alloc/caching_allocator.h"
+#include "graft/autograd/node.h"
+#include "graft/core/error.h"
+#include "graft/core/storage.h"
+#include "graft/memory.h"
+#include "internal.h"
+#include "state.h"
+
+namespace graft::doctor {
+
+namespace detail {
+
+std::mutex& recorder_mutex() {
+  static std::mutex* mu = new std::mutex;  // never destroyed: objects may die during exit
+  return *mu;
+}
+Session::State*& active_state() {
+  static Session::State* s = nullptr;
+  return s;
+}
+
+namespace {
+
+/// The lower layers' events, routed to the session that watches (if any). One per process:
+/// events may arrive from any thread at any time, also after a session ended.
+class Recorder final : public lifetime::Observer {
+ public:
+  void node_released(const Node& n) noexcept override {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    Session::State* s = active_state();
+    if (!s) return;
+    try {
+      s->on_node_released(n);
+    } catch (...) {  // diagnostics never fail the program
+    }
+  }
+  uint32_t backward_started(bool retain_graph, bool create_graph) noexcept override {
+    const lifetime::SiteId site = lifetime::capture_site();  // before the lock: it may walk frames
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    Session::State* s = active_state();
+    if (!s) return 0;
+    try {
+      return s->on_backward_started(retain_graph, create_graph, site);
+    } catch (...) {
+      return 0;
+    }
+  }
+  void node_executed(Node& n, uint32_t backward_id, bool retain_graph) noexcept override {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    if (Session::State* s = active_state()) s->on_node_executed(n, backward_id, retain_graph);
+  }
+  void grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since) noexcept override {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    Session::State* s = active_state();
+    if (!s) return;
+    try {
+      s->on_grad_accumulated(leaf, untouched, steps_since);
+    } catch (...) {
+    }
+  }
+  void storage_event(const StorageImpl& st, bool created) noexcept override {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    Session::State* s = active_state();
+    if (!s) return;
+    try {
+      s->on_storage(st, created);
+    } catch (...) {
+    }
+  }
+  void storage_recategorized(const void* block, int old_category, int new_category, int64_t bytes) noexcept override {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    Session::State* s = active_state();
+    if (!s) return;
+    try {
+      s->on_recategorized(block, old_category, new_category, bytes);
+    } catch (...) {
+    }
+  }
+  void optimizer_stepped() noexcept override {
+    Session* session = nullptr;
+    {
+      std::lock_guard<std::mutex> g(recorder_mutex());
+      Session::State* s = active_state();
+      if (!s || !s->options.step_on_optimizer) return;
+      session = s->owner;
+    }
+    try {
+      session->step();
+    } catch (...) {  // a failing diagnosis never fails the optimizer step
+    }
+  }
+};
+
+Recorder& recorder() {
+  static Recorder* r = new Recorder;
+  return *r;
+}
+
+std::string oom_observer_text(const alloc::OomInfo& info) noexcept {
+  try {
+    std::string path;
+    {
+      std::lock_guard<std::mutex> g(recorder_mutex());
+      Session::State* s = active_state();
+      if (!s) return {};
+      path = s->options.oom_report_path;
+    }
+    std::string text = oom_report(info);
+    {
+      std::lock_guard<std::mutex> g(recorder_mutex());
+      if (Session::State* s = active_state()) s->last_oom_report = text;
+    }
+    if (path.empty()) return "\n\ngraft.doctor:\n" + text;
+    std::ofstream f(path, std::ios::trunc);
+    f << text;
+    return f ? "\n\ngraft.doctor wrote its report to " + path + "\n" + text : "\n\ngraft.doctor:\n" + text;
+  } catch (...) {
+    return {};
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::format_bytes;
+using detail::step_of;
+using detail::where;
+
+// ---------------------------------------------------------------- State: event handlers
+
+void Session::State::log(TimelineEvent e) {
+  e.seq = ++event_seq;
+  if (!options.deterministic)
+    e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (events.size() < options.max_events) {
+    events.push_back(std::move(e));
+  } else if (!events.empty()) {
+    events[event_next] = std::move(e);
+    event_next = (event_next + 1) % events.size();
+    ++events_dropped;
+  }
+}
+
+void Session::State::on_node_released(const Node& n) {
+  const int64_t step = step_of(n.generation(), start_generation);
+  if (step <= 0) return;
+  // LD009: a graph retained by a backward pass dies; was it reached again?
+  if (uint32_t r = n.retained_by()) {
+    auto it = backward_calls.find(r);
+    if (it != backward_calls.end() && --it->second.live_retained <= 0) {
+      const BackwardCall& b = it->second;
+      if (!b.reused) {
+        const std::string line = where(b.site);
+        Evidence& e = evidence_for(Rule::RetainGraphUnused, line);
+        e.steps.insert(b.step);
+        e.bytes = std::max(e.bytes, b.retained_saved_bytes);
+        e.message = "backward(retain_graph=True)" + (line.empty() ? std::string() : " at " + line) +
+                    " kept its graph (" + format_bytes(b.retained_saved_bytes) +
+                    " saved) until it died, and no later backward reached it";
+      }
+      backward_calls.erase(it);
+    }
+  }
+  // LD010: a node that never ran dies; what it saved was for nothing
+  if (!n.executed()) {
+    struct Bytes final : HeldVisitor {
+      int64_t bytes = 0;
+      std::set<const void*> seen;
+      void saved(const SavedVariable& sv, std::string_view) override {
+        const Tensor& t = sv.held();
+        if (!t.defined() || sv.released()) return;
+        const StorageImpl* st = t.impl()->storage().get();
+        if (alloc::CachingAllocator::category(st->data_ptr()) == MemoryCategory::Parameter) return;
+        if (seen.insert(st).second) bytes += static_cast<int64_t>(st->nbytes());
+      }
+      void tensor(const Tensor&, std::string_view) override {}
+    } v;
+    n.visit_held(v);
+    if (v.bytes > 0) {
+      Wasted& w = wasted[step];
+      w.bytes += v.bytes;
+      w.site_bytes[n.site()] += v.bytes;
+    }
+  }
+  log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, where(n.site())});
+}
+
+uint32_t Session::State::on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site) {
+  const uint32_t id = next_backward_id++;
+  const int64_t step = steps + 1;
+  backward_steps.insert(step);
+  if (retain_graph) backward_calls[id] = BackwardCall{step, site, true, false, 0, 0};
+  log(TimelineEvent{"backward", 0, 0, retain_graph ? (create_graph ? "create_graph" : "retain_graph") : "", step, 0,
+                    where(site)});
+  current_backward_site = site;
+  return id;
+}
+
+void Session::State::on_node_executed(Node& n, uint32_t backward_id, bool retain_graph) {
+  if (uint32_t r = n.retained_by(); r && r != backward_id) {
+    auto it = backward_calls.find(r);
+    if (it != backward_calls.end()) {
+      it->second.reused = true;
+      --it->second.live_retained;
+      if (it->second.live_retained <= 0) backward_calls.erase(it);
+    }
+    n.set_retained_by(0);
+  }
+  if (retain_graph && n.retained_by() != backward_id) {
+    auto it = backward_calls.find(backward_id);
+    if (it != backward_calls.end()) {
+      ++it->second.live_retained;
+      n.set_retained_by(backward_id);
+      struct Bytes final : HeldVisitor {
+        int64_t bytes = 0;
+        void saved(const SavedVariable& sv, std::string_view) override {
+          const Tensor& t = sv.held();
+          if (!t.defined() || sv.released()) return;
+          if (alloc::CachingAllocator::category(t.impl()->storage()->data_ptr()) == MemoryCategory::Parameter) return;
+          bytes += static_cast<int64_t>(t.impl()->storage()->nbytes());
+        }
+        void tensor(const Tensor&, std::string_view) override {}
+      } v;
+      n.visit_held(v);
+      it->second.retained_saved_bytes += v.bytes;
+    }
+  }
+}
+
+void Session::State::on_grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since) {
+  if (!untouched || steps_since == 0) return;
+  if (static_cast<int64_t>(steps_since) < accumulation) return;  // declared accumulation
+  const std::string line = where(current_backward_site);
+  Evidence& e = evidence_for(Rule::MissingZeroGrad, line);
+  e.steps.insert(steps + 1);
+  if (std::find(e.leaves.begin(), e.leaves.end(), reinterpret_cast<uintptr_t>(&leaf)) == e.leaves.end() &&
+      e.leaves.size() < 64) {
+    e.leaves.push_back(reinterpret_cast<uintptr_t>(&leaf));
+    e.leaf_sites.push_back(leaf.site());
+  }
+  e.message = "backward" + (line.empty() ? std::string() : " at " + line) + " added into gradients that " +
+              std::to_string(e.leaves.size()) + " parameter(s) kept from before the previous optimizer step";
+}
+
+void Session::State::on_storage(const StorageImpl& st, bool created) {
+  const auto* block = st.data_ptr().context();
+  const int64_t bytes = static_cast<int64_t>(alloc::CachingAllocator::block_size(st.data_ptr()));
+  const int cat = static_cast<int>(alloc::CachingAllocator::category(st.data_ptr()));
+  if (created) {
+    block_site[block] = st.site();
+    peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(cat), st.site()});
+    log(TimelineEvent{"alloc", bytes, cat, "", steps + 1, 0, where(st.site())});
+  } else {
+    block_site.erase(block);
+    peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), st.site()});
+    log(TimelineEvent{"free", bytes, cat, "", steps + 1, 0, where(st.site())});
+  }
+}
+
+void Session::State::on_recategorized(const void* block, int old_category, int new_category, int64_t bytes) {
+  auto it = block_site.find(block);
+  if (it == block_site.end()) return;  // a storage from before the session
+  peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(old_category), it->second});
+  peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(new_category), it->second});
+}
+
+Session::State::Evidence& Session::State::evidence_for(Rule rule, const std::string& line) {
+  const std::string key = std::string(rule_info(rule).id) + "@" + line;
+  Evidence& e = evidence[key];
+  e.rule = rule;
+  e.line = line;
+  e.key = key;
+  return e;
+}
+
+// ---------------------------------------------------------------- the peak of a step
+
+void Session::State::close_peak(int64_t step) {
+  // replay this step's storage events from the breakdown at its start
+  std::map<std::pair<int, lifetime::SiteId>, int64_t> live = live_breakdown;
+  int64_t total = 0;
+  for (auto& [k, v] : live) total += v;
+  const int64_t start = total;
+  int64_t peak = total;
+  size_t peak_at = 0;  // events applied at the peak
+  for (size_t i = 0; i < peak_events.size(); ++i) {
+    total += peak_events[i].delta;
+    if (total > peak) {
+      peak = total;
+      peak_at = i + 1;
+    }
+  }
+  std::map<std::pair<int, lifetime::SiteId>, int64_t> at_peak = live_breakdown;
+  for (size_t i = 0; i < peak_events.size(); ++i) {
+    const PeakEvent& e = peak_events[i];
+    if (i < peak_at) at_peak[{e.category, e.site}] += e.delta;
+    live[{e.category, e.site}] += e.delta;
+  }
+  PeakReport r;
+  r.step = step;
+  r.peak_bytes = peak;
+  r.start_bytes = start;
+  std::map<std::string, int64_t> by_line, by_scope;
+  for (auto& [k, v] : at_peak) {
+    if (v <= 0) continue;
+    r.by_category[memory_category_name(static_cast<MemoryCategory>(k.first))] += v;
+    const std::string w = k.second ? where(k.second) : std::string("before the session");
+    by_line[w.empty() ? "<unknown>" : w] += v;
+    if (k.first == static_cast<int>(MemoryCategory::SavedForBackward) && k.second) {
+      const std::string scope = lifetime::site(k.second).scope;
+      if (!scope.empty()) by_scope[scope] += v;
+    }
+  }
+  for (auto& [w, v] : by_line) r.by_line.push_back({w, v});
+  std::sort(r.by_line.begin(), r.by_line.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  for (auto& [sc, v] : by_scope) r.by_scope.push_back({sc, v});
+  std::sort(r.by_scope.begin(), r.by_scope.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  last_peak = std::move(r);
+  // the breakdown at the end of the step starts the next one
+  for (auto it = live.begin(); it != live.end();) it = it->second == 0 ? live.erase(it) : std::next(it);
+  live_breakdown = std::move(live);
+  peak_events.clear();
+}
+
+// ---------------------------------------------------------------- Session
+
+using detail::active_state;
+using detail::recorder_mutex;
+
+Session::Session(Options options) : s_(std::make_unique<State>()) {
+  GRAFT_CHECK(options.warmup >= 0 && options.confirm >= 1, ValueError,
+              "doctor.Session: warmup must be >= 0 and confirm >= 1, got ", options.warmup, " and ", options.confirm);
+  GRAFT_CHECK(options.tier != lifetime::Tier::Off, ValueError, "doctor.Session: the tier must be Counters or Sites");
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  GRAFT_CHECK(active_state() == nullptr, RuntimeError,
+              "a graft.doctor session is already watching; stop it before starting another");
+  s_->owner = this;
+  s_->options = options;
+  s_->started = std::chrono::steady_clock::now();
+  // objects made from now on belong to step 1
+  s_->start_generation = lifetime::advance_generation();
+  s_->start_optimizer_steps = lifetime::optimizer_steps();
+  // what lives already (parameters made before the session) is the peak's baseline
+  const auto before = device_allocator(kCPU).bytes_by_category();
+  for (int c = 0; c < kNumMemoryCategories; ++c)
+    if (before[static_cast<size_t>(c)] > 0) s_->live_breakdown[{c, 0}] = before[static_cast<size_t>(c)];
+  s_->watching = true;
+  active_state() = s_.get();
+  lifetime::set_observer(&detail::recorder());
+  lifetime::set_tier(options.tier);
+  alloc::set_oom_observer(&detail::oom_observer_text);
+}
+
+Session::~Session() { stop(); }
+
+void Session::stop() {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  if (!s_->watching) return;
+  s_->watching = false;
+  if (active_state() == s_.get()) {
+    active_state() = nullptr;
+    lifetime::set_tier(lifetime::Tier::Off);
+    alloc::set_oom_observer(nullptr);
+  }
+}
+
+bool Session::watching() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->watching;
+}
+
+int64_t Session::steps() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->steps;
+}
+
+Session* Session::current() {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return active_state() ? active_state()->owner : nullptr;
+}
+
+void Session::set_annotator(Annotator* a) {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  s_->annotator = a;
+}
+
+void Session::allow_window(int steps) {
+  GRAFT_CHECK(steps >= 1, ValueError, "allow_window: the window must be >= 1 step, got ", steps);
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  s_->window = steps;
+}
+
+void Session::declare_accumulation(int micro_steps) {
+  GRAFT_CHECK(micro_steps >= 1, ValueError, "declare_accumulation: micro_steps must be >= 1, got ", micro_steps);
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  s_->accumulation = micro_steps;
+}
+
+void Session::allow(const std::string& path_prefix_or_line) {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  s_->allowed.push_back(path_prefix_or_line);
+}
+
+void Session::add_evidence(Rule rule, const std::string& line, const std::string& message, std::vector<Holder> holders,
+                           int64_t bytes) {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  State::Evidence& e = s_->evidence_for(rule, line);
+  e.steps.insert(s_->steps + 1);
+  e.message = message;
+  if (!holders.empty()) e.holders = std::move(holders);
+  e.bytes = std::max(e.bytes, bytes);
+}
+
+std::vector<Finding> Session::findings() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->findings;
+}
+
+std::vector<StepRecord> Session::timeline() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->records;
+}
+
+PeakReport Session::peak() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->last_peak;
+}
+
+Census Session::live_graphs() const {
+  uint32_t start;
+  int64_t step;
+  {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    start = s_->start_generation;
+    step = s_->steps + 1;
+  }
+  detail::PinnedCensus pc = detail::take_census(start, step);
+  return std::move(pc.census);
+}
+
+void Session::assert_no_leak() const {
+  std::vector<Finding> serious;
+  for (const Finding& f : findings())
+    if (f.severity != Severity::Info) serious.push_back(f);
+  if (!serious.empty())
+    throw RuntimeError("graft.doctor found " + std::to_string(serious.size()) + " problem(s):\n" +
+                       format_findings(serious));
+}
+
+Diff Session::diff(int64_t from, int64_t to) const {
+  GRAFT_CHECK(from >= 0 && to >= from, ValueError, "diff: expected 0 <= from <= to, got ", from, " and ", to);
+  uint32_t start;
+  {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    start = s_->start_generation;
+  }
+  Diff d;
+  d.from = from;
+  d.to = to;
+  std::map<std::tuple<std::string, std::string, std::string>, DiffEntry> groups;
+  auto add = [&](const char* kind, lifetime::SiteId site, const std::string& type, int64_t bytes) {
+    auto& e = groups[{kind, detail::where(site), type}];
+    e.kind = kind;
+    e.line = detail::where(site);
+    e.type = type;
+    e.count += 1;
+    e.bytes += bytes;
+  };
+  auto in_range = [&](uint32_t gen) {
+    const int64_t s = detail::step_of(gen, start);
+    return s > from && s <= to;
+  };
+  // sites are resolved outside the list locks (a C++ site may run addr2line)
+  struct Raw {
+    const char* kind;
+    lifetime::SiteId site;
+    std::string type;
+    int64_t bytes;
+  };
+  std::vector<Raw> raw;
+  autograd::live_nodes().for_each([&](Node& n) {
+    if (n.use_count() == 0 || !in_range(n.generation())) return;
+    raw.push_back({"node", n.site(), n.name(), n.host_bytes()});
+    struct Slots final : HeldVisitor {
+      std::vector<Raw>* out;
+      const Node* node;
+      std::function<bool(uint32_t)> in_range;
+      void saved(const SavedVariable& sv, std::string_view what) override {
+        if (!sv.defined() || sv.released() || !in_range(sv.generation())) return;
+        const Tensor& t = sv.held();
+        out->push_back({"saved_slot", node->site(), node->name() + "." + std::string(what),
+                        t.defined() ? static_cast<int64_t>(t.impl()->storage()->nbytes()) : 0});
+      }
+      void tensor(const Tensor&, std::string_view) override {}
+    } slots;
+    slots.out = &raw;
+    slots.node = &n;
+    slots.in_range = in_range;
+    n.visit_held(slots);
+  });
+  live_storages().for_each([&](StorageImpl& st) {
+    if (st.use_count() == 0 || !in_range(st.generation())) return;
+    raw.push_back({"storage", st.site(), memory_category_name(alloc::CachingAllocator::category(st.data_ptr())),
+                   static_cast<int64_t>(st.nbytes())});
+  });
+  for (const Raw& r : raw) add(r.kind, r.site, r.type, r.bytes);
+  for (auto& [k, e] : groups) d.entries.push_back(e);
+  std::sort(d.entries.begin(), d.entries.end(), [](const DiffEntry& a, const DiffEntry& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.count != b.count ? a.count > b.count : a.line < b.line;
+  });
+  return d;
+}
+
+std::vector<std::string> Diff::sentences() const {
+  std::vector<std::string> out;
+  const int64_t n = std::max<int64_t>(1, to - from);
+  for (const DiffEntry& e : entries) {
+    std::ostringstream o;
+    o << "+" << e.count << " " << e.kind << (e.count == 1 ? "" : "s") << " (" << e.type << ")";
+    if (!e.line.empty()) o << " from " << e.line;
+    if (e.count % n == 0 && n > 1) o << ", " << e.count / n << " per step";
+    o << ", " << detail::format_bytes(e.bytes);
+    out.push_back(o.str());
+  }
+  if (out.empty()) out.push_back("nothing made in steps " + std::to_string(from + 1) + ".." + std::to_string(to) +
+                                 " is still alive");
+  return out;
+}
+
+void Session::step() { s_->step_boundary(); }
+
+}  // namespace graft::doctor

@@ -1,0 +1,134 @@
+#pragma once
+// Session::State: everything a doctor session records. Guarded by detail::recorder_mutex()
+// (the lower layers' events arrive on any thread); step boundaries are serialised by step_mu.
+// See docs/notes/doctor.md.
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graft/doctor/doctor.h"
+
+namespace graft {
+class Node;
+class StorageImpl;
+class TensorImpl;
+}  // namespace graft
+
+namespace graft::doctor {
+
+namespace detail {
+std::mutex& recorder_mutex();
+Session::State*& active_state();
+}  // namespace detail
+
+/// One event of the timeline's ring (schema in docs/doctor.md).
+struct TimelineEvent {
+  std::string kind;  ///< alloc, free, node_free, backward, step, finding
+  int64_t bytes = 0;
+  int category = 0;
+  std::string name;
+  int64_t step = 0;
+  uint64_t seq = 0;
+  std::string line;
+  double t = 0;
+};
+
+struct Session::State {
+  Session* owner = nullptr;
+  Options options;
+  std::chrono::steady_clock::time_point started;
+  uint32_t start_generation = 0;
+  uint32_t start_optimizer_steps = 0;
+  bool watching = false;
+  int64_t steps = 0;  ///< steps ended
+  Annotator* annotator = nullptr;
+  int window = 1;
+  int accumulation = 1;
+  std::vector<std::string> allowed;
+  std::vector<Finding> findings;
+  std::vector<StepRecord> records;
+  PeakReport last_peak;
+  std::string last_oom_report;
+  std::mutex step_mu;  ///< one boundary at a time (taken before recorder_mutex)
+
+  // ---- timeline events (a ring) ----
+  std::vector<TimelineEvent> events;
+  size_t event_next = 0;
+  uint64_t event_seq = 0;
+  uint64_t events_dropped = 0;
+  void log(TimelineEvent e);
+
+  // ---- evidence rules (LD005, LD006, LD008, LD009, LD010) ----
+  struct Evidence {
+    Rule rule = Rule::GraphGrowth;
+    std::string line, key, message;
+    std::vector<Holder> holders;
+    std::set<int64_t> steps;  ///< steps the evidence was seen in
+    int64_t bytes = 0;
+    std::vector<uintptr_t> leaves;  ///< LD008: the parameters (for their holder paths)
+    std::vector<lifetime::SiteId> leaf_sites;
+    bool reported = false;
+  };
+  std::map<std::string, Evidence> evidence;
+  Evidence& evidence_for(Rule rule, const std::string& line);
+
+  // ---- backward passes (LD009, LD010) ----
+  struct BackwardCall {
+    int64_t step = 0;
+    lifetime::SiteId site = 0;
+    bool retain = false;
+    bool reused = false;
+    int64_t live_retained = 0;
+    int64_t retained_saved_bytes = 0;
+  };
+  std::unordered_map<uint32_t, BackwardCall> backward_calls;  ///< retained passes with live nodes
+  uint32_t next_backward_id = 1;
+  std::set<int64_t> backward_steps;  ///< steps in which a backward pass ran
+  lifetime::SiteId current_backward_site = 0;
+  struct Wasted {
+    int64_t bytes = 0;
+    std::map<lifetime::SiteId, int64_t> site_bytes;
+  };
+  std::map<int64_t, Wasted> wasted;  ///< per step: saved bytes of nodes that died without running
+
+  // ---- the peak of the current step ----
+  struct PeakEvent {
+    int64_t delta;
+    uint8_t category;
+    lifetime::SiteId site;
+  };
+  std::vector<PeakEvent> peak_events;
+  std::map<std::pair<int, lifetime::SiteId>, int64_t> live_breakdown;  ///< at the step's start
+  std::unordered_map<const void*, lifetime::SiteId> block_site;          ///< session storages' blocks
+  void close_peak(int64_t step);
+
+  // ---- growth keys ----
+  struct KeyState {
+    Rule rule = Rule::GraphGrowth;
+    bool carried = false;
+    lifetime::SiteId anchor = 0;
+    std::string anchor_name;
+    std::map<int64_t, int64_t> count;  ///< boundary -> distinct stale steps alive
+    std::map<int64_t, int64_t> nodes;  ///< boundary -> nodes alive
+    int64_t max_count = 0;
+    bool reported = false;
+  };
+  std::map<std::string, KeyState> keys;
+
+  // ---- handlers (called with recorder_mutex held) ----
+  void on_node_released(const Node& n);
+  uint32_t on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site);
+  void on_node_executed(Node& n, uint32_t backward_id, bool retain_graph);
+  void on_grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since);
+  void on_storage(const StorageImpl& st, bool created);
+  void on_recategorized(const void* block, int old_category, int new_category, int64_t bytes);
+
+  /// The step boundary (Session::step): takes locks itself.
+  void step_boundary();
+};
+
+}  // namespace graft::doctor
