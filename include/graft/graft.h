@@ -22,4 +22,5 @@
 #include "graft/nn/utils/clip_grad.h"
 #include "graft/optim/optim.h"
 #include "graft/data/data.h"
+#include "graft/doctor/doctor.h"
 #include "graft/serialize/checkpoint.h"

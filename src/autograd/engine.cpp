@@ -128,7 +128,7 @@ class GraphTask {
     // the leak doctor tracks which retained graphs a later pass reaches (LD009)
     if (lifetime::Observer* o = lifetime::observer()) {
       observer_ = o;
-      id_ = o->backward_started(keep_graph, create_graph);
+      id_ = o->backward_started(keep_graph && !create_graph, create_graph);
     }
   }
 
@@ -236,7 +236,7 @@ class GraphTask {
       fn->call_retain_grad_hooks(inputs);
     }
     fn->mark_executed();
-    if (observer_ && id_) observer_->node_executed(*fn, id_, keep_graph_);
+    if (observer_ && id_) observer_->node_executed(*fn, id_, keep_graph_ && !create_graph_);
     // memory allocated and freed while the node runs is attributed to it (named lazily)
     alloc::MemoryOpScope mem_scope(fn, [](const void* n) { return static_cast<const Node*>(n)->name(); });
     TensorList outputs;

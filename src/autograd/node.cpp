@@ -47,6 +47,16 @@ Node::Node()
 }
 Node::~Node() { delete cold_.load(std::memory_order_relaxed); }
 
+void Node::refresh_generation() {
+  const uint32_t now = lifetime::generation();
+  if (generation_ == now) return;
+  if (counted_) {
+    lifetime::count_destroy(lifetime::Kind::Node, generation_, host_bytes_);
+    lifetime::count_create(lifetime::Kind::Node, now, host_bytes_);
+  }
+  generation_ = now;
+}
+
 HookSlot* Node::hook_slot() const {
   const Cold* c = cold_.load(std::memory_order_acquire);
   return c ? c->hooks.get() : nullptr;

@@ -38,8 +38,12 @@ intrusive_ptr<Node> grad_accumulator(const Tensor& leaf) {
   std::lock_guard<std::mutex> lock(g_accumulator_mu);
   auto& m = meta(leaf);
   // The accumulator may be dying on another thread: take a reference only if it is alive.
-  if (m.grad_accumulator && intrusive_try_incref(m.grad_accumulator))
+  if (m.grad_accumulator && intrusive_try_incref(m.grad_accumulator)) {
+    // a leaf's accumulator is shared by every graph that uses the leaf while one is alive:
+    // for the lifetime ledger it belongs to the newest step that uses it
+    m.grad_accumulator->refresh_generation();
     return intrusive_ptr<Node>::adopt(m.grad_accumulator);
+  }
   auto acc = make_intrusive<AccumulateGrad>(leaf);
   m.grad_accumulator = acc.get();
   return acc;

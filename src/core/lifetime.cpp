@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <unordered_map>
 
@@ -140,65 +141,104 @@ std::string demangle(const std::string& name) {
 
 /// Frames of graft itself (and of the C++ runtime) are skipped when looking for the caller.
 bool internal_frame(const std::string& function, const std::string& object) {
-  if (function.rfind("graft::", 0) == 0) return true;
+  // the qualified name starts before the parameter list ("void graft::f<...>(...)" too)
+  const size_t ns = function.find("graft::");
+  if (ns != std::string::npos && ns < function.find('(')) return true;
   if (function.rfind("std::", 0) == 0 || function.rfind("__gnu_cxx::", 0) == 0) return true;
   if (function.empty() && object.find("libc.so") != std::string::npos) return true;
   return object.find("libstdc++") != std::string::npos || object.find("libgcc") != std::string::npos;
 }
 
-/// Runs addr2line on `object` for `offset` (a PIE/shared-object relative address): fills
-/// function and file:line when the tool and the symbols are there.
-bool addr2line(const std::string& object, uintptr_t offset, std::string& function, std::string& file, int& line) {
-  if (object.empty() || object.find('\'') != std::string::npos) return false;
-  char cmd[4096];
-  std::snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' 0x%lx 2>/dev/null", object.c_str(),
-                static_cast<unsigned long>(offset));
-  FILE* p = popen(cmd, "r");
-  if (!p) return false;
-  char fn[2048] = {}, loc[2048] = {};
-  const bool ok = std::fgets(fn, sizeof fn, p) && std::fgets(loc, sizeof loc, p);
-  pclose(p);
-  if (!ok) return false;
-  fn[std::strcspn(fn, "\n")] = 0;
-  loc[std::strcspn(loc, "\n")] = 0;
-  if (std::strcmp(fn, "??") != 0) function = fn;
-  std::string l = loc;
-  const auto colon = l.rfind(':');
-  if (colon != std::string::npos && l.compare(0, 2, "??") != 0) {
-    file = l.substr(0, colon);
-    line = std::atoi(l.c_str() + colon + 1);
+struct Frame {
+  std::string object, function, file;
+  int line = 0;
+};
+
+/// Runs addr2line once on `object` for `offsets` (PIE / shared-object relative addresses);
+/// fills function and file:line of each frame when the tool and the symbols are there.
+void addr2line(const std::string& object, std::vector<std::pair<uintptr_t, Frame*>>& offsets) {
+  if (offsets.empty() || object.empty() || object.find('\'') != std::string::npos) return;
+  std::string cmd = "addr2line -f -C -e '" + object + "'";
+  for (auto& [off, f] : offsets) {
+    char b[32];
+    std::snprintf(b, sizeof b, " 0x%lx", static_cast<unsigned long>(off));
+    cmd += b;
   }
-  return true;
+  cmd += " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return;
+  char fn[4096], loc[4096];
+  for (auto& [off, f] : offsets) {
+    if (!std::fgets(fn, sizeof fn, p) || !std::fgets(loc, sizeof loc, p)) break;
+    fn[std::strcspn(fn, "\n")] = 0;
+    loc[std::strcspn(loc, "\n")] = 0;
+    if (std::strcmp(fn, "??") != 0) f->function = fn;
+    std::string l = loc;
+    const auto colon = l.rfind(':');
+    if (colon != std::string::npos && l.compare(0, 2, "??") != 0) {
+      f->file = l.substr(0, colon);
+      f->line = std::atoi(l.c_str() + colon + 1);
+    }
+  }
+  pclose(p);
+}
+
+std::mutex g_frame_mu;
+std::unordered_map<void*, Frame>& frame_cache() {
+  static auto* m = new std::unordered_map<void*, Frame>;
+  return *m;
+}
+
+/// Symbolises `pcs` (cached per address: most backtraces share most of their frames).
+std::vector<Frame> symbolise(const std::vector<void*>& pcs) {
+  std::vector<Frame> frames(pcs.size());
+  std::vector<size_t> missing;
+  {
+    std::lock_guard<std::mutex> g(g_frame_mu);
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      auto it = frame_cache().find(pcs[i]);
+      if (it != frame_cache().end()) frames[i] = it->second;
+      else missing.push_back(i);
+    }
+  }
+  if (missing.empty()) return frames;
+  std::vector<void*> todo;
+  for (size_t i : missing) todo.push_back(pcs[i]);
+  char** syms = backtrace_symbols(todo.data(), static_cast<int>(todo.size()));
+  if (!syms) return frames;
+  std::map<std::string, std::vector<std::pair<uintptr_t, Frame*>>> lookups;
+  for (size_t k = 0; k < todo.size(); ++k) {
+    // "object(mangled+0x1f) [0x...]" or "object(+0x1234) [0x...]"
+    std::string s = syms[k];
+    const auto open = s.find('('), plus = s.find('+', open == std::string::npos ? 0 : open),
+               close = s.find(')', open == std::string::npos ? 0 : open);
+    Frame& f = frames[missing[k]];
+    f.object = open == std::string::npos ? s : s.substr(0, open);
+    uintptr_t offset = 0;
+    if (open != std::string::npos && plus != std::string::npos && close != std::string::npos) {
+      if (plus > open + 1) f.function = demangle(s.substr(open + 1, plus - open - 1));
+      offset = std::strtoull(s.c_str() + plus + 1, nullptr, 16);
+    }
+    // unexported symbols of an executable: ask addr2line (names come from the symbol table)
+    if (f.function.empty() && offset != 0) lookups[f.object.empty() ? "/proc/self/exe" : f.object].push_back({offset, &f});
+  }
+  std::free(syms);
+  for (auto& [object, offsets] : lookups) addr2line(object, offsets);
+  std::lock_guard<std::mutex> g(g_frame_mu);
+  for (size_t i : missing) frame_cache()[pcs[i]] = frames[i];
+  return frames;
 }
 
 /// Resolves a C++ site: the first frame outside graft and the C++ runtime.
 Site resolve_frames(const std::vector<void*>& pcs) {
   Site out;
-  char** syms = backtrace_symbols(pcs.data(), static_cast<int>(pcs.size()));
-  if (!syms) return out;
-  for (size_t i = 0; i < pcs.size(); ++i) {
-    // "object(mangled+0x1f) [0x...]" or "object(+0x1234) [0x...]"
-    std::string s = syms[i];
-    const auto open = s.find('('), plus = s.find('+', open == std::string::npos ? 0 : open),
-               close = s.find(')', open == std::string::npos ? 0 : open);
-    std::string object = open == std::string::npos ? s : s.substr(0, open);
-    std::string function;
-    uintptr_t offset = 0;
-    if (open != std::string::npos && plus != std::string::npos && close != std::string::npos) {
-      if (plus > open + 1) function = demangle(s.substr(open + 1, plus - open - 1));
-      offset = std::strtoull(s.c_str() + plus + 1, nullptr, 16);
-    }
-    std::string file;
-    int line = 0;
-    // unexported symbols of an executable: ask addr2line (names come from the symbol table)
-    if (function.empty() && offset != 0) addr2line(object == "" ? "/proc/self/exe" : object, offset, function, file, line);
-    if (internal_frame(function, object)) continue;
-    out.function = function.empty() ? object : function;
-    out.file = file;
-    out.line = line;
+  for (const Frame& f : symbolise(pcs)) {
+    if (internal_frame(f.function, f.object)) continue;
+    out.function = f.function.empty() ? f.object : f.function;
+    out.file = f.file;
+    out.line = f.line;
     break;
   }
-  std::free(syms);
   return out;
 }
 }  // namespace

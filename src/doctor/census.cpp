@@ -54,6 +54,7 @@ class HeldCollector final : public HeldVisitor {
   HeldCollector(std::vector<SavedInfo>& out, std::unordered_map<const TensorImpl*, int>& internal_refs,
                 std::vector<const Node*>& owned_nodes)
       : out_(out), internal_refs_(internal_refs), owned_nodes_(owned_nodes) {}
+  const TensorImpl* leaf = nullptr;  ///< an AccumulateGrad's variable
   void saved(const SavedVariable& sv, std::string_view what) override {
     if (!sv.defined()) return;
     SavedInfo si;
@@ -74,8 +75,10 @@ class HeldCollector final : public HeldVisitor {
     }
     out_.push_back(std::move(si));
   }
-  void tensor(const Tensor& t, std::string_view) override {
-    if (t.defined()) ++internal_refs_[t.impl()];
+  void tensor(const Tensor& t, std::string_view what) override {
+    if (!t.defined()) return;
+    ++internal_refs_[t.impl()];
+    if (what == "variable") leaf = t.impl();
   }
   void node(const Node& n, std::string_view) override { owned_nodes_.push_back(&n); }
 
@@ -113,6 +116,13 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
   std::vector<const Node*> ptrs;
   std::unordered_map<const Node*, size_t> index;
   std::unordered_map<const TensorImpl*, int> internal_refs;
+  // leaves of live AccumulateGrad nodes whose .grad has a grad_fn (LD004), found during the
+  // node walk: a parameter made before the session is in no live list
+  struct LeafGrad {
+    const TensorImpl* leaf;
+    const Node* grad_fn;
+  };
+  std::vector<LeafGrad> leaf_grads;
 
   // Records `n` and, depth first, the nodes it reaches that are not in the live list (made
   // before the session, or while it did not count). The list's lock is held: every node
@@ -140,6 +150,13 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
       std::vector<const Node*> owned;
       HeldCollector collect(info.saved, internal_refs, owned);
       n->visit_held(collect);
+      if (collect.leaf) {
+        const TensorImpl* g = autograd::grad_impl(*collect.leaf);
+        if (g && g->grad_fn && intrusive_try_incref(collect.leaf)) {
+          out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(const_cast<TensorImpl*>(collect.leaf)));
+          leaf_grads.push_back({collect.leaf, g->grad_fn.get()});
+        }
+      }
       for (const Edge& e : n->next_edges()) {
         if (!e.function) continue;
         info.next.push_back(reinterpret_cast<uintptr_t>(e.function.get()));
@@ -164,10 +181,26 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
     const TensorImpl* impl;
   };
   std::vector<RawHandle> handles;
+  std::set<std::pair<uintptr_t, uintptr_t>> seen_handles;
+  for (const LeafGrad& lg : leaf_grads) {
+    if (!index.count(lg.grad_fn)) continue;
+    RawHandle h;
+    h.info.tensor = reinterpret_cast<uintptr_t>(lg.leaf);
+    h.info.node = reinterpret_cast<uintptr_t>(lg.grad_fn);
+    h.info.grad_of_leaf = true;
+    h.info.leaf = h.info.tensor;
+    h.info.site = lg.leaf->site();
+    h.info.step = step_of(lg.leaf->generation(), start_generation);
+    h.info.shape.assign(lg.leaf->sizes().begin(), lg.leaf->sizes().end());
+    h.impl = lg.leaf;
+    seen_handles.insert({h.info.tensor, h.info.node});
+    handles.push_back(std::move(h));
+  }
   live_tensors().for_each([&](TensorImpl& t) {
     if (t.use_count() == 0) return;
     auto add = [&](const Node* n, bool grad_of_leaf) {
       if (!n || !index.count(n)) return;
+      if (!seen_handles.insert({reinterpret_cast<uintptr_t>(&t), reinterpret_cast<uintptr_t>(n)}).second) return;
       auto it = internal_refs.find(&t);
       if (!grad_of_leaf && it != internal_refs.end() && static_cast<int>(t.use_count()) <= it->second) return;
       RawHandle h;
@@ -186,13 +219,25 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
     if (const TensorImpl* g = autograd::grad_impl(t)) add(g->grad_fn.get(), true);
   });
 
-  // Components: nodes joined by edges.
+  // Components: nodes joined by edges. A leaf's AccumulateGrad is shared by every graph that
+  // uses the leaf: it joins only its newest user's component, so that two steps' graphs stay
+  // two graphs.
   UnionFind uf(infos.size());
+  std::vector<int64_t> acc_owner(infos.size(), -1);
   for (size_t i = 0; i < infos.size(); ++i)
     for (uintptr_t next : infos[i].next) {
       auto it = index.find(reinterpret_cast<const Node*>(next));
-      if (it != index.end()) uf.unite(i, it->second);
+      if (it == index.end()) continue;
+      const size_t j = it->second;
+      if (infos[j].name == "AccumulateGrad") {
+        if (acc_owner[j] < 0 || infos[i].step > infos[static_cast<size_t>(acc_owner[j])].step)
+          acc_owner[j] = static_cast<int64_t>(i);
+        continue;
+      }
+      uf.unite(i, j);
     }
+  for (size_t j = 0; j < infos.size(); ++j)
+    if (acc_owner[j] >= 0) uf.unite(j, static_cast<size_t>(acc_owner[j]));
   std::unordered_map<size_t, size_t> comp_of_root;
   auto& comps = out.census.components;
   std::vector<size_t> comp_of(infos.size());
@@ -228,7 +273,8 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
     }
     for (uintptr_t next : n.next) {
       auto it = index.find(reinterpret_cast<const Node*>(next));
-      if (it != index.end() && infos[it->second].step < n.step) g.cross_step_edges = true;
+      if (it != index.end() && infos[it->second].step < n.step && infos[it->second].name != "AccumulateGrad")
+        g.cross_step_edges = true;
     }
     g.nodes.push_back(n);
   }

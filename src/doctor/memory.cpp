@@ -51,10 +51,13 @@ void set_external_memory_query(ExternalMemoryQuery q) {
   external_query() = std::move(q);
 }
 
-Ledger ledger(Device device) {
+Ledger ledger(Device device) { return ledger(device_allocator(device)); }
+
+Ledger ledger(const alloc::CachingAllocator& allocator) {
+  const Device device = allocator.device();
   Ledger l;
   l.device = device;
-  for (const alloc::SegmentInfo& seg : memory_snapshot(device)) {
+  for (const alloc::SegmentInfo& seg : allocator.snapshot()) {
     l.reserved += static_cast<int64_t>(seg.total_size);
     const bool whole_free = seg.allocated_size == 0;
     for (const alloc::BlockInfo& b : seg.blocks) {
@@ -113,11 +116,13 @@ std::vector<std::string> Ledger::sentences() const {
   return out;
 }
 
-Fragmentation fragmentation(Device device) {
+Fragmentation fragmentation(Device device) { return fragmentation(device_allocator(device)); }
+
+Fragmentation fragmentation(const alloc::CachingAllocator& allocator) {
   Fragmentation fr;
-  fr.device = device;
+  fr.device = allocator.device();
   PoolFragmentation small{"small"}, large{"large"};
-  for (const alloc::SegmentInfo& seg : memory_snapshot(device)) {
+  for (const alloc::SegmentInfo& seg : allocator.snapshot()) {
     PoolFragmentation& p = std::string(seg.segment_type) == "small" ? small : large;
     p.segments += 1;
     for (const alloc::BlockInfo& b : seg.blocks) {
@@ -131,7 +136,7 @@ Fragmentation fragmentation(Device device) {
     p->fragmentation = p->free_bytes > 0 ? 1.0 - static_cast<double>(p->largest_free) / p->free_bytes : 0.0;
     fr.pools.push_back(*p);
   }
-  fr.largest_allocation = static_cast<int64_t>(device_allocator(device).largest_allocation());
+  fr.largest_allocation = static_cast<int64_t>(allocator.largest_allocation());
   return fr;
 }
 

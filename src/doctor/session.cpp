@@ -159,7 +159,7 @@ void Session::State::on_node_released(const Node& n) {
     auto it = backward_calls.find(r);
     if (it != backward_calls.end() && --it->second.live_retained <= 0) {
       const BackwardCall& b = it->second;
-      if (!b.reused) {
+      if (!b.reused && !sites_reused.count(b.site)) {
         const std::string line = where(b.site);
         Evidence& e = evidence_for(Rule::RetainGraphUnused, line);
         e.steps.insert(b.step);
@@ -211,6 +211,8 @@ void Session::State::on_node_executed(Node& n, uint32_t backward_id, bool retain
     auto it = backward_calls.find(r);
     if (it != backward_calls.end()) {
       it->second.reused = true;
+      // this line's retain_graph is needed: forget what its other calls suggested (LD009)
+      if (sites_reused.insert(it->second.site).second) evidence.erase(std::string("LD009@") + where(it->second.site));
       --it->second.live_retained;
       if (it->second.live_retained <= 0) backward_calls.erase(it);
     }

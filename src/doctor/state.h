@@ -88,6 +88,7 @@ struct Session::State {
   std::unordered_map<uint32_t, BackwardCall> backward_calls;  ///< retained passes with live nodes
   uint32_t next_backward_id = 1;
   std::set<int64_t> backward_steps;  ///< steps in which a backward pass ran
+  std::set<lifetime::SiteId> sites_reused;  ///< lines whose retained graphs a later pass reached
   lifetime::SiteId current_backward_site = 0;
   struct Wasted {
     int64_t bytes = 0;

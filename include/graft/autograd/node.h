@@ -163,6 +163,9 @@ class Node : public RefCounted {
   /// The last tracked backward pass that ran the node with retain_graph (0: none).
   uint32_t retained_by() const { return retained_by_; }
   void set_retained_by(uint32_t id) { retained_by_ = id; }
+  /// Moves the node to the current generation (a leaf's AccumulateGrad, shared by every graph
+  /// that uses the leaf, belongs to the newest step that uses it).
+  void refresh_generation();
   /// The size of the node's heap block (counted only while a doctor session counts; else 0).
   uint32_t host_bytes() const { return host_bytes_; }
   /// Tensor hooks registered on the node's outputs (null: none); for diagnostics and the

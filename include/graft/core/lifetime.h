@@ -122,8 +122,10 @@ class Observer {
   /// A graph node is about to be destroyed (its saved slots still hold what they held).
   virtual void node_released(const Node&) noexcept {}
   /// A backward pass (backward() or grad()) starts; returns its id (0: untracked).
+  /// `retain_graph` is true only when asked for explicitly (create_graph implies it).
   virtual uint32_t backward_started(bool retain_graph, bool create_graph) noexcept { return 0; }
-  /// A backward pass ran `node` (retained with retain_graph). Called for every node it visits.
+  /// A backward pass ran `node` (retained: retain_graph asked for explicitly). Called for every
+  /// node it visits.
   virtual void node_executed(Node&, uint32_t backward_id, bool retain_graph) noexcept {}
   /// AccumulateGrad added into an existing `.grad` of `leaf` in place. `untouched` is true when
   /// nothing wrote the gradient since the previous accumulation; `steps_since` is the number

@@ -173,6 +173,8 @@ struct Ledger {
   std::vector<std::string> sentences() const;
 };
 Ledger ledger(Device device = kCPU);
+/// The same for one allocator (tests use private ones).
+Ledger ledger(const alloc::CachingAllocator& allocator);
 
 /// Per-pool fragmentation, as TensorFlow's profiler defines it: 1 - largest free / total free.
 struct PoolFragmentation {
@@ -190,6 +192,7 @@ struct Fragmentation {
   std::vector<std::string> sentences() const;
 };
 Fragmentation fragmentation(Device device = kCPU);
+Fragmentation fragmentation(const alloc::CachingAllocator& allocator);
 
 /// Answers "how much device memory is used outside graft's allocator" for `device` (F13); the
 /// default for the CPU is the process's resident memory minus what the allocator reserves.
