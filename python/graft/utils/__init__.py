@@ -1,2 +1,4 @@
-"""graft.utils: graft.utils.data (datasets, samplers, DataLoader)."""
+"""graft.utils: graft.utils.data (datasets, samplers, DataLoader) and graft.utils.hooks
+(RemovableHandle)."""
+from . import hooks  # noqa: F401
 from . import data  # noqa: F401
