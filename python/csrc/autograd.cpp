@@ -162,6 +162,10 @@ void init_autograd(py::module_& m) {
   node.attr("__module__") = "graft.autograd.graph";
 
   // ---- modes ----
+  m.def("_current_graph_task_id", &autograd::current_graph_task_id,
+        "The id of the backward pass running on this thread, -1 outside one.");
+  m.def("_is_checkpoint_valid", &autograd::is_checkpoint_valid,
+        "False inside a backward pass that computes only some gradients (grad(), backward(inputs=)).");
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
   m.def("is_inference_mode_enabled", &InferenceMode::is_enabled);

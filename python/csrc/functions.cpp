@@ -220,6 +220,17 @@ void init_functions(py::module_& m) {
       py::arg("input"), py::arg("low"), py::arg("high") = py::none());
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
+  m.def("initial_seed", []() { return initial_seed(); });
+  m.def("get_rng_state", []() { return get_rng_state(); },
+        "The default generator's state: a 1-D int64 tensor (the initial seed, then the engine's words).");
+  m.def(
+      "set_rng_state",
+      [](py::handle state) {
+        GRAFT_CHECK(is_tensor(state), TypeError, "expected a torch.LongTensor, but got ",
+                    py::str(state.get_type().attr("__name__")).cast<std::string>());
+        set_rng_state(as_tensor_unchecked(state));
+      },
+      py::arg("new_state"), "Restores a get_rng_state() result.");
 
   // ---- joining, splitting, shapes ----
   m.def(

@@ -41,9 +41,26 @@ std::function<Tensor(const std::any&)> python_unpack(py::function fn) {
   };
 }
 
+/// A tensor saved outside any node (torch._C._autograd._make_saved_tensor): the saved-tensor
+/// hooks active now pack it, and unpack() checks its version as a node's saved tensor would.
+/// Activation checkpointing keeps its inputs this way.
+struct PySavedTensor {
+  SavedVariable saved;
+};
+
 }  // namespace
 
 void init_saved_hooks(py::module_& m) {
+  py::class_<PySavedTensor>(m, "_SavedTensor")
+      .def("unpack", [](const PySavedTensor& s) { return s.saved.unpack(); },
+           "The saved tensor (through the unpack hook if one packed it); raises if it was modified in place.");
+  m.def(
+      "_make_saved_tensor",
+      [](const Tensor& t) {
+        GRAFT_CHECK(t.defined(), TypeError, "_make_saved_tensor: expected a Tensor");
+        return PySavedTensor{SavedVariable(t, /*is_output=*/false)};
+      },
+      py::arg("tensor"));
   m.def(
       "_push_saved_tensors_hooks",
       [](py::function pack_hook, py::function unpack_hook) {

@@ -11,7 +11,7 @@ from ._C import (  # noqa: F401  (re-exported API)
     tensor, as_tensor, from_numpy, from_dlpack,
     zeros, ones, empty, full, rand, randn, randint, randperm, arange, linspace, eye, scalar_tensor,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
-    manual_seed, set_num_threads, get_num_threads, get_default_dtype, set_default_dtype,
+    set_num_threads, get_num_threads, get_default_dtype, set_default_dtype,
     is_tensor, is_grad_enabled, is_inference_mode_enabled,
     cat, concat, stack, split, chunk, unbind, flatten, unflatten, reshape, transpose, permute, squeeze,
     unsqueeze, t, narrow, select, clone, detach, numel, swapaxes, is_floating_point,
@@ -26,6 +26,8 @@ from ._C import (  # noqa: F401  (re-exported API)
 )
 from ._C import amin, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, logical_xor  # noqa: F401
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
+from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401
+from . import random  # noqa: F401
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from . import autograd  # noqa: F401
 from . import cpu, cuda  # noqa: F401

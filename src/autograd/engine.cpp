@@ -1,6 +1,7 @@
 // The backward engine: dependency counting from the roots, a ready queue ordered by
 // sequence number (reverse creation order), per-node input buffers, no recursion.
 // See docs/notes/autograd-engine.md.
+#include <atomic>
 #include <cmath>
 #include <deque>
 #include <queue>
@@ -96,6 +97,30 @@ class NodeStates {
   std::deque<NodeState> states_;  // stable addresses while growing
 };
 
+std::atomic<int64_t> g_next_graph_task_id{0};
+thread_local int64_t tl_graph_task_id = -1;
+thread_local bool tl_checkpoint_valid = true;
+
+// Publishes the running graph task on this thread for its duration (restored on exit, also
+// when the pass throws), so that code called from inside the pass can tell which one it is in.
+class CurrentGraphTask {
+ public:
+  explicit CurrentGraphTask(bool can_checkpoint) : prev_id_(tl_graph_task_id), prev_valid_(tl_checkpoint_valid) {
+    tl_graph_task_id = g_next_graph_task_id.fetch_add(1, std::memory_order_relaxed);
+    tl_checkpoint_valid = prev_valid_ && can_checkpoint;
+  }
+  ~CurrentGraphTask() {
+    tl_graph_task_id = prev_id_;
+    tl_checkpoint_valid = prev_valid_;
+  }
+  CurrentGraphTask(const CurrentGraphTask&) = delete;
+  CurrentGraphTask& operator=(const CurrentGraphTask&) = delete;
+
+ private:
+  int64_t prev_id_;
+  bool prev_valid_;
+};
+
 std::string ordinal(size_t i) { return std::to_string(i) + "th"; }
 
 // Checks and fixes one produced gradient against the metadata of the input it flows into.
@@ -138,6 +163,7 @@ class GraphTask {
     compute_dependencies(root.get());
     if (!outputs.empty()) init_exec_info(root.get(), outputs, accumulate);
     captured_.resize(outputs.size());
+    CurrentGraphTask current(exec_info_.empty());
 
     using Item = std::pair<uint64_t, Node*>;
     std::priority_queue<Item> ready;
@@ -319,6 +345,9 @@ void collect_roots(const TensorList& tensors, const TensorList& grads, edge_list
 }
 
 }  // namespace
+
+int64_t current_graph_task_id() { return tl_graph_task_id; }
+bool is_checkpoint_valid() { return tl_checkpoint_valid; }
 
 void backward(const TensorList& tensors, const TensorList& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const std::optional<TensorList>& inputs) {

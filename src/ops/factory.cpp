@@ -3,6 +3,7 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <sstream>
 
 #include "../autograd/variable.h"
 #include "../backend/cpu/kernels.h"
@@ -12,10 +13,28 @@ namespace graft {
 using detail::new_empty;
 
 namespace {
+constexpr uint64_t kDefaultSeed = 0x9e3779b97f4a7c15ULL;
 std::mutex g_rng_mu;
+uint64_t g_initial_seed = kDefaultSeed;  // guarded by g_rng_mu
 std::mt19937_64& rng() {
-  static std::mt19937_64 g(0x9e3779b97f4a7c15ULL);
+  static std::mt19937_64 g(kDefaultSeed);
   return g;
+}
+
+// The engine's state as the words of its standard text form (operator<<), which its
+// operator>> reads back exactly; the count depends on the standard library (libstdc++ writes
+// the 312 state words and the position).
+std::vector<uint64_t> engine_words(const std::mt19937_64& e) {
+  std::ostringstream os;
+  os << e;
+  std::istringstream is(os.str());
+  std::vector<uint64_t> words;
+  for (uint64_t w; is >> w;) words.push_back(w);
+  return words;
+}
+size_t engine_word_count() {
+  static const size_t n = engine_words(std::mt19937_64()).size();
+  return n;
 }
 
 Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
@@ -44,6 +63,43 @@ TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o, const
 void manual_seed(uint64_t seed) {
   std::lock_guard<std::mutex> g(g_rng_mu);
   rng().seed(seed);
+  g_initial_seed = seed;
+}
+
+uint64_t initial_seed() {
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  return g_initial_seed;
+}
+
+Tensor get_rng_state() {
+  std::vector<uint64_t> words;
+  {
+    std::lock_guard<std::mutex> g(g_rng_mu);
+    words = engine_words(rng());
+    words.insert(words.begin(), g_initial_seed);
+  }
+  std::vector<int64_t> out(words.size());
+  std::memcpy(out.data(), words.data(), words.size() * sizeof(uint64_t));
+  return tensor(out, TensorOptions(kInt64));
+}
+
+void set_rng_state(const Tensor& state) {
+  GRAFT_CHECK(state.defined() && state.dtype() == kInt64 && state.device().type == DeviceType::CPU, TypeError,
+              "RNG state must be a torch.LongTensor");
+  GRAFT_CHECK(state.is_contiguous(), RuntimeError, "RNG state must be contiguous");
+  const size_t n = engine_word_count() + 1;
+  GRAFT_CHECK(static_cast<size_t>(state.numel()) == n, RuntimeError, "Expected a graft RNG state of size ", n,
+              " but found the input RNG state size to be ", state.numel());
+  const auto* p = static_cast<const int64_t*>(state.data_ptr());
+  std::ostringstream os;
+  for (size_t i = 1; i < n; ++i) os << static_cast<uint64_t>(p[i]) << ' ';
+  std::mt19937_64 e;
+  std::istringstream is(os.str());
+  is >> e;
+  GRAFT_CHECK(!is.fail(), RuntimeError, "set_rng_state: the state words are not a valid generator state");
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  rng() = e;
+  g_initial_seed = static_cast<uint64_t>(p[0]);
 }
 
 Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc_tensor(sizes, o, "empty"), o, "empty"); }

@@ -432,3 +432,52 @@ TEST(CustomFunction, MarkDirtyBumpsVersion) {
   ScaleRaw::apply(b);
   EXPECT_THROW_HAS(c.sum().backward(), RuntimeError, "modified by an inplace operation");
 }
+
+namespace {
+// Records which backward pass runs it, and runs a nested (reentrant) backward of its own:
+// the recomputation that reentrant checkpointing does.
+struct Reentrant : Function<Reentrant> {
+  static inline std::vector<int64_t> ids;
+  static inline std::vector<bool> valid;
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    ctx->save_for_backward({x});
+    return x * x;
+  }
+  static TensorList backward(AutogradContext* ctx, TensorList g) {
+    ids.push_back(autograd::current_graph_task_id());
+    valid.push_back(autograd::is_checkpoint_valid());
+    Tensor x = ctx->get_saved_variables()[0].detach().requires_grad_(true);
+    Tensor y = [&] {
+      AutoGradMode enable(true);
+      return x * x;
+    }();
+    autograd::backward({y}, {g[0]});
+    ids.push_back(autograd::current_graph_task_id());  // the outer pass again
+    return {x.grad()};
+  }
+};
+}  // namespace
+
+TEST(CustomFunction, ReentrantBackwardAndGraphTaskIds) {
+  EXPECT_EQ(autograd::current_graph_task_id(), -1);
+  EXPECT_TRUE(autograd::is_checkpoint_valid());
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Reentrant::ids.clear();
+  Reentrant::valid.clear();
+  Reentrant::apply(x).sum().backward();
+  expect_tensor(x.grad(), {2}, {2.0, 4.0});
+  ASSERT_EQ(Reentrant::ids.size(), 2u);
+  EXPECT_GE(Reentrant::ids[0], 0);
+  EXPECT_EQ(Reentrant::ids[0], Reentrant::ids[1]);
+  EXPECT_EQ(Reentrant::valid, std::vector<bool>{true});
+
+  // grad() and backward(inputs=) compute only some gradients: checkpointing is not valid there
+  auto g = autograd::grad({Reentrant::apply(x).sum()}, {x});
+  expect_tensor(g[0], {2}, {2.0, 4.0});
+  x.mutable_grad() = Tensor();
+  Reentrant::apply(x).sum().backward({}, std::nullopt, false, TensorList{x});
+  EXPECT_EQ(Reentrant::valid, (std::vector<bool>{true, false, false}));
+  EXPECT_NE(Reentrant::ids[2], Reentrant::ids[0]);  // each pass has its own id
+  EXPECT_EQ(autograd::current_graph_task_id(), -1);
+  EXPECT_TRUE(autograd::is_checkpoint_valid());
+}

@@ -122,6 +122,39 @@ TEST(Factory, RandomRangesAndSeed) {
                    "random_ expects 'from' to be less than 'to', but got from=3 >= to=3");
 }
 
+TEST(Factory, RngStateRoundTrips) {
+  manual_seed(11);
+  EXPECT_EQ(initial_seed(), 11u);
+  static_cast<void>(randn({7}));  // somewhere in the middle of the engine's block
+  Tensor state = get_rng_state();
+  EXPECT_EQ(state.dtype(), kInt64);
+  EXPECT_EQ(state.dim(), 1);
+  EXPECT_EQ(state.data_ptr<int64_t>()[0], 11);  // the initial seed comes first
+  Tensor a = rand({5}), b = randn({5}), c = randint(0, 1000, {5}), d = randperm(20);
+  manual_seed(99);
+  EXPECT_EQ(initial_seed(), 99u);
+  set_rng_state(state);
+  EXPECT_EQ(initial_seed(), 11u);
+  EXPECT_TRUE(equal(a, rand({5})));
+  EXPECT_TRUE(equal(b, randn({5})));
+  EXPECT_TRUE(equal(c, randint(0, 1000, {5})));
+  EXPECT_TRUE(equal(d, randperm(20)));
+  // the state is a copy: changing it changes neither the generator nor a later restore
+  Tensor again = get_rng_state();
+  state.data_ptr<int64_t>()[5] += 1;
+  EXPECT_TRUE(equal(again, get_rng_state()));
+  // bad states change nothing
+  EXPECT_THROW_MSG(set_rng_state(zeros({3})), TypeError, "RNG state must be a torch.LongTensor");
+  EXPECT_THROW_MSG(set_rng_state(Tensor()), TypeError, "RNG state must be a torch.LongTensor");
+  EXPECT_THROW_MSG(set_rng_state(zeros({10}, kInt64)), RuntimeError,
+                   "Expected a graft RNG state of size " + std::to_string(again.numel()) +
+                       " but found the input RNG state size to be 10");
+  Tensor strided = stack({again, again}, 1).select(1, 0);  // the right words, every other element
+  ASSERT_FALSE(strided.is_contiguous());
+  EXPECT_THROW_MSG(set_rng_state(strided), RuntimeError, "RNG state must be contiguous");
+  EXPECT_TRUE(equal(again, get_rng_state()));
+}
+
 TEST(Factory, LikeForms) {
   Tensor base = ones({2, 3}, kFloat64).t();
   for (Tensor t : {empty_like(base), zeros_like(base), ones_like(base), full_like(base, 2), rand_like(base),

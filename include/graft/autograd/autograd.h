@@ -25,6 +25,16 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
                 std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                 bool allow_unused = false, bool materialize_grads = false);
 
+/// The id of the backward pass (graph task) running on this thread, or -1 outside one
+/// (torch._C._current_graph_task_id). A backward started inside a backward (reentrant: a
+/// custom Function's backward calling backward) has its own id while it runs.
+int64_t current_graph_task_id();
+
+/// False while a backward pass on this thread, or one it runs inside, computes only some
+/// gradients (grad(), or backward() with `inputs`): reentrant checkpointing cannot work then
+/// (torch.autograd._is_checkpoint_valid).
+bool is_checkpoint_valid();
+
 /// Anomaly detection: nodes record where they were created; a NaN in any backward output
 /// raises "Function 'XBackward0' returned nan values in its 0th output."
 struct AnomalyMode {

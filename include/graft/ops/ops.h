@@ -64,8 +64,17 @@ Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> delet
                  TensorOptions opts = {});
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter = nullptr,
                  TensorOptions opts = {});
-/// Seeds the default generator (rand, randn, randint).
+/// Seeds the default generator (rand, randn, randint, randperm, dropout).
 void manual_seed(uint64_t seed);
+/// The seed the default generator was last seeded with (by manual_seed or set_rng_state).
+uint64_t initial_seed();
+/// A copy of the default generator's whole state: a 1-D int64 tensor holding the initial seed
+/// then the std::mt19937_64 state words (bit-cast to int64). set_rng_state() of it restores
+/// the generator exactly, so the same draws follow. (PyTorch returns a uint8 ByteTensor.)
+Tensor get_rng_state();
+/// Restores a get_rng_state() result. TypeError unless a CPU int64 tensor; RuntimeError for
+/// a non-contiguous one, a wrong number of elements, or words the engine does not accept.
+void set_rng_state(const Tensor& state);
 
 // ---- elementwise ----
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);

@@ -47,3 +47,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
     return _C._grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
+
+
+def _is_checkpoint_valid():
+    """False inside a backward pass that computes only some gradients (``grad()``, or
+    ``backward(inputs=...)``), where reentrant checkpointing cannot work."""
+    return _C._is_checkpoint_valid()

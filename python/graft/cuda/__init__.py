@@ -39,3 +39,34 @@ def current_device():
 def synchronize(device=None):
     """AssertionError("Torch not compiled with CUDA enabled")."""
     memory._lazy_init()
+
+
+def get_rng_state(device="cuda"):
+    """AssertionError("Torch not compiled with CUDA enabled")."""
+    memory._lazy_init()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """AssertionError("Torch not compiled with CUDA enabled")."""
+    memory._lazy_init()
+
+
+def manual_seed(seed):
+    """Does nothing: PyTorch queues the seeding until CUDA initialises, which never happens here."""
+
+
+def manual_seed_all(seed):
+    """Does nothing (see manual_seed)."""
+
+
+def seed():
+    """Does nothing (see manual_seed)."""
+
+
+def seed_all():
+    """Does nothing (see manual_seed)."""
+
+
+def initial_seed():
+    """AssertionError("Torch not compiled with CUDA enabled")."""
+    memory._lazy_init()

@@ -1,13 +1,19 @@
 """graft.optim.Optimizer: PyTorch's optimizer base (param_groups as dicts, state as a dict of
-dicts keyed by parameter, state_dict / load_state_dict in PyTorch's format). The update
-arithmetic of the built-in optimizers runs in C++ (graft._C._optim)."""
+dicts keyed by parameter, state_dict / load_state_dict in PyTorch's format, step hooks). The
+update arithmetic of the built-in optimizers runs in C++ (graft._C._optim).
+
+Step hooks work as PyTorch 2.x's: the first instance of each Optimizer subclass replaces the
+class's ``step`` with a wrapper (marked ``step.hooked``) that runs the global and per-instance
+pre hooks, the step, then the post hooks, so user-defined subclasses are covered too."""
 import copy
+import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from itertools import chain
 
 from .. import _C
 from ..autograd.grad_mode import enable_grad
+from ..utils.hooks import RemovableHandle
 
 _Tensor = _C.Tensor
 _optim = _C._optim
@@ -21,6 +27,64 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+# Hooks run around the step of every optimizer: hook id -> hook, in registration order.
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Registers ``hook(optimizer, args, kwargs)`` to run before the step of every optimizer
+    (before the optimizer's own pre hooks). ``args`` is the positional arguments of the step
+    call, the optimizer first; the hook may return a new ``(args, kwargs)``. Returns a handle
+    whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """Registers ``hook(optimizer, args, kwargs)`` to run after the step of every optimizer
+    (after the optimizer's own post hooks; not when the step raised). Returns a removable
+    handle."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hook_step(func):
+    """Wraps a step function so that each call runs the step hooks once: the global pre hooks,
+    the instance's, ``func``, then the instance's post hooks and the global ones (PyTorch's
+    order). A step that calls another hooked step of the same optimizer (a subclass's step
+    calling ``super().step()``) runs the hooks only in the outer call."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        state = self.__dict__
+        if state.get("_in_hooked_step"):
+            return func(*args, **kwargs)
+        state["_in_hooked_step"] = True
+        try:
+            for pre_hook in tuple(chain(_global_optimizer_pre_hooks.values(),
+                                        state.get("_optimizer_step_pre_hooks", {}).values())):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(
+                            f"{func} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+            out = func(*args, **kwargs)
+            for post_hook in tuple(chain(state.get("_optimizer_step_post_hooks", {}).values(),
+                                         _global_optimizer_post_hooks.values())):
+                post_hook(self, args, kwargs)
+            return out
+        finally:
+            state["_in_hooked_step"] = False
+
+    wrapper.hooked = True
+    return wrapper
 
 
 def _typename(obj):
@@ -37,6 +101,9 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, _Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got " + _typename(params))
@@ -60,6 +127,9 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        self._patch_step_function()  # an unpickled optimizer may be the first of its class
         for group in self.param_groups:
             for key, value in self._group_defaults.items():
                 group.setdefault(key, value)
@@ -75,6 +145,27 @@ class Optimizer:
                 if key != "params":
                     out += f"    {key}: {group[key]}\n"
         return out + ")"
+
+    def _patch_step_function(self):
+        cls = self.__class__
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hook_step(cls.step)
+
+    def register_step_pre_hook(self, hook):
+        """Registers ``hook(optimizer, args, kwargs)`` to run before each ``step()`` of this
+        optimizer (after the global pre hooks). It may return a new ``(args, kwargs)`` for the
+        step; ``args`` starts with the optimizer. Returns a handle whose ``remove()`` unregisters
+        it."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """Registers ``hook(optimizer, args, kwargs)`` to run after each ``step()`` of this
+        optimizer that returned (before the global post hooks). Returns a removable handle."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
 
     def add_param_group(self, param_group):
         """Adds a parameter group (a dict with ``'params'``; missing options take the defaults).

@@ -1,34 +1,9 @@
-"""Hook plumbing of graft.nn.Module: the handles register_*_hook returns, and the wiring of
-full backward hooks around one forward call."""
-import itertools
+"""Hook plumbing of graft.nn.Module: the wiring of full backward hooks around one forward call
+(the handles register_*_hook returns are graft.utils.hooks.RemovableHandle)."""
 import weakref
 
 from ... import _C
-
-
-class RemovableHandle:
-    """Returned by the register_*_hook methods: ``remove()`` unregisters the hook (also as a
-    context manager). Holds the hook dicts weakly so it keeps no module alive."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._next_id)
-        extras = [] if extra_dict is None else (extra_dict if isinstance(extra_dict, list) else [extra_dict])
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+from ...utils.hooks import RemovableHandle  # noqa: F401  (re-exported: nn.modules.module imports it from here)
 
 
 class _BackwardHooks:
