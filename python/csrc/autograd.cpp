@@ -55,7 +55,7 @@ std::optional<TensorList> inputs_arg(py::handle inputs) {
 void run_backward(const std::vector<Tensor>& tensors, std::vector<Tensor> grads, std::optional<bool> retain_graph,
                   bool create_graph, const std::optional<TensorList>& inputs) {
   grads = complete_grads(tensors, std::move(grads));
-  py::gil_scoped_release nogil;
+  ReleaseGil nogil;
   autograd::backward(tensors, grads, retain_graph, create_graph, inputs);
 }
 
@@ -128,7 +128,7 @@ void init_autograd(py::module_& m) {
         std::vector<Tensor> gos = complete_grads(outs, optional_tensors_of(grad_outputs, outs.size()));
         TensorList r;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           r = autograd::grad(outs, ins, gos, retain_graph, create_graph, allow_unused, materialize_grads);
         }
         py::tuple out(r.size());

@@ -18,4 +18,5 @@ PYBIND11_MODULE(_C, m) {
   init_python_function(m);
   init_saved_hooks(m);
   init_gradcheck(m);
+  init_doctor(m);
 }

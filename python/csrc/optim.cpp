@@ -119,7 +119,7 @@ py::list sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
   for (size_t i = 0; i < n; ++i) check_param("SGD", i, params[i], grads[i], {&bufs[i]});
   std::vector<Tensor> out(n);
   {
-    py::gil_scoped_release nogil;
+    ReleaseGil nogil;
     NoGradGuard no_grad;
     for (size_t i = 0; i < n; ++i) {
       SgdArgs a{lr, momentum, dampening, weight_decay, nesterov, maximize, false};
@@ -151,7 +151,7 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
     const OptTensor m = exp_avgs[i], v = exp_avg_sqs[i];
     check_param(opt, i, params[i], grads[i], {&m, &v, &max_exp_avg_sqs[i]});
   }
-  py::gil_scoped_release nogil;
+  ReleaseGil nogil;
   NoGradGuard no_grad;
   const std::vector<double> counts = increment_steps(steps);
   for (size_t i = 0; i < n; ++i) {
@@ -179,7 +179,7 @@ void rmsprop(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
     const OptTensor sq = square_avgs[i];
     check_param("RMSprop", i, params[i], grads[i], {&sq, &grad_avgs[i], &bufs[i]});
   }
-  py::gil_scoped_release nogil;
+  ReleaseGil nogil;
   NoGradGuard no_grad;
   increment_steps(steps);
   const RmspropArgs a{lr, alpha, eps, weight_decay, momentum, centered, maximize};
@@ -204,7 +204,7 @@ void adagrad(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
     const OptTensor s = sums[i];
     check_param("Adagrad", i, params[i], grads[i], {&s});
   }
-  py::gil_scoped_release nogil;
+  ReleaseGil nogil;
   NoGradGuard no_grad;
   const std::vector<double> counts = increment_steps(steps);
   for (size_t i = 0; i < n; ++i) {

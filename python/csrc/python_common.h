@@ -79,6 +79,7 @@ void init_nn_functional(py::module_& m);
 void init_python_function(py::module_& m);
 void init_saved_hooks(py::module_& m);
 void init_gradcheck(py::module_& m);
+void init_doctor(py::module_& m);
 
 // ---- helpers shared by the binding files ----
 /// The Python class graft.Tensor (set once by init_tensor).
@@ -130,12 +131,25 @@ class SafePyObject {
   std::shared_ptr<PyObject> p_;
 };
 
+/// Releases the GIL for a C++ call, keeping the caller's Python line as the creation site of
+/// what the call makes (graft.doctor at tier sites: without the GIL no Python frame can be read).
+class ReleaseGil {
+ public:
+  ReleaseGil() = default;
+  ReleaseGil(const ReleaseGil&) = delete;
+  ReleaseGil& operator=(const ReleaseGil&) = delete;
+
+ private:
+  lifetime::SiteScope site_{lifetime::capture_site()};
+  py::gil_scoped_release nogil_;
+};
+
 /// Calls `fn` with the GIL released when the tensors involved are large enough for the
 /// kernel time to dominate (heavy kernels let other Python threads run).
 template <class F>
 auto maybe_without_gil(bool heavy, F&& fn) {
   if (heavy) {
-    py::gil_scoped_release nogil;
+    ReleaseGil nogil;
     return fn();
   }
   return fn();

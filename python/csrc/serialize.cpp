@@ -36,7 +36,7 @@ void init_serialize(py::module_& m) {
       "save_file",
       [](const Items& items, const std::string& path, const safetensors::Metadata& metadata) {
         const StateDict sd = to_state_dict(items);
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         safetensors::save(sd, path, metadata);
       },
       py::arg("items"), py::arg("path"), py::arg("metadata"),
@@ -47,7 +47,7 @@ void init_serialize(py::module_& m) {
         const StateDict sd = to_state_dict(items);
         std::string bytes;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           bytes = safetensors::to_bytes(sd, metadata);
         }
         return py::bytes(bytes);
@@ -58,7 +58,7 @@ void init_serialize(py::module_& m) {
       [](const std::string& path) {
         safetensors::SafetensorsFile file;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           file = safetensors::load_file(path);
         }
         return to_python(file);
@@ -72,7 +72,7 @@ void init_serialize(py::module_& m) {
         const std::string_view bytes(static_cast<const char*>(info.ptr), static_cast<size_t>(info.size));
         safetensors::SafetensorsFile file;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           file = safetensors::from_bytes(bytes, source);
         }
         return to_python(file);

@@ -35,5 +35,6 @@ from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401
 from . import nn  # noqa: F401
+from . import doctor  # noqa: F401
 
 __version__ = "0.1.0"

@@ -39,13 +39,47 @@ struct Classified {
   std::vector<HandleInfo> handles;
 };
 
-Classified classify(const GraphComponent& g) {
+/// The handles through which nodes of steps before `current` are reachable (the ones that
+/// keep the stale part alive); all handles when none does.
+std::vector<HandleInfo> stale_holders(const GraphComponent& g, int64_t current,
+                                      const std::unordered_map<uintptr_t, const NodeInfo*>& by_id) {
+  std::unordered_map<uintptr_t, bool> reaches;  // memo: node -> reaches a stale node
+  auto reach = [&](uintptr_t start) {
+    std::vector<uintptr_t> stack{start};
+    std::unordered_set<uintptr_t> seen{start};
+    while (!stack.empty()) {
+      const uintptr_t id = stack.back();
+      stack.pop_back();
+      auto m = reaches.find(id);
+      if (m != reaches.end()) {
+        if (m->second) return true;
+        continue;
+      }
+      auto it = by_id.find(id);
+      if (it == by_id.end()) continue;
+      if (it->second->step < current && it->second->name != "AccumulateGrad") return true;
+      for (uintptr_t next : it->second->next)
+        if (seen.insert(next).second) stack.push_back(next);
+    }
+    return false;
+  };
+  std::vector<HandleInfo> out;
+  for (const HandleInfo& h : g.handles) {
+    auto m = reaches.find(h.node);
+    const bool r = m != reaches.end() ? m->second : (reaches[h.node] = reach(h.node));
+    if (r || h.grad_of_leaf) out.push_back(h);
+  }
+  return out.empty() ? g.handles : out;
+}
+
+Classified classify(const GraphComponent& g, int64_t current) {
   Classified c;
   std::unordered_map<uintptr_t, const NodeInfo*> by_id;
   for (const NodeInfo& n : g.nodes) by_id[n.id] = &n;
+  const std::vector<HandleInfo> holding = stale_holders(g, current, by_id);
   auto handles_first = [&](auto pred) {
     std::vector<HandleInfo> first, rest;
-    for (const HandleInfo& h : g.handles) (pred(h) ? first : rest).push_back(h);
+    for (const HandleInfo& h : holding) (pred(h) ? first : rest).push_back(h);
     first.insert(first.end(), rest.begin(), rest.end());
     return first;
   };
@@ -217,7 +251,7 @@ void Session::State::step_boundary() {
     std::map<std::string, KeyNow> now;
     for (const GraphComponent& comp : pc.census.components) {
       if (comp.stale_steps == 0) continue;
-      Classified cls = classify(comp);
+      Classified cls = classify(comp, s);
       KeyNow& k = now[key_of(cls)];
       if (k.handles.empty()) {
         k.cls = cls;

@@ -433,6 +433,11 @@ std::vector<StepRecord> Session::timeline() const {
   return s_->records;
 }
 
+std::string Session::last_oom_report() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->last_oom_report;
+}
+
 PeakReport Session::peak() const {
   std::lock_guard<std::mutex> g(recorder_mutex());
   return s_->last_peak;

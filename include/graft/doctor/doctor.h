@@ -291,6 +291,8 @@ class Session {
   /// The peak of the last completed step.
   PeakReport peak() const;
   std::vector<StepRecord> timeline() const;
+  /// The report written for the last OutOfMemoryError during this session ("" if none).
+  std::string last_oom_report() const;
 
   /// Allows graphs carried across up to `steps` steps (truncated BPTT): LD007 stays quiet and
   /// carried graphs shorter than the window are not leaks.

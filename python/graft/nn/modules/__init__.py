@@ -1,5 +1,5 @@
 """The layer classes of graft.nn."""
-from .module import Module, RemovableHandle  # noqa: F401
+from .module import Module, RemovableHandle, register_module_forward_hook, register_module_forward_pre_hook  # noqa: F401
 from .linear import Identity, Linear, Bilinear, NonDynamicallyQuantizableLinear  # noqa: F401
 from .conv import Conv1d, Conv2d, ConvTranspose2d  # noqa: F401
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401

@@ -6,6 +6,12 @@ from ... import _C
 from ...utils.hooks import RemovableHandle  # noqa: F401  (re-exported: nn.modules.module imports it from here)
 
 
+def _hook_call(hook, *args):
+    """Runs a module hook counted as one (graft.doctor sees attributes hooks set: LD005)."""
+    from . import module as _module
+    return _module._run_hook(hook, *args)
+
+
 class _BackwardHooks:
     """Wires a module's full backward (pre-)hooks around one forward call: the positional
     tensor inputs and the output tensors each pass through one identity autograd node
@@ -62,7 +68,7 @@ class _BackwardHooks:
         module = self.module
         grad_output = self._pack(self.output_index, grads, self.n_outputs)
         for hook in list(module._backward_pre_hooks.values()):
-            result = hook(module, grad_output)
+            result = _hook_call(hook, module, grad_output)
             if result is None:
                 continue
             result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
@@ -74,7 +80,7 @@ class _BackwardHooks:
         if self.input_index is None:
             grad_input = (None,) * self.n_inputs
             for hook in list(module._backward_hooks.values()):
-                result = hook(module, grad_input, grad_output)
+                result = _hook_call(hook, module, grad_input, grad_output)
                 if result is not None and not all(r is None for r in result):
                     raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
                                        "return None or None for all gradients.")
@@ -84,7 +90,7 @@ class _BackwardHooks:
         module = self.module
         grad_input = self._pack(self.input_index, grads, self.n_inputs)
         for hook in list(module._backward_hooks.values()):
-            result = hook(module, grad_input, self.grad_output)
+            result = _hook_call(hook, module, grad_input, self.grad_output)
             if result is None:
                 continue
             result = tuple(result) if isinstance(result, (tuple, list)) else (result,)

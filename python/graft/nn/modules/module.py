@@ -10,7 +10,53 @@ from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .hooks import RemovableHandle, _BackwardHooks
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook", "register_module_forward_hook"]
+
+# Global hooks, run for every module's call (PyTorch's torch.nn.modules.module globals): before
+# each module's own hooks.
+_global_forward_pre_hooks = collections.OrderedDict()
+_global_forward_hooks = collections.OrderedDict()
+_global_forward_hooks_with_kwargs = collections.OrderedDict()
+_global_forward_hooks_always_called = collections.OrderedDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """Registers ``hook(module, input)`` to run before every module's forward (as PyTorch's
+    global hook: before the module's own pre-hooks). It may return a new input (a tuple, or
+    a single value that is wrapped into one). Returns a handle whose ``remove()`` drops it."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """Registers ``hook(module, input, output)`` (``hook(module, args, kwargs, output)`` with
+    ``with_kwargs``) to run after every module's forward, before the module's own forward
+    hooks. It may return a new output. With ``always_call`` it also runs when forward raised
+    (then its result is ignored and the error propagates)."""
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=[_global_forward_hooks_with_kwargs,
+                                                                 _global_forward_hooks_always_called])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+# graft.doctor (LD005): while it watches, attributes that hooks set on modules are reported to
+# it; _in_hook counts the hooks running on this interpreter (hooks run with the GIL held).
+_doctor_note_hook_setattr = None
+_in_hook = 0
+
+
+def _run_hook(hook, *args):
+    global _in_hook
+    _in_hook += 1
+    try:
+        return hook(*args)
+    finally:
+        _in_hook -= 1
 
 
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -90,6 +136,7 @@ class Module:
         setattr_(self, "_forward_pre_hooks_with_kwargs", collections.OrderedDict())
         setattr_(self, "_forward_hooks", collections.OrderedDict())
         setattr_(self, "_forward_hooks_with_kwargs", collections.OrderedDict())
+        setattr_(self, "_forward_hooks_always_called", collections.OrderedDict())
         setattr_(self, "_backward_pre_hooks", collections.OrderedDict())
         setattr_(self, "_backward_hooks", collections.OrderedDict())
         setattr_(self, "_state_dict_hooks", collections.OrderedDict())
@@ -246,6 +293,8 @@ class Module:
                                 "(torch.Tensor or None expected)")
             buffers[name] = value
             return
+        if _in_hook and _doctor_note_hook_setattr is not None:  # graft.doctor watches hooks (LD005)
+            _doctor_note_hook_setattr(self, name)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -263,7 +312,8 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs", "_backward_pre_hooks",
+        for name in ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_backward_pre_hooks",
                      "_state_dict_hooks", "_load_state_dict_post_hooks"):
             if name not in self.__dict__:
                 self.__dict__[name] = collections.OrderedDict()
@@ -591,13 +641,16 @@ class Module:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> None or a new output (with_kwargs: hook(module, args,
-        kwargs, output)). Runs after forward."""
-        handle = RemovableHandle(self._forward_hooks, extra_dict=self._forward_hooks_with_kwargs)
+        kwargs, output)). Runs after forward; with always_call also when forward raised."""
+        handle = RemovableHandle(self._forward_hooks,
+                                 extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
@@ -628,30 +681,46 @@ class Module:
                                   "gradients of the module's last operation only); use register_full_backward_hook")
 
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_pre_hooks or _global_forward_hooks):
             return self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
+        pre_hooks = list(_global_forward_pre_hooks.items()) + list(self._forward_pre_hooks.items())
+        for hook_id, hook in pre_hooks:
             if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
+                result = _run_hook(hook, self, args, kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
                         raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
                                            f"but got {result}.")
                     args, kwargs = result
             else:
-                result = hook(self, args)
+                result = _run_hook(hook, self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         backward = None
         if self._backward_hooks or self._backward_pre_hooks:
             backward = _BackwardHooks(self)
             args = backward.wrap_inputs(args)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                hooked = hook(self, args, kwargs, result)
-            else:
-                hooked = hook(self, args, result)
+        hooks = [(hook_id, hook, hook_id in _global_forward_hooks_with_kwargs)
+                 for hook_id, hook in _global_forward_hooks.items()]
+        hooks += [(hook_id, hook, hook_id in self._forward_hooks_with_kwargs)
+                  for hook_id, hook in self._forward_hooks.items()]
+        try:
+            result = self.forward(*args, **kwargs)
+        except BaseException:
+            # hooks registered with always_call run on the way out too; the error propagates
+            for hook_id, hook, with_kwargs in hooks:
+                if hook_id in _global_forward_hooks_always_called or hook_id in self._forward_hooks_always_called:
+                    try:
+                        if with_kwargs:
+                            _run_hook(hook, self, args, kwargs, None)
+                        else:
+                            _run_hook(hook, self, args, None)
+                    except Exception:  # the original error is the one to see
+                        pass
+            raise
+        for hook_id, hook, with_kwargs in hooks:
+            hooked = _run_hook(hook, self, args, kwargs, result) if with_kwargs else _run_hook(hook, self, args, result)
             if hooked is not None:
                 result = hooked
         if backward is not None:

@@ -1,0 +1,433 @@
+// The leak doctor from Python (graft.doctor): the C++ session, the Python creation sites
+// (the first frame outside the graft package, with the nn.Module being called), the bridge
+// that lets Python name the holders of a graph (holder paths, cycles), and the lookups the
+// holder search needs (a TensorImpl's Python object, a tensor's C++-held children).
+// See docs/notes/doctor.md.
+#include <unordered_map>
+
+#include "graft/doctor/doctor.h"
+#include "python_common.h"  // Python.h first: it declares the frame API used below
+
+namespace graft::python {
+namespace {
+
+namespace dr = graft::doctor;
+
+// ---------------------------------------------------------------- creation sites
+
+std::string g_package_dir;  // ".../graft/": frames under it are graft's own
+std::vector<std::string> g_scope_names{""};
+thread_local std::vector<uint32_t> tl_scopes;  // indexes into g_scope_names (nn.Module paths)
+
+struct CodeInfo {
+  bool internal = false;
+  std::string file, function;
+};
+std::unordered_map<PyCodeObject*, CodeInfo>& code_infos() {
+  static auto* m = new std::unordered_map<PyCodeObject*, CodeInfo>;  // holds a reference to each code
+  return *m;
+}
+struct SiteKey {
+  PyCodeObject* code;
+  int line;
+  uint32_t scope;
+  bool operator==(const SiteKey& o) const { return code == o.code && line == o.line && scope == o.scope; }
+};
+struct SiteKeyHash {
+  size_t operator()(const SiteKey& k) const {
+    return std::hash<void*>()(k.code) ^ (static_cast<size_t>(k.line) * 0x9E3779B97F4A7C15ULL) ^ (size_t(k.scope) << 20);
+  }
+};
+std::unordered_map<SiteKey, lifetime::SiteId, SiteKeyHash>& site_cache() {
+  static auto* m = new std::unordered_map<SiteKey, lifetime::SiteId, SiteKeyHash>;
+  return *m;
+}
+
+const CodeInfo& code_info(PyCodeObject* code) {
+  auto& infos = code_infos();
+  auto it = infos.find(code);
+  if (it != infos.end()) return it->second;
+  CodeInfo ci;
+  PyObject* file = code->co_filename;  // borrowed
+  PyObject* name = code->co_qualname ? code->co_qualname : code->co_name;
+  if (file && PyUnicode_Check(file)) ci.file = PyUnicode_AsUTF8(file);
+  if (name && PyUnicode_Check(name)) ci.function = PyUnicode_AsUTF8(name);
+  if (PyErr_Occurred()) PyErr_Clear();
+  ci.internal = !g_package_dir.empty() && ci.file.rfind(g_package_dir, 0) == 0;
+  Py_INCREF(code);  // the cache keys on the object: keep it alive (and its address unique)
+  return infos.emplace(code, std::move(ci)).first->second;
+}
+
+/// The site of the innermost Python frame outside graft on this thread (0 without the GIL or
+/// without a Python frame). Called for every node, storage and tensor made at tier Sites.
+lifetime::SiteId python_site() {
+  if (!Py_IsInitialized() || !PyGILState_Check()) return 0;
+  PyThreadState* ts = PyThreadState_Get();
+  PyFrameObject* f = PyThreadState_GetFrame(ts);  // new reference, or null
+  lifetime::SiteId id = 0;
+  while (f) {
+    PyCodeObject* code = PyFrame_GetCode(f);  // new reference
+    const CodeInfo& ci = code_info(code);
+    if (!ci.internal) {
+      const int line = PyFrame_GetLineNumber(f);
+      const uint32_t scope = tl_scopes.empty() ? 0 : tl_scopes.back();
+      const SiteKey key{code, line, scope};
+      auto it = site_cache().find(key);
+      if (it != site_cache().end()) {
+        id = it->second;
+      } else {
+        lifetime::Site s;
+        s.file = ci.file;
+        s.line = line;
+        s.function = ci.function;
+        s.scope = g_scope_names[scope];
+        s.python = true;
+        id = lifetime::intern_site(s);
+        site_cache().emplace(key, id);
+      }
+      Py_DECREF(code);
+      Py_DECREF(f);
+      return id;
+    }
+    Py_DECREF(code);
+    PyFrameObject* back = PyFrame_GetBack(f);  // new reference, or null
+    Py_DECREF(f);
+    f = back;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------- the session from Python
+
+/// Asks Python for the holders of a graph, and gives it the step boundary (cycle collection).
+class PyAnnotator final : public dr::Annotator {
+ public:
+  PyAnnotator(py::object holders, py::object boundary) : holders_(std::move(holders)), boundary_(std::move(boundary)) {}
+  std::vector<dr::Holder> holders(const std::vector<dr::HandleInfo>& handles, int max) override {
+    py::gil_scoped_acquire gil;
+    std::vector<dr::Holder> out;
+    try {
+      py::list hs;
+      for (const dr::HandleInfo& h : handles) {
+        py::dict d;
+        d["tensor"] = h.tensor;
+        d["node"] = h.node;
+        d["grad_of_leaf"] = h.grad_of_leaf;
+        d["site"] = h.site ? lifetime::site(h.site).where() : std::string();
+        d["step"] = h.step;
+        d["shape"] = h.shape;
+        hs.append(std::move(d));
+      }
+      py::object r = holders_.get()(hs, max);
+      for (py::handle item : r) {
+        dr::Holder h;
+        h.path = item["path"].cast<std::string>();
+        h.created_at = item["created_at"].cast<std::string>();
+        h.created_step = item["created_step"].cast<int64_t>();
+        h.through_hook = item["through_hook"].cast<bool>();
+        out.push_back(std::move(h));
+      }
+    } catch (py::error_already_set& e) {  // a failing holder search never fails the step
+      e.discard_as_unraisable("graft.doctor holder search");
+    }
+    return out;
+  }
+  void at_boundary(int64_t step) override {
+    py::gil_scoped_acquire gil;
+    try {
+      boundary_.get()(step);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("graft.doctor step boundary");
+    }
+  }
+
+ private:
+  SafePyObject holders_, boundary_;
+};
+
+/// What the Python class holds: the session and its annotator (which must outlive it).
+struct PySession {
+  std::unique_ptr<PyAnnotator> annotator;
+  std::unique_ptr<dr::Session> session;
+  ~PySession() {
+    if (session) session->set_annotator(nullptr);
+  }
+};
+
+lifetime::Tier tier_of(const std::string& t) {
+  if (t == "counters" || t == "0") return lifetime::Tier::Counters;
+  if (t == "sites" || t == "1") return lifetime::Tier::Sites;
+  throw ValueError("graft.doctor: tier must be 'counters' (0) or 'sites' (1), got '" + t + "'");
+}
+
+py::list holders_list(const std::vector<dr::Holder>& hs) {
+  py::list out;
+  for (const dr::Holder& h : hs)
+    out.append(py::dict(py::arg("path") = h.path, py::arg("created_at") = h.created_at,
+                        py::arg("created_step") = h.created_step, py::arg("through_hook") = h.through_hook));
+  return out;
+}
+
+py::dict finding_dict(const dr::Finding& f) {
+  const dr::RuleInfo& r = dr::rule_info(f.rule);
+  py::dict d;
+  d["id"] = f.id;
+  d["name"] = r.name;
+  d["severity"] = dr::severity_name(f.severity);
+  d["step"] = f.step;
+  d["first_step"] = f.first_step;
+  d["message"] = f.message;
+  d["summary"] = r.summary;
+  d["fix"] = f.fix;
+  d["line"] = f.line;
+  d["holders"] = holders_list(f.holders);
+  d["nodes"] = f.nodes;
+  d["saved_bytes"] = f.saved_bytes;
+  d["host_bytes"] = f.host_bytes;
+  d["nodes_per_step"] = f.nodes_per_step;
+  return d;
+}
+
+py::dict component_dict(const dr::GraphComponent& c) {
+  py::dict d;
+  d["id"] = c.id;
+  d["nodes"] = static_cast<int64_t>(c.nodes.size());
+  d["nodes_by_type"] = c.nodes_by_type;
+  d["saved_bytes"] = c.saved_bytes;
+  d["parameter_bytes"] = c.parameter_bytes;
+  d["host_bytes"] = c.host_bytes;
+  d["oldest_step"] = c.oldest_step;
+  d["newest_step"] = c.newest_step;
+  d["stale_steps"] = c.stale_steps;
+  d["executed"] = c.executed;
+  d["cross_step_edges"] = c.cross_step_edges;
+  py::list sites;
+  for (auto s : c.sites) sites.append(lifetime::site(s).where());
+  d["lines"] = sites;
+  py::list handles;
+  for (const dr::HandleInfo& h : c.handles)
+    handles.append(py::dict(py::arg("tensor") = h.tensor, py::arg("node") = h.node,
+                            py::arg("grad_of_leaf") = h.grad_of_leaf, py::arg("leaf") = h.leaf,
+                            py::arg("site") = h.site ? lifetime::site(h.site).where() : std::string(),
+                            py::arg("step") = h.step, py::arg("shape") = h.shape));
+  d["handles"] = handles;
+  py::list nodes;
+  for (const dr::NodeInfo& n : c.nodes) {
+    py::list saved;
+    for (const dr::SavedInfo& s : n.saved)
+      saved.append(py::dict(py::arg("what") = s.what, py::arg("shape") = s.shape, py::arg("dtype") = s.dtype,
+                            py::arg("bytes") = s.bytes, py::arg("storage") = s.storage,
+                            py::arg("released") = s.released, py::arg("packed") = s.packed,
+                            py::arg("parameter") = s.parameter));
+    nodes.append(py::dict(py::arg("id") = n.id, py::arg("name") = n.name, py::arg("step") = n.step,
+                          py::arg("line") = n.site ? lifetime::site(n.site).where() : std::string(),
+                          py::arg("executed") = n.executed, py::arg("host_bytes") = n.host_bytes,
+                          py::arg("next") = n.next, py::arg("saved") = saved));
+  }
+  d["node_list"] = nodes;
+  return d;
+}
+
+dr::Rule rule_of(const std::string& id) {
+  for (const dr::RuleInfo& r : dr::rules())
+    if (id == r.id) return r.rule;
+  throw ValueError("graft.doctor: unknown rule id '" + id + "'");
+}
+
+/// The Python object of a live TensorImpl, if it has one (never makes one).
+py::object tensor_object(uintptr_t id) {
+  auto& internals = py::detail::get_internals();
+  auto range = internals.registered_instances.equal_range(reinterpret_cast<void*>(id));
+  for (auto it = range.first; it != range.second; ++it) {
+    PyObject* o = reinterpret_cast<PyObject*>(it->second);
+    if (PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(tensor_type().ptr())))
+      return py::reinterpret_borrow<py::object>(o);
+  }
+  return py::none();
+}
+
+}  // namespace
+
+void init_doctor(py::module_& m) {
+  lifetime::set_python_site_provider(&python_site);
+
+  m.def("_doctor_configure", [](const std::string& package_dir) { g_package_dir = package_dir; });
+  m.def("_doctor_push_scope", [](const std::string& name) {
+    auto it = std::find(g_scope_names.begin(), g_scope_names.end(), name);
+    if (it == g_scope_names.end()) it = g_scope_names.insert(g_scope_names.end(), name);
+    tl_scopes.push_back(static_cast<uint32_t>(it - g_scope_names.begin()));
+  });
+  m.def("_doctor_pop_scope", []() {
+    if (!tl_scopes.empty()) tl_scopes.pop_back();
+  });
+  m.def("_doctor_note_optimizer_step", []() { lifetime::note_optimizer_step(); });
+  m.def("_doctor_rules", []() {
+    py::list out;
+    for (const dr::RuleInfo& r : dr::rules())
+      out.append(py::dict(py::arg("id") = r.id, py::arg("name") = r.name,
+                          py::arg("severity") = dr::severity_name(r.severity), py::arg("summary") = r.summary,
+                          py::arg("fix") = r.fix));
+    return out;
+  });
+  m.def("_doctor_tensor_object", &tensor_object, py::arg("id"));
+  m.def("_doctor_tensor_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()); });
+  m.def("_doctor_grad_id", [](const Tensor& t) {
+    const TensorImpl* g = autograd::grad_impl(*t.impl());
+    return reinterpret_cast<uintptr_t>(g);
+  });
+  m.def("_doctor_site_of", [](const Tensor& t) {
+    return py::make_tuple(t.impl()->site() ? lifetime::site(t.impl()->site()).where() : std::string(),
+                          t.impl()->generation());
+  });
+  m.def("_doctor_generation", []() { return lifetime::generation(); });
+  m.def("_doctor_capture_site", []() {
+    const lifetime::SiteId s = lifetime::capture_site();
+    return s ? lifetime::site(s).where() : std::string();
+  });
+  m.def(
+      "_doctor_ledger",
+      [](py::handle device) {
+        const dr::Ledger l = dr::ledger(to_device(device));
+        py::dict d;
+        d["reserved"] = l.reserved;
+        d["live_by_category"] = l.live_by_category;
+        d["rounding"] = l.rounding;
+        d["cached_releasable"] = l.cached_releasable;
+        d["free_trapped"] = l.free_trapped;
+        d["graph_host_bytes"] = l.graph_host_bytes;
+        d["outside"] = l.outside ? py::object(py::int_(*l.outside)) : py::object(py::none());
+        d["sentences"] = l.sentences();
+        return d;
+      },
+      py::arg("device"));
+  m.def(
+      "_doctor_fragmentation",
+      [](py::handle device) {
+        const dr::Fragmentation f = dr::fragmentation(to_device(device));
+        py::list pools;
+        for (const dr::PoolFragmentation& p : f.pools)
+          pools.append(py::dict(py::arg("pool") = p.pool, py::arg("segments") = p.segments,
+                                py::arg("free_blocks") = p.free_blocks, py::arg("free_bytes") = p.free_bytes,
+                                py::arg("largest_free") = p.largest_free, py::arg("fragmentation") = p.fragmentation));
+        return py::dict(py::arg("pools") = pools, py::arg("largest_allocation") = f.largest_allocation,
+                        py::arg("sentences") = f.sentences());
+      },
+      py::arg("device"));
+  m.def(
+      "_doctor_set_external_memory_query",
+      [](py::object fn) {
+        if (fn.is_none()) {
+          dr::set_external_memory_query(nullptr);
+          return;
+        }
+        SafePyObject f(std::move(fn));
+        dr::set_external_memory_query([f](Device d) -> std::optional<int64_t> {
+          py::gil_scoped_acquire gil;
+          py::object r = f.get()(d.str());
+          if (r.is_none()) return std::nullopt;
+          return r.cast<int64_t>();
+        });
+      },
+      py::arg("fn"));
+  m.def("_doctor_render_html", &dr::render_html, py::arg("timeline_json"), py::arg("graph_svg"),
+        py::arg("report_text"));
+
+  py::class_<PySession>(m, "_DoctorSession")
+      .def(py::init([](const std::string& tier, int warmup, int confirm, bool step_on_optimizer, int max_holders,
+                       const std::string& oom_report_path, size_t max_events, bool deterministic, py::object holders,
+                       py::object boundary) {
+             dr::Options o;
+             o.tier = tier_of(tier);
+             o.warmup = warmup;
+             o.confirm = confirm;
+             o.step_on_optimizer = step_on_optimizer;
+             o.max_holders = max_holders;
+             o.oom_report_path = oom_report_path;
+             o.max_events = max_events;
+             o.deterministic = deterministic;
+             auto s = std::make_unique<PySession>();
+             s->annotator = std::make_unique<PyAnnotator>(std::move(holders), std::move(boundary));
+             s->session = std::make_unique<dr::Session>(o);
+             s->session->set_annotator(s->annotator.get());
+             return s;
+           }),
+           py::arg("tier"), py::arg("warmup"), py::arg("confirm"), py::arg("step_on_optimizer"),
+           py::arg("max_holders"), py::arg("oom_report_path"), py::arg("max_events"), py::arg("deterministic"),
+           py::arg("holders"), py::arg("boundary"))
+      .def("step", [](PySession& s) { s.session->step(); })
+      .def("stop", [](PySession& s) { s.session->stop(); })
+      .def_property_readonly("steps", [](PySession& s) { return s.session->steps(); })
+      .def_property_readonly("watching", [](PySession& s) { return s.session->watching(); })
+      .def("findings",
+           [](PySession& s) {
+             py::list out;
+             for (const dr::Finding& f : s.session->findings()) out.append(finding_dict(f));
+             return out;
+           })
+      .def("live_graphs",
+           [](PySession& s) {
+             const dr::Census c = s.session->live_graphs();
+             py::list out;
+             for (const dr::GraphComponent& g : c.components) out.append(component_dict(g));
+             return py::make_tuple(c.step, out);
+           })
+      .def(
+          "diff",
+          [](PySession& s, int64_t a, int64_t b) {
+            const dr::Diff d = s.session->diff(a, b);
+            py::list entries;
+            for (const dr::DiffEntry& e : d.entries)
+              entries.append(py::dict(py::arg("kind") = e.kind, py::arg("line") = e.line, py::arg("type") = e.type,
+                                      py::arg("count") = e.count, py::arg("bytes") = e.bytes));
+            return py::dict(py::arg("from") = d.from, py::arg("to") = d.to, py::arg("entries") = entries,
+                            py::arg("sentences") = d.sentences());
+          },
+          py::arg("a"), py::arg("b"))
+      .def("peak",
+           [](PySession& s) {
+             const dr::PeakReport p = s.session->peak();
+             return py::dict(py::arg("step") = p.step, py::arg("peak_bytes") = p.peak_bytes,
+                             py::arg("start_bytes") = p.start_bytes, py::arg("by_category") = p.by_category,
+                             py::arg("by_line") = p.by_line, py::arg("by_scope") = p.by_scope,
+                             py::arg("sentences") = p.sentences());
+           })
+      .def("report", [](PySession& s) { return s.session->report(); })
+      .def("timeline_json", [](PySession& s) { return s.session->timeline_json(); })
+      .def("html", [](PySession& s) { return s.session->html(); })
+      .def(
+          "graph_dot",
+          [](PySession& s, int64_t component, const std::map<uintptr_t, std::string>& labels) {
+            return s.session->graph_dot(component, labels);
+          },
+          py::arg("component") = -1, py::arg("labels") = std::map<uintptr_t, std::string>{})
+      .def(
+          "graph_svg",
+          [](PySession& s, int64_t component, const std::map<uintptr_t, std::string>& labels) {
+            return s.session->graph_svg(component, labels);
+          },
+          py::arg("component") = -1, py::arg("labels") = std::map<uintptr_t, std::string>{})
+      .def("allow_window", [](PySession& s, int n) { s.session->allow_window(n); }, py::arg("steps"))
+      .def("declare_accumulation", [](PySession& s, int n) { s.session->declare_accumulation(n); },
+           py::arg("micro_steps"))
+      .def("allow", [](PySession& s, const std::string& p) { s.session->allow(p); }, py::arg("path_or_line"))
+      .def("assert_no_leak", [](PySession& s) { s.session->assert_no_leak(); })
+      .def("last_oom_report", [](PySession& s) { return s.session->last_oom_report(); })
+      .def(
+          "add_evidence",
+          [](PySession& s, const std::string& rule, const std::string& line, const std::string& message,
+             py::list holders, int64_t bytes) {
+            std::vector<dr::Holder> hs;
+            for (py::handle item : holders) {
+              dr::Holder h;
+              h.path = item["path"].cast<std::string>();
+              h.created_at = item["created_at"].cast<std::string>();
+              h.created_step = item["created_step"].cast<int64_t>();
+              h.through_hook = item["through_hook"].cast<bool>();
+              hs.push_back(std::move(h));
+            }
+            s.session->add_evidence(rule_of(rule), line, message, std::move(hs), bytes);
+          },
+          py::arg("rule"), py::arg("line"), py::arg("message"), py::arg("holders"), py::arg("bytes"));
+}
+
+}  // namespace graft::python

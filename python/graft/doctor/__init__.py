@@ -1,0 +1,432 @@
+"""graft.doctor: says which graph leaks, who holds it, at which line, and how to fix it.
+
+    with graft.doctor.watch() as dr:        # every optimizer.step() is a doctor step
+        for x, y in loader:
+            ...
+            opt.step()
+    print(dr.report())                      # findings with rule ids, holders and fixes
+    dr.render("report.html")                # the timeline and the live graphs, one file
+
+Every graph node, saved tensor and storage records the step that made it; a leak is a set of
+graph objects from ever more past steps that stays alive. After a warm-up of 2 steps, growth
+confirmed over 3 more is reported at step 5, never earlier, with a rule (LD001..LD010), the
+holder's path from a named root (``state['total']``, ``model.fc.weight.grad``) and the line
+that made it. ``python -m graft.doctor train.py`` runs an unchanged script under it.
+The doctor holds only weak references. Guide: docs/doctor.md; design: docs/notes/doctor.md.
+"""
+import contextlib
+import json
+import os
+import sys
+
+from .. import _C
+from . import _holders, _cycles, _scopes
+
+__all__ = ["watch", "Doctor", "Finding", "Holder", "step", "current", "assert_no_leak", "rules", "load_timeline",
+           "render_timeline"]
+
+_C._doctor_configure(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+
+_current = None  # the Doctor watching now
+
+
+class Holder:
+    """Who holds a graph: ``path`` from a named root, the line and step that made the handle,
+    and whether the path goes through a hook."""
+
+    __slots__ = ("path", "created_at", "created_step", "through_hook")
+
+    def __init__(self, path, created_at="", created_step=0, through_hook=False):
+        self.path, self.created_at, self.created_step, self.through_hook = path, created_at, created_step, through_hook
+
+    def __repr__(self):
+        made = f" (made at {self.created_at}, step {self.created_step})" if self.created_at else ""
+        return f"{self.path}{made}"
+
+    def _dict(self):
+        return {"path": self.path, "created_at": self.created_at, "created_step": self.created_step,
+                "through_hook": self.through_hook}
+
+
+class Finding:
+    """One diagnosis: ``id`` (stable: "LD001"), ``name``, ``severity`` ("leak", "warning",
+    "info"), ``step`` it was reported at, ``message`` (with this run's numbers), ``fix``,
+    ``line`` (the user's line), ``holders`` (Holder list), and the graph's ``nodes``,
+    ``saved_bytes``, ``host_bytes``, ``nodes_per_step``."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+        self.holders = [Holder(**h) for h in d["holders"]]
+
+    def __repr__(self):
+        return f"<Finding {self.id} {self.name} at {self.line or '?'}, step {self.step}>"
+
+    def __str__(self):
+        lines = [f"{self.id} {self.name} ({self.severity})" + (f" at {self.line}" if self.line else "")
+                 + f", reported at step {self.step}", f"    {self.message}"]
+        lines += [f"    held by {h!r}" for h in self.holders]
+        lines += [f"    why: {self.summary}", f"    fix: {self.fix}"]
+        return "\n".join(lines)
+
+
+class Doctor:
+    """A watching session (use ``graft.doctor.watch()``). One watches at a time.
+
+    Arguments: ``tier`` ("sites": creation lines, the default; "counters": verdicts only),
+    ``warmup`` and ``confirm`` (steps), ``step_on_optimizer`` (every optimizer.step() ends a
+    doctor step), ``collect_cycles`` (a forced cyclic collection at each step finds tensors
+    only the garbage collector frees: LD006), ``max_holders`` (paths per finding),
+    ``oom_report`` (a file written on OutOfMemoryError), ``progress`` (a line per step on
+    stderr), ``deterministic`` (sequence numbers instead of times in the timeline)."""
+
+    def __init__(self, tier="sites", warmup=2, confirm=3, step_on_optimizer=True, collect_cycles=True, max_holders=5,
+                 oom_report=None, max_events=100000, deterministic=False, progress=False):
+        if isinstance(tier, int):
+            tier = {0: "counters", 1: "sites"}.get(tier, str(tier))
+        self._options = dict(tier=tier, warmup=int(warmup), confirm=int(confirm),
+                             step_on_optimizer=bool(step_on_optimizer), max_holders=int(max_holders),
+                             oom_report_path=os.fspath(oom_report) if oom_report else "", max_events=int(max_events),
+                             deterministic=bool(deterministic))
+        self.collect_cycles = collect_cycles
+        self.progress = progress
+        self._session = None
+        self._hooks = []
+        self._hook_attrs = {}      # id(module) -> set of attribute names set inside hooks (LD005)
+        self._reported = 0         # findings printed by the progress line
+        self._on_step = []         # callables(doctor) after each step
+
+    # ---- lifecycle ----
+    def start(self):
+        global _current
+        if self._session is not None:
+            raise RuntimeError("this graft.doctor session has already started")
+        self._session = _C._DoctorSession(holders=self._find_holders, boundary=self._boundary, **self._options)
+        _current = self
+        from ..optim import optimizer as _optimizer
+        from ..nn.modules import module as _module
+        self._hooks.append(_optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
+        if self._options["tier"] == "sites":
+            self._hooks += _scopes.install()
+        _module._doctor_note_hook_setattr = self._note_hook_setattr
+        return self
+
+    def stop(self):
+        """Stops watching (findings and reports stay available)."""
+        global _current
+        if self._session is None or not self._session.watching:
+            return
+        from ..nn.modules import module as _module
+        for h in self._hooks:
+            h.remove()
+        self._hooks.clear()
+        _module._doctor_note_hook_setattr = None
+        self._session.stop()
+        if _current is self:
+            _current = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    # ---- steps ----
+    def step(self):
+        """Ends the current step (every optimizer step does it too, unless step_on_optimizer=False)."""
+        self._require()
+        self._session.step()
+        self._after_step()
+
+    @property
+    def steps(self):
+        """Steps ended so far."""
+        return self._require().steps
+
+    @property
+    def watching(self):
+        return self._session is not None and self._session.watching
+
+    def _optimizer_stepped(self, optimizer, args, kwargs):
+        before = self._session.steps
+        _C._doctor_note_optimizer_step()  # counts it (LD008) and, with step_on_optimizer, ends the step
+        if self._session.steps != before:
+            self._after_step()
+
+    def _after_step(self):
+        if self.progress:
+            self._print_progress()
+        for fn in list(self._on_step):
+            fn(self)
+
+    def _print_progress(self):
+        _, graphs = self._session.live_graphs()
+        nodes = sum(g["nodes"] for g in graphs)
+        saved = sum(g["saved_bytes"] for g in graphs)
+        findings = self._session.findings()
+        ids = " ".join(f["id"] for f in findings) or "none"
+        print(f"[graft.doctor] step {self._session.steps}: {len(graphs)} live graph(s), {nodes} nodes, "
+              f"{_fmt(saved)} saved, {_fmt(_C._cpu_memory_allocated())} allocated | findings: {ids}",
+              file=sys.stderr, flush=True)
+        for f in findings[self._reported:]:
+            print("[graft.doctor] " + str(Finding(f)).replace("\n", "\n[graft.doctor] "), file=sys.stderr, flush=True)
+        self._reported = len(findings)
+
+    # ---- what the C++ session asks of Python ----
+    def _find_holders(self, handles, max_paths):
+        return [h._dict() for h in _holders.find(handles, max_paths, self._hook_attrs)]
+
+    def _boundary(self, step):
+        if self.collect_cycles:
+            _cycles.collect(self, step)
+
+    def _note_hook_setattr(self, module, name):
+        self._hook_attrs.setdefault(id(module), set()).add(name)
+
+    def _require(self):
+        if self._session is None:
+            raise RuntimeError("this graft.doctor session has not started: use `with graft.doctor.watch() as dr:`")
+        return self._session
+
+    # ---- findings ----
+    @property
+    def findings(self):
+        """Every finding so far (Finding objects), in the order reported."""
+        return [Finding(f) for f in self._require().findings()]
+
+    def report(self):
+        """The text report: findings, live graphs, the step's peak, the memory ledger, fragmentation."""
+        return self._require().report()
+
+    def assert_no_leak(self):
+        """Raises AssertionError listing the leak and warning findings, if any (for test suites)."""
+        bad = [f for f in self.findings if f.severity != "info"]
+        if bad:
+            raise AssertionError(f"graft.doctor found {len(bad)} problem(s):\n" + "\n".join(str(f) for f in bad))
+
+    @contextlib.contextmanager
+    def expect_flat(self):
+        """Asserts that no leak or warning finding appears while the block runs."""
+        before = len(self._require().findings())
+        yield self
+        new = [Finding(f) for f in self._session.findings()[before:]]
+        bad = [f for f in new if f.severity != "info"]
+        if bad:
+            raise AssertionError("memory did not stay flat:\n" + "\n".join(str(f) for f in bad))
+
+    def allow_window(self, steps):
+        """Graphs carried across up to ``steps`` steps are intended (truncated BPTT): LD007 stays quiet."""
+        self._require().allow_window(int(steps))
+
+    def declare_accumulation(self, micro_steps):
+        """Gradients accumulate over ``micro_steps`` optimizer steps on purpose: LD008 stays quiet."""
+        self._require().declare_accumulation(int(micro_steps))
+
+    def allow(self, path_or_line):
+        """Intended retention: findings held at a path starting with this (``"replay"``) or at this line
+        (``"train.py:42"``) are not reported."""
+        self._require().allow(str(path_or_line))
+
+    # ---- views ----
+    def live_graphs(self):
+        """Every live backward graph: a list of dicts with ``nodes``, ``nodes_by_type``,
+        ``saved_bytes`` (each storage once; parameters excluded), ``host_bytes``, the
+        ``oldest_step``/``newest_step``, ``lines``, ``executed`` and ``holders`` (paths)."""
+        _, graphs = self._require().live_graphs()
+        for g in graphs:
+            g["holders"] = _holders.find(g["handles"], self._options["max_holders"], self._hook_attrs)
+        return graphs
+
+    def diff(self, a, b):
+        """What was made in steps (a, b] and is still alive, grouped by kind, line and type."""
+        return _Diff(self._require().diff(int(a), int(b)))
+
+    def peak(self):
+        """What was live at the last step's peak, by category and by creation line."""
+        return self._require().peak()
+
+    def ledger(self, device="cpu"):
+        """Where the reserved bytes go, in parts that add up to them exactly (with sentences)."""
+        return _C._doctor_ledger(device)
+
+    def fragmentation(self, device="cpu"):
+        """Per-pool fragmentation and the largest allocation that would succeed now."""
+        return _C._doctor_fragmentation(device)
+
+    @property
+    def last_oom_report(self):
+        """The report written for the last OutOfMemoryError in this session ("" if none)."""
+        return self._require().last_oom_report()
+
+    def timeline(self):
+        """The timeline (schema "graft.doctor.timeline", version 1) as a dict."""
+        return json.loads(self._require().timeline_json())
+
+    def render(self, path=None, format=None, graph=None):
+        """Renders a report and returns it (and writes it to ``path`` when given).
+
+        ``format``: "html" (the timeline, findings and live graphs in one self-contained page),
+        "svg" / "dot" (the live graphs, or the graph of ``graph``: a component id or a
+        tensor), "json" (the timeline), "text" (the report). Without ``format`` the path's
+        extension decides (".html" by default)."""
+        s = self._require()
+        if format is None:
+            ext = os.path.splitext(os.fspath(path))[1].lower() if path else ".html"
+            format = {".html": "html", ".htm": "html", ".svg": "svg", ".dot": "dot", ".gv": "dot", ".json": "json",
+                      ".txt": "text"}.get(ext, "html")
+        component = self._component_of(graph)
+        labels = self._labels()
+        if format == "html":
+            out = _C._doctor_render_html(s.timeline_json(), s.graph_svg(component, labels), s.report())
+        elif format == "svg":
+            out = s.graph_svg(component, labels)
+        elif format == "dot":
+            out = s.graph_dot(component, labels)
+        elif format == "json":
+            out = s.timeline_json()
+        elif format == "text":
+            out = s.report()
+        else:
+            raise ValueError(f"graft.doctor.render: unknown format '{format}' (html, svg, dot, json, text)")
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(out)
+        return out
+
+    def _component_of(self, graph):
+        if graph is None:
+            return -1
+        if isinstance(graph, int):
+            return graph
+        if isinstance(graph, _C.Tensor):
+            tid = _C._doctor_tensor_id(graph)
+            _, graphs = self._session.live_graphs()
+            for g in graphs:
+                if any(h["tensor"] == tid for h in g["handles"]):
+                    return g["id"]
+            raise ValueError("graft.doctor.render: this tensor holds no live graph")
+        raise TypeError("graft.doctor.render: graph must be a component id or a tensor")
+
+    def _labels(self):
+        _, graphs = self._session.live_graphs()
+        labels = {}
+        for g in graphs:
+            for h in _holders.find(g["handles"], self._options["max_holders"], self._hook_attrs, with_ids=True):
+                labels.setdefault(h.tensor, h.path)
+        return labels
+
+    # ---- activation checkpointing advice ----
+    def checkpoint_advice(self, step_fn, model, candidates=None):
+        """Measures what checkpointing each candidate segment would save: runs ``step_fn()``
+        once plainly and once per candidate with that module's forward wrapped in
+        ``graft.utils.checkpoint.checkpoint`` (non-reentrant), and compares the peaks of live
+        tensor memory. ``candidates``: names of ``model``'s submodules (default: its
+        children). Returns a list of dicts (``segment``, ``peak_bytes``, ``saving_bytes``),
+        the biggest saving first. Note: ``step_fn`` runs 1 + len(candidates) times (an
+        optimizer inside it steps each time)."""
+        from ..utils.checkpoint import checkpoint
+        modules = dict(model.named_modules())
+        names = list(candidates) if candidates is not None else [n for n, _ in model.named_children()]
+
+        def peak_of():
+            _C._reset_peak_memory_stats("cpu")
+            start = _C._cpu_memory_allocated()
+            step_fn()
+            return _C._max_memory_allocated("cpu") - start
+
+        step_fn()  # warm: lazily made state (optimizer moments) is not a segment's cost
+        base = peak_of()
+        out = []
+        for name in names:
+            m = modules[name]
+            original = m.forward
+
+            def wrapped(*args, _f=original, **kwargs):
+                return checkpoint(_f, *args, use_reentrant=False, **kwargs)
+
+            m.forward = wrapped
+            try:
+                peak = peak_of()
+            finally:
+                del m.forward  # the class's forward again
+            out.append({"segment": name, "peak_bytes": peak, "saving_bytes": base - peak, "baseline_bytes": base})
+        out.sort(key=lambda d: -d["saving_bytes"])
+        return out
+
+
+class _Diff(dict):
+    """Step diff: ``entries`` (kind, line, type, count, bytes) and ``sentences``; str() is the text."""
+
+    def __str__(self):
+        return "\n".join(self["sentences"])
+
+
+def _fmt(b):
+    units = ["B", "KiB", "MiB", "GiB"]
+    v, i = float(b), 0
+    while v >= 1024 and i < 3:
+        v /= 1024
+        i += 1
+    return f"{int(v)} B" if i == 0 else f"{v:.1f} {units[i]}"
+
+
+def watch(tier="sites", warmup=2, confirm=3, step_on_optimizer=True, collect_cycles=True, max_holders=5,
+          oom_report=None, max_events=100000, deterministic=False, progress=False):
+    """Starts a Doctor (a context manager): ``with graft.doctor.watch() as dr: ...``."""
+    return Doctor(tier=tier, warmup=warmup, confirm=confirm, step_on_optimizer=step_on_optimizer,
+                  collect_cycles=collect_cycles, max_holders=max_holders, oom_report=oom_report,
+                  max_events=max_events, deterministic=deterministic, progress=progress)
+
+
+def current():
+    """The Doctor watching now, or None."""
+    return _current
+
+
+def step():
+    """Ends the current step of the Doctor watching now (RuntimeError if none)."""
+    if _current is None:
+        raise RuntimeError("graft.doctor.step(): no doctor is watching (use `with graft.doctor.watch():`)")
+    _current.step()
+
+
+def assert_no_leak(step_fn, steps=20, warmup=2, confirm=3, **options):
+    """Runs ``step_fn()`` ``steps`` times under a fresh doctor (a step per call, or per optimizer
+    step inside it) and raises AssertionError with the findings if anything leaks."""
+    with watch(warmup=warmup, confirm=confirm, **options) as dr:
+        for _ in range(int(steps)):
+            before = dr.steps
+            step_fn()
+            if dr.steps == before:
+                dr.step()
+    dr.assert_no_leak()
+    return dr
+
+
+def rules():
+    """The rule catalogue: dicts with ``id``, ``name``, ``severity``, ``summary``, ``fix``."""
+    return _C._doctor_rules()
+
+
+def load_timeline(path):
+    """Reads a timeline written by ``render(format="json")`` and checks its schema."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict) or data.get("schema") != "graft.doctor.timeline":
+        raise ValueError(f"{path}: not a graft.doctor timeline")
+    if data.get("version") != 1:
+        raise ValueError(f"{path}: timeline version {data.get('version')} is not supported (expected 1)")
+    for key in ("session", "categories", "steps", "findings", "events"):
+        if key not in data:
+            raise ValueError(f"{path}: the timeline has no '{key}'")
+    return data
+
+
+def render_timeline(timeline, path=None, report_text=""):
+    """The HTML page for a saved timeline (a path or load_timeline()'s dict)."""
+    data = load_timeline(timeline) if isinstance(timeline, (str, os.PathLike)) else timeline
+    page = _C._doctor_render_html(json.dumps(data), "", report_text)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+    return page

@@ -1,0 +1,75 @@
+"""LD006 cycle-held: at each step boundary the doctor runs the cyclic garbage collector itself,
+keeps what it would free (gc.DEBUG_SAVEALL), and reports tensors that only it frees, with the
+reference cycle that held them and the bytes the collection returned."""
+import gc
+
+from .. import _C
+
+
+def _describe(obj):
+    return type(obj).__qualname__
+
+
+def _cycle_path(start, garbage_ids, limit=12):
+    """A reference path start -> ... -> start through the garbage (labels as attribute / index
+    / key names), or [] if none within `limit` hops."""
+    from ._holders import labelled_referents
+    frontier = [(start, [])]
+    seen = {id(start)}
+    for _ in range(limit):
+        nxt = []
+        for obj, path in frontier:
+            for label, ref in labelled_referents(obj):
+                if ref is start and path:
+                    return path + [label]
+                if id(ref) in garbage_ids and id(ref) not in seen:
+                    seen.add(id(ref))
+                    nxt.append((ref, path + [label]))
+        frontier = nxt
+        if not frontier:
+            break
+    return []
+
+
+def collect(doctor, step):
+    """Runs a full collection keeping the garbage; reports tensors found in it (LD006)."""
+    old = gc.get_debug()
+    before = _C._cpu_memory_allocated()
+    gc.set_debug(old | gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        garbage = list(gc.garbage)
+        gc.garbage.clear()
+    finally:
+        gc.set_debug(old)
+    tensors = [o for o in garbage if isinstance(o, _C.Tensor)]
+    if not tensors:
+        del garbage
+        gc.collect()
+        return
+    garbage_ids = {id(o) for o in garbage}
+    # a container in the cycle names it best: start from an object that refers to a tensor
+    holder_path, line = "", ""
+    for obj in garbage:
+        if isinstance(obj, (_C.Tensor, dict, list, tuple)):
+            continue
+        path = _cycle_path(obj, garbage_ids)
+        if path:
+            holder_path = f"a {_describe(obj)} object" + "".join(path) + " (a reference cycle)"
+            break
+    biggest = max(tensors, key=lambda t: t.numel() * t.element_size())
+    line, _ = _C._doctor_site_of(biggest)
+    n = len(tensors)
+    del garbage, tensors, biggest
+    gc.collect()  # now free what the cycles held
+    freed = before - _C._cpu_memory_allocated()
+    holders = [{"path": holder_path or "a reference cycle", "created_at": line, "created_step": step,
+                "through_hook": False}]
+    message = (f"the cyclic garbage collector freed {n} tensor(s) ({_fmt(freed)}) at the end of step {step}: "
+               "they were held by a reference cycle, not by anything the program still uses")
+    doctor._session.add_evidence("LD006", line, message, holders, max(freed, 0))
+
+
+def _fmt(b):
+    from . import _fmt as fmt
+    return fmt(b)

@@ -1,0 +1,231 @@
+"""Who holds a graph: the shortest reference path from a named root to each handle tensor.
+
+Roots are the live frames' locals (every thread, innermost first), the ``__main__`` module's
+globals and those of the user's other modules. The search walks Python references with
+readable labels (``state['total']``, ``self.history[3]``, ``model.fc.weight``), plus what the
+C++ side holds for a tensor (``.grad``). A path that goes through a hook (a module's hook
+dict, a hook's closure, or a module attribute set while a hook ran) is marked, for LD005.
+It runs only when a finding is reported (or on request) and keeps no reference afterwards.
+"""
+import collections
+import functools
+import os
+import sys
+import sysconfig
+import types
+
+from .. import _C
+
+_MAX_OBJECTS = 300_000
+_MAX_DEPTH = 14
+_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+               "_state_dict_hooks", "_load_state_dict_post_hooks")
+_MODULE_REGISTRIES = ("_modules", "_parameters", "_buffers")
+
+_package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_std_dirs = tuple(p for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib"),
+                              sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")} if p)
+
+
+class _Found:
+    __slots__ = ("path", "created_at", "created_step", "through_hook", "tensor")
+
+    def __init__(self, path, created_at, created_step, through_hook, tensor):
+        self.path, self.created_at, self.created_step = path, created_at, created_step
+        self.through_hook, self.tensor = through_hook, tensor
+
+    def _dict(self):
+        return {"path": self.path, "created_at": self.created_at, "created_step": self.created_step,
+                "through_hook": self.through_hook}
+
+
+def _key_label(k):
+    if isinstance(k, (str, int, float, bool, type(None))):
+        return f"[{k!r}]"
+    if isinstance(k, tuple) and len(k) < 4 and all(isinstance(x, (str, int)) for x in k):
+        return f"[{k!r}]"
+    if isinstance(k, _C.Tensor):
+        return "[<tensor>]"
+    return f"[<{type(k).__name__}>]"
+
+
+def _is_module(obj):
+    d = getattr(obj, "__dict__", None)
+    return isinstance(d, dict) and "_modules" in d and "_parameters" in d
+
+
+def labelled_referents(obj):
+    """(label, referent) pairs of what `obj` refers to, with labels that read as Python."""
+    out = []
+    try:
+        if isinstance(obj, dict):
+            for k, v in list(obj.items()):
+                out.append((_key_label(k), v))
+        elif isinstance(obj, (list, tuple, collections.deque)):
+            for i, v in enumerate(list(obj)):
+                out.append((f"[{i}]", v))
+        elif isinstance(obj, (set, frozenset)):
+            for v in list(obj):
+                out.append(("{...}", v))
+        elif isinstance(obj, types.CellType):
+            try:
+                out.append(("", obj.cell_contents))
+            except ValueError:  # an empty cell
+                pass
+        elif isinstance(obj, types.FunctionType):
+            closure = obj.__closure__ or ()
+            for name, cell in zip(obj.__code__.co_freevars, closure):
+                try:
+                    out.append((f".<closure {name}>", cell.cell_contents))
+                except ValueError:
+                    pass
+            for i, v in enumerate(obj.__defaults__ or ()):
+                out.append((f".__defaults__[{i}]", v))
+        elif isinstance(obj, types.MethodType):
+            out.append((".__self__", obj.__self__))
+            out.append((".__func__", obj.__func__))
+        elif isinstance(obj, functools.partial):
+            out.append((".func", obj.func))
+            for i, v in enumerate(obj.args):
+                out.append((f".args[{i}]", v))
+            for k, v in obj.keywords.items():
+                out.append((f".keywords[{k!r}]", v))
+        else:
+            if isinstance(obj, _C.Tensor):
+                gid = _C._doctor_grad_id(obj)
+                if gid:
+                    g = _C._doctor_tensor_object(gid)
+                    out.append((".grad", g if g is not None else _CppTensor(gid)))
+            d = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
+            if isinstance(d, dict):
+                if _is_module(obj):
+                    for reg in _MODULE_REGISTRIES:
+                        for k, v in d.get(reg, {}).items():
+                            if v is not None:
+                                out.append((f".{k}", v))
+                    for k, v in d.items():
+                        if k in _MODULE_REGISTRIES:
+                            continue
+                        out.append((f".{k}", v))
+                else:
+                    for k, v in list(d.items()):
+                        out.append((f".{k}", v))
+            for slot in _slots_of(type(obj)):
+                try:
+                    out.append((f".{slot}", object.__getattribute__(obj, slot)))
+                except AttributeError:
+                    pass
+    except Exception:  # an exotic container: no labels, no descent
+        return []
+    return out
+
+
+def _slots_of(cls):
+    names = []
+    for c in getattr(cls, "__mro__", ()):
+        s = c.__dict__.get("__slots__", ())
+        if isinstance(s, str):
+            s = (s,)
+        names.extend(n for n in s if n not in ("__dict__", "__weakref__"))
+    return names
+
+
+class _CppTensor:
+    """A tensor the C++ side holds that has no Python object (a ``.grad`` never read)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, tid):
+        self.id = tid
+
+
+def _user_module(mod):
+    f = getattr(mod, "__file__", None)
+    if not f or mod.__name__ == "__main__":
+        return False
+    f = os.path.abspath(f)
+    return not f.startswith(_package_dir) and not any(f.startswith(d) for d in _std_dirs)
+
+
+def _roots():
+    """(label, object, note) for every named root, frames first (innermost first)."""
+    roots = []
+    here = os.path.abspath(__file__)
+    for tid, frame in sys._current_frames().items():
+        f = frame
+        while f is not None:
+            code = f.f_code
+            fn = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
+            if not fn.startswith(_package_dir) and fn != here:
+                for name, value in list(f.f_locals.items()):
+                    roots.append((name, value, f"local in {code.co_name}()"))
+            f = f.f_back
+    main = sys.modules.get("__main__")
+    if main is not None:
+        for name, value in list(vars(main).items()):
+            if not name.startswith("__"):
+                roots.append((name, value, "global"))
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or mod is main or not _user_module(mod):
+            continue
+        for name, value in list(vars(mod).items()):
+            if not name.startswith("__"):
+                roots.append((f"{modname}.{name}", value, "global"))
+    return roots
+
+
+_LEAF_TYPES = (str, bytes, int, float, complex, bool, range)
+_SKIP_TYPES = (type, types.ModuleType, types.CodeType, types.FrameType, types.BuiltinFunctionType) + _LEAF_TYPES
+
+
+def find(handles, max_paths, hook_attrs, with_ids=False):
+    """Holders of the given handles (dicts with ``tensor``, ``site``, ``step``): up to
+    ``max_paths`` paths, one per handle first, shortest first."""
+    targets = {}  # tensor identity -> handle
+    for h in handles:
+        targets.setdefault(h["tensor"], h)
+    if not targets:
+        return []
+    want_obj = {}
+    for tid in targets:
+        o = _C._doctor_tensor_object(tid)
+        if o is not None:
+            want_obj[id(o)] = tid
+    found = {}  # tensor identity -> (path, through_hook)
+    roots = _roots()
+    # BFS: the queue holds (object, path pieces, through_hook)
+    seen = set()
+    queue = collections.deque()
+    for label, value, _note in roots:
+        if id(value) not in seen:
+            seen.add(id(value))
+            queue.append((value, [label], False, 0))
+    budget = _MAX_OBJECTS
+    while queue and budget > 0 and len(found) < len(targets):
+        obj, path, hooked, depth = queue.popleft()
+        budget -= 1
+        tid = want_obj.get(id(obj))
+        if tid is None and isinstance(obj, _CppTensor):
+            tid = obj.id if obj.id in targets else None
+        if tid is not None and tid not in found:
+            found[tid] = ("".join(path), hooked)
+        if depth >= _MAX_DEPTH or isinstance(obj, _SKIP_TYPES) or isinstance(obj, _CppTensor):
+            continue
+        module_attrs = hook_attrs.get(id(obj), ()) if _is_module(obj) else ()
+        for label, ref in labelled_referents(obj):
+            if ref is None or isinstance(ref, _LEAF_TYPES) or id(ref) in seen:
+                continue
+            seen.add(id(ref))
+            name = label[1:] if label.startswith(".") else ""
+            through = hooked or name in _HOOK_DICTS or (bool(name) and name in module_attrs)
+            queue.append((ref, path + [label], through, depth + 1))
+    out = []
+    # one path per handle, in the order the handles came (the most relevant first)
+    for h in handles:
+        tid = h["tensor"]
+        if tid in found and all(f.tensor != tid for f in out):
+            path, hooked = found[tid]
+            out.append(_Found(path, h.get("site", ""), h.get("step", 0), hooked, tid))
+        if len(out) >= max_paths:
+            break
+    return out
