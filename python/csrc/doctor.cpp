@@ -125,6 +125,7 @@ class PyAnnotator final : public dr::Annotator {
         h.created_at = item["created_at"].cast<std::string>();
         h.created_step = item["created_step"].cast<int64_t>();
         h.through_hook = item["through_hook"].cast<bool>();
+        if (item.contains("tensor")) h.tensor = item["tensor"].cast<uintptr_t>();
         out.push_back(std::move(h));
       }
     } catch (py::error_already_set& e) {  // a failing holder search never fails the step
@@ -185,6 +186,8 @@ py::dict finding_dict(const dr::Finding& f) {
   d["saved_bytes"] = f.saved_bytes;
   d["host_bytes"] = f.host_bytes;
   d["nodes_per_step"] = f.nodes_per_step;
+  d["graph_dot"] = f.graph_dot;
+  d["graph_svg"] = f.graph_svg;
   return d;
 }
 

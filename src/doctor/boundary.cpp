@@ -8,6 +8,7 @@
 
 #include "graft/core/storage.h"
 #include "graft/memory.h"
+#include "graph_render.h"
 #include "internal.h"
 #include "state.h"
 
@@ -158,6 +159,7 @@ std::string key_of(const Classified& c) {
 struct Pending {
   Finding f;
   std::vector<HandleInfo> handles;
+  std::vector<size_t> components;  ///< the census components it is about (growth rules)
   bool growth = false;
 };
 
@@ -243,16 +245,19 @@ void Session::State::step_boundary() {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     // classify the stale components and count each key's distinct stale steps
     struct KeyNow {
+      std::vector<size_t> components;  // indexes into pc.census.components
       std::set<int64_t> stale_steps;
       int64_t nodes = 0, saved = 0, host = 0, oldest = 0, newest = 0;
       std::vector<HandleInfo> handles;
       Classified cls;
     };
     std::map<std::string, KeyNow> now;
-    for (const GraphComponent& comp : pc.census.components) {
+    for (size_t ci = 0; ci < pc.census.components.size(); ++ci) {
+      const GraphComponent& comp = pc.census.components[ci];
       if (comp.stale_steps == 0) continue;
       Classified cls = classify(comp, s);
       KeyNow& k = now[key_of(cls)];
+      k.components.push_back(ci);
       if (k.handles.empty()) {
         k.cls = cls;
         k.oldest = comp.oldest_step;
@@ -329,6 +334,7 @@ void Session::State::step_boundary() {
       }
       f.message = m.str();
       f.key = key;
+      p.components = k.components;
       p.handles = k.handles;
       if (p.handles.size() > 64) p.handles.resize(64);
       pending.push_back(std::move(p));
@@ -389,11 +395,24 @@ void Session::State::step_boundary() {
         hd.path = path.str();
         hd.created_at = where(h.site);
         hd.created_step = h.step;
+        hd.tensor = h.tensor;
         p.f.holders.push_back(hd);
       }
     }
     for (const Holder& h : p.f.holders)
       if (h.through_hook && p.growth && p.f.rule != Rule::DetachedTooLate) p.f.rule = Rule::HookCapture;
+    // the graph as it is now, with the holders named
+    if (p.growth && !p.components.empty()) {
+      Census part;
+      part.step = pc.census.step;
+      for (size_t ci : p.components) part.components.push_back(pc.census.components[ci]);
+      detail::HandleLabels labels;
+      for (const Holder& h : p.f.holders)
+        if (h.tensor) labels.emplace(h.tensor, h.path);
+      const detail::RenderGraph rg = detail::build_render_graph(part, -1, labels);
+      p.f.graph_dot = detail::to_dot(rg);
+      p.f.graph_svg = detail::to_svg(rg);
+    }
   }
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());

@@ -137,6 +137,7 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
       ptrs.push_back(n);
       NodeInfo info;
       info.id = reinterpret_cast<uintptr_t>(n);
+      info.sequence_nr = n->sequence_nr();
       info.name = n->name();
       info.generation = n->generation();
       info.step = step_of(n->generation(), start_generation);

@@ -41,6 +41,17 @@ std::string step_colour(int64_t step, int64_t current) {
 RenderGraph build_render_graph(const Census& census, int64_t component, const HandleLabels& labels) {
   RenderGraph g;
   g.current_step = census.step;
+  // stable names: nodes in creation order, storages in order of first appearance
+  std::vector<const NodeInfo*> order;
+  for (const GraphComponent& c : census.components)
+    if (component < 0 || c.id == component)
+      for (const NodeInfo& n : c.nodes) order.push_back(&n);
+  std::sort(order.begin(), order.end(), [](const NodeInfo* a, const NodeInfo* b) {
+    return a->sequence_nr != b->sequence_nr ? a->sequence_nr < b->sequence_nr : a->id < b->id;
+  });
+  std::unordered_map<uintptr_t, std::string> node_name;
+  for (size_t i = 0; i < order.size(); ++i) node_name.emplace(order[i]->id, "n" + std::to_string(i));
+  std::unordered_map<uintptr_t, std::string> storage_name;
   for (const GraphComponent& c : census.components) {
     if (component >= 0 && c.id != component) continue;
     g.total_nodes += static_cast<int64_t>(c.nodes.size());
@@ -81,8 +92,10 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
     auto node_ref = [&](uintptr_t id) -> std::string {
       auto it = collapsed_into.find(id);
       if (it != collapsed_into.end()) return it->second;
-      char b[32];
-      std::snprintf(b, sizeof b, "n%lx", static_cast<unsigned long>(id));
+      auto named = node_name.find(id);
+      if (named != node_name.end()) return named->second;
+      char b[32];  // a node outside the drawn components
+      std::snprintf(b, sizeof b, "x%lx", static_cast<unsigned long>(id));
       return b;
     };
     std::set<uintptr_t> drawn_storages;
@@ -108,9 +121,9 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       for (uintptr_t next : n.next) add_edge(r.id, node_ref(next), RenderEdge::Gradient, "");
       for (const SavedInfo& s : n.saved) {
         if (!s.storage || s.released || s.packed) continue;
-        char sid[32];
-        std::snprintf(sid, sizeof sid, "s%lx", static_cast<unsigned long>(s.storage));
-        if (drawn_storages.insert(s.storage).second) {
+        auto [sit, fresh] = storage_name.emplace(s.storage, "s" + std::to_string(storage_name.size()));
+        const std::string sid = sit->second;
+        if (fresh && drawn_storages.insert(s.storage).second) {
           RenderNode t;
           t.id = sid;
           std::ostringstream l;

@@ -44,6 +44,7 @@ json finding_json(const Finding& f) {
           {"saved_bytes", f.saved_bytes},
           {"host_bytes", f.host_bytes},
           {"nodes_per_step", f.nodes_per_step},
+          {"graph_svg", f.graph_svg},
           {"holders", holders}};
 }
 
@@ -299,6 +300,7 @@ const char* kScript = R"(
     var h = '<span class="id">' + f.id + ' ' + f.name + '</span> (' + f.severity + ')' + (f.line ? ' at <code>' + f.line + '</code>' : '') + ', step ' + f.step + '<br>' + f.message;
     f.holders.forEach(function (x) { h += '<br>held by <span class="holder">' + x.path + '</span>' + (x.created_at ? ' (made at ' + x.created_at + ', step ' + x.created_step + ')' : ''); });
     h += '<br><span class="fix">fix: ' + f.fix + '</span>';
+    if (f.graph_svg) h += '<details><summary>the graph when it was reported</summary><div class="graph">' + f.graph_svg + '</div></details>';
     div.innerHTML = h; list.appendChild(div);
   });
   document.getElementById('chart-ready').setAttribute('data-series', document.querySelectorAll('#chart path.series').length);
@@ -313,11 +315,19 @@ std::string render_html(const std::string& timeline_json, const std::string& gra
   json j = json::parse(timeline_json);
   GRAFT_CHECK(j.value("schema", "") == "graft.doctor.timeline", ValueError,
               "render_html: not a graft.doctor timeline (schema ", j.value("schema", std::string("missing")), ")");
+  json findings = j["findings"];
+  const std::string xmlns = " xmlns=\"http://www.w3.org/2000/svg\"";
+  for (auto& f : findings) {  // inline SVG needs no namespace declaration in HTML
+    if (!f.contains("graph_svg")) continue;
+    std::string svg = f["graph_svg"].get<std::string>();
+    for (size_t p = 0; (p = svg.find(xmlns, p)) != std::string::npos;) svg.erase(p, xmlns.size());
+    f["graph_svg"] = svg;
+  }
   json embed = {{"schema", j["schema"]},
                 {"version", j["version"]},
                 {"session", j["session"]},
                 {"steps", chart_steps(j["steps"])},
-                {"findings", j["findings"]}};
+                {"findings", findings}};
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>graft.doctor report</title><style>"
     << kStyle << "</style></head><body>\n";
@@ -331,7 +341,6 @@ std::string render_html(const std::string& timeline_json, const std::string& gra
   o << "<div id=\"chart-ready\"></div><div id=\"tip\"></div>\n";
   // inline SVG needs no namespace declaration in HTML (and the page names no URL at all)
   std::string inline_svg = graph_svg;
-  const std::string xmlns = " xmlns=\"http://www.w3.org/2000/svg\"";
   for (size_t p = 0; (p = inline_svg.find(xmlns, p)) != std::string::npos;) inline_svg.erase(p, xmlns.size());
   o << "<h2>Live graphs</h2><div class=\"graph\">" << inline_svg << "</div>\n";
   o << "<h2>Report</h2><pre>" << html_escape_text(report_text) << "</pre>\n";

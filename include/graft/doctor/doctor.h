@@ -79,6 +79,7 @@ struct SavedInfo {
 /// A live graph node.
 struct NodeInfo {
   uintptr_t id = 0;
+  uint64_t sequence_nr = 0;  ///< creation order (stable ids in pictures)
   std::string name;          ///< "MulBackward0"
   uint32_t generation = 0;   ///< absolute generation
   int64_t step = 0;          ///< the session step that made it (1-based; 0: before the session)
@@ -134,6 +135,7 @@ struct Holder {
   std::string created_at;  ///< "train.py:89"
   int64_t created_step = 0;
   bool through_hook = false;  ///< the path goes through a hook's closure or a hook-set attribute
+  uintptr_t tensor = 0;       ///< the handle it names (0: unknown)
 };
 
 /// One diagnosis.
@@ -152,6 +154,7 @@ struct Finding {
   int64_t host_bytes = 0;
   double nodes_per_step = 0;       ///< growth rate over the confirmation steps
   std::string key;                 ///< what makes two findings the same (rule + line + holder)
+  std::string graph_dot, graph_svg;  ///< the leaking graph when it was reported (growth rules)
 };
 
 /// The doctor's error for assert_no_leak() (a RuntimeError whose message lists the findings).

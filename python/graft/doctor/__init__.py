@@ -56,7 +56,7 @@ class Finding:
 
     def __init__(self, d):
         self.__dict__.update(d)
-        self.holders = [Holder(**h) for h in d["holders"]]
+        self.holders = [Holder(**{k: v for k, v in h.items() if k != "tensor"}) for h in d["holders"]]
 
     def __repr__(self):
         return f"<Finding {self.id} {self.name} at {self.line or '?'}, step {self.step}>"

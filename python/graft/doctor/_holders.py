@@ -36,7 +36,7 @@ class _Found:
 
     def _dict(self):
         return {"path": self.path, "created_at": self.created_at, "created_step": self.created_step,
-                "through_hook": self.through_hook}
+                "through_hook": self.through_hook, "tensor": self.tensor}
 
 
 def _key_label(k):
