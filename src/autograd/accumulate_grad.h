@@ -16,6 +16,7 @@ class AccumulateGrad final : public Node {
   void call_tensor_pre_hooks(TensorList& grads) override;
   const Tensor& variable() const { return variable_; }
   void visit_held(HeldVisitor& v) const override { v.tensor(variable_, "variable"); }
+  bool is_accumulator() const override { return true; }
 
  private:
   void note_accumulation(const AutogradMeta& m, const Tensor& g) const;

@@ -207,6 +207,7 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
 }
 
 void Session::State::on_node_executed(Node& n, uint32_t backward_id, bool retain_graph) {
+  if (n.is_accumulator()) return;  // shared by every graph of its leaf: says nothing of reuse
   if (uint32_t r = n.retained_by(); r && r != backward_id) {
     auto it = backward_calls.find(r);
     if (it != backward_calls.end()) {

@@ -151,6 +151,8 @@ class Node : public RefCounted {
   void set_anomaly_trace(std::string trace);
   /// Shows what this node holds for its backward (saved tensors and the like) to `v`.
   virtual void visit_held(HeldVisitor& v) const { (void)v; }
+  /// True for a leaf's AccumulateGrad: shared by every graph that uses the leaf.
+  virtual bool is_accumulator() const { return false; }
 
   // --- lifetime (include/graft/core/lifetime.h; read by the leak doctor) ---
   /// The generation (doctor step) in which the node was made.

@@ -15,9 +15,11 @@ that made it. ``python -m graft.doctor train.py`` runs an unchanged script under
 The doctor holds only weak references. Guide: docs/doctor.md; design: docs/notes/doctor.md.
 """
 import contextlib
+import gc
 import json
 import os
 import sys
+import weakref
 
 from .. import _C
 from . import _holders, _cycles, _scopes
@@ -100,7 +102,9 @@ class Doctor:
         global _current
         if self._session is not None:
             raise RuntimeError("this graft.doctor session has already started")
-        self._session = _C._DoctorSession(holders=self._find_holders, boundary=self._boundary, **self._options)
+        # the C++ session holds its callbacks weakly: no Doctor <-> session cycle the collector cannot see
+        self._session = _C._DoctorSession(holders=_weak(self._find_holders, []), boundary=_weak(self._boundary, None),
+                                          **self._options)
         _current = self
         from ..optim import optimizer as _optimizer
         from ..nn.modules import module as _module
@@ -108,6 +112,11 @@ class Doctor:
         if self._options["tier"] == "sites":
             self._hooks += _scopes.install()
         _module._doctor_note_hook_setattr = self._note_hook_setattr
+        if self.collect_cycles:
+            # the doctor runs the cyclic collector at each step boundary instead of at random
+            # times, so that what only it frees is seen (LD006) and seen at the same step each run
+            self._gc_was_enabled = gc.isenabled()
+            gc.disable()
         return self
 
     def stop(self):
@@ -120,6 +129,8 @@ class Doctor:
             h.remove()
         self._hooks.clear()
         _module._doctor_note_hook_setattr = None
+        if self.collect_cycles and getattr(self, "_gc_was_enabled", False):
+            gc.enable()
         self._session.stop()
         if _current is self:
             _current = None
@@ -359,6 +370,17 @@ class _Diff(dict):
 
     def __str__(self):
         return "\n".join(self["sentences"])
+
+
+def _weak(method, default):
+    """A callable that calls `method` while its object lives (else returns `default`)."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args):
+        m = ref()
+        return default if m is None else m(*args)
+
+    return call
 
 
 def _fmt(b):

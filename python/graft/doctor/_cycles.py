@@ -20,7 +20,7 @@ def _cycle_path(start, garbage_ids, limit=12):
         nxt = []
         for obj, path in frontier:
             for label, ref in labelled_referents(obj):
-                if ref is start and path:
+                if ref is start:
                     return path + [label]
                 if id(ref) in garbage_ids and id(ref) not in seen:
                     seen.add(id(ref))
@@ -42,7 +42,15 @@ def collect(doctor, step):
         gc.garbage.clear()
     finally:
         gc.set_debug(old)
-    tensors = [o for o in garbage if isinstance(o, _C.Tensor)]
+    # the tensors in the garbage, and those it holds directly (a tensor object need not be
+    # tracked by the collector itself)
+    from ._holders import labelled_referents
+    tensors, seen = [], set()
+    for o in garbage:
+        for t in [o] + [r for _, r in labelled_referents(o)]:
+            if isinstance(t, _C.Tensor) and id(t) not in seen:
+                seen.add(id(t))
+                tensors.append(t)
     if not tensors:
         del garbage
         gc.collect()
@@ -60,9 +68,11 @@ def collect(doctor, step):
     biggest = max(tensors, key=lambda t: t.numel() * t.element_size())
     line, _ = _C._doctor_site_of(biggest)
     n = len(tensors)
-    del garbage, tensors, biggest
+    del garbage, tensors, biggest, t, o
     gc.collect()  # now free what the cycles held
     freed = before - _C._cpu_memory_allocated()
+    if freed <= 0:  # the tensors the garbage referred to live on elsewhere: nothing was held by it
+        return
     holders = [{"path": holder_path or "a reference cycle", "created_at": line, "created_step": step,
                 "through_hook": False}]
     message = (f"the cyclic garbage collector freed {n} tensor(s) ({_fmt(freed)}) at the end of step {step}: "

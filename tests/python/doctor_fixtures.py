@@ -1,0 +1,252 @@
+"""Training loops with the classic memory habits, each with its fixed twin, for graft.doctor's
+tests (test_doctor_*.py). A line that the doctor must name carries a ``# <-- LDxxx`` marker;
+the tests find it with ``line_of``. Every function runs ``steps`` steps and returns nothing:
+what it leaks dies with its frame (the suite's leak check holds)."""
+import graft as torch
+import graft.nn as nn
+import graft.nn.functional as F
+
+_SOURCE = None
+
+
+def line_of(marker):
+    """'doctor_fixtures.py:<line>' of the line carrying ``# <-- marker``."""
+    global _SOURCE
+    if _SOURCE is None:
+        with open(__file__, encoding="utf-8") as f:
+            _SOURCE = f.read().splitlines()
+    for i, text in enumerate(_SOURCE, 1):
+        if text.rstrip().endswith("# <-- " + marker):
+            return f"doctor_fixtures.py:{i}"
+    raise KeyError(marker)
+
+
+def _mlp(seed=0):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    return model, opt, x, y
+
+
+# ---- LD001: a running total of losses ----
+def running_total(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    state = {"total": 0}
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        if fixed:
+            state["total"] += loss.detach()
+        else:
+            state["total"] += loss  # <-- LD001
+        opt.step()
+
+
+class Trainer:
+    """LD001 through an attribute: a list of losses kept with their graphs."""
+
+    def __init__(self):
+        self.model, self.opt, self.x, self.y = _mlp()
+        self.history = []
+
+    def train(self, steps, fixed=False):
+        for _ in range(steps):
+            self.opt.zero_grad()
+            loss = F.mse_loss(self.model(self.x), self.y)
+            loss.backward()
+            self.history.append(loss.detach().item() if fixed else loss)
+            self.opt.step()
+
+
+def losses_list(steps, fixed=False):
+    Trainer().train(steps, fixed)
+
+
+# ---- LD002: state carried into the next step with its graph ----
+def carried_state(steps, fixed=False):
+    torch.manual_seed(0)
+    cell = nn.Linear(8, 8)
+    opt = torch.optim.SGD(cell.parameters(), lr=0.01)
+    x = torch.randn(1, 8)
+    state = {"h": torch.zeros(1, 8)}
+    for _ in range(steps):
+        opt.zero_grad()
+        h = state["h"].detach() if fixed else state["h"]
+        state["h"] = torch.tanh(h * 0.5 + cell(x))  # <-- LD002
+        state["h"].pow(2).sum().backward(retain_graph=not fixed)
+        opt.step()
+
+
+# ---- LD003: evaluation outputs kept under grad mode ----
+def eval_outputs_kept(dr, steps, fixed=False):
+    model, opt, x, y = _mlp()
+    preds = []
+    for _ in range(steps):
+        if fixed:
+            with torch.no_grad():
+                preds.append(model(x))
+        else:
+            out = model(x)  # <-- LD003
+            preds.append(out)
+        dr.step()
+
+
+# ---- LD004: backward(create_graph=True) leaving graphs in .grad ----
+def create_graph_grads(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        loss = F.mse_loss(model(x), y)
+        loss.backward(create_graph=True)  # <-- LD004
+        opt.step()
+        if fixed:
+            for p in model.parameters():
+                p.grad = None
+    for p in model.parameters():  # break the cycle before the frame goes (the suite checks memory)
+        p.grad = None
+
+
+# ---- LD005: a forward hook keeping outputs ----
+def _keep_outputs(module, detach):
+    store = []
+
+    def keep(mod, inputs, output):
+        store.append(output.detach() if detach else output)
+
+    return module.register_forward_hook(keep)
+
+
+def hook_capture(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    handle = _keep_outputs(model[0], detach=fixed)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)  # <-- LD005
+        loss.backward()
+        opt.step()
+    handle.remove()
+
+
+class _Cache:
+    """Holds a tensor and itself: a reference cycle."""
+
+    def __init__(self, tensor, cyclic):
+        self.tensor = tensor
+        self.me = self if cyclic else None
+
+
+# ---- LD006: tensors held by reference cycles ----
+def cycle_held(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        opt.zero_grad()
+        out = model(x)
+        cache = _Cache(out.detach() * 1, cyclic=not fixed)  # <-- LD006
+        loss = F.mse_loss(out, y)
+        loss.backward()
+        opt.step()
+    del cache
+
+
+# ---- LD007: carried state detached only every few steps ----
+def detached_every(steps, every=3):
+    torch.manual_seed(0)
+    cell = nn.Linear(8, 8)
+    opt = torch.optim.SGD(cell.parameters(), lr=0.01)
+    x = torch.randn(1, 8)
+    h = torch.zeros(1, 8)
+    for i in range(steps):
+        opt.zero_grad()
+        if i % every == 0:
+            h = h.detach()
+        h = torch.tanh(h * 0.5 + cell(x))  # <-- LD007
+        h.pow(2).sum().backward(retain_graph=True)
+        opt.step()
+
+
+# ---- LD008: no zero_grad ----
+def no_zero_grad(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        if fixed:
+            opt.zero_grad()
+        F.mse_loss(model(x), y).backward()  # <-- LD008
+        opt.step()
+
+
+def gradient_accumulation(steps, micro=4):
+    """Accumulation done right: zero_grad and step every `micro` micro-batches."""
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        opt.zero_grad()
+        for k in range(micro):
+            (F.mse_loss(model(x[k::micro]), y[k::micro]) / micro).backward()
+        opt.step()
+
+
+# ---- LD009: retain_graph that nothing uses ----
+def retain_unused(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward(retain_graph=not fixed)  # <-- LD009
+        opt.step()
+
+
+def gradient_penalty(steps):
+    """Double backward that needs the graph kept: grad with create_graph, then backward through both."""
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        grads = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+        penalty = sum(g.pow(2).sum() for g in grads)
+        (loss + 0.1 * penalty).backward()
+        opt.step()
+
+
+# ---- LD010: evaluation under grad mode ----
+def eval_under_grad(dr, steps, fixed=False):
+    model, opt, x, y = _mlp()
+    correct = 0
+    for _ in range(steps):
+        if fixed:
+            with torch.no_grad():
+                out = model(x)
+        else:
+            out = model(x)  # <-- LD010
+        correct += int((out > 0).sum())
+        dr.step()
+
+
+# ---- patterns from the articles on PyTorch memory ----
+def fast_weights_kept(steps):
+    """A double-backward loop that keeps create_graph results across iterations (MAML-style fast
+    weights carried into the next iteration without detach): LD002."""
+    torch.manual_seed(0)
+    w = torch.randn(8, 1, requires_grad=True)
+    x, y = torch.randn(16, 8), torch.randn(16, 1)
+    opt = torch.optim.SGD([w], lr=0.01)
+    state = {"fast": w}
+    for _ in range(steps):
+        opt.zero_grad()
+        inner = F.mse_loss(x @ state["fast"], y)
+        (g,) = torch.autograd.grad(inner, state["fast"], create_graph=True)
+        state["fast"] = state["fast"] - 0.1 * g  # <-- fast-weights
+        F.mse_loss(x @ state["fast"], y).backward(retain_graph=True)
+        opt.step()
+
+
+def intermediate_kept(steps):
+    """An intermediate kept in a variable after backward: its graph lives until the next step
+    rebinds the name, as in PyTorch; nothing grows: clean."""
+    model, opt, x, y = _mlp()
+    for _ in range(steps):
+        opt.zero_grad()
+        hidden = model[1](model[0](x))
+        loss = F.mse_loss(model[2](hidden), y)
+        loss.backward()
+        opt.step()
+    return None

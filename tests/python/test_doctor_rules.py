@@ -1,0 +1,210 @@
+"""graft.doctor's rules from Python: each leaking loop (tests/python/doctor_fixtures.py) fires
+exactly its rule, with the holder's path from a named root and the user's line, at step 5 for
+the growth rules (warm-up 2 + confirmation 3) and never earlier; each fixed twin fires
+nothing; the look-alikes that are fine (gradient accumulation, a double backward that needs
+retain_graph, an intermediate kept after backward) fire nothing."""
+import pytest
+
+import graft
+import graft.doctor as doctor
+
+import doctor_fixtures as fx
+
+
+def run(fn, steps=8, **opts):
+    """Runs fn(steps) (or fn(dr, steps)) under a fresh doctor; returns (doctor, {id: step reported})."""
+    with doctor.watch(**opts) as dr:
+        try:
+            fn(dr, steps)
+        except TypeError as e:
+            if "positional argument" not in str(e):
+                raise
+            fn(steps)
+    return dr, {f.id: f.step for f in dr.findings}
+
+
+def only(dr, rule):
+    fs = dr.findings
+    assert [f.id for f in fs] == [rule], "\n".join(str(f) for f in fs)
+    return fs[0]
+
+
+def test_running_total_is_ld001_at_step_5_with_its_holder_and_line():
+    dr, at = run(lambda n: fx.running_total(n))
+    f = only(dr, "LD001")
+    assert f.step == 5 and f.severity == "leak"
+    assert f.line == fx.line_of("LD001")
+    assert f.holders[0].path == "state['total']"
+    assert f.holders[0].created_at == fx.line_of("LD001")
+    assert f.saved_bytes == 0  # backward freed what was saved: host-only growth
+    assert f.host_bytes > 0 and f.nodes_per_step > 0
+
+
+def test_ld001_is_not_reported_before_step_5():
+    dr, _ = run(lambda n: fx.running_total(n), steps=4)
+    assert dr.findings == []
+
+
+def test_running_total_detached_is_clean():
+    dr, _ = run(lambda n: fx.running_total(n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_losses_kept_in_an_attribute_are_ld001_held_by_self_history():
+    dr, _ = run(lambda n: fx.losses_list(n))
+    f = only(dr, "LD001")
+    assert f.step == 5
+    assert f.holders[0].path.startswith("self.history[")
+    dr, _ = run(lambda n: fx.losses_list(n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_carried_state_with_retain_graph_is_ld002():
+    dr, _ = run(lambda n: fx.carried_state(n))
+    f = only(dr, "LD002")
+    assert f.step == 5
+    assert f.line == fx.line_of("LD002")
+    assert f.holders[0].path == "state['h']"
+    assert f.saved_bytes > 0
+    dr, _ = run(lambda n: fx.carried_state(n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_outputs_kept_under_grad_mode_are_ld003():
+    dr, _ = run(fx.eval_outputs_kept)
+    f = only(dr, "LD003")
+    assert f.step == 5
+    assert f.line == fx.line_of("LD003")
+    assert [h.path for h in f.holders[:2]] == ["preds[3]", "preds[2]"] or f.holders[0].path.startswith("preds[")
+    dr, _ = run(lambda d, n: fx.eval_outputs_kept(d, n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_create_graph_grads_are_ld004_held_by_the_parameters_grad():
+    with pytest.warns(UserWarning, match="create_graph=True"):
+        dr, _ = run(lambda n: fx.create_graph_grads(n))
+    f = only(dr, "LD004")
+    assert f.step == 5
+    assert f.line == fx.line_of("LD004")
+    assert any(h.path.startswith("model.") and h.path.endswith(".grad") for h in f.holders), f.holders
+    with pytest.warns(UserWarning, match="create_graph=True"):
+        dr, _ = run(lambda n: fx.create_graph_grads(n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_outputs_kept_by_a_hook_closure_are_ld005():
+    dr, _ = run(lambda n: fx.hook_capture(n))
+    f = only(dr, "LD005")
+    assert f.step == 5
+    assert f.holders[0].through_hook
+    assert "._forward_hooks[" in f.holders[0].path and ".<closure store>[" in f.holders[0].path
+    dr, _ = run(lambda n: fx.hook_capture(n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_attribute_set_inside_a_hook_is_ld005():
+    model, opt, x, y = fx._mlp()
+
+    def remember(mod, inputs, output):
+        mod.seen = getattr(mod, "seen", []) + [output]  # an attribute written by a hook
+
+    handle = model[2].register_forward_hook(remember)
+    with doctor.watch() as dr:
+        for _ in range(8):
+            opt.zero_grad()
+            graft.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+    handle.remove()
+    del model[2].seen
+    f = only(dr, "LD005")
+    assert f.holders[0].path.startswith("model.2.seen[") and f.holders[0].through_hook
+
+
+def test_reference_cycles_holding_tensors_are_ld006():
+    dr, _ = run(lambda n: fx.cycle_held(n))
+    f = only(dr, "LD006")
+    assert f.step == 5
+    assert f.line == fx.line_of("LD006")
+    assert "_Cache" in f.holders[0].path and ".me" in f.holders[0].path
+    assert f.saved_bytes > 0  # the bytes the forced collection returned
+    dr, _ = run(lambda n: fx.cycle_held(n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_detaching_every_third_step_is_ld007_unless_the_window_is_declared():
+    dr, _ = run(lambda n: fx.detached_every(n), steps=12)
+    f = only(dr, "LD007")
+    assert f.severity == "warning" and f.line == fx.line_of("LD007")
+    with doctor.watch() as dr:
+        dr.allow_window(3)
+        fx.detached_every(12)
+    assert dr.findings == []
+
+
+def test_missing_zero_grad_is_ld008_unless_declared_and_real_accumulation_is_clean():
+    dr, _ = run(lambda n: fx.no_zero_grad(n))
+    f = only(dr, "LD008")
+    assert f.step == 5 and f.severity == "warning"
+    assert f.line == fx.line_of("LD008")
+    assert {h.path for h in f.holders} >= {"model.0.weight", "model.0.bias"}, f.holders
+    dr, _ = run(lambda n: fx.no_zero_grad(n, fixed=True), steps=12)
+    assert dr.findings == []
+    with doctor.watch() as dr:
+        dr.declare_accumulation(100)
+        fx.no_zero_grad(12)
+    assert dr.findings == []
+    dr, _ = run(lambda n: fx.gradient_accumulation(n), steps=12)
+    assert dr.findings == []
+
+
+def test_unused_retain_graph_is_ld009_and_a_gradient_penalty_is_clean():
+    dr, _ = run(lambda n: fx.retain_unused(n))
+    f = only(dr, "LD009")
+    assert f.severity == "info" and f.line == fx.line_of("LD009")
+    dr, _ = run(lambda n: fx.retain_unused(n, fixed=True), steps=12)
+    assert dr.findings == []
+    dr, _ = run(lambda n: fx.gradient_penalty(n), steps=12)
+    assert dr.findings == []
+
+
+def test_evaluation_under_grad_mode_is_ld010():
+    dr, _ = run(fx.eval_under_grad, steps=10)
+    f = only(dr, "LD010")
+    assert f.severity == "info" and f.line == fx.line_of("LD010")
+    assert f.saved_bytes > 0
+    dr, _ = run(lambda d, n: fx.eval_under_grad(d, n, fixed=True), steps=12)
+    assert dr.findings == []
+
+
+def test_fast_weights_kept_across_iterations_are_ld002():
+    dr, _ = run(lambda n: fx.fast_weights_kept(n))
+    f = only(dr, "LD002")
+    assert f.line == fx.line_of("fast-weights")
+    assert f.holders[0].path == "state['fast']"
+
+
+def test_an_intermediate_kept_after_backward_is_clean():
+    dr, _ = run(lambda n: fx.intermediate_kept(n), steps=12)
+    assert dr.findings == []
+
+
+def test_two_handles_to_one_graph_are_both_listed():
+    model, opt, x, y = fx._mlp()
+    state = {"total": 0}
+    with doctor.watch() as dr:
+        for _ in range(6):
+            opt.zero_grad()
+            loss = graft.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            state["total"] += loss
+            state["scaled"] = state["total"] * 2  # a second tensor holding the same chain
+            opt.step()
+    paths = sorted(h.path for h in only(dr, "LD001").holders)
+    assert paths == ["state['scaled']", "state['total']"], paths
+
+
+def test_allow_suppresses_an_intended_holder():
+    with doctor.watch() as dr:
+        dr.allow("state['total']")
+        fx.running_total(8)
+    assert dr.findings == []
