@@ -59,6 +59,10 @@ class HookSlot {
   void remove(uint64_t id);
   /// The current hooks, or null when there are none (then no lock is taken).
   std::shared_ptr<const HookList> snapshot() const;
+  /// Removes every hook for which `pred` is true; returns how many went. `pred` runs under the
+  /// slot's lock; the removed hooks are destroyed after it is released (their closures may take
+  /// the GIL). The Python layer uses it to break reference cycles (gc's tp_clear).
+  size_t remove_if(const std::function<bool(const TensorPreHook&)>& pred);
 
  private:
   mutable std::mutex mu_;
@@ -127,6 +131,8 @@ class Node : public RefCounted {
   /// Adds a hook on the gradient of forward output `output_nr`; returns its remover. Safe
   /// while a backward pass runs through this node on another thread (see HookSlot).
   std::function<void()> add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
+  /// The hooks added by add_tensor_pre_hook (all outputs), or null when none were ever added.
+  HookSlot* tensor_pre_hooks() const;
   /// retain_grad: `impl` receives the gradient of output `output_nr` after all hooks. The
   /// targets are guarded by a per-node mutex, held while a pass writes a retained .grad, so
   /// the TensorImpl destructor (which clears its target) waits for a write in flight.
@@ -146,6 +152,10 @@ class Node : public RefCounted {
   std::atomic<Cold*> cold_{nullptr};  // made once (compare-exchange), read lock-free; owned
   Cold& cold();
 };
+
+/// The hooks registered on leaf `t`'s gradient (Tensor::register_hook on a leaf), or null
+/// when none were ever registered.
+HookSlot* leaf_hook_slot(const TensorImpl& t);
 
 /// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
 void run_tensor_hooks(const HookList& hooks, TensorList& grads);
