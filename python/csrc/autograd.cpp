@@ -59,22 +59,11 @@ void run_backward(const std::vector<Tensor>& tensors, std::vector<Tensor> grads,
   autograd::backward(tensors, grads, retain_graph, create_graph, inputs);
 }
 
-/// A Python tensor hook as a C++ hook: None keeps the gradient, a Tensor replaces it. The size
-/// check names the Python function, as PyTorch's message does.
-std::function<Tensor(const Tensor&)> python_hook(py::function fn) {
+/// PythonTensorHook for `fn` (named by its __name__, as PyTorch's size-check message does).
+PythonTensorHook python_hook(py::function fn) {
   std::string name = py::hasattr(fn, "__name__") ? py::str(fn.attr("__name__")).cast<std::string>()
                                                   : std::string(py::str(fn));
-  SafePyObject f(std::move(fn));
-  return [f, name](const Tensor& grad) -> Tensor {
-    py::gil_scoped_acquire gil;
-    py::object r = f.get()(grad);
-    if (r.is_none()) return Tensor();
-    GRAFT_CHECK(is_tensor(r), TypeError, "expected Variable, but hook returned '",
-                std::string(py::str(r.get_type().attr("__name__"))), "'");
-    Tensor t = as_tensor_unchecked(r);
-    GRAFT_CHECK(t.sizes().equals(grad.sizes()), RuntimeError, "hook '", name, "' has changed the size of value");
-    return t;
-  };
+  return PythonTensorHook{SafePyObject(std::move(fn)), std::move(name)};
 }
 
 /// graft.inference_mode's guard object (a C++ InferenceMode held across __enter__/__exit__).
@@ -85,6 +74,17 @@ struct InferenceModeGuard {
 };
 
 }  // namespace
+
+Tensor PythonTensorHook::operator()(const Tensor& grad) const {
+  py::gil_scoped_acquire gil;
+  py::object r = fn.get()(grad);
+  if (r.is_none()) return Tensor();
+  GRAFT_CHECK(is_tensor(r), TypeError, "expected Variable, but hook returned '",
+              std::string(py::str(r.get_type().attr("__name__"))), "'");
+  Tensor t = as_tensor_unchecked(r);
+  GRAFT_CHECK(t.sizes().equals(grad.sizes()), RuntimeError, "hook '", name, "' has changed the size of value");
+  return t;
+}
 
 void init_autograd(py::module_& m) {
   py::handle tensor_cls = tensor_type();

@@ -107,7 +107,13 @@ std::vector<IndexItem> parse(py::handle index) {
     items.push_back(std::move(it));
   };
   if (sequence_as_tuple(index)) {
-    for (py::handle o : py::reinterpret_borrow<py::sequence>(index)) add(o);
+    // owned items: a sequence may make them on access (the rows of a 2-d ndarray are fresh
+    // views), and a py::handle taken from the sequence iterator would outlive them
+    auto seq = py::reinterpret_borrow<py::sequence>(index);
+    for (size_t i = 0; i < seq.size(); ++i) {
+      py::object o = seq[i];
+      add(o);
+    }
   } else {
     add(index);
   }

@@ -8,6 +8,7 @@ PYBIND11_MODULE(_C, m) {
   init_errors(m);
   init_dtype_device(m);
   init_tensor(m);
+  init_tensor_identity(m);
   init_functions(m);
   init_autograd(m);
   init_memory(m);

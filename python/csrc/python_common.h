@@ -6,6 +6,7 @@
 // Identity: a Python tensor object wraps a TensorImpl (holder intrusive_ptr<TensorImpl>), so
 // pybind11's instance registry hands back the *same* Python object for the same TensorImpl
 // while that object is alive: `x.grad is x.grad`, `p is opt.param_groups[0]["params"][0]`.
+// The object stays alive as long as C++ holds the tensor (tensor_identity.cpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -80,6 +81,15 @@ void init_python_function(py::module_& m);
 void init_saved_hooks(py::module_& m);
 void init_gradcheck(py::module_& m);
 void init_doctor(py::module_& m);
+void init_tensor_identity(py::module_& m);
+
+// ---- the graft.Tensor type's lifetime support (tensor_identity.cpp) ----
+/// pybind11's custom_type_setup for graft.Tensor: its deallocator (with preservation) and gc
+/// traverse/clear.
+void setup_tensor_type(PyHeapTypeObject* heap_type);
+/// The metaclass of graft.Tensor (derived from pybind11's): gives every Python subclass the
+/// same deallocator and gc support.
+py::object make_tensor_metaclass();
 
 // ---- helpers shared by the binding files ----
 /// The Python class graft.Tensor (set once by init_tensor).
@@ -142,6 +152,15 @@ class ReleaseGil {
  private:
   lifetime::SiteScope site_{lifetime::capture_site()};
   py::gil_scoped_release nogil_;
+};
+
+/// A Python tensor hook (Tensor.register_hook) as a C++ hook: None keeps the gradient, a Tensor
+/// replaces it. A named type, so that gc support finds the Python callable inside a C++ hook
+/// list (std::function::target) to traverse and clear it.
+struct PythonTensorHook {
+  SafePyObject fn;
+  std::string name;  ///< the function's __name__, for the size-check message
+  Tensor operator()(const Tensor& grad) const;
 };
 
 /// Calls `fn` with the GIL released when the tensors involved are large enough for the

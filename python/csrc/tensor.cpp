@@ -217,7 +217,11 @@ py::object make_return_pair(const char* name, Tensor a, Tensor b) {
 }
 
 void init_tensor(py::module_& m) {
-  TensorClass cls(m, "Tensor");
+  // A `__dict__` (attributes, as on PyTorch's tensors), PyObject preservation and gc support
+  // (tensor_identity.cpp); the metaclass gives Python subclasses the same.
+  py::object meta = make_tensor_metaclass();
+  m.attr("_TensorMeta") = meta;
+  TensorClass cls(m, "Tensor", py::metaclass(meta), py::dynamic_attr(), py::custom_type_setup(setup_tensor_type));
   g_tensor_type = cls;
   cls.attr("__module__") = "graft";
   cls.attr("__array_priority__") = 1000;  // numpy defers `array * tensor` to Tensor.__rmul__

@@ -57,11 +57,6 @@ void Node::refresh_generation() {
   generation_ = now;
 }
 
-HookSlot* Node::hook_slot() const {
-  const Cold* c = cold_.load(std::memory_order_acquire);
-  return c ? c->hooks.get() : nullptr;
-}
-
 // Deleting a node drops its edges and saved tensors, which may drop the last reference to
 // further nodes. Instead of recursing, nested releases are queued and drained here.
 void Node::release_self() {
@@ -129,6 +124,20 @@ void HookSlot::remove(uint64_t id) {
   }
 }
 
+size_t HookSlot::remove_if(const std::function<bool(const TensorPreHook&)>& pred) {
+  std::shared_ptr<const HookList> old;  // the removed hooks die after the lock is released
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!list_) return 0;
+  auto next = std::make_shared<HookList>();
+  for (const auto& h : *list_)
+    if (!pred(h)) next->push_back(h);
+  const size_t removed = list_->size() - next->size();
+  if (removed == 0) return 0;
+  size_.store(next->size(), std::memory_order_release);
+  old = std::exchange(list_, std::move(next));
+  return removed;
+}
+
 std::shared_ptr<const HookList> HookSlot::snapshot() const {
   if (size_.load(std::memory_order_acquire) == 0) return nullptr;
   std::lock_guard<std::mutex> lock(mu_);
@@ -160,6 +169,13 @@ std::function<void()> add_hook_with_remover(LazyHookSlot& slot, uint32_t output_
 std::function<void()> Node::add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn) {
   return add_hook_with_remover(cold().hooks, output_nr, std::move(fn));
 }
+HookSlot* Node::tensor_pre_hooks() const {
+  const Cold* c = cold_.load(std::memory_order_acquire);
+  return c ? c->hooks.get() : nullptr;
+}
+
+HookSlot* leaf_hook_slot(const TensorImpl& t) { return t.meta ? t.meta->leaf_hooks.get() : nullptr; }
+
 void Node::set_retain_grad_target(uint32_t output_nr, TensorImpl* impl) {
   Cold& c = cold();
   std::lock_guard<std::mutex> lock(c.retain_mu);

@@ -256,6 +256,9 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   // Two backward passes on different threads may reach the same leaf; the lock lives in the
   // leaf's meta, so it also orders accumulation across successive accumulator objects.
   AutogradMeta& m = autograd::meta(variable_);
+  // A replaced .grad dies after the lock is released: dropping a tensor may take the GIL
+  // (its Python object, see docs/notes/python.md), and a thread holding the GIL may wait here.
+  Tensor replaced;
   std::lock_guard<std::mutex> lock(m.grad_mutex);
   Tensor& g = m.grad;
   if (!g.defined()) {
@@ -274,7 +277,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     NoGradGuard ng;
     g.add_(new_grad);
   } else {
-    g = g + new_grad;
+    replaced = std::move(g);
+    g = replaced + new_grad;
   }
   // the buffer now belongs to .grad (memory_by_category reports it as gradient)
   alloc::CachingAllocator::set_category(g.impl()->storage()->data_ptr(), MemoryCategory::Gradient);

@@ -1,6 +1,9 @@
 // TensorImpl geometry and destruction.
 #include "graft/core/tensor_impl.h"
 
+#include <atomic>
+#include <utility>
+
 #include "../autograd/variable.h"
 #include "graft/core/error.h"
 
@@ -48,6 +51,49 @@ TensorImpl::TensorImpl(intrusive_ptr<StorageImpl> storage, DType dtype, IntArray
     lifetime::count_create(lifetime::Kind::Tensor, generation_, 0);
     live_tensors().link(this);
   }
+}
+
+namespace {
+std::atomic<void (*)(TensorImpl*)> g_pyobject_release_hook{nullptr};
+}  // namespace
+
+void TensorImpl::set_pyobject_release_hook(void (*hook)(TensorImpl*)) {
+  g_pyobject_release_hook.store(hook, std::memory_order_release);
+}
+
+bool TensorImpl::try_own_pyobject(void* pyobj) {
+  std::atomic<uint32_t>& word = refcount_word();
+  uint32_t c = word.load(std::memory_order_relaxed);
+  // A concurrent decrement (another thread, without the GIL) makes the exchange fail; retry
+  // with the new count, and give up once the Python object's handle is the only one left.
+  while ((c & kOwnsPyObjectBit) == 0 && (c & kCountMask) > 1) {
+    if (word.compare_exchange_weak(c, c | kOwnsPyObjectBit, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      owned_pyobject = pyobj;  // only read under the GIL, which the caller holds
+      return true;
+    }
+  }
+  return false;
+}
+
+void* TensorImpl::release_ref_and_take_pyobject() {
+  std::atomic<uint32_t>& word = refcount_word();
+  uint32_t c = word.load(std::memory_order_relaxed);
+  for (;;) {
+    // Other owners may have come (Python code while this thread waited for the GIL) or gone.
+    const bool last_besides_pyobject = c == (kOwnsPyObjectBit | 2u);
+    const uint32_t next = last_besides_pyobject ? 1u : c - 1;  // 1: the Python object's handle
+    if (word.compare_exchange_weak(c, next, std::memory_order_acq_rel, std::memory_order_relaxed))
+      return last_besides_pyobject ? std::exchange(owned_pyobject, nullptr) : nullptr;
+  }
+}
+
+void tensor_decref_owning_pyobject(const RefCounted* p) {
+  auto* t = static_cast<TensorImpl*>(const_cast<RefCounted*>(p));
+  if (auto hook = g_pyobject_release_hook.load(std::memory_order_acquire)) {
+    hook(t);
+    return;
+  }
+  (void)t->release_ref_and_take_pyobject();  // no Python layer: nothing sets the bit
 }
 
 TensorImpl::~TensorImpl() {

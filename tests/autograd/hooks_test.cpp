@@ -210,3 +210,41 @@ TEST(RetainGrad, DetachInPlaceStopsRetaining) {
   EXPECT_FALSE(y.grad().defined());
   expect_tensor(x.grad(), {2}, {2, 2});
 }
+
+// The hook lists can be enumerated and pruned (the Python package's gc support finds and
+// removes Python hooks this way): a leaf's slot, and a node's slot holding every output's hooks.
+namespace {
+struct MarkedHook {  // a named functor type, found with std::function::target
+  int tag;
+  Tensor operator()(const Tensor&) const { return Tensor(); }
+};
+}  // namespace
+
+TEST(Hooks, SlotsCanBeEnumeratedAndPruned) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  EXPECT_EQ(leaf_hook_slot(*x.impl()), nullptr);
+  x.register_hook(MarkedHook{1});
+  x.register_hook([](const Tensor& g) { return g * 2; });
+  HookSlot* leaf = leaf_hook_slot(*x.impl());
+  ASSERT_NE(leaf, nullptr);
+  EXPECT_EQ(leaf->snapshot()->size(), 2u);
+  auto marked = [](const TensorPreHook& h) { return h.fn.target<MarkedHook>() != nullptr; };
+  EXPECT_EQ(leaf->remove_if(marked), 1u);
+  EXPECT_EQ(leaf->remove_if(marked), 0u);
+  ASSERT_EQ(leaf->snapshot()->size(), 1u);
+  (x * x).sum().backward();  // the remaining hook still runs
+  expect_tensor(x.grad(), {2}, {4, 8});
+
+  auto parts = (x * 1).split(1);  // two outputs of one node
+  EXPECT_EQ(parts[0].grad_fn()->tensor_pre_hooks(), nullptr);
+  parts[0].register_hook(MarkedHook{2});
+  parts[1].register_hook(MarkedHook{3});
+  HookSlot* node = parts[0].grad_fn()->tensor_pre_hooks();
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->snapshot()->size(), 2u);
+  EXPECT_EQ(node->remove_if([](const TensorPreHook& h) { return h.output_nr == 1; }), 1u);
+  ASSERT_EQ(node->snapshot()->size(), 1u);
+  EXPECT_EQ(node->snapshot()->front().fn.target<MarkedHook>()->tag, 2);
+  EXPECT_EQ(node->remove_if([](const TensorPreHook&) { return true; }), 1u);
+  EXPECT_EQ(node->snapshot(), nullptr);  // empty: no lock taken on the next visit
+}

@@ -73,6 +73,10 @@ class HookSlot {
   void remove(uint64_t id);
   /// The current hooks, or null when there are none (then no lock is taken).
   std::shared_ptr<const HookList> snapshot() const;
+  /// Removes every hook for which `pred` is true; returns how many went. `pred` runs under the
+  /// slot's lock; the removed hooks are destroyed after it is released (their closures may take
+  /// the GIL). The Python layer uses it to break reference cycles (gc's tp_clear).
+  size_t remove_if(const std::function<bool(const TensorPreHook&)>& pred);
 
  private:
   mutable std::mutex mu_;
@@ -141,6 +145,8 @@ class Node : public RefCounted {
   /// Adds a hook on the gradient of forward output `output_nr`; returns its remover. Safe
   /// while a backward pass runs through this node on another thread (see HookSlot).
   std::function<void()> add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
+  /// The hooks added by add_tensor_pre_hook (all outputs), or null when none were ever added.
+  HookSlot* tensor_pre_hooks() const;
   /// retain_grad: `impl` receives the gradient of output `output_nr` after all hooks. The
   /// targets are guarded by a per-node mutex, held while a pass writes a retained .grad, so
   /// the TensorImpl destructor (which clears its target) waits for a write in flight.
@@ -170,9 +176,6 @@ class Node : public RefCounted {
   void refresh_generation();
   /// The size of the node's heap block (counted only while a doctor session counts; else 0).
   uint32_t host_bytes() const { return host_bytes_; }
-  /// Tensor hooks registered on the node's outputs (null: none); for diagnostics and the
-  /// Python bindings' garbage-collector traversal.
-  HookSlot* hook_slot() const;
   lifetime::LiveLinks<Node> live_links;  ///< in the live list while a doctor session counts
 
  protected:
@@ -197,6 +200,10 @@ using LiveNodes = lifetime::LiveList<Node, &Node::live_links>;
 /// Nodes made while a doctor session counted, still alive (the doctor's census walks them).
 LiveNodes& live_nodes();
 }  // namespace autograd
+
+/// The hooks registered on leaf `t`'s gradient (Tensor::register_hook on a leaf), or null
+/// when none were ever registered.
+HookSlot* leaf_hook_slot(const TensorImpl& t);
 
 /// Runs `hooks` in order on `grads` (shared by nodes and leaf accumulators).
 void run_tensor_hooks(const HookList& hooks, TensorList& grads);

@@ -3,9 +3,12 @@
 /// and copying it is one atomic increment. See docs/notes/ownership.md.
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace graft {
+
+class TensorImpl;
 
 /// Base for intrusively counted objects. When the last handle goes, `release_self()` runs;
 /// Node overrides it to defer deletion so that long graphs are destroyed iteratively.
@@ -18,7 +21,17 @@ class RefCounted {
   /// Called once the count reaches zero. Default: delete.
   virtual void release_self() { delete this; }
   /// Current number of strong handles (for tests and diagnostics).
-  uint32_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
+  uint32_t use_count() const { return refcount_.load(std::memory_order_relaxed) & kCountMask; }
+
+  /// The high bit of the count word. Only TensorImpl uses it: set while the tensor owns one
+  /// reference to its Python object (see TensorImpl::try_own_pyobject). It lives in the word
+  /// of the count so that one compare-exchange sees both. Other types never set it.
+  static constexpr uint32_t kOwnsPyObjectBit = 0x80000000u;
+  static constexpr uint32_t kCountMask = ~kOwnsPyObjectBit;
+
+ protected:
+  /// The raw count word (count | kOwnsPyObjectBit), for TensorImpl's ownership transitions.
+  std::atomic<uint32_t>& refcount_word() const { return refcount_; }
 
  private:
   template <class T>
@@ -26,6 +39,7 @@ class RefCounted {
   friend void intrusive_incref(const RefCounted* p);
   friend bool intrusive_try_incref(const RefCounted* p);
   friend bool intrusive_decref(const RefCounted* p);
+  friend bool intrusive_decref_tensor(const RefCounted* p);
   mutable std::atomic<uint32_t> refcount_{0};
 };
 
@@ -34,13 +48,40 @@ inline void intrusive_incref(const RefCounted* p) { p->refcount_.fetch_add(1, st
 /// kept as raw pointers, e.g. a leaf's pointer to its AccumulateGrad.
 inline bool intrusive_try_incref(const RefCounted* p) {
   uint32_t c = p->refcount_.load(std::memory_order_relaxed);
-  while (c != 0)
+  while ((c & RefCounted::kCountMask) != 0)
     if (p->refcount_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
   return false;
 }
 /// Returns true when the count reached zero.
 inline bool intrusive_decref(const RefCounted* p) {
   return p->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
+/// Whether intrusive_ptr<T> drops references with intrusive_decref_tensor (which watches
+/// kOwnsPyObjectBit) instead of a plain decrement. Only TensorImpl pays for the check.
+template <class T>
+struct intrusive_watches_pyobject_bit : std::false_type {};
+template <>
+struct intrusive_watches_pyobject_bit<TensorImpl> : std::true_type {};
+
+/// Slow path of intrusive_decref_tensor (src/core/tensor_impl.cpp): the tensor owns its Python
+/// object and this reference is the last one besides that object's own handle.
+void tensor_decref_owning_pyobject(const RefCounted* p);
+
+/// Drops one reference to a TensorImpl. When the tensor owns its Python object and the count
+/// is 2 (that object's handle and the caller's), the release hook installed by the Python
+/// layer takes over: it takes the GIL, then decrements, then drops the Python object (see
+/// docs/notes/python.md, "Tensor identity"). Returns true when the count reached zero.
+inline bool intrusive_decref_tensor(const RefCounted* p) {
+  uint32_t c = p->refcount_.load(std::memory_order_relaxed);
+  for (;;) {
+    if (c == (RefCounted::kOwnsPyObjectBit | 2u)) {
+      tensor_decref_owning_pyobject(p);  // never reaches zero: the Python object's handle stays
+      return false;
+    }
+    if (p->refcount_.compare_exchange_weak(c, c - 1, std::memory_order_acq_rel, std::memory_order_relaxed))
+      return c == 1;
+  }
 }
 
 /// A strong handle to a RefCounted object.
@@ -64,9 +105,13 @@ class intrusive_ptr {
   }
   intrusive_ptr(intrusive_ptr&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   template <class U>
-  intrusive_ptr(const intrusive_ptr<U>& o) noexcept : intrusive_ptr(static_cast<T*>(o.get())) {}
+  intrusive_ptr(const intrusive_ptr<U>& o) noexcept : intrusive_ptr(static_cast<T*>(o.get())) {
+    static_assert(!intrusive_watches_pyobject_bit<U>::value, "a TensorImpl handle must stay intrusive_ptr<TensorImpl>");
+  }
   template <class U>
-  intrusive_ptr(intrusive_ptr<U>&& o) noexcept : p_(o.release()) {}
+  intrusive_ptr(intrusive_ptr<U>&& o) noexcept : p_(o.release()) {
+    static_assert(!intrusive_watches_pyobject_bit<U>::value, "a TensorImpl handle must stay intrusive_ptr<TensorImpl>");
+  }
   ~intrusive_ptr() { reset(); }
   intrusive_ptr& operator=(const intrusive_ptr& o) noexcept {
     intrusive_ptr(o).swap(*this);
@@ -80,7 +125,11 @@ class intrusive_ptr {
     if (p_) {
       T* p = p_;
       p_ = nullptr;
-      if (intrusive_decref(p)) p->release_self();
+      if constexpr (intrusive_watches_pyobject_bit<T>::value) {
+        if (intrusive_decref_tensor(p)) p->release_self();
+      } else {
+        if (intrusive_decref(p)) p->release_self();
+      }
     }
   }
   /// Gives up ownership without decrementing.

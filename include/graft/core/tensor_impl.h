@@ -58,6 +58,23 @@ class TensorImpl final : public RefCounted {
   bool is_wrapped_number = false;    ///< made from a C++ scalar argument (`x * 2`)
   bool is_inference = false;         ///< created under InferenceMode
   std::unique_ptr<AutogradMeta> meta; ///< cold autograd state; null until needed
+  // --- Python object preservation (docs/notes/python.md, "Tensor identity") ---
+  /// The Python object this tensor owns one reference to, or null. Set and read by the
+  /// Python layer under the GIL; non-null exactly while kOwnsPyObjectBit is set.
+  void* owned_pyobject = nullptr;
+  /// Makes this tensor own one reference to `pyobj` (the caller gives it), if other owners
+  /// remain besides `pyobj`'s own handle (use_count() > 1) and it owns none yet. Returns
+  /// false otherwise. Called with the GIL, from the Python object's deallocator.
+  bool try_own_pyobject(void* pyobj);
+  /// For the release hook, with the GIL held: drops the caller's reference (never the last
+  /// one). If that leaves only the Python object's handle while the tensor owns that object,
+  /// clears the ownership and returns the object, whose reference the caller must drop;
+  /// otherwise returns null.
+  void* release_ref_and_take_pyobject();
+  /// Installs the release hook (once, by the Python layer): called when a reference is dropped
+  /// from a tensor that owns its Python object and only that object's handle would remain.
+  /// It must take the GIL, then call release_ref_and_take_pyobject and drop the result.
+  static void set_pyobject_release_hook(void (*hook)(TensorImpl*));
 
  private:
   Shape sizes_;
