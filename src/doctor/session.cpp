@@ -86,12 +86,16 @@ class Recorder final : public lifetime::Observer {
     } catch (...) {
     }
   }
-  void optimizer_stepped() noexcept override {
+  void optimizer_stepped(const void* optimizer) noexcept override {
     Session* session = nullptr;
     {
       std::lock_guard<std::mutex> g(recorder_mutex());
       Session::State* s = active_state();
       if (!s || !s->options.step_on_optimizer) return;
+      // with several optimizers (a GAN's two, a model and a probe) the first one to step marks
+      // the step: one boundary per training iteration
+      if (!s->primary_optimizer) s->primary_optimizer = optimizer;
+      if (optimizer && optimizer != s->primary_optimizer) return;
       session = s->owner;
     }
     try {

@@ -160,7 +160,8 @@ class Doctor:
 
     def _optimizer_stepped(self, optimizer, args, kwargs):
         before = self._session.steps
-        _C._doctor_note_optimizer_step()  # counts it (LD008) and, with step_on_optimizer, ends the step
+        # counts it (LD008); with step_on_optimizer, the first optimizer to step ends each step
+        _C._doctor_note_optimizer_step(optimizer)
         if self._session.steps != before:
             self._after_step()
 
