@@ -52,7 +52,9 @@ bench:
 	./$(BENCH_BUILD)/bench/conv_bench
 	./$(BENCH_BUILD)/bench/alloc_bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
 	bench/compare_backends.sh $(BENCH_BUILD) 5
+	./$(BENCH_BUILD)/bench/doctor_overhead
 	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/python_overhead.py; else echo 'bench/python_overhead.py skipped: python3-torch is not installed'; fi
+	PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/doctor_overhead.py
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

@@ -8,6 +8,8 @@ step (LD006, on by default), in an order that rotates per round; medians and the
 the run without a doctor are printed. Targets (issue #11): tier 0 <= 1.02, tier 1 <= 1.10.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/doctor_overhead.py [--rounds 7] [--steps 60]
+    ... bench/doctor_overhead.py --count MODE STEPS   (one mode, untimed: for callgrind's
+        instruction counts, bench/doctor_instructions.sh --python build/python)
 
 The machine is shared and noisy: compare the ratios, not the absolute times.
 """
@@ -68,9 +70,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--threads", type=int, default=1, help="graft.set_num_threads (default 1: less noise)")
+    parser.add_argument("--count", nargs=2, metavar=("MODE", "STEPS"), help="run one mode untimed (for callgrind)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     step = make()
+    if args.count:
+        ms_per_step(step, int(args.count[1]), args.count[0])
+        return
     names = list(MODES)
     times = {m: [] for m in names}
     for r in range(args.rounds):
