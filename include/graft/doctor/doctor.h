@@ -222,6 +222,7 @@ struct DiffEntry {
   std::string type;   ///< node type, or storage category
   int64_t count = 0;
   int64_t bytes = 0;
+  int64_t per_step = 0;  ///< the count each step of (from, to] made, when every one made as many (0: uneven)
 };
 /// Objects made in steps (from, to] that are still alive, grouped by kind, line and type.
 struct Diff {
