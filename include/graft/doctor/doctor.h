@@ -89,6 +89,7 @@ struct NodeInfo {
   std::vector<uintptr_t> next;  ///< edges (ids of the nodes its gradients flow into)
   std::vector<SavedInfo> saved;
   std::vector<int64_t> output_shape;  ///< shape of forward output 0
+  uintptr_t variable = 0;    ///< AccumulateGrad: the leaf it accumulates into (TensorImpl identity)
 };
 
 /// A tensor that holds a node of a graph: the user's handle (or a gradient, or a tensor the
