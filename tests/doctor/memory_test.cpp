@@ -221,6 +221,40 @@ TEST(DoctorLedger, PartsAddUpAfterEveryStepOfAScriptedSequence) {
   EXPECT_EQ(doctor::ledger(*t.a).reserved, 0);
 }
 
+TEST(DoctorLedger, RunningTotalIsDeviceFlatAndHostGrowing) {
+  nn::Sequential net{nn::Linear(8, 16), nn::ReLU(), nn::Linear(16, 1)};
+  optim::SGD opt{net->parameters(), optim::SGDOptions(0.01)};
+  Tensor x = randn({4, 8}), y = randn({4, 1});
+  FakeOutside outside(0);
+  doctor::Session dr;
+  Tensor total = zeros({});
+  for (int i = 0; i < 8; ++i) {
+    opt.zero_grad();
+    Tensor loss = mse_loss(net->forward(x), y);
+    loss.backward();
+    total = total + loss;  // LD001: the graphs stay, their saved tensors were freed
+    opt.step();
+  }
+  const std::vector<doctor::StepRecord> t = dr.timeline();
+  ASSERT_EQ(t.size(), 8u);
+  for (size_t k = 1; k < t.size(); ++k) {
+    EXPECT_EQ(t[k].bytes_by_category, t[0].bytes_by_category) << "step " << t[k].step;  // the device: flat
+    EXPECT_EQ(t[k].saved_bytes, 0) << "step " << t[k].step;
+    EXPECT_GT(t[k].graph_host_bytes, t[k - 1].graph_host_bytes) << "step " << t[k].step;  // the host grows
+    EXPECT_EQ(t[k].graph_nodes, t[k - 1].graph_nodes + 11) << "step " << t[k].step;
+  }
+  const doctor::Ledger l = doctor::ledger(kCPU);
+  EXPECT_EQ(l.graph_host_bytes, t.back().graph_host_bytes);
+  EXPECT_EQ(parts(l), l.reserved);
+  const std::vector<std::string> s = l.sentences();
+  const std::string host = " of host memory holds backward-graph nodes (outside the allocator).";
+  ASSERT_GE(s.size(), 2u);
+  const std::string& nodes_line = s[s.size() - 2];
+  EXPECT_EQ(nodes_line.size() > host.size() ? nodes_line.substr(nodes_line.size() - host.size()) : "", host)
+      << ::testing::PrintToString(s);
+  EXPECT_EQ(s.back(), "0 B of cpu memory is used outside graft's allocator.");
+}
+
 // ---------------------------------------------------------------- fragmentation (F6)
 
 TEST(DoctorFragmentation, PyTorch123548CycleGivesExactValuesPerPool) {
