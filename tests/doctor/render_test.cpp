@@ -294,6 +294,15 @@ TEST(DoctorTimeline, EventRingKeepsTheNewestMaxEvents) {
     EXPECT_EQ(e.dump(), full["events"][total - 10 + i].dump());
   }
   EXPECT_EQ(j["steps"].size(), 8u);  // step records are not part of the ring
+  dr.stop();
+  // no room at all: every event is dropped, and counted
+  o.max_events = 0;
+  Chain none;
+  doctor::Session empty(o);
+  none.run(empty, 8);
+  const json k = json::parse(empty.timeline_json());
+  EXPECT_TRUE(k["events"].empty());
+  EXPECT_EQ(k["events_dropped"], total);
 }
 
 TEST(DoctorTimeline, LoaderRoundTripsAndRejectsOtherDocuments) {
