@@ -459,7 +459,7 @@ void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_loc
   record(TraceEntry::Action::Oom, info ? info->free : 0, size, size, MemoryCategory::Other, ctx);
   std::string observed;
   if (OomObserver o = g_oom_observer.load(std::memory_order_acquire))
-    observed = o(OomInfo{device_, size, alloc_size, allocated, reserved, limit, info});
+    observed = o(OomInfo{device_, this, size, alloc_size, allocated, reserved, limit, info});
   // At this point every releasable cached segment has gone back to the raw allocator: what
   // is reserved but unallocated is fragmentation (free pieces of split segments).
   const std::string kind = device_kind(device_);

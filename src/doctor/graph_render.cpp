@@ -94,7 +94,7 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       size_t j = i + 1;
       const std::string sig = signature(by_step[steps[i]]);
       while (j < steps.size() && steps[j] == steps[j - 1] + 1 && signature(by_step[steps[j]]) == sig) ++j;
-      if (j - i >= 3) {  // keep the first and the last, fold the middle
+      if (j - i >= 4) {  // keep the first and the last, fold the middle (two steps or more)
         RenderNode p;
         p.id = "c" + std::to_string(c.id) + "_steps" + std::to_string(steps[i + 1]);
         const int64_t folded = static_cast<int64_t>(j - i - 2);

@@ -195,9 +195,9 @@ std::string oom_report(const alloc::OomInfo& info) {
     if (info.device_info) o << " and the device has " << format_bytes(int64_t(info.device_info->free)) << " free";
     o << ".\n";
   }
-  const Ledger l = ledger(info.device);
+  const Ledger l = info.allocator ? ledger(*info.allocator) : ledger(info.device);
   for (const std::string& s : l.sentences()) o << s << "\n";
-  const Fragmentation fr = fragmentation(info.device);
+  const Fragmentation fr = info.allocator ? fragmentation(*info.allocator) : fragmentation(info.device);
   for (const std::string& s : fr.sentences()) o << s << "\n";
   // the top holders by creation line (live storages, made while a session counted)
   struct Line {

@@ -565,8 +565,10 @@ std::vector<std::string> Diff::sentences() const {
     o << ", " << detail::format_bytes(e.bytes);
     out.push_back(o.str());
   }
-  if (out.empty()) out.push_back("nothing made in steps " + std::to_string(from + 1) + ".." + std::to_string(to) +
-                                 " is still alive");
+  if (out.empty())
+    out.push_back(from == to ? "no steps between " + std::to_string(from) + " and " + std::to_string(to)
+                             : "nothing made in steps " + std::to_string(from + 1) + ".." + std::to_string(to) +
+                                   " is still alive");
   return out;
 }
 

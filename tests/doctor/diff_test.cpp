@@ -16,7 +16,7 @@ struct Model {
   Tensor y = randn({4, 1});
 };
 
-lifetime::SiteId line(int n) { return lifetime::intern_site({"train.py", n, "train", "", true}); }
+lifetime::SiteId line(int n) { return lifetime::intern_site({"train.py", n, "train", "", true, ""}); }
 
 /// kind, line, type -> count (and bytes): the entries as a map, independent of their order.
 using Key = std::tuple<std::string, std::string, std::string>;

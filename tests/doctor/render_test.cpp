@@ -14,7 +14,7 @@ using json = nlohmann::json;
 
 namespace {
 
-lifetime::SiteId line(int n) { return lifetime::intern_site({"train.py", n, "train", "", true}); }
+lifetime::SiteId line(int n) { return lifetime::intern_site({"train.py", n, "train", "", true, ""}); }
 
 /// Node statements of a DOT text (lines "  id [...]").
 int64_t dot_nodes(const std::string& dot) {

@@ -23,7 +23,7 @@ lifetime::SiteId counting_provider() {
 class CountSites {
  public:
   CountSites() {
-    g_site = lifetime::intern_site({"fake.py", 1, "fake", "", true});
+    g_site = lifetime::intern_site({"fake.py", 1, "fake", "", true, ""});
     g_calls = 0;
     lifetime::set_python_site_provider(&counting_provider);
   }

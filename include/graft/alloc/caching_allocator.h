@@ -49,8 +49,10 @@ struct SegmentInfo {
 
 /// What an allocation that raised OutOfMemoryError asked for, and the allocator's state then
 /// (after it released every cached segment it could).
+class CachingAllocator;
 struct OomInfo {
   Device device;
+  const CachingAllocator* allocator = nullptr;  ///< the allocator that failed
   size_t requested = 0;   ///< the rounded request
   size_t alloc_size = 0;  ///< the segment size it needed
   int64_t allocated = 0;  ///< bytes of live blocks

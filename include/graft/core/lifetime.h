@@ -83,8 +83,8 @@ struct Site {
   int line = 0;
   std::string function;  ///< "train" / "main"
   std::string scope;     ///< innermost nn.Module being called, when known ("Net.encoder")
-  std::string inner;     ///< "Net.forward at model.py:40": the innermost user frame, if not this one
   bool python = false;
+  std::string inner;     ///< "Net.forward at model.py:40": the innermost user frame, if not this one
   /// "train.py:42" (or the function name when a C++ frame has no line).
   std::string where() const;
   /// where(), plus the inner frame when there is one: "train.py:42 (Net.forward at model.py:40)".
