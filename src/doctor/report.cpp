@@ -295,11 +295,12 @@ const char* kScript = R"(
   svg.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
   var list = document.getElementById('findings');
   if (!data.findings.length) list.innerHTML = '<p>No findings: nothing grows from step to step.</p>';
-  data.findings.forEach(function (f) {
+  function esc(s) { return String(s).replace(/[&<>]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;'}[c]; }); }
+  data.findings.forEach(function (f) {  // text goes in escaped: a holder can be "cache[<Key>]", a line "<string>:3"
     var div = document.createElement('div'); div.className = 'finding ' + f.severity;
-    var h = '<span class="id">' + f.id + ' ' + f.name + '</span> (' + f.severity + ')' + (f.line ? ' at <code>' + f.line + '</code>' : '') + ', step ' + f.step + '<br>' + f.message;
-    f.holders.forEach(function (x) { h += '<br>held by <span class="holder">' + x.path + '</span>' + (x.created_at ? ' (made at ' + x.created_at + ', step ' + x.created_step + ')' : ''); });
-    h += '<br><span class="fix">fix: ' + f.fix + '</span>';
+    var h = '<span class="id">' + esc(f.id + ' ' + f.name) + '</span> (' + f.severity + ')' + (f.line ? ' at <code>' + esc(f.line) + '</code>' : '') + ', step ' + f.step + '<br>' + esc(f.message);
+    f.holders.forEach(function (x) { h += '<br>held by <span class="holder">' + esc(x.path) + '</span>' + (x.created_at ? ' (made at ' + esc(x.created_at) + ', step ' + x.created_step + ')' : ''); });
+    h += '<br><span class="fix">fix: ' + esc(f.fix) + '</span>';
     if (f.graph_svg) h += '<details><summary>the graph when it was reported</summary><div class="graph">' + f.graph_svg + '</div></details>';
     div.innerHTML = h; list.appendChild(div);
   });
