@@ -283,9 +283,10 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
     GraphComponent& g = comps[c];
     g.id = static_cast<int64_t>(c);
     g.stale_steps = static_cast<int64_t>(stale[c].size());
-    std::stable_sort(g.nodes.begin(), g.nodes.end(), [](const NodeInfo& a, const NodeInfo& b) {
-      return a.generation != b.generation ? a.generation > b.generation : a.id > b.id;
-    });
+    // newest step first; within a step the live list's order (newest first), not addresses:
+    // pictures and node lists come out the same on every run
+    std::stable_sort(g.nodes.begin(), g.nodes.end(),
+                     [](const NodeInfo& a, const NodeInfo& b) { return a.generation > b.generation; });
     std::vector<std::pair<int64_t, lifetime::SiteId>> by_count;
     for (auto [site, count] : site_counts[c]) by_count.push_back({-count, site});
     std::sort(by_count.begin(), by_count.end());

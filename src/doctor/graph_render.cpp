@@ -46,9 +46,9 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
   for (const GraphComponent& c : census.components)
     if (component < 0 || c.id == component)
       for (const NodeInfo& n : c.nodes) order.push_back(&n);
-  std::sort(order.begin(), order.end(), [](const NodeInfo* a, const NodeInfo* b) {
-    return a->sequence_nr != b->sequence_nr ? a->sequence_nr < b->sequence_nr : a->id < b->id;
-  });
+  // (stable: AccumulateGrad nodes share one sequence_nr and keep the census order, not addresses)
+  std::stable_sort(order.begin(), order.end(),
+                   [](const NodeInfo* a, const NodeInfo* b) { return a->sequence_nr < b->sequence_nr; });
   std::unordered_map<uintptr_t, std::string> node_name;
   for (size_t i = 0; i < order.size(); ++i) node_name.emplace(order[i]->id, "n" + std::to_string(i));
   std::unordered_map<uintptr_t, std::string> storage_name;
@@ -142,7 +142,7 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       }
     }
     // holders as entry points
-    std::map<uintptr_t, std::string> leaf_handle;  // leaf tensor -> handle id (LD004 cycle)
+    std::vector<std::pair<uintptr_t, std::string>> leaf_handle;  // leaf tensor -> handle id (LD004 cycle), in handle order
     int hi = 0;
     for (const HandleInfo& h : c.handles) {
       auto lab = labels.find(h.tensor);
@@ -157,7 +157,7 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       g.nodes.push_back(r);
       add_edge(r.id, node_ref(h.node), h.grad_of_leaf ? RenderEdge::Cycle : RenderEdge::Holds,
                h.grad_of_leaf ? "grad_fn (cycle)" : "grad_fn");
-      if (h.grad_of_leaf) leaf_handle[h.leaf] = r.id;
+      if (h.grad_of_leaf) leaf_handle.emplace_back(h.leaf, r.id);
     }
     // create_graph cycle: AccumulateGrad(leaf) -> leaf -> .grad -> graph -> AccumulateGrad
     for (const NodeInfo& n : c.nodes)
