@@ -160,6 +160,9 @@ def _roots():
                 for name, value in list(f.f_locals.items()):
                     roots.append((name, value, f"local in {code.co_name}()"))
             f = f.f_back
+    # `frame` may be this very frame: a cycle that would keep every root (the user's tensors)
+    # alive until the next cyclic collection, which the doctor runs only at step boundaries
+    del frame
     main = sys.modules.get("__main__")
     if main is not None:
         for name, value in list(vars(main).items()):
