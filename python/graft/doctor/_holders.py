@@ -9,9 +9,11 @@ It runs only when a finding is reported (or on request) and keeps no reference a
 """
 import collections
 import functools
+import inspect
 import os
 import sys
 import sysconfig
+import threading
 import types
 
 from .. import _C
@@ -151,14 +153,26 @@ def _roots():
     """(label, object, note) for every named root, frames first (innermost first)."""
     roots = []
     here = os.path.abspath(__file__)
+    # Before Python 3.13 a function frame's f_locals is a snapshot dict kept on the frame: it
+    # would hold each local as it was now until the function reads its locals again or returns,
+    # so that a tensor the program deletes or rebinds after this search stayed alive. The
+    # snapshot is emptied once read where nothing copies it back into the frame: this thread's
+    # frames while no trace or profile function runs on it (those write f_locals back).
+    may_empty = sys.gettrace() is None and sys.getprofile() is None
+    this_thread = threading.get_ident()
     for tid, frame in sys._current_frames().items():
         f = frame
         while f is not None:
             code = f.f_code
             fn = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
             if not fn.startswith(_package_dir) and fn != here:
-                for name, value in list(f.f_locals.items()):
+                local_vars = f.f_locals
+                for name, value in list(local_vars.items()):
                     roots.append((name, value, f"local in {code.co_name}()"))
+                if (may_empty and tid == this_thread and code.co_flags & inspect.CO_OPTIMIZED and f.f_trace is None
+                        and type(local_vars) is dict):
+                    local_vars.clear()
+                del local_vars
             f = f.f_back
     # `frame` may be this very frame: a cycle that would keep every root (the user's tensors)
     # alive until the next cyclic collection, which the doctor runs only at step boundaries
