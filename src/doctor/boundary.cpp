@@ -163,11 +163,19 @@ struct Pending {
   bool growth = false;
 };
 
+/// `path` is `prefix` or lies under it: "replay" covers "replay", "replay[3]" and "replay.items",
+/// not "replay_old" ("h" must not silence "history[3]").
+bool path_under(const std::string& path, const std::string& prefix) {
+  if (prefix.empty() || path.rfind(prefix, 0) != 0) return false;
+  if (path.size() == prefix.size() || prefix.back() == '.' || prefix.back() == '[') return true;
+  return path[prefix.size()] == '.' || path[prefix.size()] == '[';
+}
+
 bool is_allowed(const std::vector<std::string>& allow, const Finding& f) {
   for (const std::string& a : allow) {
     if (f.line == a) return true;
     for (const Holder& h : f.holders)
-      if (h.path.rfind(a, 0) == 0) return true;
+      if (path_under(h.path, a)) return true;
   }
   return false;
 }

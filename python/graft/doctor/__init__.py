@@ -234,7 +234,8 @@ class Doctor:
         self._require().declare_accumulation(int(micro_steps))
 
     def allow(self, path_or_line):
-        """Intended retention: findings held at a path starting with this (``"replay"``) or at this line
+        """Intended retention: findings held at this path or under it (``"replay"`` covers
+        ``replay[3]`` and ``replay.items``, not ``replay_old``) or made at this line
         (``"train.py:42"``) are not reported."""
         self._require().allow(str(path_or_line))
 
