@@ -334,8 +334,8 @@ class Doctor:
         ``graft.utils.checkpoint.checkpoint`` (non-reentrant), and compares the peaks of live
         tensor memory. ``candidates``: names of ``model``'s submodules (default: its
         children). Returns a list of dicts (``segment``, ``peak_bytes``, ``saving_bytes``),
-        the biggest saving first. Note: ``step_fn`` runs 1 + len(candidates) times (an
-        optimizer inside it steps each time)."""
+        the biggest saving first. Note: ``step_fn`` runs 2 + len(candidates) times (to warm up,
+        plainly, then once per candidate; an optimizer inside it steps each time)."""
         from ..utils.checkpoint import checkpoint
         modules = dict(model.named_modules())
         names = list(candidates) if candidates is not None else [n for n, _ in model.named_children()]
