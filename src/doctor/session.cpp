@@ -144,11 +144,13 @@ void Session::State::log(TimelineEvent e) {
     e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (events.size() < options.max_events) {
     events.push_back(std::move(e));
-  } else if (!events.empty()) {
+    return;
+  }
+  if (!events.empty()) {  // the ring is full: the oldest event goes
     events[event_next] = std::move(e);
     event_next = (event_next + 1) % events.size();
-    ++events_dropped;
   }
+  ++events_dropped;  // (max_events 0 keeps none: every event is dropped)
 }
 
 void Session::State::on_node_released(const Node& n) {
