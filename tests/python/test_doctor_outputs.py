@@ -96,6 +96,22 @@ def test_deterministic_timelines_have_no_times_and_others_have_them():
     assert all(isinstance(s["t"], float) for s in t["steps"]) and all("t" in e for e in t["events"])
 
 
+def test_the_event_ring_keeps_the_newest_events_and_counts_the_dropped_ones():
+    _, full = timeline_of(deterministic=True)
+    total = len(full["events"])
+    assert full["events_dropped"] == 0 and total > 100
+    _, ring = timeline_of(deterministic=True, max_events=5)
+    assert ring["events"] == full["events"][-5:] and ring["events_dropped"] == total - 5
+    _, none = timeline_of(deterministic=True, max_events=0)
+    assert none["events"] == [] and none["events_dropped"] == total
+    def counts(t):  # (node host bytes follow the C library's heap)
+        return [{k: v for k, v in r.items() if k != "graph_host_bytes"} for r in t["steps"]]
+
+    assert counts(none) == counts(full)  # the step records do not need the events
+    assert [(f["id"], f["step"], f["line"]) for f in none["findings"]] == [(f["id"], f["step"], f["line"])
+                                                                          for f in full["findings"]]
+
+
 def test_load_timeline_round_trips_and_refuses_other_files(tmp_path):
     dr, t = timeline_of(deterministic=True)
     path = tmp_path / "timeline.json"
