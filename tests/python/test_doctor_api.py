@@ -4,6 +4,7 @@ bytes and holder paths, diff, peak, the ledger, fragmentation, checkpointing adv
 at a time, the OOM report, the "outside" memory of a fake device query, and the running total's
 host-side growth next to flat device memory."""
 import re
+import sys
 
 import pytest
 
@@ -16,6 +17,12 @@ import doctor_fixtures as fx
 
 MiB = 1 << 20
 _SOURCE = open(__file__, encoding="utf-8").read().splitlines()
+
+# Under a trace or profile function (coverage, a profiler, a debugger) the doctor leaves the
+# frames' f_locals snapshots alone (they are copied back into the frames), and a local the test
+# deletes lives on in its snapshot until the frame returns: these checks are skipped then.
+untraced = pytest.mark.skipif(sys.gettrace() is not None or sys.getprofile() is not None,
+                              reason="a trace or profile function is set: frames keep their f_locals snapshots")
 
 
 def line_of(marker):
@@ -123,6 +130,7 @@ def test_allow_suppresses_exactly_the_findings_of_its_path_or_line():
 
 # ---- F2: the live graphs ----
 
+@untraced
 def test_live_graphs_count_saved_bytes_exactly_and_name_their_holders():
     torch.manual_seed(0)
     lin = nn.Linear(64, 256)

@@ -5,7 +5,10 @@ with the loop's frame although the doctor reported it; and the doctor's holder s
 nothing of the frames it read, so a loop that goes on after a finding, or lets go of what
 leaked, frees memory as it would without a doctor."""
 import gc
+import sys
 import weakref
+
+import pytest
 
 import graft as torch
 import graft.doctor as doctor
@@ -13,13 +16,19 @@ import graft.nn.functional as F
 
 import doctor_fixtures as fx
 
+# Under a trace or profile function (coverage, a profiler, a debugger) the doctor leaves the
+# frames' f_locals snapshots alone (they are copied back into the frames), and a local the test
+# deletes lives on in its snapshot until the frame returns: these checks are skipped then.
+untraced = pytest.mark.skipif(sys.gettrace() is not None or sys.getprofile() is not None,
+                              reason="a trace or profile function is set: frames keep their f_locals snapshots")
+
 
 def live_objects():
     """What of graft is alive: allocator blocks, their bytes, graft tensors tracked by gc."""
     gc.collect()
     stats = torch.cpu.memory_stats()
     tensors = sum(1 for o in gc.get_objects() if isinstance(o, torch.Tensor))
-    return stats.get("allocation.all.current", 0), torch.cpu.memory_allocated(), tensors
+    return stats["allocation.all.current"], torch.cpu.memory_allocated(), tensors
 
 
 def train(steps):
@@ -34,6 +43,7 @@ def train(steps):
     return model, opt, loss
 
 
+@untraced
 def test_a_clean_loop_leaves_the_same_live_objects_with_and_without_a_doctor():
     base = live_objects()
     kept = train(20)
@@ -80,6 +90,7 @@ def test_what_a_leaking_loop_kept_dies_with_its_frame_although_the_doctor_report
     assert live_objects() == base
 
 
+@untraced
 def test_a_loop_that_goes_on_after_a_finding_keeps_nothing_more():
     model, opt, x, y = fx._mlp()
     total = 0
