@@ -1,5 +1,6 @@
 # graft: the two commands of the README, plus the sanitizer and benchmark builds.
-#   make demo       train the digits CNN and the character LSTM (installs missing Debian packages first)
+#   make demo       train the digits CNN and the character LSTM, then a leak hunt with graft.doctor
+#                   (installs missing Debian packages first)
 #   make python     build the Python package into build/python (PYTHONPATH=build/python)
 #   make test       build and run every test suite
 #   make test-asan  the C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -22,13 +23,18 @@ demo: deps $(BUILD)/build.ninja
 	./$(BUILD)/examples/digits_cnn data/digits/digits.csv $(BUILD)/digits_cnn.safetensors
 	./$(BUILD)/examples/char_lstm data/sonnets/sonnets.txt
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 examples/python/digits_cnn.py data/digits/digits.csv $(BUILD)/digits_cnn_py.safetensors
+	@echo; echo "== leak hunt: a training script with the classic memory habits, under graft.doctor =="
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m graft.doctor --html $(BUILD)/leak_hunt.html examples/python/leak_hunt.py
+	@echo; echo "== the same script with the doctor's fixes: reported clean =="
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m graft.doctor --fail-on-leak --html $(BUILD)/leak_hunt_fixed.html examples/python/leak_hunt_fixed.py
 
 python: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target graft_python
 
-# the Python parity tier compares against Debian's PyTorch (python3-torch)
+# the Python parity tier compares against Debian's PyTorch (python3-torch); the doctor's HTML
+# report is checked in Debian's headless Chromium
 test: deps $(BUILD)/build.ninja
-	@tools/install-deps.sh python3-torch
+	@tools/install-deps.sh python3-torch chromium
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure
 
@@ -46,7 +52,9 @@ bench:
 	./$(BENCH_BUILD)/bench/conv_bench
 	./$(BENCH_BUILD)/bench/alloc_bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
 	bench/compare_backends.sh $(BENCH_BUILD) 5
+	./$(BENCH_BUILD)/bench/doctor_overhead
 	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/python_overhead.py; else echo 'bench/python_overhead.py skipped: python3-torch is not installed'; fi
+	PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/doctor_overhead.py
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

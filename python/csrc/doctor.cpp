@@ -21,6 +21,7 @@ thread_local std::vector<uint32_t> tl_scopes;  // indexes into g_scope_names (nn
 
 struct CodeInfo {
   bool internal = false;
+  bool module_call = false;  // graft's nn.Module._call_impl: the caller of a model's forward
   std::string file, function;
 };
 std::unordered_map<PyCodeObject*, CodeInfo>& code_infos() {
@@ -30,12 +31,19 @@ std::unordered_map<PyCodeObject*, CodeInfo>& code_infos() {
 struct SiteKey {
   PyCodeObject* code;
   int line;
+  PyCodeObject* outer_code;
+  int outer_line;
   uint32_t scope;
-  bool operator==(const SiteKey& o) const { return code == o.code && line == o.line && scope == o.scope; }
+  bool operator==(const SiteKey& o) const {
+    return code == o.code && line == o.line && outer_code == o.outer_code && outer_line == o.outer_line &&
+           scope == o.scope;
+  }
 };
 struct SiteKeyHash {
   size_t operator()(const SiteKey& k) const {
-    return std::hash<void*>()(k.code) ^ (static_cast<size_t>(k.line) * 0x9E3779B97F4A7C15ULL) ^ (size_t(k.scope) << 20);
+    size_t h = std::hash<void*>()(k.code) ^ (static_cast<size_t>(k.line) * 0x9E3779B97F4A7C15ULL);
+    h ^= std::hash<void*>()(k.outer_code) * 31 + static_cast<size_t>(k.outer_line);
+    return h ^ (size_t(k.scope) << 20);
   }
 };
 std::unordered_map<SiteKey, lifetime::SiteId, SiteKeyHash>& site_cache() {
@@ -54,47 +62,66 @@ const CodeInfo& code_info(PyCodeObject* code) {
   if (name && PyUnicode_Check(name)) ci.function = PyUnicode_AsUTF8(name);
   if (PyErr_Occurred()) PyErr_Clear();
   ci.internal = !g_package_dir.empty() && ci.file.rfind(g_package_dir, 0) == 0;
+  ci.module_call = ci.internal && ci.function == "Module._call_impl";
   Py_INCREF(code);  // the cache keys on the object: keep it alive (and its address unique)
   return infos.emplace(code, std::move(ci)).first->second;
 }
 
 /// The site of the innermost Python frame outside graft on this thread (0 without the GIL or
-/// without a Python frame). Called for every node, storage and tensor made at tier Sites.
+/// without a Python frame). When that frame is a forward called through nn.Module (the user's
+/// model), the site is the line that called the model, and the forward's line is kept as the
+/// site's inner frame. Called for every node, storage and tensor made at tier Sites.
 lifetime::SiteId python_site() {
   if (!Py_IsInitialized() || !PyGILState_Check()) return 0;
   PyThreadState* ts = PyThreadState_Get();
   PyFrameObject* f = PyThreadState_GetFrame(ts);  // new reference, or null
-  lifetime::SiteId id = 0;
+  PyCodeObject* inner_code = nullptr;  // borrowed from code_infos (kept alive there)
+  int inner_line = 0;
+  PyCodeObject* outer_code = nullptr;
+  int outer_line = 0;
+  bool through_module = false;  // an nn.Module call lies between the last user frame and here
   while (f) {
     PyCodeObject* code = PyFrame_GetCode(f);  // new reference
     const CodeInfo& ci = code_info(code);
+    Py_DECREF(code);  // code_infos holds one
+    if (ci.module_call && outer_code) through_module = true;
     if (!ci.internal) {
+      if (outer_code && !through_module) break;  // the user frame above is not a model's forward
       const int line = PyFrame_GetLineNumber(f);
-      const uint32_t scope = tl_scopes.empty() ? 0 : tl_scopes.back();
-      const SiteKey key{code, line, scope};
-      auto it = site_cache().find(key);
-      if (it != site_cache().end()) {
-        id = it->second;
-      } else {
-        lifetime::Site s;
-        s.file = ci.file;
-        s.line = line;
-        s.function = ci.function;
-        s.scope = g_scope_names[scope];
-        s.python = true;
-        id = lifetime::intern_site(s);
-        site_cache().emplace(key, id);
+      if (!inner_code) {
+        inner_code = code;
+        inner_line = line;
       }
-      Py_DECREF(code);
-      Py_DECREF(f);
-      return id;
+      outer_code = code;
+      outer_line = line;
+      through_module = false;
     }
-    Py_DECREF(code);
     PyFrameObject* back = PyFrame_GetBack(f);  // new reference, or null
     Py_DECREF(f);
     f = back;
   }
-  return 0;
+  Py_XDECREF(f);
+  if (!outer_code) return 0;
+  const uint32_t scope = tl_scopes.empty() ? 0 : tl_scopes.back();
+  const SiteKey key{inner_code, inner_line, outer_code, outer_line, scope};
+  auto it = site_cache().find(key);
+  if (it != site_cache().end()) return it->second;
+  const CodeInfo& outer = code_info(outer_code);
+  lifetime::Site s;
+  s.file = outer.file;
+  s.line = outer_line;
+  s.function = outer.function;
+  s.scope = g_scope_names[scope];
+  if (inner_code != outer_code || inner_line != outer_line) {
+    const CodeInfo& in = code_info(inner_code);
+    const auto slash = in.file.rfind('/');
+    s.inner = in.function + " at " + (slash == std::string::npos ? in.file : in.file.substr(slash + 1)) + ":" +
+              std::to_string(inner_line);
+  }
+  s.python = true;
+  const lifetime::SiteId id = lifetime::intern_site(s);
+  site_cache().emplace(key, id);
+  return id;
 }
 
 // ---------------------------------------------------------------- the session from Python
@@ -113,7 +140,7 @@ class PyAnnotator final : public dr::Annotator {
         d["tensor"] = h.tensor;
         d["node"] = h.node;
         d["grad_of_leaf"] = h.grad_of_leaf;
-        d["site"] = h.site ? lifetime::site(h.site).where() : std::string();
+        d["site"] = h.site ? lifetime::site(h.site).detail() : std::string();
         d["step"] = h.step;
         d["shape"] = h.shape;
         hs.append(std::move(d));
@@ -211,7 +238,7 @@ py::dict component_dict(const dr::GraphComponent& c) {
   for (const dr::HandleInfo& h : c.handles)
     handles.append(py::dict(py::arg("tensor") = h.tensor, py::arg("node") = h.node,
                             py::arg("grad_of_leaf") = h.grad_of_leaf, py::arg("leaf") = h.leaf,
-                            py::arg("site") = h.site ? lifetime::site(h.site).where() : std::string(),
+                            py::arg("site") = h.site ? lifetime::site(h.site).detail() : std::string(),
                             py::arg("step") = h.step, py::arg("shape") = h.shape));
   d["handles"] = handles;
   py::list nodes;
@@ -263,7 +290,9 @@ void init_doctor(py::module_& m) {
   m.def("_doctor_pop_scope", []() {
     if (!tl_scopes.empty()) tl_scopes.pop_back();
   });
-  m.def("_doctor_note_optimizer_step", []() { lifetime::note_optimizer_step(); });
+  m.def(
+      "_doctor_note_optimizer_step",
+      [](py::handle optimizer) { lifetime::note_optimizer_step(optimizer.ptr()); }, py::arg("optimizer"));
   m.def("_doctor_rules", []() {
     py::list out;
     for (const dr::RuleInfo& r : dr::rules())

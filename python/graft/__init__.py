@@ -35,6 +35,13 @@ from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401
 from . import nn  # noqa: F401
-from . import doctor  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """graft.doctor loads on first use (``import graft`` stays as fast as it was)."""
+    if name == "doctor":
+        import importlib
+        return importlib.import_module(".doctor", __name__)
+    raise AttributeError(f"module 'graft' has no attribute '{name}'")

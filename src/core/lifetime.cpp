@@ -123,6 +123,8 @@ std::string key_of(const Site& s) {
   k += s.function;
   k += '\0';
   k += s.scope;
+  k += '\0';
+  k += s.inner;
   k += s.python ? "\1" : "\0";
   return k;
 }
@@ -243,6 +245,8 @@ Site resolve_frames(const std::vector<void*>& pcs) {
 }
 }  // namespace
 
+std::string Site::detail() const { return inner.empty() ? where() : where() + " (" + inner + ")"; }
+
 std::string Site::where() const {
   if (!file.empty() && line > 0) {
     const auto slash = file.rfind('/');
@@ -330,9 +334,9 @@ std::atomic<uint32_t> g_optimizer_steps{0};
 void set_observer(Observer* o) noexcept { g_observer.store(o, std::memory_order_release); }
 Observer* observer() noexcept { return g_observer.load(std::memory_order_acquire); }
 
-void note_optimizer_step() noexcept {
+void note_optimizer_step(const void* optimizer) noexcept {
   g_optimizer_steps.fetch_add(1, std::memory_order_relaxed);
-  if (Observer* o = observer()) o->optimizer_stepped();
+  if (Observer* o = observer()) o->optimizer_stepped(optimizer);
 }
 uint32_t optimizer_steps() noexcept { return g_optimizer_steps.load(std::memory_order_relaxed); }
 

@@ -405,7 +405,7 @@ void Session::State::step_boundary() {
         std::ostringstream path;
         path << (h.grad_of_leaf ? "the .grad of a tensor" : "a tensor") << " held outside the graph (native code)";
         hd.path = path.str();
-        hd.created_at = where(h.site);
+        hd.created_at = h.site ? lifetime::site(h.site).detail() : std::string();
         hd.created_step = h.step;
         hd.tensor = h.tensor;
         p.f.holders.push_back(hd);

@@ -151,6 +151,7 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
       std::vector<const Node*> owned;
       HeldCollector collect(info.saved, internal_refs, owned);
       n->visit_held(collect);
+      info.variable = reinterpret_cast<uintptr_t>(collect.leaf);
       if (collect.leaf) {
         const TensorImpl* g = autograd::grad_impl(*collect.leaf);
         if (g && g->grad_fn && intrusive_try_incref(collect.leaf)) {

@@ -41,24 +41,51 @@ std::string step_colour(int64_t step, int64_t current) {
 RenderGraph build_render_graph(const Census& census, int64_t component, const HandleLabels& labels) {
   RenderGraph g;
   g.current_step = census.step;
-  // stable names: nodes in creation order, storages in order of first appearance
-  std::vector<const NodeInfo*> order;
+  // stable names: nodes in creation order, storages in order of first appearance. A node
+  // without a sequence number of its own (AccumulateGrad, as in PyTorch) comes right after the
+  // first node that points at it, in edge order: addresses never decide a name or an order.
+  std::vector<const NodeInfo*> numbered, order;
+  std::unordered_map<uintptr_t, const NodeInfo*> unnumbered;
   for (const GraphComponent& c : census.components)
     if (component < 0 || c.id == component)
-      for (const NodeInfo& n : c.nodes) order.push_back(&n);
-  // (stable: AccumulateGrad nodes share one sequence_nr and keep the census order, not addresses)
-  std::stable_sort(order.begin(), order.end(),
-                   [](const NodeInfo* a, const NodeInfo* b) { return a->sequence_nr < b->sequence_nr; });
+      for (const NodeInfo& n : c.nodes) {
+        if (n.sequence_nr == UINT64_MAX) unnumbered.emplace(n.id, &n);
+        else numbered.push_back(&n);
+      }
+  std::sort(numbered.begin(), numbered.end(), [](const NodeInfo* a, const NodeInfo* b) {
+    return a->sequence_nr != b->sequence_nr ? a->sequence_nr < b->sequence_nr : a->id < b->id;
+  });
+  for (const NodeInfo* n : numbered) {
+    order.push_back(n);
+    for (uintptr_t next : n->next) {
+      auto it = unnumbered.find(next);
+      if (it == unnumbered.end()) continue;
+      order.push_back(it->second);
+      unnumbered.erase(it);
+    }
+  }
+  std::vector<const NodeInfo*> rest;  // pointed at by no drawn node
+  for (auto& [id, n] : unnumbered) rest.push_back(n);
+  std::sort(rest.begin(), rest.end(), [](const NodeInfo* a, const NodeInfo* b) { return a->id < b->id; });
+  order.insert(order.end(), rest.begin(), rest.end());
   std::unordered_map<uintptr_t, std::string> node_name;
-  for (size_t i = 0; i < order.size(); ++i) node_name.emplace(order[i]->id, "n" + std::to_string(i));
+  std::unordered_map<uintptr_t, size_t> rank;
+  for (size_t i = 0; i < order.size(); ++i) {
+    node_name.emplace(order[i]->id, "n" + std::to_string(i));
+    rank.emplace(order[i]->id, i);
+  }
   std::unordered_map<uintptr_t, std::string> storage_name;
   for (const GraphComponent& c : census.components) {
     if (component >= 0 && c.id != component) continue;
     g.total_nodes += static_cast<int64_t>(c.nodes.size());
     g.total_saved_bytes += c.saved_bytes;
+    std::vector<const NodeInfo*> ranked;  // the component's nodes in name order
+    for (const NodeInfo& n : c.nodes) ranked.push_back(&n);
+    std::sort(ranked.begin(), ranked.end(),
+              [&](const NodeInfo* a, const NodeInfo* b) { return rank.at(a->id) < rank.at(b->id); });
     // group the nodes by step; collapse runs of >= 3 consecutive steps with the same shape
     std::map<int64_t, std::vector<const NodeInfo*>> by_step;
-    for (const NodeInfo& n : c.nodes) by_step[n.step].push_back(&n);
+    for (const NodeInfo* n : ranked) by_step[n->step].push_back(n);
     std::vector<int64_t> steps;
     for (auto& [s, v] : by_step) steps.push_back(s);
     std::set<int64_t> hidden_steps;
@@ -104,7 +131,8 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       if (from == to || !edges_seen.insert({from, to}).second) return;
       g.edges.push_back({from, to, kind, std::move(label)});
     };
-    for (const NodeInfo& n : c.nodes) {
+    for (const NodeInfo* np : ranked) {
+      const NodeInfo& n = *np;
       if (collapsed_into.count(n.id)) {
         for (uintptr_t next : n.next) add_edge(node_ref(n.id), node_ref(next), RenderEdge::Gradient, "");
         continue;
@@ -142,7 +170,7 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       }
     }
     // holders as entry points
-    std::vector<std::pair<uintptr_t, std::string>> leaf_handle;  // leaf tensor -> handle id (LD004 cycle), in handle order
+    std::map<uintptr_t, std::string> leaf_handle;  // leaf tensor -> handle id (LD004 cycle)
     int hi = 0;
     for (const HandleInfo& h : c.handles) {
       auto lab = labels.find(h.tensor);
@@ -157,12 +185,14 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
       g.nodes.push_back(r);
       add_edge(r.id, node_ref(h.node), h.grad_of_leaf ? RenderEdge::Cycle : RenderEdge::Holds,
                h.grad_of_leaf ? "grad_fn (cycle)" : "grad_fn");
-      if (h.grad_of_leaf) leaf_handle.emplace_back(h.leaf, r.id);
+      if (h.grad_of_leaf) leaf_handle[h.leaf] = r.id;
     }
     // create_graph cycle: AccumulateGrad(leaf) -> leaf -> .grad -> graph -> AccumulateGrad
-    for (const NodeInfo& n : c.nodes)
-      if (n.name == "AccumulateGrad" && !leaf_handle.empty() && !collapsed_into.count(n.id))
-        for (auto& [leaf, hid] : leaf_handle) add_edge(node_ref(n.id), hid, RenderEdge::Cycle, "variable.grad (cycle)");
+    for (const NodeInfo* n : ranked) {
+      if (n->name != "AccumulateGrad" || collapsed_into.count(n->id)) continue;
+      auto h = leaf_handle.find(n->variable);  // its own leaf's .grad only
+      if (h != leaf_handle.end()) add_edge(node_ref(n->id), h->second, RenderEdge::Cycle, "variable.grad (cycle)");
+    }
   }
   return g;
 }

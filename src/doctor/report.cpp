@@ -243,6 +243,7 @@ const char* kScript = R"(
     ['graph_host_bytes', '#f6b26b']];
   var names = {graph_host_bytes: 'graph nodes (host)'};
   function val(s, k) { return k === 'graph_host_bytes' ? (s.graph_host_bytes || 0) : ((s.bytes || {})[k] || 0); }
+  function esc(s) { return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
   function fmt(b) { var u = ['B', 'KiB', 'MiB', 'GiB'], i = 0; while (b >= 1024 && i < 3) { b /= 1024; i++; } return (i ? b.toFixed(1) : b) + ' ' + u[i]; }
   function el(tag, attrs, parent) { var e = document.createElementNS(NS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); if (parent) parent.appendChild(e); return e; }
   var svg = document.getElementById('chart'), W = 900, H = 300, L = 70, B = 30, T = 10;
@@ -269,9 +270,9 @@ const char* kScript = R"(
     legend.appendChild(sp);
   });
   steps.forEach(function (s, i) {
-    (s.findings || []).forEach(function (id) {
+    (s.findings || []).forEach(function (id, k) {
       el('line', {x1: X(i), y1: T, x2: X(i), y2: H - B, stroke: '#cc0000', 'stroke-dasharray': '3 2', 'class': 'finding-marker', 'data-finding': id}, svg);
-      var t = el('text', {x: X(i) + 3, y: T + 10, 'font-size': 10, fill: '#cc0000'}, svg); t.textContent = id;
+      var t = el('text', {x: X(i) + 3, y: T + 10 + 11 * k, 'font-size': 10, fill: '#cc0000'}, svg); t.textContent = id;
     });
   });
   for (var i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) {
@@ -295,10 +296,9 @@ const char* kScript = R"(
   svg.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
   var list = document.getElementById('findings');
   if (!data.findings.length) list.innerHTML = '<p>No findings: nothing grows from step to step.</p>';
-  function esc(s) { return String(s).replace(/[&<>]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;'}[c]; }); }
-  data.findings.forEach(function (f) {  // text goes in escaped: a holder can be "cache[<Key>]", a line "<string>:3"
+  data.findings.forEach(function (f) {
     var div = document.createElement('div'); div.className = 'finding ' + f.severity;
-    var h = '<span class="id">' + esc(f.id + ' ' + f.name) + '</span> (' + f.severity + ')' + (f.line ? ' at <code>' + esc(f.line) + '</code>' : '') + ', step ' + f.step + '<br>' + esc(f.message);
+    var h = '<span class="id">' + esc(f.id + ' ' + f.name) + '</span> (' + esc(f.severity) + ')' + (f.line ? ' at <code>' + esc(f.line) + '</code>' : '') + ', step ' + f.step + '<br>' + esc(f.message);
     f.holders.forEach(function (x) { h += '<br>held by <span class="holder">' + esc(x.path) + '</span>' + (x.created_at ? ' (made at ' + esc(x.created_at) + ', step ' + x.created_step + ')' : ''); });
     h += '<br><span class="fix">fix: ' + esc(f.fix) + '</span>';
     if (f.graph_svg) h += '<details><summary>the graph when it was reported</summary><div class="graph">' + f.graph_svg + '</div></details>';
@@ -343,7 +343,11 @@ std::string render_html(const std::string& timeline_json, const std::string& gra
   // inline SVG needs no namespace declaration in HTML (and the page names no URL at all)
   std::string inline_svg = graph_svg;
   for (size_t p = 0; (p = inline_svg.find(xmlns, p)) != std::string::npos;) inline_svg.erase(p, xmlns.size());
-  o << "<h2>Live graphs</h2><div class=\"graph\">" << inline_svg << "</div>\n";
+  if (inline_svg.empty() || inline_svg.find("data-nodes=\"0\"") != std::string::npos)
+    o << "<h2>Live graphs</h2><p>No live graphs now (each finding above shows its graph as it was when it was "
+         "reported).</p>\n";
+  else
+    o << "<h2>Live graphs</h2><div class=\"graph\">" << inline_svg << "</div>\n";
   o << "<h2>Report</h2><pre>" << html_escape_text(report_text) << "</pre>\n";
   o << "<script id=\"timeline\" type=\"application/json\">" << script_safe(embed.dump()) << "</script>\n";
   o << "<script>" << kScript << "</script>\n</body></html>\n";

@@ -86,12 +86,16 @@ class Recorder final : public lifetime::Observer {
     } catch (...) {
     }
   }
-  void optimizer_stepped() noexcept override {
+  void optimizer_stepped(const void* optimizer) noexcept override {
     Session* session = nullptr;
     {
       std::lock_guard<std::mutex> g(recorder_mutex());
       Session::State* s = active_state();
       if (!s || !s->options.step_on_optimizer) return;
+      // with several optimizers (a GAN's two, a model and a probe) the first one to step marks
+      // the step: one boundary per training iteration
+      if (!s->primary_optimizer) s->primary_optimizer = optimizer;
+      if (optimizer && optimizer != s->primary_optimizer) return;
       session = s->owner;
     }
     try {
@@ -146,11 +150,11 @@ void Session::State::log(TimelineEvent e) {
     events.push_back(std::move(e));
     return;
   }
-  if (!events.empty()) {  // the ring is full: the oldest event goes
+  if (!events.empty()) {  // the oldest goes (max_events 0: the new one does)
     events[event_next] = std::move(e);
     event_next = (event_next + 1) % events.size();
   }
-  ++events_dropped;  // (max_events 0 keeps none: every event is dropped)
+  ++events_dropped;
 }
 
 void Session::State::on_node_released(const Node& n) {
@@ -481,14 +485,18 @@ Diff Session::diff(int64_t from, int64_t to) const {
   Diff d;
   d.from = from;
   d.to = to;
-  std::map<std::tuple<std::string, std::string, std::string>, DiffEntry> groups;
-  auto add = [&](const char* kind, lifetime::SiteId site, const std::string& type, int64_t bytes) {
-    auto& e = groups[{kind, detail::where(site), type}];
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, DiffEntry> groups;
+  std::map<Key, std::map<int64_t, int64_t>> by_step;  // how many each step made ("N per step")
+  auto add = [&](const char* kind, lifetime::SiteId site, const std::string& type, int64_t bytes, int64_t step) {
+    const Key key{kind, detail::where(site), type};
+    auto& e = groups[key];
     e.kind = kind;
     e.line = detail::where(site);
     e.type = type;
     e.count += 1;
     e.bytes += bytes;
+    by_step[key][step] += 1;
   };
   auto in_range = [&](uint32_t gen) {
     const int64_t s = detail::step_of(gen, start);
@@ -500,37 +508,52 @@ Diff Session::diff(int64_t from, int64_t to) const {
     lifetime::SiteId site;
     std::string type;
     int64_t bytes;
+    int64_t step;
   };
   std::vector<Raw> raw;
   autograd::live_nodes().for_each([&](Node& n) {
     if (n.use_count() == 0 || !in_range(n.generation())) return;
-    raw.push_back({"node", n.site(), n.name(), n.host_bytes()});
+    raw.push_back({"node", n.site(), n.name(), n.host_bytes(), detail::step_of(n.generation(), start)});
     struct Slots final : HeldVisitor {
       std::vector<Raw>* out;
       const Node* node;
+      uint32_t start;
       std::function<bool(uint32_t)> in_range;
       void saved(const SavedVariable& sv, std::string_view what) override {
         if (!sv.defined() || sv.released() || !in_range(sv.generation())) return;
         const Tensor& t = sv.held();
         out->push_back({"saved_slot", node->site(), node->name() + "." + std::string(what),
-                        t.defined() ? static_cast<int64_t>(t.impl()->storage()->nbytes()) : 0});
+                        t.defined() ? static_cast<int64_t>(t.impl()->storage()->nbytes()) : 0,
+                        detail::step_of(sv.generation(), start)});
       }
       void tensor(const Tensor&, std::string_view) override {}
     } slots;
     slots.out = &raw;
     slots.node = &n;
+    slots.start = start;
     slots.in_range = in_range;
     n.visit_held(slots);
   });
   live_storages().for_each([&](StorageImpl& st) {
     if (st.use_count() == 0 || !in_range(st.generation())) return;
     raw.push_back({"storage", st.site(), memory_category_name(alloc::CachingAllocator::category(st.data_ptr())),
-                   static_cast<int64_t>(st.nbytes())});
+                   static_cast<int64_t>(st.nbytes()), detail::step_of(st.generation(), start)});
   });
-  for (const Raw& r : raw) add(r.kind, r.site, r.type, r.bytes);
-  for (auto& [k, e] : groups) d.entries.push_back(e);
+  for (const Raw& r : raw) add(r.kind, r.site, r.type, r.bytes, r.step);
+  for (auto& [k, e] : groups) {
+    // "N per step" only when every step of the range made exactly N
+    const auto& steps = by_step[k];
+    if (static_cast<int64_t>(steps.size()) == to - from) {
+      e.per_step = steps.begin()->second;
+      for (auto [step, n] : steps)
+        if (n != e.per_step) e.per_step = 0;
+    }
+    d.entries.push_back(e);
+  }
   std::sort(d.entries.begin(), d.entries.end(), [](const DiffEntry& a, const DiffEntry& b) {
-    return a.kind != b.kind ? a.kind < b.kind : a.count != b.count ? a.count > b.count : a.line < b.line;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.count != b.count) return a.count > b.count;
+    return a.line != b.line ? a.line < b.line : a.type < b.type;
   });
   return d;
 }
@@ -542,7 +565,7 @@ std::vector<std::string> Diff::sentences() const {
     std::ostringstream o;
     o << "+" << e.count << " " << e.kind << (e.count == 1 ? "" : "s") << " (" << e.type << ")";
     if (!e.line.empty()) o << " from " << e.line;
-    if (e.count % n == 0 && n > 1) o << ", " << e.count / n << " per step";
+    if (e.per_step > 0 && n > 1) o << ", " << e.per_step << " per step";
     o << ", " << detail::format_bytes(e.bytes);
     out.push_back(o.str());
   }

@@ -54,6 +54,7 @@ struct Session::State {
   PeakReport last_peak;
   std::string last_oom_report;
   std::mutex step_mu;  ///< one boundary at a time (taken before recorder_mutex)
+  const void* primary_optimizer = nullptr;  ///< the optimizer whose steps end doctor steps
 
   // ---- timeline events (a ring) ----
   std::vector<TimelineEvent> events;

@@ -228,7 +228,7 @@ Tensor Optimizer::step(const LossClosure& closure) {
   NoGradGuard no_grad;
   check_before_step();
   for (auto& g : param_groups_) update_group(g);
-  lifetime::note_optimizer_step();  // the leak doctor steps with the optimizer
+  lifetime::note_optimizer_step(this);  // the leak doctor steps with the (first) optimizer
   return loss;
 }
 

@@ -74,16 +74,21 @@ std::vector<GenerationCounts> live_generations();
 // ---- sites: the source line that created an object ----
 
 using SiteId = uint32_t;  ///< 0: unknown
-/// A creation site. Python sites name the first frame outside graft's own package; C++ sites
-/// keep the raw return addresses and are symbolised when first asked for.
+/// A creation site. Python sites name the first frame outside graft's own package; when that
+/// frame is a module's forward called through nn.Module (a user's model), the line that called
+/// the model is the site and the forward's line is kept as `inner`. C++ sites keep the raw
+/// return addresses and are symbolised when first asked for.
 struct Site {
   std::string file;      ///< "train.py" (Python: as the code object names it)
   int line = 0;
   std::string function;  ///< "train" / "main"
-  std::string scope;     ///< innermost nn.Module being called, when known ("model.encoder")
+  std::string scope;     ///< innermost nn.Module being called, when known ("Net.encoder")
+  std::string inner;     ///< "Net.forward at model.py:40": the innermost user frame, if not this one
   bool python = false;
-  /// "train.py:42" (or "function+0x1c" when a C++ frame has no line).
+  /// "train.py:42" (or the function name when a C++ frame has no line).
   std::string where() const;
+  /// where(), plus the inner frame when there is one: "train.py:42 (Net.forward at model.py:40)".
+  std::string detail() const;
 };
 /// Interns a site; equal sites get the same id.
 SiteId intern_site(const Site& s);
@@ -137,16 +142,17 @@ class Observer {
   /// first/last saved-for-backward claim).
   virtual void storage_recategorized(const void* block_ctx, int old_category, int new_category,
                                      int64_t bytes) noexcept {}
-  /// An optimizer finished a step (Python post hook or a C++ optimizer).
-  virtual void optimizer_stepped() noexcept {}
+  /// Optimizer `optimizer` (an identity) finished a step (Python post hook or C++ optimizer).
+  virtual void optimizer_stepped(const void* optimizer) noexcept { (void)optimizer; }
 };
 /// Installs `o` (null: none). The caller keeps it alive while installed.
 void set_observer(Observer* o) noexcept;
 Observer* observer() noexcept;
 
-/// Counts optimizer steps (AccumulateGrad compares against it) and tells the observer. Called
-/// by graft's C++ optimizers and by the Python optimizer hook.
-void note_optimizer_step() noexcept;
+/// Counts optimizer steps (AccumulateGrad compares against it) and tells the observer that
+/// `optimizer` (an identity) stepped. Called by graft's C++ optimizers and by the Python
+/// optimizer hook.
+void note_optimizer_step(const void* optimizer = nullptr) noexcept;
 /// Optimizer steps seen since the process started.
 uint32_t optimizer_steps() noexcept;
 

@@ -89,6 +89,7 @@ struct NodeInfo {
   std::vector<uintptr_t> next;  ///< edges (ids of the nodes its gradients flow into)
   std::vector<SavedInfo> saved;
   std::vector<int64_t> output_shape;  ///< shape of forward output 0
+  uintptr_t variable = 0;    ///< AccumulateGrad: the leaf it accumulates into (TensorImpl identity)
 };
 
 /// A tensor that holds a node of a graph: the user's handle (or a gradient, or a tensor the
@@ -222,6 +223,7 @@ struct DiffEntry {
   std::string type;   ///< node type, or storage category
   int64_t count = 0;
   int64_t bytes = 0;
+  int64_t per_step = 0;  ///< the count each step of (from, to] made, when every one made as many (0: uneven)
 };
 /// Objects made in steps (from, to] that are still alive, grouped by kind, line and type.
 struct Diff {
@@ -237,7 +239,7 @@ struct Options {
   lifetime::Tier tier = lifetime::Tier::Sites;  ///< Counters: verdicts only; Sites: + lines
   int warmup = 2;    ///< steps whose new long-lived objects are accepted
   int confirm = 3;   ///< further steps over which growth must continue
-  bool step_on_optimizer = true;  ///< every optimizer step ends a doctor step
+  bool step_on_optimizer = true;  ///< the first optimizer's every step ends a doctor step
   int max_holders = 5;            ///< holder paths per finding
   std::string oom_report_path;    ///< where an OutOfMemoryError's report is written ("" : not written)
   size_t max_events = 100000;     ///< timeline events kept (a ring)

@@ -114,9 +114,15 @@ class Doctor:
         _module._doctor_note_hook_setattr = self._note_hook_setattr
         if self.collect_cycles:
             # the doctor runs the cyclic collector at each step boundary instead of at random
-            # times, so that what only it frees is seen (LD006) and seen at the same step each run
+            # times, so that what only it frees is seen (LD006) and seen at the same step each run;
+            # what lives already is frozen (unless someone froze objects before), so that each of
+            # those collections costs what the program made since the session started
             self._gc_was_enabled = gc.isenabled()
             gc.disable()
+            self._froze = gc.get_freeze_count() == 0
+            if self._froze:
+                gc.collect()
+                gc.freeze()
         return self
 
     def stop(self):
@@ -129,8 +135,11 @@ class Doctor:
             h.remove()
         self._hooks.clear()
         _module._doctor_note_hook_setattr = None
-        if self.collect_cycles and getattr(self, "_gc_was_enabled", False):
-            gc.enable()
+        if self.collect_cycles:
+            if getattr(self, "_froze", False):
+                gc.unfreeze()
+            if getattr(self, "_gc_was_enabled", False):
+                gc.enable()
         self._session.stop()
         if _current is self:
             _current = None
@@ -160,7 +169,8 @@ class Doctor:
 
     def _optimizer_stepped(self, optimizer, args, kwargs):
         before = self._session.steps
-        _C._doctor_note_optimizer_step()  # counts it (LD008) and, with step_on_optimizer, ends the step
+        # counts it (LD008); with step_on_optimizer, the first optimizer to step ends each step
+        _C._doctor_note_optimizer_step(optimizer)
         if self._session.steps != before:
             self._after_step()
 

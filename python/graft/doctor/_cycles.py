@@ -52,8 +52,9 @@ def collect(doctor, step):
                 seen.add(id(t))
                 tensors.append(t)
     if not tensors:
-        del garbage
-        gc.collect()
+        if garbage:  # kept by DEBUG_SAVEALL: collect it for real
+            del garbage
+            gc.collect()
         return
     garbage_ids = {id(o) for o in garbage}
     # a container in the cycle names it best: start from an object that refers to a tensor
