@@ -204,7 +204,10 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
       if (!n || !index.count(n)) return;
       if (!seen_handles.insert({reinterpret_cast<uintptr_t>(&t), reinterpret_cast<uintptr_t>(n)}).second) return;
       auto it = internal_refs.find(&t);
-      if (!grad_of_leaf && it != internal_refs.end() && static_cast<int>(t.use_count()) <= it->second) return;
+      // a Python object the tensor owns (kept for its identity once Python let go of it, see
+      // docs/notes/python.md) holds a reference that is nobody's handle
+      const int users = static_cast<int>(t.use_count()) - (t.owned_pyobject ? 1 : 0);
+      if (!grad_of_leaf && it != internal_refs.end() && users <= it->second) return;
       RawHandle h;
       h.info.tensor = reinterpret_cast<uintptr_t>(&t);
       h.info.node = reinterpret_cast<uintptr_t>(n);
