@@ -165,6 +165,23 @@ def test_live_graphs_count_saved_bytes_exactly_and_name_their_holders():
         assert dr.live_graphs() == []  # the handle died: so did its graph
 
 
+def test_an_intermediate_only_the_graph_keeps_is_no_handle():
+    x = torch.randn(4, 4, requires_grad=True)
+
+    def forward():
+        a = x * 2
+        b = a.relu()  # a Python object once; then saved by ReluBackward0 and MulBackward0 only
+        return (b * b).sum()  # <-- graph out
+
+    with doctor.watch() as dr:
+        out = forward()
+        [g] = dr.live_graphs()
+        handles = [(h["shape"], h["site"]) for h in g["handles"]]
+        holders = [h.path for h in g["holders"]]
+        del out
+    assert handles == [([], line_of("graph out"))] and holders == ["out"]
+
+
 # ---- F9: the step diff ----
 
 def test_diff_of_a_leaking_loop_counts_what_each_step_left():
