@@ -11,6 +11,7 @@ import collections
 import functools
 import inspect
 import os
+import site
 import sys
 import sysconfig
 import threading
@@ -25,8 +26,13 @@ _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_back
 _MODULE_REGISTRIES = ("_modules", "_parameters", "_buffers")
 
 _package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# installed packages are no user's modules: besides sysconfig's directories, the site
+# directories (Debian keeps its packages in /usr/lib/python3/dist-packages, which sysconfig
+# does not name), so that numpy's or pytest's globals are not searched as roots
 _std_dirs = tuple(p for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib"),
-                              sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")} if p)
+                              sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib"),
+                              *getattr(site, "getsitepackages", lambda: [])(),
+                              getattr(site, "getusersitepackages", lambda: None)()} if p)
 
 
 class _Found:
