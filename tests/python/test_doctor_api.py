@@ -182,6 +182,25 @@ def test_an_intermediate_only_the_graph_keeps_is_no_handle():
     assert handles == [([], line_of("graph out"))] and holders == ["out"]
 
 
+def test_holder_paths_start_from_the_users_code_not_from_installed_packages():
+    model, opt, x, y = fx._mlp()
+    nested = {"run": {"losses": []}}  # the user's own (longer) path to the leak
+    pytest._graft_doctor_probe = nested["run"]["losses"]  # an installed package's global (shorter) path to it
+    try:
+        with doctor.watch() as dr:
+            for _ in range(6):
+                opt.zero_grad()
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                nested["run"]["losses"].append(loss)
+                opt.step()
+    finally:
+        del pytest._graft_doctor_probe
+    nested.clear()
+    [f] = dr.findings
+    assert f.holders[0].path == "nested['run']['losses'][3]", [h.path for h in f.holders]
+
+
 # ---- F9: the step diff ----
 
 def test_diff_of_a_leaking_loop_counts_what_each_step_left():
