@@ -16,7 +16,8 @@ import graft.nn.functional as F
 import doctor_fixtures as fx
 
 MiB = 1 << 20
-_SOURCE = open(__file__, encoding="utf-8").read().splitlines()
+with open(__file__, encoding="utf-8") as _f:
+    _SOURCE = _f.read().splitlines()
 
 # Under a trace or profile function (coverage, a profiler, a debugger) the doctor leaves the
 # frames' f_locals snapshots alone (they are copied back into the frames), and a local the test
