@@ -163,11 +163,19 @@ struct Pending {
   bool growth = false;
 };
 
+/// `path` is `prefix` or lies under it: "replay" covers "replay", "replay[3]" and "replay.items",
+/// not "replay_old" ("h" must not silence "history[3]").
+bool path_under(const std::string& path, const std::string& prefix) {
+  if (prefix.empty() || path.rfind(prefix, 0) != 0) return false;
+  if (path.size() == prefix.size() || prefix.back() == '.' || prefix.back() == '[') return true;
+  return path[prefix.size()] == '.' || path[prefix.size()] == '[';
+}
+
 bool is_allowed(const std::vector<std::string>& allow, const Finding& f) {
   for (const std::string& a : allow) {
     if (f.line == a) return true;
     for (const Holder& h : f.holders)
-      if (h.path.rfind(a, 0) == 0) return true;
+      if (path_under(h.path, a)) return true;
   }
   return false;
 }
@@ -317,8 +325,12 @@ void Session::State::step_boundary() {
       f.nodes = k.nodes;
       f.saved_bytes = k.saved;
       f.host_bytes = k.host;
-      auto n0 = ks.nodes.find(s - K);
-      f.nodes_per_step = static_cast<double>(k.nodes - (n0 == ks.nodes.end() ? 0 : n0->second)) / K;
+      // over the confirmation steps, from the first boundary that saw the key (a leak that
+      // starts after the warm-up has no record at s - K: its step was not stale yet)
+      auto n0 = ks.nodes.lower_bound(s - K);
+      f.nodes_per_step = n0 != ks.nodes.end() && n0->first < s
+                             ? static_cast<double>(k.nodes - n0->second) / static_cast<double>(s - n0->first)
+                             : static_cast<double>(k.nodes) / K;
       std::ostringstream m;
       if (too_late) {
         m << "a graph carried across steps spans up to " << ks.max_count + 1 << " steps before it is detached ("

@@ -204,7 +204,10 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
       if (!n || !index.count(n)) return;
       if (!seen_handles.insert({reinterpret_cast<uintptr_t>(&t), reinterpret_cast<uintptr_t>(n)}).second) return;
       auto it = internal_refs.find(&t);
-      if (!grad_of_leaf && it != internal_refs.end() && static_cast<int>(t.use_count()) <= it->second) return;
+      // a Python object the tensor owns (kept for its identity once Python let go of it, see
+      // docs/notes/python.md) holds a reference that is nobody's handle
+      const int users = static_cast<int>(t.use_count()) - (t.owned_pyobject ? 1 : 0);
+      if (!grad_of_leaf && it != internal_refs.end() && users <= it->second) return;
       RawHandle h;
       h.info.tensor = reinterpret_cast<uintptr_t>(&t);
       h.info.node = reinterpret_cast<uintptr_t>(n);
@@ -284,9 +287,10 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
     GraphComponent& g = comps[c];
     g.id = static_cast<int64_t>(c);
     g.stale_steps = static_cast<int64_t>(stale[c].size());
-    std::stable_sort(g.nodes.begin(), g.nodes.end(), [](const NodeInfo& a, const NodeInfo& b) {
-      return a.generation != b.generation ? a.generation > b.generation : a.id > b.id;
-    });
+    // newest step first; within a step the live list's order (newest first), not addresses:
+    // pictures and node lists come out the same on every run
+    std::stable_sort(g.nodes.begin(), g.nodes.end(),
+                     [](const NodeInfo& a, const NodeInfo& b) { return a.generation > b.generation; });
     std::vector<std::pair<int64_t, lifetime::SiteId>> by_count;
     for (auto [site, count] : site_counts[c]) by_count.push_back({-count, site});
     std::sort(by_count.begin(), by_count.end());

@@ -270,8 +270,12 @@ void Session::State::on_storage(const StorageImpl& st, bool created) {
     peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(cat), st.site()});
     log(TimelineEvent{"alloc", bytes, cat, "", steps + 1, 0, where(st.site())});
   } else {
-    block_site.erase(block);
-    peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), st.site()});
+    // a storage made before the session is in the baseline's "before the session" (site 0),
+    // whatever site an earlier session recorded for it
+    auto it = block_site.find(block);
+    const lifetime::SiteId site = it == block_site.end() ? 0 : it->second;
+    if (it != block_site.end()) block_site.erase(it);
+    peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
     log(TimelineEvent{"free", bytes, cat, "", steps + 1, 0, where(st.site())});
   }
 }

@@ -304,8 +304,9 @@ class Session {
   void allow_window(int steps);
   /// Declares gradient accumulation over `micro_steps` optimizer steps (LD008 stays quiet).
   void declare_accumulation(int micro_steps);
-  /// Suppresses findings whose holder path starts with `path_prefix` or whose line is it
-  /// (intended retention: a replay buffer, EMA weights).
+  /// Suppresses findings whose holder path is `path_prefix` or lies under it ("replay" covers
+  /// "replay[3]" and "replay.items", not "replay_old"), or whose line is it (intended
+  /// retention: a replay buffer, EMA weights).
   void allow(const std::string& path_prefix_or_line);
 
   /// The text report: findings with holders and fixes, live graphs, peak, ledger, fragmentation.

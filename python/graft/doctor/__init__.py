@@ -244,7 +244,8 @@ class Doctor:
         self._require().declare_accumulation(int(micro_steps))
 
     def allow(self, path_or_line):
-        """Intended retention: findings held at a path starting with this (``"replay"``) or at this line
+        """Intended retention: findings held at this path or under it (``"replay"`` covers
+        ``replay[3]`` and ``replay.items``, not ``replay_old``) or made at this line
         (``"train.py:42"``) are not reported."""
         self._require().allow(str(path_or_line))
 
@@ -343,8 +344,8 @@ class Doctor:
         ``graft.utils.checkpoint.checkpoint`` (non-reentrant), and compares the peaks of live
         tensor memory. ``candidates``: names of ``model``'s submodules (default: its
         children). Returns a list of dicts (``segment``, ``peak_bytes``, ``saving_bytes``),
-        the biggest saving first. Note: ``step_fn`` runs 1 + len(candidates) times (an
-        optimizer inside it steps each time)."""
+        the biggest saving first. Note: ``step_fn`` runs 2 + len(candidates) times (to warm up,
+        plainly, then once per candidate; an optimizer inside it steps each time)."""
         from ..utils.checkpoint import checkpoint
         modules = dict(model.named_modules())
         names = list(candidates) if candidates is not None else [n for n, _ in model.named_children()]

@@ -45,6 +45,8 @@ def main(argv=None):
             runpy.run_path(script, run_name="__main__")
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            if e.code is not None and not isinstance(e.code, int):
+                print(e.code, file=sys.stderr)  # sys.exit("message"): Python prints the message too
         except BaseException:  # the script failed: report what was seen so far
             traceback.print_exc()
             status = 1

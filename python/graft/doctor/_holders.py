@@ -9,9 +9,12 @@ It runs only when a finding is reported (or on request) and keeps no reference a
 """
 import collections
 import functools
+import inspect
 import os
+import site
 import sys
 import sysconfig
+import threading
 import types
 
 from .. import _C
@@ -23,8 +26,13 @@ _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_back
 _MODULE_REGISTRIES = ("_modules", "_parameters", "_buffers")
 
 _package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# installed packages are no user's modules: besides sysconfig's directories, the site
+# directories (Debian keeps its packages in /usr/lib/python3/dist-packages, which sysconfig
+# does not name), so that numpy's or pytest's globals are not searched as roots
 _std_dirs = tuple(p for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib"),
-                              sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")} if p)
+                              sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib"),
+                              *getattr(site, "getsitepackages", lambda: [])(),
+                              getattr(site, "getusersitepackages", lambda: None)()} if p)
 
 
 class _Found:
@@ -151,15 +159,30 @@ def _roots():
     """(label, object, note) for every named root, frames first (innermost first)."""
     roots = []
     here = os.path.abspath(__file__)
+    # Before Python 3.13 a function frame's f_locals is a snapshot dict kept on the frame: it
+    # would hold each local as it was now until the function reads its locals again or returns,
+    # so that a tensor the program deletes or rebinds after this search stayed alive. The
+    # snapshot is emptied once read where nothing copies it back into the frame: this thread's
+    # frames while no trace or profile function runs on it (those write f_locals back).
+    may_empty = sys.gettrace() is None and sys.getprofile() is None
+    this_thread = threading.get_ident()
     for tid, frame in sys._current_frames().items():
         f = frame
         while f is not None:
             code = f.f_code
             fn = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
             if not fn.startswith(_package_dir) and fn != here:
-                for name, value in list(f.f_locals.items()):
+                local_vars = f.f_locals
+                for name, value in list(local_vars.items()):
                     roots.append((name, value, f"local in {code.co_name}()"))
+                if (may_empty and tid == this_thread and code.co_flags & inspect.CO_OPTIMIZED and f.f_trace is None
+                        and type(local_vars) is dict):
+                    local_vars.clear()
+                del local_vars
             f = f.f_back
+    # `frame` may be this very frame: a cycle that would keep every root (the user's tensors)
+    # alive until the next cyclic collection, which the doctor runs only at step boundaries
+    del frame
     main = sys.modules.get("__main__")
     if main is not None:
         for name, value in list(vars(main).items()):
