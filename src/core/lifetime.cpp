@@ -76,15 +76,22 @@ void count_destroy(Kind kind, uint32_t gen, int64_t bytes) noexcept {
   }
 }
 
+// Counts of a generation only go down once later generations exist (objects are counted in the
+// generation current when they are made, and a refreshed AccumulateGrad moves to the current
+// one), so the scan starts at the oldest generation that still had live objects last time.
+std::atomic<uint32_t> g_oldest_live{0};
+
 std::vector<GenerationCounts> live_generations() {
   std::vector<GenerationCounts> out;
   const uint32_t last = generation();
-  for (uint32_t chunk = 0; chunk <= (last >> kChunkBits) && chunk < kMaxChunks; ++chunk) {
+  const uint32_t first = g_oldest_live.load(std::memory_order_relaxed);
+  for (uint32_t chunk = first >> kChunkBits; chunk <= (last >> kChunkBits) && chunk < kMaxChunks; ++chunk) {
     const Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
     if (!c) continue;
     for (uint32_t i = 0; i < kChunkSize; ++i) {
       GenerationCounts g;
       g.generation = (chunk << kChunkBits) | i;
+      if (g.generation < first) continue;
       if (g.generation > last) break;
       for (int k = 0; k < kNumKinds; ++k) {
         g.count[k] = c[i].count[k].load(std::memory_order_relaxed);
@@ -92,6 +99,11 @@ std::vector<GenerationCounts> live_generations() {
       }
       if (!g.empty()) out.push_back(g);
     }
+  }
+  // the oldest live generation (or the current one) is where the next scan starts
+  uint32_t oldest = out.empty() ? last : out.front().generation;
+  uint32_t seen = first;
+  while (oldest > seen && !g_oldest_live.compare_exchange_weak(seen, oldest, std::memory_order_relaxed)) {
   }
   return out;
 }

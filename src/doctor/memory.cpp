@@ -166,7 +166,7 @@ std::vector<std::string> PeakReport::sentences() const {
   int shown = 0;
   for (auto& [line, b] : by_line) {
     if (++shown > 8) break;
-    out.push_back("  " + format_bytes(b) + " made at " + line);
+    out.push_back("  " + format_bytes(b) + (line == "before the session" ? " from " : " made at ") + line);
   }
   if (!by_scope.empty()) {
     out.push_back("Saved for backward at the peak, by module (what checkpointing that module would save at most):");

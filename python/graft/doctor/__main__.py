@@ -42,7 +42,7 @@ def main(argv=None):
                       progress=not opts.quiet)
     with dr:
         try:
-            runpy.run_path(script, run_name="__main__")
+            runpy.run_path(opts.script, run_name="__main__")  # sys.argv[0] as typed, as `python script.py`
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
             if e.code is not None and not isinstance(e.code, int):
