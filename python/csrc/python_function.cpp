@@ -212,6 +212,8 @@ void init_python_function(py::module_& m) {
           },
           "One bool per forward argument: whether it is a tensor that requires grad.")
       .def_property_readonly("_forward_cls", [](const PyNode& n) { return n.forward_cls.get(); })
+      // the ctx attributes themselves (graft.doctor's holder search walks them: "y.grad_fn.cache")
+      .def_property_readonly("_ctx_attrs", [](const PyNode& n) { return n.attrs.get(); })
       // ctx.<name> = value: kept in the node, so every wrapper of it sees the attribute.
       .def("__getattr__",
            [](py::handle self, const py::str& name) -> py::object {

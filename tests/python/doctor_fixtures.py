@@ -250,3 +250,29 @@ def intermediate_kept(steps):
         loss.backward()
         opt.step()
     return None
+
+
+# ---- a custom Function's ctx keeping the previous step's output ----
+class KeepPrevious(torch.autograd.Function):
+    """Passes x through, and keeps `previous` on ctx (for a smoothing term it never computes)."""
+
+    @staticmethod
+    def forward(ctx, x, previous):
+        ctx.previous = previous[0]  # a list: not an input of the graph, just kept
+        return x * 1.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def ctx_keeps_previous(steps, fixed=False):
+    model, opt, x, y = _mlp()
+    state = {"last": None}
+    for _ in range(steps):
+        opt.zero_grad()
+        previous = None if state["last"] is None else (state["last"].detach() if fixed else state["last"])
+        out = KeepPrevious.apply(model(x), [previous])  # <-- ctx
+        F.mse_loss(out, y).backward()
+        state["last"] = out
+        opt.step()

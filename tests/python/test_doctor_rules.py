@@ -208,3 +208,13 @@ def test_allow_suppresses_an_intended_holder():
         dr.allow("state['total']")
         fx.running_total(8)
     assert dr.findings == []
+
+
+def test_a_custom_function_ctx_is_a_holder_path():
+    dr, _ = run(lambda n: fx.ctx_keeps_previous(n))
+    f = only(dr, "LD003")
+    assert f.step == 5 and f.line == fx.line_of("ctx")
+    # the newest kept output is the local `previous`; each older one hangs off the ctx of the next
+    assert [h.path for h in f.holders[:2]] == ["previous", "previous.grad_fn.previous"], f.holders
+    dr, _ = run(lambda n: fx.ctx_keeps_previous(n, fixed=True), steps=12)
+    assert dr.findings == []

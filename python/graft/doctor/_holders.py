@@ -104,6 +104,13 @@ def labelled_referents(obj):
                 if gid:
                     g = _C._doctor_tensor_object(gid)
                     out.append((".grad", g if g is not None else _CppTensor(gid)))
+                fn = obj.grad_fn
+                if fn is not None and hasattr(type(fn), "_ctx_attrs"):  # a custom Function's ctx
+                    out.append((".grad_fn", fn))
+            elif hasattr(type(obj), "_ctx_attrs"):
+                for k, v in list(obj._ctx_attrs.items()):
+                    out.append((f".{k}", v))
+                return out
             d = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
             if isinstance(d, dict):
                 if _is_module(obj):
@@ -218,6 +225,7 @@ def find(handles, max_paths, hook_attrs, with_ids=False):
     roots = _roots()
     # BFS: the queue holds (object, path pieces, through_hook)
     seen = set()
+    alive = []
     queue = collections.deque()
     for label, value, _note in roots:
         if id(value) not in seen:
@@ -242,6 +250,7 @@ def find(handles, max_paths, hook_attrs, with_ids=False):
             name = label[1:] if label.startswith(".") else ""
             through = hooked or name in _HOOK_DICTS or (bool(name) and name in module_attrs)
             queue.append((ref, path + [label], through, depth + 1))
+            alive.append(ref)  # a temporary (a grad_fn wrapper) must outlive the search: ids stay unique
     out = []
     # one path per handle, in the order the handles came (the most relevant first)
     for h in handles:
