@@ -292,7 +292,14 @@ void init_doctor(py::module_& m) {
   });
   m.def(
       "_doctor_note_optimizer_step",
-      [](py::handle optimizer) { lifetime::note_optimizer_step(optimizer.ptr()); }, py::arg("optimizer"));
+      [](py::handle optimizer, bool finished) { lifetime::note_optimizer_step(optimizer.ptr(), finished); },
+      py::arg("optimizer"), py::arg("finished"));
+  m.def(
+      "_doctor_note_leaves_stepped",
+      [](const std::vector<Tensor>& params) {
+        for (const Tensor& p : params) autograd::note_leaf_stepped(p);
+      },
+      py::arg("params"));
   m.def("_doctor_rules", []() {
     py::list out;
     for (const dr::RuleInfo& r : dr::rules())

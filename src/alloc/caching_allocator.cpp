@@ -669,7 +669,8 @@ void note_recategorized(const Block* b, MemoryCategory before) {
   const MemoryCategory after = b->effective_category();
   if (after == before) return;
   if (lifetime::Observer* o = lifetime::observer())
-    o->storage_recategorized(b, static_cast<int>(before), static_cast<int>(after), static_cast<int64_t>(b->size));
+    o->storage_recategorized(b, static_cast<int>(before), static_cast<int>(after), static_cast<int64_t>(b->size),
+                             b->site, b->generation);
 }
 }  // namespace
 
@@ -681,6 +682,13 @@ void CachingAllocator::set_category(const DataPtr& p, MemoryCategory c) {
   const MemoryCategory before = b->effective_category();
   b->category.store(static_cast<uint8_t>(c), std::memory_order_relaxed);
   note_recategorized(b, before);
+}
+
+void CachingAllocator::set_lifetime(const DataPtr& p, uint32_t site, uint32_t generation) {
+  if (!owns(p)) return;
+  auto* b = static_cast<Block*>(p.context());
+  b->site = site;
+  b->generation = generation;
 }
 
 size_t CachingAllocator::block_size(const DataPtr& p) {

@@ -41,6 +41,16 @@ const TensorImpl* grad_impl(const TensorImpl& t) {
   const AutogradMeta* m = t.meta.get();
   return m ? m->grad.impl() : nullptr;
 }
+const Node* grad_fn_of_grad(const TensorImpl& t) {
+  AutogradMeta* m = t.meta.get();
+  if (!m) return nullptr;
+  std::lock_guard<std::mutex> lock(m->grad_mutex);
+  return m->grad.defined() ? m->grad.impl()->grad_fn.get() : nullptr;
+}
+const TensorImpl* view_base(const TensorImpl& t) {
+  const AutogradMeta* m = t.meta.get();
+  return m && m->is_view ? m->base.impl() : nullptr;
+}
 }  // namespace autograd
 
 const Tensor& Tensor::grad() const {

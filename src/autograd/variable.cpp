@@ -240,15 +240,39 @@ void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
   if (const AutogradMeta* m = variable_.impl()->meta.get()) run_tensor_hooks(m->leaf_hooks.get(), grads);
 }
 
-// Tells the doctor about an in-place accumulation into an existing .grad: whether anything
-// wrote the gradient since the previous accumulation (zero_grad, clipping, the user) and how
-// many optimizer steps passed since (LD008 missing-zero-grad).
-void AccumulateGrad::note_accumulation(const AutogradMeta& m, const Tensor& g) const {
-  lifetime::Observer* o = lifetime::observer();
-  if (!o || m.accum_grad != g.impl()) return;
-  const bool untouched = g.impl()->version() == m.accum_version;
-  o->grad_accumulated(*variable_.impl(), untouched, lifetime::optimizer_steps() - m.accum_optimizer_steps);
+// The leak doctor's LD008 (missing zero_grad), kept while a session counts: an accumulation
+// into a .grad that nothing wrote since the previous accumulation (no zero_grad, clipping or
+// user write: same tensor, same version) across a step of the leaf's optimizer carries the
+// old gradients over. Whether that matters is judged when the optimizer steps the leaf
+// (note_leaf_stepped): a GAN's generator backward adds into the discriminator's .grad after
+// its step, but zero_grad clears it before the discriminator's next step.
+void AccumulateGrad::note_accumulation(AutogradMeta& m, const Tensor& g) const {
+  const bool untouched = m.accum_grad == g.impl() && g.impl()->version() == m.accum_version;
+  if (!untouched) m.carried_over = false;
+  else if (m.leaf_steps > m.accum_leaf_steps) m.carried_over = true;
 }
+
+namespace autograd {
+void note_leaf_stepped(const Tensor& leaf) {
+  if (!lifetime::counting() || !leaf.defined()) return;
+  AutogradMeta* m = meta_or_null(leaf);
+  if (!m) return;
+  uint32_t streak = 0;
+  {
+    std::lock_guard<std::mutex> lock(m->grad_mutex);
+    // a .grad with a graph (backward(create_graph=True)) accumulating across steps is LD004's
+    // cycle, whose fix (p.grad = None) also ends the accumulation: one finding, not two
+    const bool stale = m->carried_over && m->grad.defined() && m->grad.impl() == m->accum_grad &&
+                       m->grad.impl()->version() == m->accum_version && !m->grad.impl()->grad_fn;
+    m->stale_steps = stale ? m->stale_steps + 1 : 0;
+    m->carried_over = false;
+    ++m->leaf_steps;
+    streak = m->stale_steps;
+  }
+  if (streak == 0) return;
+  if (lifetime::Observer* o = lifetime::observer()) o->stale_gradient_used(*leaf.impl(), streak);
+}
+}  // namespace autograd
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor& new_grad = grads[0];
@@ -261,6 +285,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor replaced;
   std::lock_guard<std::mutex> lock(m.grad_mutex);
   Tensor& g = m.grad;
+  if (lifetime::counting()) {
+    if (g.defined()) note_accumulation(m, g);
+    else m.carried_over = false;
+  }
   if (!g.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() == 1 && new_grad.is_contiguous() &&
         !(new_grad.impl()->meta && new_grad.impl()->meta->is_view) && !autograd::requires_grad(new_grad.impl()) &&
@@ -273,7 +301,6 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       g = new_grad.clone();
     }
   } else if (!GradMode::is_enabled()) {
-    if (lifetime::counting()) note_accumulation(m, g);
     NoGradGuard ng;
     g.add_(new_grad);
   } else {
@@ -285,7 +312,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (lifetime::counting()) {
     m.accum_grad = g.impl();
     m.accum_version = g.impl()->version();
-    m.accum_optimizer_steps = lifetime::optimizer_steps();
+    m.accum_leaf_steps = m.leaf_steps;
   }
   return {};
 }

@@ -29,7 +29,10 @@ struct AutogradMeta {
   // --- the leak doctor's missing-zero_grad check (LD008), kept while a session counts ---
   const TensorImpl* accum_grad = nullptr;  // the .grad last accumulated into (identity only)
   uint32_t accum_version = 0;              // its version right after that accumulation
-  uint32_t accum_optimizer_steps = 0;      // lifetime::optimizer_steps() at that time
+  uint32_t leaf_steps = 0;                 // optimizer steps that updated this leaf
+  uint32_t accum_leaf_steps = 0;           // leaf_steps at the last accumulation
+  uint32_t stale_steps = 0;                // consecutive steps that used a gradient carried over a step
+  bool carried_over = false;               // .grad holds gradients from before the leaf's last step
 };
 
 namespace autograd {

@@ -340,16 +340,13 @@ void set_python_site_provider(SiteProvider p) noexcept { g_python_provider.store
 // ---- observer and optimizer steps ----
 namespace {
 std::atomic<Observer*> g_observer{nullptr};
-std::atomic<uint32_t> g_optimizer_steps{0};
 }  // namespace
 
 void set_observer(Observer* o) noexcept { g_observer.store(o, std::memory_order_release); }
 Observer* observer() noexcept { return g_observer.load(std::memory_order_acquire); }
 
-void note_optimizer_step(const void* optimizer) noexcept {
-  g_optimizer_steps.fetch_add(1, std::memory_order_relaxed);
-  if (Observer* o = observer()) o->optimizer_stepped(optimizer);
+void note_optimizer_step(const void* optimizer, bool finished) noexcept {
+  if (Observer* o = observer()) o->optimizer_step(optimizer, finished);
 }
-uint32_t optimizer_steps() noexcept { return g_optimizer_steps.load(std::memory_order_relaxed); }
 
 }  // namespace graft::lifetime

@@ -183,6 +183,11 @@ bool is_allowed(const std::vector<std::string>& allow, const Finding& f) {
 }  // namespace
 
 void Session::State::step_boundary() {
+  // the census' pins and the evidence's leaves are dropped after every lock is released
+  // (dropping a tensor that owns its Python object may take the GIL): declared first, they
+  // are destroyed last
+  detail::PinnedCensus pc;
+  std::vector<intrusive_ptr<TensorImpl>> leaf_pins;
   std::lock_guard<std::mutex> serial(step_mu);
   Annotator* ann = nullptr;
   int64_t s = 0;
@@ -222,6 +227,7 @@ void Session::State::step_boundary() {
     close_peak(s);
     rec.peak_bytes = last_peak.peak_bytes;
     steps = s;
+    stepped_this_step.clear();
     lifetime::advance_generation();  // what is made from now on belongs to step s + 1
     log(TimelineEvent{"step", 0, 0, "", s, 0, ""});
     // LD010: the previous step ran no backward, and nodes it made died without running
@@ -244,13 +250,22 @@ void Session::State::step_boundary() {
     wasted.erase(wasted.begin(), wasted.lower_bound(s - 1));
   }
 
-  // the census of stale graphs, taken without the recorder's lock (it takes the live lists')
-  detail::PinnedCensus pc;
-  if (any_stale) pc = detail::take_census(start_generation, s);
+  // The census of stale graphs, taken without the recorder's lock (it takes the live lists').
+  // Its cost grows with what a leak keeps: once a leak was reported, it is taken 1, 2, 4 and 8
+  // steps after that and then every 8 steps (kCensusEvery), so a long leaking run costs an
+  // eighth of the censuses, and a second leak that starts later is still confirmed at K observed
+  // boundaries, within K * 8 steps. A boundary without stale graph objects is observed for free.
+  constexpr int64_t kCensusEvery = 8;
+  const int64_t since = first_growth_report ? s - first_growth_report : 0;
+  const bool census_due =
+      !first_growth_report || (since < kCensusEvery && (since & (since - 1)) == 0) || since % kCensusEvery == 0;
+  const bool observed = !any_stale || census_due;
+  if (any_stale && census_due) pc = detail::take_census(start_generation, s);
 
   std::vector<Pending> pending;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    if (observed) observed_boundaries.push_back(s);
     // classify the stale components and count each key's distinct stale steps
     struct KeyNow {
       std::vector<size_t> components;  // indexes into pc.census.components
@@ -299,12 +314,28 @@ void Session::State::step_boundary() {
       if (ks.carried) c = std::max<int64_t>(0, c - (window - 1));  // allowed window
       return c;
     };
+    // The verdict: since the warm-up (or the key's last drop), the number of past steps the key
+    // keeps alive never fell and rose at K observed boundaries, the latest one now. A leak that
+    // keeps one step per step rises at W+1, ..., W+K: reported at step W + K, never earlier; one
+    // that keeps a step every n steps is reported at its K-th rise.
+    auto rises = [&](const KeyState& ks) {
+      int64_t n = 0;
+      for (size_t i = observed_boundaries.size(); i-- > 1;) {
+        const int64_t b = observed_boundaries[i], prev = observed_boundaries[i - 1];
+        if (b <= W) break;
+        const int64_t cb = count_at(ks, b), cp = count_at(ks, prev);
+        if (cb < cp) break;
+        if (cb > cp) ++n;
+      }
+      return n;
+    };
+    const int64_t prev_observed =
+        observed_boundaries.size() >= 2 ? observed_boundaries[observed_boundaries.size() - 2] : 0;
     for (auto& [key, ks] : keys) {
-      if (ks.reported) continue;
+      if (ks.reported || !observed) continue;
       auto it = now.find(key);
-      // growth over each of the last K boundaries, all after the warm-up
-      bool grew = s >= W + K && it != now.end();
-      for (int64_t b = s - K + 1; grew && b <= s; ++b) grew = count_at(ks, b) > count_at(ks, b - 1);
+      const bool grew = s >= W + K && it != now.end() && count_at(ks, s) > count_at(ks, prev_observed) &&
+                        rises(ks) >= K;
       bool too_late = false;  // LD007: carried, bounded, seen at K boundaries after the warm-up
       if (!grew && ks.carried && s >= W + K && ks.max_count + 1 > window) {
         int64_t seen = 0;
@@ -314,7 +345,6 @@ void Session::State::step_boundary() {
       }
       if (!grew && !too_late) continue;
       const KeyNow& k = it->second;
-      ks.reported = true;
       Pending p;
       p.growth = true;
       Finding& f = p.f;
@@ -325,12 +355,11 @@ void Session::State::step_boundary() {
       f.nodes = k.nodes;
       f.saved_bytes = k.saved;
       f.host_bytes = k.host;
-      // over the confirmation steps, from the first boundary that saw the key (a leak that
-      // starts after the warm-up has no record at s - K: its step was not stale yet)
-      auto n0 = ks.nodes.lower_bound(s - K);
+      // from the first boundary that saw the key
+      auto n0 = ks.nodes.begin();
       f.nodes_per_step = n0 != ks.nodes.end() && n0->first < s
                              ? static_cast<double>(k.nodes - n0->second) / static_cast<double>(s - n0->first)
-                             : static_cast<double>(k.nodes) / K;
+                             : static_cast<double>(k.nodes);
       std::ostringstream m;
       if (too_late) {
         m << "a graph carried across steps spans up to " << ks.max_count + 1 << " steps before it is detached ("
@@ -358,7 +387,6 @@ void Session::State::step_boundary() {
       for (int64_t t : e.steps)
         if (t > W) ++after;
       if (after < K) continue;
-      e.reported = true;
       Pending p;
       Finding& f = p.f;
       f.rule = e.rule;
@@ -380,7 +408,6 @@ void Session::State::step_boundary() {
   }
 
   // pin the leaves named by evidence (they may have died since)
-  std::vector<intrusive_ptr<TensorImpl>> leaf_pins;
   for (Pending& p : pending) {
     if (p.growth || p.handles.empty()) continue;
     std::unordered_set<uintptr_t> wanted;
@@ -396,40 +423,47 @@ void Session::State::step_boundary() {
   }
   // holders: the Python layer's paths, or (C++ only) the handles' creation lines
   for (Pending& p : pending) {
-    if (!p.f.holders.empty() || p.handles.empty()) continue;
-    if (ann) p.f.holders = ann->holders(p.handles, options.max_holders);
-    if (p.f.holders.empty()) {
-      for (const HandleInfo& h : p.handles) {
-        if (static_cast<int>(p.f.holders.size()) >= options.max_holders) break;
-        Holder hd;
-        std::ostringstream path;
-        path << (h.grad_of_leaf ? "the .grad of a tensor" : "a tensor") << " held outside the graph (native code)";
-        hd.path = path.str();
-        hd.created_at = h.site ? lifetime::site(h.site).detail() : std::string();
-        hd.created_step = h.step;
-        hd.tensor = h.tensor;
-        p.f.holders.push_back(hd);
+    try {
+      if (p.f.holders.empty() && !p.handles.empty()) {
+        if (ann) p.f.holders = ann->holders(p.handles, options.max_holders);
+        if (p.f.holders.empty()) {
+          for (const HandleInfo& h : p.handles) {
+            if (static_cast<int>(p.f.holders.size()) >= options.max_holders) break;
+            Holder hd;
+            hd.path = h.grad_of_leaf ? "the .grad of a tensor held outside the graph (native code)"
+                                     : "a tensor held outside the graph (native code)";
+            hd.created_at = h.site ? lifetime::site(h.site).detail() : std::string();
+            hd.created_step = h.step;
+            hd.tensor = h.tensor;
+            p.f.holders.push_back(hd);
+          }
+        }
       }
-    }
-    for (const Holder& h : p.f.holders)
-      if (h.through_hook && p.growth && p.f.rule != Rule::DetachedTooLate) p.f.rule = Rule::HookCapture;
-    // the graph as it is now, with the holders named
-    if (p.growth && !p.components.empty()) {
-      Census part;
-      part.step = pc.census.step;
-      for (size_t ci : p.components) part.components.push_back(pc.census.components[ci]);
-      detail::HandleLabels labels;
-      for (const Holder& h : p.f.holders)
-        if (h.tensor) labels.emplace(h.tensor, h.path);
-      const detail::RenderGraph rg = detail::build_render_graph(part, -1, labels);
-      p.f.graph_dot = detail::to_dot(rg);
-      p.f.graph_svg = detail::to_svg(rg);
+      // the primary holder decides: a path through a hook is LD005
+      if (p.growth && p.f.rule != Rule::DetachedTooLate && !p.f.holders.empty() && p.f.holders.front().through_hook)
+        p.f.rule = Rule::HookCapture;
+      // the graph as it is now, with the holders named
+      if (p.growth && !p.components.empty()) {
+        Census part;
+        part.step = pc.census.step;
+        for (size_t ci : p.components) part.components.push_back(pc.census.components[ci]);
+        detail::HandleLabels labels;
+        for (const Holder& h : p.f.holders)
+          if (h.tensor) labels.emplace(h.tensor, h.path);
+        const detail::RenderGraph rg = detail::build_render_graph(part, -1, labels);
+        p.f.graph_dot = detail::to_dot(rg);
+        p.f.graph_svg = detail::to_svg(rg);
+      }
+    } catch (...) {  // a finding without its holders or picture is still a finding
     }
   }
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     for (Pending& p : pending) {
       Finding& f = p.f;
+      // reported once committed: a boundary that failed half-way tries again at the next one
+      if (p.growth) keys[f.key].reported = true;
+      else evidence[f.key].reported = true;
       const RuleInfo& info = rule_info(f.rule);
       f.id = info.id;
       f.severity = info.severity;
@@ -438,13 +472,13 @@ void Session::State::step_boundary() {
         f.message += " (" + f.holders.front().path + (f.holders.size() > 1 ? ", ..." : "") + ")";
       }
       if (is_allowed(allowed, f)) continue;
+      if (p.growth && !first_growth_report) first_growth_report = s;
       rec.findings.push_back(f.id);
       log(TimelineEvent{"finding", f.saved_bytes, 0, f.id, s, 0, f.line});
       findings.push_back(std::move(f));
     }
     records.push_back(std::move(rec));
   }
-  // pc and leaf_pins die here, outside every lock
 }
 
 }  // namespace graft::doctor

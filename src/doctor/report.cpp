@@ -162,7 +162,8 @@ std::string Session::timeline_json() const {
     if (e.bytes) x["bytes"] = e.bytes;
     if (e.kind == "alloc" || e.kind == "free") x["category"] = memory_category_name(static_cast<MemoryCategory>(e.category));
     if (!e.name.empty()) x["name"] = e.name;
-    if (!e.line.empty()) x["line"] = e.line;
+    const std::string line = !e.line.empty() ? e.line : detail::where(e.site);
+    if (!line.empty()) x["line"] = line;
     ev.push_back(std::move(x));
   }
   j["events"] = std::move(ev);

@@ -57,14 +57,19 @@ class Recorder final : public lifetime::Observer {
   }
   void node_executed(Node& n, uint32_t backward_id, bool retain_graph) noexcept override {
     std::lock_guard<std::mutex> g(recorder_mutex());
-    if (Session::State* s = active_state()) s->on_node_executed(n, backward_id, retain_graph);
+    Session::State* s = active_state();
+    if (!s) return;
+    try {
+      s->on_node_executed(n, backward_id, retain_graph);
+    } catch (...) {  // diagnostics never fail the backward pass
+    }
   }
-  void grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since) noexcept override {
+  void stale_gradient_used(const TensorImpl& leaf, uint32_t streak) noexcept override {
     std::lock_guard<std::mutex> g(recorder_mutex());
     Session::State* s = active_state();
     if (!s) return;
     try {
-      s->on_grad_accumulated(leaf, untouched, steps_since);
+      s->on_stale_gradient(leaf, streak);
     } catch (...) {
     }
   }
@@ -77,30 +82,54 @@ class Recorder final : public lifetime::Observer {
     } catch (...) {
     }
   }
-  void storage_recategorized(const void* block, int old_category, int new_category, int64_t bytes) noexcept override {
+  void storage_recategorized(const void* block, int old_category, int new_category, int64_t bytes, uint32_t site,
+                             uint32_t generation) noexcept override {
     std::lock_guard<std::mutex> g(recorder_mutex());
     Session::State* s = active_state();
     if (!s) return;
     try {
-      s->on_recategorized(block, old_category, new_category, bytes);
+      s->on_recategorized(block, old_category, new_category, bytes, site, generation);
     } catch (...) {
     }
   }
-  void optimizer_stepped(const void* optimizer) noexcept override {
+  void optimizer_step(const void* optimizer, bool finished) noexcept override {
+    // Steps follow the optimizers (docs/notes/doctor.md, "Steps"): a step ends when the
+    // iteration's last optimizer finishes its step. Until an optimizer steps twice within a step,
+    // that is the first optimizer ever to finish (one optimizer: every step() ends a step; a
+    // GAN's two: once per iteration). An optimizer about to step a second time within one step
+    // shows the pattern changed (a second training stage's new optimizer, a probe that steps
+    // rarely): the step ends there, and the optimizer that finished just before becomes the last.
     Session* session = nullptr;
     {
       std::lock_guard<std::mutex> g(recorder_mutex());
       Session::State* s = active_state();
       if (!s || !s->options.step_on_optimizer) return;
-      // with several optimizers (a GAN's two, a model and a probe) the first one to step marks
-      // the step: one boundary per training iteration
-      if (!s->primary_optimizer) s->primary_optimizer = optimizer;
-      if (optimizer && optimizer != s->primary_optimizer) return;
+      auto& seen = s->stepped_this_step;
+      if (!finished) {
+        if (std::find(seen.begin(), seen.end(), optimizer) == seen.end()) {
+          seen.push_back(optimizer);
+          return;
+        }
+        s->last_optimizer = s->previous_finished;
+        s->skip_finish = optimizer;  // this step already ended the doctor's step
+      } else {
+        s->previous_finished = optimizer;
+        if (s->skip_finish == optimizer) {
+          s->skip_finish = nullptr;
+          return;
+        }
+        if (!s->last_optimizer) s->last_optimizer = optimizer;
+        if (optimizer != s->last_optimizer) return;
+      }
       session = s->owner;
     }
     try {
       session->step();
     } catch (...) {  // a failing diagnosis never fails the optimizer step
+    }
+    if (!finished) {
+      std::lock_guard<std::mutex> g(recorder_mutex());
+      if (Session::State* s = active_state()) s->stepped_this_step.push_back(optimizer);
     }
   }
 };
@@ -198,7 +227,8 @@ void Session::State::on_node_released(const Node& n) {
       w.site_bytes[n.site()] += v.bytes;
     }
   }
-  log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, where(n.site())});
+  if (options.max_events) log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, "", 0, n.site()});
+  else ++events_dropped;
 }
 
 uint32_t Session::State::on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site) {
@@ -207,7 +237,7 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
   backward_steps.insert(step);
   if (retain_graph) backward_calls[id] = BackwardCall{step, site, true, false, 0, 0};
   log(TimelineEvent{"backward", 0, 0, retain_graph ? (create_graph ? "create_graph" : "retain_graph") : "", step, 0,
-                    where(site)});
+                    "", 0, site});
   current_backward_site = site;
   return id;
 }
@@ -246,9 +276,8 @@ void Session::State::on_node_executed(Node& n, uint32_t backward_id, bool retain
   }
 }
 
-void Session::State::on_grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since) {
-  if (!untouched || steps_since == 0) return;
-  if (static_cast<int64_t>(steps_since) < accumulation) return;  // declared accumulation
+void Session::State::on_stale_gradient(const TensorImpl& leaf, uint32_t streak) {
+  if (static_cast<int64_t>(streak) < accumulation) return;  // declared accumulation
   const std::string line = where(current_backward_site);
   Evidence& e = evidence_for(Rule::MissingZeroGrad, line);
   e.steps.insert(steps + 1);
@@ -258,33 +287,32 @@ void Session::State::on_grad_accumulated(const TensorImpl& leaf, bool untouched,
     e.leaf_sites.push_back(leaf.site());
   }
   e.message = "backward" + (line.empty() ? std::string() : " at " + line) + " added into gradients that " +
-              std::to_string(e.leaves.size()) + " parameter(s) kept from before the previous optimizer step";
+              std::to_string(e.leaves.size()) +
+              " parameter(s) kept from before their previous optimizer step, and the optimizer used them";
 }
 
 void Session::State::on_storage(const StorageImpl& st, bool created) {
-  const auto* block = st.data_ptr().context();
   const int64_t bytes = static_cast<int64_t>(alloc::CachingAllocator::block_size(st.data_ptr()));
   const int cat = static_cast<int>(alloc::CachingAllocator::category(st.data_ptr()));
+  // a storage made before the session is in the baseline's "before the session" (site 0),
+  // whatever site an earlier session recorded for it
+  const lifetime::SiteId site = st.generation() >= start_generation ? st.site() : 0;
   if (created) {
-    block_site[block] = st.site();
-    peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(cat), st.site()});
-    log(TimelineEvent{"alloc", bytes, cat, "", steps + 1, 0, where(st.site())});
+    // the block remembers its storage's site, for the category changes reported without it
+    alloc::CachingAllocator::set_lifetime(st.data_ptr(), st.site(), st.generation());
+    peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(cat), site});
   } else {
-    // a storage made before the session is in the baseline's "before the session" (site 0),
-    // whatever site an earlier session recorded for it
-    auto it = block_site.find(block);
-    const lifetime::SiteId site = it == block_site.end() ? 0 : it->second;
-    if (it != block_site.end()) block_site.erase(it);
     peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
-    log(TimelineEvent{"free", bytes, cat, "", steps + 1, 0, where(st.site())});
   }
+  if (options.max_events) log(TimelineEvent{created ? "alloc" : "free", bytes, cat, "", steps + 1, 0, "", 0, st.site()});
+  else ++events_dropped;
 }
 
-void Session::State::on_recategorized(const void* block, int old_category, int new_category, int64_t bytes) {
-  auto it = block_site.find(block);
-  if (it == block_site.end()) return;  // a storage from before the session
-  peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(old_category), it->second});
-  peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(new_category), it->second});
+void Session::State::on_recategorized(const void*, int old_category, int new_category, int64_t bytes, uint32_t site,
+                                      uint32_t generation) {
+  if (generation < start_generation) return;  // a storage from before the session
+  peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(old_category), site});
+  peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(new_category), site});
 }
 
 Session::State::Evidence& Session::State::evidence_for(Rule rule, const std::string& line) {
@@ -362,7 +390,6 @@ Session::Session(Options options) : s_(std::make_unique<State>()) {
   s_->started = std::chrono::steady_clock::now();
   // objects made from now on belong to step 1
   s_->start_generation = lifetime::advance_generation();
-  s_->start_optimizer_steps = lifetime::optimizer_steps();
   // what lives already (parameters made before the session) is the peak's baseline
   const auto before = device_allocator(kCPU).bytes_by_category();
   for (int c = 0; c < kNumMemoryCategories; ++c)
@@ -383,6 +410,7 @@ void Session::stop() {
   if (active_state() == s_.get()) {
     active_state() = nullptr;
     lifetime::set_tier(lifetime::Tier::Off);
+    lifetime::set_observer(nullptr);  // nothing is reported (or locked) while no session watches
     alloc::set_oom_observer(nullptr);
   }
 }

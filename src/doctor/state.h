@@ -33,8 +33,9 @@ struct TimelineEvent {
   std::string name;
   int64_t step = 0;
   uint64_t seq = 0;
-  std::string line;
+  std::string line;            ///< a line given as text (findings)
   double t = 0;
+  lifetime::SiteId site = 0;   ///< or a site, resolved when the timeline is written
 };
 
 struct Session::State {
@@ -42,7 +43,6 @@ struct Session::State {
   Options options;
   std::chrono::steady_clock::time_point started;
   uint32_t start_generation = 0;
-  uint32_t start_optimizer_steps = 0;
   bool watching = false;
   int64_t steps = 0;  ///< steps ended
   Annotator* annotator = nullptr;
@@ -54,7 +54,11 @@ struct Session::State {
   PeakReport last_peak;
   std::string last_oom_report;
   std::mutex step_mu;  ///< one boundary at a time (taken before recorder_mutex)
-  const void* primary_optimizer = nullptr;  ///< the optimizer whose steps end doctor steps
+  // the optimizers' steps (Recorder::optimizer_step)
+  std::vector<const void*> stepped_this_step;  ///< optimizers that began a step in the current step
+  const void* last_optimizer = nullptr;        ///< its finished step ends a doctor step
+  const void* previous_finished = nullptr;     ///< the optimizer that finished a step last
+  const void* skip_finish = nullptr;           ///< its step began with a boundary: no second one
 
   // ---- timeline events (a ring) ----
   std::vector<TimelineEvent> events;
@@ -105,7 +109,6 @@ struct Session::State {
   };
   std::vector<PeakEvent> peak_events;
   std::map<std::pair<int, lifetime::SiteId>, int64_t> live_breakdown;  ///< at the step's start
-  std::unordered_map<const void*, lifetime::SiteId> block_site;          ///< session storages' blocks
   void close_peak(int64_t step);
 
   // ---- growth keys ----
@@ -120,14 +123,17 @@ struct Session::State {
     bool reported = false;
   };
   std::map<std::string, KeyState> keys;
+  std::vector<int64_t> observed_boundaries;  ///< boundaries whose key counts are known
+  int64_t first_growth_report = 0;           ///< the step of the first growth finding (census backoff)
 
   // ---- handlers (called with recorder_mutex held) ----
   void on_node_released(const Node& n);
   uint32_t on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site);
   void on_node_executed(Node& n, uint32_t backward_id, bool retain_graph);
-  void on_grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since);
+  void on_stale_gradient(const TensorImpl& leaf, uint32_t streak);
   void on_storage(const StorageImpl& st, bool created);
-  void on_recategorized(const void* block, int old_category, int new_category, int64_t bytes);
+  void on_recategorized(const void* block, int old_category, int new_category, int64_t bytes, uint32_t site,
+                        uint32_t generation);
 
   /// The step boundary (Session::step): takes locks itself.
   void step_boundary();

@@ -220,6 +220,7 @@ void Optimizer::check_before_step() const {
 }
 
 Tensor Optimizer::step(const LossClosure& closure) {
+  lifetime::note_optimizer_step(this, false);  // a leak doctor's steps follow the optimizers'
   Tensor loss;
   if (closure) {
     EnableGradGuard enable_grad;
@@ -228,7 +229,10 @@ Tensor Optimizer::step(const LossClosure& closure) {
   NoGradGuard no_grad;
   check_before_step();
   for (auto& g : param_groups_) update_group(g);
-  lifetime::note_optimizer_step(this);  // the leak doctor steps with the (first) optimizer
+  if (lifetime::counting())  // the doctor's LD008: did this step use gradients carried over?
+    for (auto& g : param_groups_)
+      for (const Tensor& p : g.params()) autograd::note_leaf_stepped(p);
+  lifetime::note_optimizer_step(this, true);
   return loss;
 }
 

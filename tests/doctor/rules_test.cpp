@@ -200,6 +200,50 @@ TEST(DoctorRules, MissingZeroGradIsLD008UnlessAccumulationIsDeclared) {
   }
 }
 
+// A GAN's iteration from C++: the discriminator's update, then the generator's, whose backward
+// goes through the discriminator and adds into its .grad after its step. One doctor step per
+// iteration (docs/notes/doctor.md, "Steps"); LD008 only when the discriminator never clears.
+TEST(DoctorRules, TwoOptimizersMakeOneStepPerIterationAndLD008OnlyWithoutZeroGrad) {
+  for (bool clears : {true, false}) {
+    manual_seed(0);
+    nn::Sequential gen{nn::Linear(4, 8), nn::Tanh(), nn::Linear(8, 6)};
+    nn::Sequential disc{nn::Linear(6, 8), nn::Tanh(), nn::Linear(8, 1)};
+    optim::SGD opt_g{gen->parameters(), optim::SGDOptions(0.01)};
+    optim::SGD opt_d{disc->parameters(), optim::SGDOptions(0.01)};
+    Tensor real = randn({8, 6});
+    doctor::Session dr;
+    run(dr, 10, [&](int) {
+      Tensor z = randn({8, 4});
+      if (clears) opt_d.zero_grad();
+      Tensor d_loss = disc->forward(real).neg().sigmoid().mean() + disc->forward(gen->forward(z).detach()).mean();
+      d_loss.backward();
+      opt_d.step();
+      opt_g.zero_grad();
+      disc->forward(gen->forward(z)).neg().mean().backward();
+      opt_g.step();
+    });
+    EXPECT_EQ(dr.steps(), 10);
+    if (clears) EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
+    else EXPECT_EQ(ids(dr), std::vector<std::string>{"LD008"}) << doctor::format_findings(dr.findings());
+  }
+}
+
+// A second training stage with a new optimizer: the first iteration with it runs into the next
+// one (an optimizer about to step twice in one step ends it), then each iteration is a step.
+TEST(DoctorRules, ANewOptimizerInASecondStageStillEndsSteps) {
+  Model m;
+  optim::SGD second{m.net->parameters(), optim::SGDOptions(0.001)};
+  doctor::Session dr;
+  run(dr, 16, [&](int i) {
+    optim::SGD& o = i <= 6 ? m.opt : second;
+    o.zero_grad();
+    m.loss().backward();
+    o.step();
+  });
+  EXPECT_EQ(dr.steps(), 15);
+  EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
+}
+
 TEST(DoctorRules, RetainGraphNeverReusedIsLD009) {
   Model m;
   doctor::Session dr;

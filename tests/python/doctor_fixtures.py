@@ -276,3 +276,64 @@ def ctx_keeps_previous(steps, fixed=False):
         F.mse_loss(out, y).backward()
         state["last"] = out
         opt.step()
+
+
+# ---- several optimizers: one doctor step per iteration ----
+def _gan(seed=0):
+    torch.manual_seed(seed)
+    gen = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 6))
+    disc = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
+    return gen, disc, torch.optim.SGD(gen.parameters(), lr=0.01), torch.optim.SGD(disc.parameters(), lr=0.01)
+
+
+def gan(steps, fixed=True, leak=False):
+    """A GAN's iteration: the discriminator's update, then the generator's, whose backward goes
+    through the discriminator and adds into its .grad after its step; the discriminator's
+    zero_grad clears that before its next step (fine). Unfixed: the discriminator never clears
+    its gradients (LD008 at its backward). With ``leak``, the generator's losses are summed
+    with their graphs (LD001)."""
+    gen, disc, opt_g, opt_d = _gan()
+    real = torch.randn(16, 6)
+    state = {"g_total": 0}
+    for _ in range(steps):
+        z = torch.randn(16, 4)
+        if fixed:
+            opt_d.zero_grad()
+        d_loss = F.softplus(-disc(real)).mean() + F.softplus(disc(gen(z).detach())).mean()
+        d_loss.backward()  # <-- LD008 gan
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss = F.softplus(-disc(gen(z))).mean()
+        g_loss.backward()
+        opt_g.step()
+        if leak:
+            state["g_total"] += g_loss  # <-- LD001 gan
+        else:
+            state["g_total"] += g_loss.detach().item()
+
+
+def two_stages(steps, switch):
+    """A second training stage with a new optimizer (the first one never steps again)."""
+    model, opt, x, y = _mlp()
+    opt2 = torch.optim.SGD(model.parameters(), lr=0.001)
+    for i in range(steps):
+        o = opt if i < switch else opt2
+        o.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        o.step()
+
+
+def late_second_leak(steps, start):
+    """A running total from the first step and, from step ``start``, a list of outputs of a
+    second forward kept under grad mode (a graph of its own)."""
+    model, opt, x, y = _mlp()
+    state = {"total": 0}
+    kept = []
+    for i in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        state["total"] += loss  # <-- LD001 first
+        if i >= start:
+            kept.append(model(x[:4]))  # <-- LD003 late
+        opt.step()

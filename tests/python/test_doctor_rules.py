@@ -218,3 +218,47 @@ def test_a_custom_function_ctx_is_a_holder_path():
     assert [h.path for h in f.holders[:2]] == ["previous", "previous.grad_fn.previous"], f.holders
     dr, _ = run(lambda n: fx.ctx_keeps_previous(n, fixed=True), steps=12)
     assert dr.findings == []
+
+
+# ---- several optimizers (docs/notes/doctor.md, "Steps") ----
+def test_a_gan_with_two_optimizers_is_one_step_per_iteration_and_clean():
+    # the generator's backward adds into the discriminator's .grad after its step; the
+    # discriminator's zero_grad clears it before its next step: no LD008
+    dr, _ = run(lambda n: fx.gan(n), steps=12)
+    assert dr.steps == 12
+    assert dr.findings == []
+
+
+def test_a_gan_whose_discriminator_never_clears_its_gradients_is_ld008():
+    dr, _ = run(lambda n: fx.gan(n, fixed=False), steps=8)
+    f = only(dr, "LD008")
+    assert f.step == 5 and f.line == fx.line_of("LD008 gan")
+    assert any(h.path.startswith("disc.") for h in f.holders), f.holders
+
+
+def test_a_gan_leaking_its_generator_losses_is_ld001_at_step_5():
+    dr, _ = run(lambda n: fx.gan(n, leak=True), steps=8)
+    f = only(dr, "LD001")
+    assert f.step == 5 and f.line == fx.line_of("LD001 gan")
+    assert f.holders[0].path == "state['g_total']"
+
+
+def test_a_new_optimizer_in_a_second_stage_still_ends_steps():
+    # 6 iterations with the first optimizer, 10 with the second: the first iteration of the
+    # second stage runs into the next one (the doctor learns the new last optimizer), then
+    # every iteration is a step again
+    dr, _ = run(lambda n: fx.two_stages(n, switch=6), steps=16)
+    assert dr.steps == 15
+    assert dr.findings == []
+
+
+def test_a_second_leak_that_starts_after_the_first_report_is_still_reported():
+    dr, _ = run(lambda n: fx.late_second_leak(n, start=10), steps=40)
+    at = {f.id: f for f in dr.findings}
+    assert sorted(at) == ["LD001", "LD003"], [str(f) for f in dr.findings]
+    assert at["LD001"].step == 5 and at["LD001"].line == fx.line_of("LD001 first")
+    # the censuses after the first report are 1, 2, 4, 8 steps later, then every 8 steps: the
+    # late leak (count 1 at boundary 11) rises at observed boundaries 13, 21, 29
+    assert at["LD003"].line == fx.line_of("LD003 late")
+    assert 13 <= at["LD003"].step <= 10 + 2 + 3 * 8
+    assert at["LD003"].holders[0].path.startswith("kept[")

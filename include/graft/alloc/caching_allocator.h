@@ -128,6 +128,9 @@ class CachingAllocator final : public Allocator {
   /// The block size behind `p` (what memory_allocated counts), or p's own size for foreign
   /// memory (0 when unknown).
   static size_t block_size(const DataPtr& p);
+  /// Records the creation site and generation of the storage using the block behind `p` (the
+  /// leak doctor; reported back with category changes). No-op for foreign memory.
+  static void set_lifetime(const DataPtr& p, uint32_t site, uint32_t generation);
   /// The largest single allocation that would succeed now, given the cached free blocks, the
   /// cap and the raw allocator's free memory (the leak doctor's fragmentation report).
   size_t largest_allocation() const;

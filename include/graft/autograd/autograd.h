@@ -67,5 +67,14 @@ void warn(const std::string& message);
 /// For diagnostics (the leak doctor): the TensorImpl of `t`'s `.grad`, or null; takes no
 /// reference and never warns.
 const TensorImpl* grad_impl(const TensorImpl& t);
+/// For diagnostics: the grad_fn of `t`'s `.grad` (identity only, read under the gradient's
+/// lock; null when none).
+const Node* grad_fn_of_grad(const TensorImpl& t);
+/// For diagnostics: the base of `t` when `t` is a view (identity only; null otherwise).
+const TensorImpl* view_base(const TensorImpl& t);
+/// An optimizer stepped `leaf` (graft's optimizers and the Python optimizer hook call it while
+/// a doctor session counts): judges whether the step used gradients carried over from before
+/// the leaf's previous step without a reset (the doctor's LD008).
+void note_leaf_stepped(const Tensor& leaf);
 
 }  // namespace graft::autograd

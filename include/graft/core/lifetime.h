@@ -132,29 +132,31 @@ class Observer {
   /// A backward pass ran `node` (retained: retain_graph asked for explicitly). Called for every
   /// node it visits.
   virtual void node_executed(Node&, uint32_t backward_id, bool retain_graph) noexcept {}
-  /// AccumulateGrad added into an existing `.grad` of `leaf` in place. `untouched` is true when
-  /// nothing wrote the gradient since the previous accumulation; `steps_since` is the number
-  /// of optimizer steps seen since that accumulation.
-  virtual void grad_accumulated(const TensorImpl& leaf, bool untouched, uint32_t steps_since) noexcept {}
+  /// An optimizer stepped `leaf` with a `.grad` that still held gradients accumulated before the
+  /// leaf's previous step, untouched since (no zero_grad): the `streak`-th such step in a row.
+  virtual void stale_gradient_used(const TensorImpl& leaf, uint32_t streak) noexcept {}
   /// A storage was made or is being destroyed (its block's bytes, category and site).
   virtual void storage_event(const StorageImpl&, bool created) noexcept {}
   /// The allocator's category of a live storage's block changes (parameter tagging, or the
-  /// first/last saved-for-backward claim).
-  virtual void storage_recategorized(const void* block_ctx, int old_category, int new_category,
-                                     int64_t bytes) noexcept {}
-  /// Optimizer `optimizer` (an identity) finished a step (Python post hook or C++ optimizer).
-  virtual void optimizer_stepped(const void* optimizer) noexcept { (void)optimizer; }
+  /// first/last saved-for-backward claim); `site` and `generation` are what the doctor recorded
+  /// for the block's storage (0 when it recorded nothing).
+  virtual void storage_recategorized(const void* block_ctx, int old_category, int new_category, int64_t bytes,
+                                     uint32_t site, uint32_t generation) noexcept {}
+  /// Optimizer `optimizer` (an identity) is about to step (`finished` false: Python pre hook,
+  /// or the start of a C++ optimizer's step) or finished its step (`finished` true).
+  virtual void optimizer_step(const void* optimizer, bool finished) noexcept {
+    (void)optimizer;
+    (void)finished;
+  }
 };
 /// Installs `o` (null: none). The caller keeps it alive while installed.
 void set_observer(Observer* o) noexcept;
 Observer* observer() noexcept;
 
-/// Counts optimizer steps (AccumulateGrad compares against it) and tells the observer that
-/// `optimizer` (an identity) stepped. Called by graft's C++ optimizers and by the Python
-/// optimizer hook.
-void note_optimizer_step(const void* optimizer = nullptr) noexcept;
-/// Optimizer steps seen since the process started.
-uint32_t optimizer_steps() noexcept;
+/// Tells the observer that `optimizer` (an identity) is about to step (`finished` false) or has
+/// stepped (`finished` true): a leak doctor's steps follow them (docs/notes/doctor.md, "Steps").
+/// Called by graft's C++ optimizers and by the Python optimizer hooks.
+void note_optimizer_step(const void* optimizer, bool finished) noexcept;
 
 // ---- live lists ----
 

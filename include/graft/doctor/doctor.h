@@ -239,7 +239,8 @@ struct Options {
   lifetime::Tier tier = lifetime::Tier::Sites;  ///< Counters: verdicts only; Sites: + lines
   int warmup = 2;    ///< steps whose new long-lived objects are accepted
   int confirm = 3;   ///< further steps over which growth must continue
-  bool step_on_optimizer = true;  ///< the first optimizer's every step ends a doctor step
+  bool step_on_optimizer = true;  ///< the optimizers end the doctor's steps, one per iteration
+                                  ///< (docs/notes/doctor.md, "Steps")
   int max_holders = 5;            ///< holder paths per finding
   std::string oom_report_path;    ///< where an OutOfMemoryError's report is written ("" : not written)
   size_t max_events = 100000;     ///< timeline events kept (a ring)

@@ -108,6 +108,10 @@ class Doctor:
         _current = self
         from ..optim import optimizer as _optimizer
         from ..nn.modules import module as _module
+        # steps follow the optimizers' (one per training iteration, whatever their number; see
+        # docs/notes/doctor.md); after each step the parameters it updated are told (LD008: did
+        # it use gradients carried over a step?)
+        self._hooks.append(_optimizer.register_optimizer_step_pre_hook(self._optimizer_stepping))
         self._hooks.append(_optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
         if self._options["tier"] == "sites":
             self._hooks += _scopes.install()
@@ -167,10 +171,16 @@ class Doctor:
     def watching(self):
         return self._session is not None and self._session.watching
 
-    def _optimizer_stepped(self, optimizer, args, kwargs):
+    def _optimizer_stepping(self, optimizer, args, kwargs):
         before = self._session.steps
-        # counts it (LD008); with step_on_optimizer, the first optimizer to step ends each step
-        _C._doctor_note_optimizer_step(optimizer)
+        _C._doctor_note_optimizer_step(optimizer, False)
+        if self._session.steps != before:
+            self._after_step()
+
+    def _optimizer_stepped(self, optimizer, args, kwargs):
+        _C._doctor_note_leaves_stepped([p for g in optimizer.param_groups for p in g["params"]])
+        before = self._session.steps
+        _C._doctor_note_optimizer_step(optimizer, True)
         if self._session.steps != before:
             self._after_step()
 
