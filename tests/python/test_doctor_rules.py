@@ -96,6 +96,7 @@ def test_outputs_kept_by_a_hook_closure_are_ld005():
     dr, _ = run(lambda n: fx.hook_capture(n))
     f = only(dr, "LD005")
     assert f.step == 5
+    assert f.line == fx.line_of("LD005")
     assert f.holders[0].through_hook
     assert "._forward_hooks[" in f.holders[0].path and ".<closure store>[" in f.holders[0].path
     dr, _ = run(lambda n: fx.hook_capture(n, fixed=True), steps=12)
