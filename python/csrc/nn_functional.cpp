@@ -372,8 +372,9 @@ void init_functions_part(py::module_& f) {
          double eps) {
         GRAFT_CHECK(training || running_mean, RuntimeError, "running_mean must be defined in evaluation mode");
         GRAFT_CHECK(training || running_var, RuntimeError, "running_var must be defined in evaluation mode");
-        if (training) {
-          int64_t per_channel = input.dim() >= 2 ? input.numel() / input.size(1) : input.numel();
+        if (training) {  // PyTorch's _verify_batch_size: the batch times the spatial sizes (not numel / C)
+          int64_t per_channel = input.dim() >= 1 ? input.size(0) : 1;
+          for (int64_t d = 2; d < input.dim(); ++d) per_channel *= input.size(d);
           GRAFT_CHECK(per_channel != 1, ValueError,
                       "Expected more than 1 value per channel when training, got input size ", size_repr(input));
         }

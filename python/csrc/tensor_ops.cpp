@@ -783,7 +783,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       },
       py::arg("other"));
   def_both(
-      m, cls, "outer", [](const Tensor& a, const Tensor& b) { return mul(a.unsqueeze(1), b.unsqueeze(0)); },
+      m, cls, "outer",
+      [](const Tensor& a, const Tensor& b) {
+        GRAFT_CHECK(a.dim() == 1, RuntimeError, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
+        GRAFT_CHECK(b.dim() == 1, RuntimeError, "outer: Expected 1-D argument vec2, but got ", b.dim(), "-D");
+        return mul(a.unsqueeze(1), b.unsqueeze(0));
+      },
       py::arg("vec2"));
 
   // ---- indexing-style ops ----

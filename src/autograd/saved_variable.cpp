@@ -51,7 +51,14 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : generation_(life
       p->output_nr = e.input_nr;
     }
     output_nr_ = t.output_nr();
-    p->object = hooks.pack(t);
+    {
+      // as PyTorch: the pack hook runs without grad mode, so what it computes (t.clone()) has no
+      // history leading back to the node that saves it: no cycle through C++ that would keep a
+      // dropped forward alive. It gets the tensor itself, as 1.13 does (2.x passes inputs
+      // detached)
+      NoGradGuard no_grad;
+      p->object = hooks.pack(t);
+    }
     GRAFT_CHECK(t.impl()->version() == saved_version_, RuntimeError,
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook can "
                 "not be modified by in-place operations as this can lead to unexpected side-effects. Please open an "

@@ -4,6 +4,7 @@
 // buffers; under create_graph the same gradients are composed of differentiable ops
 // (conv <-> transposed conv, im2col, bmm), so double backward works. See
 // docs/notes/convolution.md.
+#include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
 #include "node_util.h"
@@ -21,7 +22,7 @@ namespace {
 // Number of window positions; floor division (PyTorch's div_rtn), so an input smaller than
 // the window gives 0 or less rather than 1.
 int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-  const int64_t num = in + 2 * p - d * (k - 1) - 1;
+  const int64_t num = checked_sub(checked_add(in, checked_mul(2, p)), checked_add(checked_mul(d, k - 1), 1));
   return (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
 }
 
@@ -379,8 +380,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   check_window_args("conv2d", s, p, d);
   Tensor x = batched4(input, "conv2d");
   check_conv_shapes("conv2d", x, weight, bias, groups, false);
-  const int64_t ph = x.size(2) + 2 * p[0], pw = x.size(3) + 2 * p[1];
-  const int64_t ekh = d[0] * (weight.size(2) - 1) + 1, ekw = d[1] * (weight.size(3) - 1) + 1;
+  const int64_t ph = checked_add(x.size(2), checked_mul(2, p[0])), pw = checked_add(x.size(3), checked_mul(2, p[1]));
+  const int64_t ekh = checked_add(checked_mul(d[0], weight.size(2) - 1), 1),
+                ekw = checked_add(checked_mul(d[1], weight.size(3) - 1), 1);
   GRAFT_CHECK(ph >= ekh && pw >= ekw, RuntimeError, "Calculated padded input size per channel: (", ph, " x ", pw,
               "). Kernel size: (", ekh, " x ", ekw, "). Kernel size can't be greater than actual input size");
   Tensor out = convolution(x, weight, bias, s, p, d, false, {0, 0}, groups);
@@ -423,8 +425,11 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
               "output padding must be smaller than either stride or dilation, but got output_padding_height: ", op[0],
               " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
               " dilation_height: ", d[0], " dilation_width: ", d[1]);
-  const int64_t OH = (x.size(2) - 1) * s[0] - 2 * p[0] + d[0] * (weight.size(2) - 1) + op[0] + 1;
-  const int64_t OW = (x.size(3) - 1) * s[1] - 2 * p[1] + d[1] * (weight.size(3) - 1) + op[1] + 1;
+  auto transposed_out = [&](int64_t in, int64_t k, int i) {  // (in-1)s - 2p + d(k-1) + op + 1, checked
+    return checked_add(checked_add(checked_sub(checked_mul(in - 1, s[i]), checked_mul(2, p[i])), checked_mul(d[i], k - 1)),
+                       op[i] + 1);
+  };
+  const int64_t OH = transposed_out(x.size(2), weight.size(2), 0), OW = transposed_out(x.size(3), weight.size(3), 1);
   GRAFT_CHECK(OH > 0 && OW > 0, RuntimeError, "Given input size per channel: (", x.size(2), " x ", x.size(3),
               "). Calculated output size per channel: (", OH, " x ", OW, "). Output size is too small");
   Tensor out = convolution(x, weight, bias, s, p, d, true, {OH, OW}, groups);

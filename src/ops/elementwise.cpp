@@ -539,6 +539,9 @@ Tensor remainder(const Scalar& a, const Tensor& b) {
   return out;
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
+  detail::check_tensor(a, "pow");
+  GRAFT_CHECK(!(is_integral(a.dtype(), false) && e.is_integral() && e.to_long() < 0), RuntimeError,
+              "Integers to negative integer powers are not allowed.");
   Tensor out = scalar_forward(BinaryOp::Pow, a, e, "pow");
   if (any_requires_grad({&a})) {
     auto n = make_node<PowBackward0>({&a});
@@ -644,8 +647,11 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   GRAFT_CHECK(lo || hi, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(a, "clamp");
   GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
-  Tensor out = unary_forward(UnaryOp::Clamp, a, "clamp", false, lo ? lo->to_double() : std::nan(""),
-                             hi ? hi->to_double() : std::nan(""));
+  // a bound must fit the tensor's dtype (a float bound on an integer tensor is compared as a float)
+  for (const std::optional<Scalar>* b : {&lo, &hi})
+    if (*b && !(is_integral(a.dtype(), true) && (*b)->is_floating_point())) (*b)->check_fits(a.dtype());
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor out = unary_forward(UnaryOp::Clamp, a, "clamp", false, lo ? lo->to_double() : -inf, hi ? hi->to_double() : inf);
   if (any_requires_grad({&a})) {
     auto n = make_node<ClampBackward1>({&a});
     n->self = SavedVariable(a, false);
@@ -735,9 +741,13 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
   detail::check_tensor(b, "allclose", "other");
   NoGradGuard ng;
   Tensor x = a.to(kFloat64), y = b.to(kFloat64);
-  Tensor close = abs(x - y) <= abs(y) * rtol + atol;
-  close = logical_or(close, x == y);  // infinities of the same sign
+  // PyTorch's isclose: equal (infinities of the same sign), or a finite difference within the
+  // tolerance (1 and inf differ by inf, which no tolerance covers)
+  Tensor close = x == y;
   if (equal_nan) close = logical_or(close, logical_and(isnan(x), isnan(y)));
+  Tensor err = abs(x - y);
+  Tensor finite = logical_not(logical_or(isnan(err), err == std::numeric_limits<double>::infinity()));
+  close = logical_or(close, logical_and(finite, err <= abs(y * rtol) + atol));
   return logical_not(close).to(kInt64).sum().item<int64_t>() == 0;
 }
 

@@ -200,8 +200,6 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   detail::check_tensor(mask, "masked_fill", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
-  GRAFT_CHECK(!(is_integral(a.dtype(), true) && value.is_floating_point()), RuntimeError,
-              "masked_fill: value cannot be converted to type ", dtype_cpp_name(a.dtype()), " without overflow");
   Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes(), "masked_fill");
   Tensor out = detail::new_empty(s, a.dtype());
   Tensor v = detail::wrapped_scalar(value, a.dtype());

@@ -160,8 +160,7 @@ static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
   detail::check_tensor(self, op, "self");
   const bool record = GradMode::is_enabled() && autograd::requires_grad(self.impl());
   autograd::check_inplace(self, record);
-  GRAFT_CHECK(!(is_integral(self.dtype(), true) && v.is_floating_point() && v.to_double() != static_cast<double>(v.to_long())),
-              RuntimeError, op, ": value cannot be converted to type ", dtype_cpp_name(self.dtype()), " without overflow");
+  v.check_fits(self.dtype());  // before the version bump and the history
   cpu::fill(self, v);
   autograd::bump_version(self);
   if (record) {

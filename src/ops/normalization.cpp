@@ -1,6 +1,7 @@
 // layer_norm, batch_norm, group_norm composed of differentiable reductions and arithmetic
 // (so each differentiates twice). Variance is biased for normalizing; batch_norm's running
 // variance is updated with the unbiased one, as PyTorch's.
+#include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
 #include "node_util.h"
 
@@ -65,16 +66,23 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   check_floating(input, "batch_norm");
   GRAFT_CHECK(input.dim() >= 2, ValueError, "batch_norm: expected 2D or more input (got ", input.dim(), "D input)");
   const int64_t C = input.size(1);
-  const int64_t per_channel = C == 0 ? 0 : input.numel() / C;
+  int64_t per_channel = input.size(0);  // values per channel: the batch times the spatial sizes
+  for (int64_t d = 2; d < input.dim(); ++d) per_channel = checked_mul(per_channel, input.size(d));
   for (auto [t, name] : {std::pair{&running_mean, "running_mean"}, std::pair{&running_var, "running_var"},
                          std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     GRAFT_CHECK(!t->defined() || t->numel() == C, RuntimeError, name, " should contain ", C, " elements not ",
                 t->numel());
+  if (input.numel() == 0) {  // PyTorch: a copy (kept in the graph through the affine's first
+    Tensor out = input.clone();  // element) and running statistics left alone
+    if (weight.defined() && C > 0) out = out * weight.reshape({-1})[0];
+    if (bias.defined() && C > 0) out = out + bias.reshape({-1})[0];
+    return out;
+  }
   std::vector<int64_t> dims{0};
   for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
   Tensor mu, var;
   if (training) {
-    GRAFT_CHECK(per_channel > 1, ValueError, "Expected more than 1 value per channel when training, got input size ",
+    GRAFT_CHECK(per_channel != 1, ValueError, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
     mu = mean(input, dims, true);
     Tensor centered = input - mu;

@@ -1,6 +1,7 @@
 // Constant padding (torch.nn.functional.pad, mode='constant'): negative amounts crop with
 // narrow, positive ones place the input in a window of a filled tensor (as_strided_scatter,
 // whose backward hands the window's gradient back to the input).
+#include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
 #include "node_util.h"
 
@@ -18,7 +19,7 @@ Tensor pad(const Tensor& input, IntArrayRef pads, double value) {
   for (int64_t i = 0; i < np; ++i) {
     const int64_t d = nd - 1 - i;
     const int64_t l = pads[static_cast<size_t>(2 * i)], r = pads[static_cast<size_t>(2 * i + 1)];
-    const int64_t n = input.size(d) + l + r;
+    const int64_t n = checked_add(checked_add(input.size(d), l), r);
     GRAFT_CHECK(n >= 0, RuntimeError, "The input size ", input.size(d), ", plus negative padding ", l, " and ", r,
                 " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
     out_sizes[static_cast<size_t>(d)] = n;
@@ -29,8 +30,8 @@ Tensor pad(const Tensor& input, IntArrayRef pads, double value) {
   for (int64_t i = 0; i < np; ++i) {
     const int64_t d = nd - 1 - i;
     const int64_t l = pads[static_cast<size_t>(2 * i)], r = pads[static_cast<size_t>(2 * i + 1)];
-    const int64_t cl = l < 0 ? -l : 0, cr = r < 0 ? -r : 0;
-    GRAFT_CHECK(cl + cr <= x.size(d), RuntimeError, "pad: negative padding ", l, " and ", r, " crops more than the ",
+    const int64_t cl = l < 0 ? checked_sub(0, l) : 0, cr = r < 0 ? checked_sub(0, r) : 0;
+    GRAFT_CHECK(checked_add(cl, cr) <= x.size(d), RuntimeError, "pad: negative padding ", l, " and ", r, " crops more than the ",
                 x.size(d), " elements of dimension ", d);
     if (cl || cr) x = x.narrow(d, cl, x.size(d) - cl - cr);
     grow = grow || l > 0 || r > 0;

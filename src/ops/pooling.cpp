@@ -2,6 +2,7 @@
 // the indices), avg_pool2d (windows summed by im2col, divided per window) and
 // adaptive_avg_pool2d (two averaging matrices). Output sizes and checks follow PyTorch's
 // pool2d_shape_check / pooling_output_shape.
+#include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
 #include "node_util.h"
@@ -16,8 +17,9 @@ namespace {
 
 // PyTorch's pooling_output_shape: floor or ceil division, and in ceil mode the last window
 // must start inside the input or the left padding.
+// Window arguments fit 32 bits (checked by the caller), so only `in` can be large.
 int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
-  const int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  const int64_t num = checked_sub(checked_add(in, 2 * pad), d * (k - 1) + 1 - (ceil_mode ? s - 1 : 0));
   int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
   if (ceil_mode && (out - 1) * s >= in + pad) --out;
   return out;
@@ -36,6 +38,10 @@ PoolGeometry pool_geometry(const char* op, const Tensor& x4, bool unbatched, Int
   g.s = stride.empty() ? g.k : detail::pair_arg(stride, op, "stride");
   g.p = detail::pair_arg(padding, op, "padding");
   g.d = detail::pair_arg(dilation, op, "dilation");
+  // PyTorch narrows the window arguments to int (safe_downcast): a 2**63 - 1 kernel raises
+  // instead of wrapping into a 1x1 output with an endless window
+  for (const Pair* a : {&g.k, &g.s, &g.p, &g.d})
+    for (int64_t v : *a) checked_int32(v);
   GRAFT_CHECK(g.k[0] > 0 && g.k[1] > 0, RuntimeError, op, ": kernel size should be greater than zero, but got kH: ",
               g.k[0], " kW: ", g.k[1]);
   GRAFT_CHECK(g.s[0] > 0 && g.s[1] > 0, RuntimeError, op, ": stride should be greater than zero, but got dH: ",
@@ -165,17 +171,25 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   GRAFT_CHECK(os[0] >= 0 && os[1] >= 0, RuntimeError, "adaptive_avg_pool2d: elements of output_size must be "
               "greater than or equal to 0 but received {", os[0], ", ", os[1], "}");
   const int64_t H = input.size(-2), W = input.size(-1);
+  {  // the output's size, checked as PyTorch's numel (2**62 x 4 overflows)
+    Shape out_sizes = input.sizes().shape();
+    out_sizes[out_sizes.size() - 2] = os[0];
+    out_sizes[out_sizes.size() - 1] = os[1];
+    compute_numel(out_sizes);
+  }
   for (int64_t d = 1; d < input.dim(); ++d)
     GRAFT_CHECK(input.size(d) > 0, RuntimeError, "adaptive_avg_pool2d(): Expected input to have non-zero size for "
                 "non-batch dimensions, but input has sizes ", input.sizes(), " with dimension ", d, " being empty");
-  // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix.
+  // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix, made
+  // in the allocator (its size follows the user's numbers: too large is an OutOfMemoryError)
   auto averaging = [&](int64_t out, int64_t in) {
-    std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+    Tensor m = zeros({out, in}, TensorOptions(kFloat64));
+    double* p = m.data_ptr<double>();
     for (int64_t i = 0; i < out; ++i) {
-      const int64_t s = (i * in) / out, e = ((i + 1) * in + out - 1) / out;
-      for (int64_t j = s; j < e; ++j) m[static_cast<size_t>(i * in + j)] = 1.0 / static_cast<double>(e - s);
+      const int64_t s = checked_mul(i, in) / out, e = (checked_mul(i + 1, in) + out - 1) / out;
+      for (int64_t j = s; j < e; ++j) p[i * in + j] = 1.0 / static_cast<double>(e - s);
     }
-    return tensor(m, TensorOptions(input.dtype())).view({out, in});
+    return m.to(input.dtype());
   };
   if (os[0] == H && os[1] == W) return input.clone();  // every window is one element
   Tensor ph = averaging(os[0], H), pw = averaging(os[1], W);

@@ -1,6 +1,7 @@
 // View ops (share storage): view, reshape, transpose, permute, expand, squeeze, unsqueeze,
 // flatten, narrow, select, slice, as_strided, split/chunk, unbind; plus the copies that go
 // with them: contiguous, clone, cat, stack, repeat, to(dtype), as_strided_scatter.
+#include "graft/core/checked_math.h"
 #include <algorithm>
 #include <numeric>
 
@@ -581,7 +582,7 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   const int64_t n = a.size(d);
   GRAFT_CHECK(split_size > 0 || n == 0, RuntimeError, "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
   std::vector<int64_t> sizes;
-  if (split_size == 0) sizes.push_back(0);
+  if (n == 0) sizes.push_back(0);  // PyTorch: max(ceil(n / split_size), 1) pieces
   for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
   return detail::split_views(a, sizes, d, "SplitBackward0");
 }
@@ -634,7 +635,7 @@ Tensor repeat(const Tensor& a, IntArrayRef repeats) {
   std::vector<int64_t> rdims;
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t s = i < lead ? 1 : a.size(i - lead), st = i < lead ? 0 : a.stride(i - lead);
-    out_sizes.push_back(s * repeats[i]);
+    out_sizes.push_back(checked_mul(s, repeats[i]));
     rdims.push_back(static_cast<int64_t>(interleaved.size()));
     interleaved.push_back(repeats[i]);
     interleaved.push_back(s);

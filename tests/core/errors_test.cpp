@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 
+#include "graft/core/checked_math.h"
 #include "support/test_util.h"
 
 using namespace graft;
@@ -246,7 +247,9 @@ TEST(Errors, DtypeRequirements) {
   EXPECT_THROW_HAS(where(i, i, i), TypeError, "where: expected condition to be a boolean tensor, but got a tensor with dtype graft.int64");
   EXPECT_THROW_HAS(where(ones({2}), 1.0, ones({2})), TypeError, "where: expected condition to be a boolean tensor");
   EXPECT_THROW_HAS(masked_fill(ones({2}), ones({2}), 0), TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype graft.float32");
-  EXPECT_THROW_HAS(masked_fill(i, ones({2, 2}, kBool), 0.5), RuntimeError, "value cannot be converted to type long without overflow");
+  // a float value is truncated into an integer tensor (PyTorch); one that does not fit raises c10's text
+  EXPECT_EQ(masked_fill(i, ones({2, 2}, kBool), 1.5).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_THROW_HAS(masked_fill(i, ones({2, 2}, kBool), 1e30), RuntimeError, "value cannot be converted to type int64_t without overflow");
   EXPECT_THROW_HAS(masked_fill(ones({3}), ones({2}, kBool), 1), RuntimeError, "masked_fill");
   EXPECT_THROW_HAS(ones({2}, kBool) - ones({2}, kBool), RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported");
   EXPECT_THROW_HAS(ones({2}, kBool) - true, RuntimeError, "Subtraction");
@@ -278,7 +281,7 @@ TEST(Errors, InPlace) {
   EXPECT_THROW_HAS(f.add_(ones({2})), RuntimeError, "The size of tensor a (3) must match the size of tensor b (2)");
   EXPECT_THROW_HAS(f.copy_(ones({2})), RuntimeError, "copy_");
   EXPECT_THROW_HAS(f.copy_(ones({2, 3})), RuntimeError, "copy_: the source of shape [2, 3] cannot be broadcast to the destination of shape [3]");
-  EXPECT_THROW_HAS(i.fill_(1.5), RuntimeError, "fill_: value cannot be converted to type long without overflow");
+  EXPECT_THROW_HAS(i.fill_(1e30), RuntimeError, "value cannot be converted to type int64_t without overflow");
   Tensor b = ones({2}, kBool);
   EXPECT_THROW_HAS(b.add_(ones({2}, kInt64)), RuntimeError, "can't be cast to the desired output type Bool");
   // a failed in-place op leaves self untouched
@@ -307,6 +310,38 @@ TEST(Errors, StorageSizeOverflow) {
   EXPECT_THROW_HAS(empty({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError, "Storage size calculation overflowed");
   EXPECT_THROW_HAS(ones({1}).as_strided({2}, {INT64_MAX}), RuntimeError, "Storage size calculation overflowed");
   EXPECT_THROW_HAS(empty_strided({3, 3}, {INT64_MAX / 2, 1}), RuntimeError, "Storage size calculation overflowed");
+}
+
+// Sizes computed from user numbers never wrap (graft/core/checked_math.h): a window of 2**63 - 1
+// raised nothing and looped over it; 2**62 x 4 output cells wrote through a wrapped size.
+TEST(Errors, SizeArithmeticFromUserNumbersIsChecked) {
+  Tensor x = randn({1, 1, 4, 4});
+  EXPECT_THROW_HAS(max_pool2d(x, {INT64_MAX}), RuntimeError, "integer out of range");
+  EXPECT_THROW_HAS(avg_pool2d(x, {int64_t{1} << 31}), RuntimeError, "integer out of range");
+  EXPECT_THROW_HAS(adaptive_avg_pool2d(x, {int64_t{1} << 62, 4}), RuntimeError, "numel: integer multiplication overflow");
+  EXPECT_THROW_HAS(pad(x, {INT64_MAX, INT64_MAX}), RuntimeError, "integer addition overflow");
+  EXPECT_THROW_HAS(ones({4}).repeat({int64_t{1} << 62}), RuntimeError, "integer multiplication overflow");
+  EXPECT_THROW_HAS(conv2d(x, randn({1, 1, 3, 3}), {}, {1}, {0}, {int64_t{1} << 62}), RuntimeError, "overflow");
+  EXPECT_EQ(checked_mul(int64_t{1} << 31, 4), int64_t{1} << 33);
+  EXPECT_THROW_HAS(checked_mul(INT64_MAX, 2), RuntimeError, "integer multiplication overflow");
+  EXPECT_THROW_HAS(checked_sub(INT64_MIN, 1), RuntimeError, "integer subtraction overflow");
+}
+
+// A Python number stored into a tensor: c10's checked conversion and its text.
+TEST(Errors, ScalarsThatDoNotFitTheDtypeRaise) {
+  EXPECT_THROW_HAS(Scalar(int64_t{1} << 40).checked_to<int32_t>(), RuntimeError,
+                   "value cannot be converted to type int without overflow");
+  EXPECT_THROW_HAS(Scalar(1e300).checked_to<float>(), RuntimeError, "value cannot be converted to type float without overflow");
+  EXPECT_THROW_HAS(Scalar(std::nan("")).checked_to<int64_t>(), RuntimeError, "type int64_t without overflow");
+  EXPECT_TRUE(std::isinf(Scalar(std::numeric_limits<double>::infinity()).checked_to<float>()));
+  EXPECT_TRUE(std::isnan(Scalar(std::nan("")).checked_to<double>()));
+  EXPECT_EQ(Scalar(-2147483648LL).checked_to<int32_t>(), INT32_MIN);
+  EXPECT_EQ(Scalar(5).checked_to<bool>(), true);
+  Tensor t = tensor(std::vector<int64_t>{1, 2}).to(kInt32);
+  EXPECT_THROW_HAS(t.clamp_(std::nullopt, Scalar(int64_t{1} << 40)), RuntimeError, "type int without overflow");
+  EXPECT_THROW_HAS(full({2}, int64_t{1} << 40, TensorOptions(kInt32)), RuntimeError, "type int without overflow");
+  EXPECT_THROW_HAS(where(ones({2}, kBool), t, Scalar(int64_t{1} << 40)), RuntimeError, "type int without overflow");
+  EXPECT_EQ(t.to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
 }
 
 // scatter_add / gather treat 0-d tensors as 1-d of size 1, and src must cover index.

@@ -112,7 +112,21 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """x / max(||x||_p, eps) along ``dim``."""
     if out is not None:
         raise NotImplementedError("normalize: out= is not supported by graft")
-    # max(s^(1/p), eps) == max(s, eps^p)^(1/p); clamping before the root keeps the gradient
-    # finite for all-zero slices
-    s = input.abs().pow(p).sum(dim, keepdim=True)
-    return input / s.clamp_min(eps ** p).pow(1.0 / p)
+    p = float(p)
+    a = input.abs()
+    if p == 0:  # the number of nonzero entries (a norm whose gradient is zero)
+        norm = (a != 0).sum(dim, keepdim=True).to(input.dtype)
+    elif p == float("inf"):
+        norm = a.amax(dim, keepdim=True)
+    elif p == float("-inf"):
+        norm = a.amin(dim, keepdim=True)
+    elif p > 0:
+        # max(s^(1/p), eps) == max(s, eps^p)^(1/p) while eps^p is a positive float; clamping
+        # before the root keeps the gradient finite for all-zero slices
+        floor = eps ** p
+        if floor > 0:
+            return input / a.pow(p).sum(dim, keepdim=True).clamp_min(floor).pow(1.0 / p)
+        norm = a.pow(p).sum(dim, keepdim=True).pow(1.0 / p)
+    else:
+        norm = a.pow(p).sum(dim, keepdim=True).pow(1.0 / p)
+    return input / norm.clamp_min(eps)

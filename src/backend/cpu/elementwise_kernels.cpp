@@ -46,10 +46,13 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
     case UnaryOp::Sign: return run([](T x) { return sign_of(x); });
     case UnaryOp::Relu: return run([](T x) { return (x > T(0) || x != x) ? x : T(0); });  // NaN propagates
     case UnaryOp::Clamp: {
-      const bool has_lo = !std::isnan(p0), has_hi = !std::isnan(p1);
-      const T lo = static_cast<T>(p0), hi = static_cast<T>(p1);
+      // p0 / p1: the bounds, -inf / +inf when absent; a NaN bound makes every output NaN
+      const bool has_lo = !(std::isinf(p0) && p0 < 0), has_hi = !(std::isinf(p1) && p1 > 0);
+      const T lo = has_lo ? static_cast<T>(p0) : T(0), hi = has_hi ? static_cast<T>(p1) : T(0);
+      const bool nan_bound = std::isnan(p0) || std::isnan(p1);
       return run([=](T x) {
         if constexpr (std::is_floating_point_v<T>) {
+          if (nan_bound) return std::numeric_limits<T>::quiet_NaN();
           if (std::isnan(x)) return x;
         }
         if (has_lo && x < lo) x = lo;
@@ -258,7 +261,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 
 void fill(const Tensor& dst, const Scalar& v) {
   GRAFT_DISPATCH_ALL(dst.dtype(), "fill_", [&] {
-    const scalar_t x = v.to<scalar_t>();
+    const scalar_t x = v.checked_to<scalar_t>();  // PyTorch's overflow error, before any write
     // zero-stride trick: fill via a broadcast of a stack value
     if (dst.is_contiguous()) {
       scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());

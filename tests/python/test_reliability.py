@@ -1,0 +1,177 @@
+"""Reliability (the hostile-user defects): inputs that crashed, hung or gave a silently wrong
+value now behave as PyTorch's (Debian's python3-torch 1.13 gave every expected value and error
+text below). Each test failed before its fix."""
+import math
+
+import pytest
+
+import graft
+import graft.nn.functional as F
+
+
+# ---- sizes from user numbers never wrap (graft/core/checked_math.h) ----
+def test_a_huge_pooling_window_raises_instead_of_hanging():
+    x = graft.randn(1, 1, 4, 4)
+    for k in (2**63 - 1, 2**62, 2**31):
+        with pytest.raises(RuntimeError, match="^integer out of range$"):
+            F.max_pool2d(x, k)
+        with pytest.raises(RuntimeError, match="^integer out of range$"):
+            F.avg_pool2d(x, k)
+    with pytest.raises(RuntimeError, match="integer out of range"):
+        F.max_pool2d(x, 2, stride=2**40)
+
+
+def test_a_huge_adaptive_pooling_size_raises_instead_of_crashing():
+    x = graft.randn(1, 1, 4, 4)
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        F.adaptive_avg_pool2d(x, (2**62, 4))
+    # large but representable: the averaging matrix comes from the allocator, so too large is an OOM
+    with pytest.raises(graft.OutOfMemoryError):
+        F.adaptive_avg_pool2d(x, (2**40, 4))
+    assert F.adaptive_avg_pool2d(x, (2, 2)).shape == (1, 1, 2, 2)
+
+
+def test_huge_convolution_and_padding_arguments_raise():
+    x, w = graft.randn(1, 1, 5, 5), graft.randn(1, 1, 3, 3)
+    with pytest.raises(RuntimeError):
+        F.conv2d(x, w, dilation=2**62)
+    with pytest.raises(RuntimeError):
+        F.conv2d(x, w, padding=2**62)
+    with pytest.raises(RuntimeError, match="integer addition overflow"):
+        F.pad(x, (2**63 - 1, 2**63 - 1))
+    with pytest.raises(RuntimeError, match="integer multiplication overflow"):
+        graft.ones(4).repeat(2**62)
+
+
+# ---- batch norm on zero channels or an empty batch ----
+def test_batch_norm_on_zero_channels_in_training_returns_empty():
+    out = F.batch_norm(graft.randn(3, 0), None, None, training=True)
+    assert out.shape == (3, 0)
+    out = graft.nn.BatchNorm1d(0)(graft.randn(3, 0))
+    assert out.shape == (3, 0)
+
+
+def test_batch_norm_on_an_empty_batch_leaves_the_running_statistics_alone():
+    bn = graft.nn.BatchNorm1d(3)
+    out = bn(graft.randn(0, 3))
+    assert out.shape == (0, 3)
+    assert bn.running_mean.tolist() == [0.0, 0.0, 0.0] and bn.running_var.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        bn(graft.randn(1, 3))
+
+
+# ---- Python numbers stored into a tensor: PyTorch's overflow error ----
+@pytest.mark.parametrize("call", [
+    lambda t: t.clamp_max(2**40),
+    lambda t: t.clamp(min=-2**40),
+    lambda t: t.fill_(2**40),
+    lambda t: t.masked_fill(graft.tensor([True, False]), 2**40),
+    lambda t: graft.where(graft.tensor([True, False]), t, 2**40),
+    lambda t: t.__setitem__(0, 2**40),
+    lambda t: graft.full((2,), 2**40, dtype=graft.int32),
+])
+def test_an_integer_that_overflows_int32_raises(call):
+    t = graft.tensor([1, 2], dtype=graft.int32)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int without overflow$"):
+        call(t)
+    assert t.tolist() == [1, 2]  # nothing written
+
+
+def test_overflow_into_int64_and_float_and_what_fits():
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        graft.zeros(2, dtype=graft.int64).fill_(1e30)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        graft.zeros(2, dtype=graft.int64).fill_(float("nan"))
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type float without overflow$"):
+        graft.zeros(2).fill_(1e300)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type float without overflow$"):
+        graft.zeros(2).clamp(min=1e300)
+    assert graft.zeros(2).fill_(float("inf")).tolist() == [math.inf, math.inf]
+    assert graft.zeros(2, dtype=graft.int32).fill_(1.5).tolist() == [1, 1]  # truncated, as PyTorch
+    assert graft.zeros(2, dtype=graft.int32).masked_fill(graft.tensor([True, False]), 1.5).tolist() == [1, 0]
+    assert graft.zeros(2, dtype=graft.bool).fill_(5).tolist() == [True, True]
+    assert graft.zeros(2, dtype=graft.int64).fill_(-2**63).tolist() == [-2**63, -2**63]
+    # arithmetic wraps, as PyTorch's does
+    assert (graft.zeros(2, dtype=graft.int32) + 2**40).tolist() == [0, 0]
+
+
+# ---- silent wrong values ----
+def test_allclose_of_a_finite_and_an_infinite_value_is_false():
+    assert not graft.allclose(graft.tensor(1.0), graft.tensor(math.inf))
+    assert graft.allclose(graft.tensor(math.inf), graft.tensor(math.inf))
+    assert not graft.allclose(graft.tensor(math.inf), graft.tensor(-math.inf))
+    assert not graft.allclose(graft.tensor(math.nan), graft.tensor(math.nan))
+    assert graft.allclose(graft.tensor(math.nan), graft.tensor(math.nan), equal_nan=True)
+    assert graft.allclose(graft.tensor(1.0), graft.tensor(1.0 + 1e-9))
+
+
+def test_integer_to_a_negative_integer_power_raises():
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
+        graft.tensor([2, 3]) ** -1
+    assert (graft.tensor([2.0, 4.0]) ** -1).tolist() == [0.5, 0.25]
+    assert (graft.tensor([2, 3]) ** 2).tolist() == [4, 9]
+
+
+def test_outer_takes_vectors_only():
+    with pytest.raises(RuntimeError, match="^outer: Expected 1-D argument self, but got 2-D$"):
+        graft.outer(graft.randn(2, 2), graft.randn(3))
+    with pytest.raises(RuntimeError, match="^outer: Expected 1-D argument vec2, but got 2-D$"):
+        graft.randn(3).outer(graft.randn(2, 2))
+    assert graft.outer(graft.tensor([1.0, 2.0]), graft.tensor([3.0, 4.0, 5.0])).tolist() == [[3, 4, 5], [6, 8, 10]]
+
+
+def test_split_of_an_empty_dimension_is_one_empty_piece():
+    pieces = graft.empty(0).split(2)
+    assert len(pieces) == 1 and pieces[0].shape == (0,)
+    assert [p.shape for p in graft.empty(3, 0).split(1, dim=1)] == [(3, 0)]
+    assert len(graft.empty(0).chunk(3)) == 3  # chunk keeps its count (PyTorch)
+
+
+def test_a_nan_clamp_bound_gives_nan():
+    assert all(math.isnan(v) for v in graft.tensor([1.0, 2.0]).clamp_min(math.nan).tolist())
+    assert all(math.isnan(v) for v in graft.tensor([1.0, 2.0]).clamp(max=math.nan).tolist())
+    assert graft.tensor([1.0, 5.0]).clamp(min=2.0).tolist() == [2.0, 5.0]
+    assert graft.tensor([1, 5]).clamp(max=3).tolist() == [1, 3]
+
+
+def test_sum_with_a_dtype_converts_before_summing():
+    assert graft.tensor([1.5, 2.5]).sum(dtype=graft.int64).item() == 3
+    x = graft.tensor([1.5, 2.5], requires_grad=True)
+    s = x.sum(dtype=graft.float64)
+    assert s.dtype == graft.float64
+    s.backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_normalize_with_p_zero_and_infinity():
+    x = graft.tensor([[3.0, 0.0, -4.0], [0.0, 0.0, 0.0]])
+    assert F.normalize(x, p=0).tolist() == [[1.5, 0.0, -2.0], [0.0, 0.0, 0.0]]
+    assert F.normalize(x, p=math.inf).tolist() == [[0.75, 0.0, -1.0], [0.0, 0.0, 0.0]]
+    y = F.normalize(x, p=2)
+    assert [round(v, 6) for v in y[0].tolist()] == [0.6, 0.0, -0.8]
+
+
+# ---- saved-tensor pack hooks run as PyTorch runs them ----
+def test_a_computing_pack_hook_runs_without_grad_and_forms_no_cycle():
+    seen = []
+
+    def pack(t):
+        seen.append((t.requires_grad, graft.is_grad_enabled()))  # flags only: holding t would keep it
+        return t.clone()
+
+    x = graft.randn(4, requires_grad=True)
+    before = graft._C._cpu_memory_allocated()
+    with graft.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = x.exp()  # exp saves its output
+    # PyTorch 1.13 passes the tensor itself (2.x: inputs detached), always without grad mode
+    assert seen == [(True, False)]
+    del y  # the forward is dropped without backward: every byte comes back, no cycle through C++
+    assert graft._C._cpu_memory_allocated() == before
+
+
+def test_a_pack_hook_result_still_backpropagates():
+    x = graft.tensor([1.0, 2.0], requires_grad=True)
+    with graft.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+        y = (x * x).sum()
+    y.backward()
+    assert x.grad.tolist() == [2.0, 4.0]
