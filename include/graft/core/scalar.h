@@ -42,7 +42,10 @@ class Scalar {
     } else if (kind_ == Kind::Float) {
       if (L::has_infinity && std::isinf(d_)) return false;
       if (d_ != d_) return !L::has_quiet_NaN;
-      return d_ < static_cast<double>(L::lowest()) || d_ > static_cast<double>(L::max());
+      if constexpr (std::is_integral_v<T>)  // max + 1 = -lowest is exact in a double; max is not
+        return d_ < static_cast<double>(L::lowest()) || d_ >= -static_cast<double>(L::lowest());
+      else
+        return d_ < static_cast<double>(L::lowest()) || d_ > static_cast<double>(L::max());
     } else if constexpr (std::is_integral_v<T>) {
       return i_ < static_cast<int64_t>(L::lowest()) || i_ > static_cast<int64_t>(L::max());
     } else {
