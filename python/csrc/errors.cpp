@@ -24,6 +24,15 @@ void init_errors(py::module_& m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const py::cast_error& e) {
+      // a Python value of the wrong type reached a conversion inside a binding: a TypeError, as
+      // PyTorch's argument parser raises (pybind11 would say RuntimeError)
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const std::bad_alloc&) {
+      // host memory that a binding or the library took outside the caching allocator
+      PyErr_SetString(oom.ptr(), "CPU out of memory: a host allocation outside graft's caching allocator failed");
+    } catch (const std::length_error& e) {
+      PyErr_SetString(PyExc_RuntimeError, (std::string("a size is too large for a host container: ") + e.what()).c_str());
     }
   });
   // Autograd's warnings (the .grad of a non-leaf, anomaly mode, ...) are Python UserWarnings,

@@ -212,16 +212,7 @@ py::object inplace_via_copy(const char* name, py::handle self_obj, py::handle ot
   return py::reinterpret_borrow<py::object>(self_obj);
 }
 
-/// dims sorted from last to first, negatives wrapped (for squeezing them one by one).
-std::vector<int64_t> descending_dims(std::vector<int64_t> dims, int64_t ndim) {
-  for (int64_t& d : dims) d = d < 0 ? d + ndim : d;
-  std::sort(dims.begin(), dims.end(), std::greater<>());
-  return dims;
-}
-
-/// amax/amin over `dim` (all dims for None or ()). The values come from max/min per dim; the
-/// gradient splits evenly between tied extremes, as PyTorch's: the result is the detached
-/// value plus sum(where(tied, x - value, 0) / ties), which adds exactly zero.
+/// amax/amin over `dim` (all dims for None or ()), with PyTorch's text for a repeated dim.
 Tensor amax_amin(bool is_max, const Tensor& a, py::handle dim, bool keepdim) {
   std::vector<int64_t> dims = reduce_dims(dim);
   if (dims.empty())
@@ -233,23 +224,7 @@ Tensor amax_amin(bool is_max, const Tensor& a, py::handle dim, bool keepdim) {
     GRAFT_CHECK(!seen[w], RuntimeError, "dim ", w, " appears multiple times in the list of dims");
     seen[w] = true;
   }
-  Tensor m = a.detach(), tied_finite, fin_m, count;
-  const bool grad = a.requires_grad() && GradMode::is_enabled();
-  {
-    NoGradGuard ng;
-    for (int64_t d : dims) m = (is_max ? max(m, d, true) : min(m, d, true)).first;
-    if (grad) {
-      Tensor finite = logical_not(logical_or(isnan(m), abs(m).eq(std::numeric_limits<double>::infinity())));
-      tied_finite = logical_and(eq(a, m), finite);
-      fin_m = where(finite, m, Scalar(0.0));
-      count = clamp(sum(tied_finite.to(a.dtype()), dims, true), Scalar(1.0));
-    }
-  }
-  Tensor r = m;
-  if (tied_finite.defined()) r = add(m, sum(div(sub(where(tied_finite, a, fin_m), fin_m), count), dims, true));
-  if (!keepdim)
-    for (int64_t d : descending_dims(dims, a.dim())) r = r.squeeze(d);
-  return r;
+  return is_max ? graft::amax(a, dims, keepdim) : graft::amin(a, dims, keepdim);
 }
 
 /// Number bounds of clamp (None -> nullopt; checks both are given as None at most once).
@@ -832,8 +807,16 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "dist",
       [](const Tensor& a, const Tensor& b, double p) {
-        GRAFT_CHECK(p == 2.0, NotImplementedError, "dist: only p=2 is supported");
-        return sqrt(sum(pow(sub(a, b), 2)));
+        // the p-norm of a - b; its gradient is 0 where the norm is 0 (PyTorch's norm_backward),
+        // not 0 * inf: the root is taken of a sum kept away from 0
+        Tensor d = abs(sub(a, b));
+        if (p == 0) return sum(ne(d, 0).to(d.dtype()));
+        if (std::isinf(p)) return p > 0 ? graft::max(d) : graft::min(d);
+        Tensor s = p == 2.0 ? sum(mul(d, d)) : p == 1.0 ? sum(d) : sum(pow(d, p));
+        if (p == 1.0) return s;
+        Tensor zero = eq(s, 0);
+        Tensor root = p == 2.0 ? sqrt(where(zero, 1.0, s)) : pow(where(zero, 1.0, s), 1.0 / p);
+        return where(zero, 0.0, root);
       },
       py::arg("other"), py::arg("p") = 2.0);
 

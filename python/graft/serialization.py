@@ -11,6 +11,7 @@ import collections
 import json
 import math
 import os
+import stat
 
 from . import _C
 
@@ -199,7 +200,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     taking (tensor, 'cpu')) moves the tensors."""
     if _is_path(f):
         source = os.fspath(f)
-        open(source, "rb").close()  # FileNotFoundError, PermissionError, ... as torch.load raises them
+        # FileNotFoundError, IsADirectoryError, PermissionError as torch.load raises them; a FIFO or
+        # a device is refused before anything opens it (opening a FIFO waits for a writer)
+        mode = os.stat(source).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise RuntimeError(f"load: '{source}' is not a regular file")
+        open(source, "rb").close()
         head = None
         reader = lambda: _C._serialize.load_file(source)  # noqa: E731
     else:
@@ -207,6 +213,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         data = f.read()
         if isinstance(data, str):
             raise TypeError("graft.load: the file object must be opened in binary mode ('rb')")
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise TypeError(f"graft.load: the file object's read() returned {type(data).__name__}, not bytes") from None
+        if not view.c_contiguous or view.itemsize != 1 or view.ndim != 1:
+            data = view.tobytes()  # a strided or multi-byte view: its bytes in order
         head = bytes(data[:4])
         reader = lambda: _C._serialize.from_bytes(data, str(source))  # noqa: E731
     try:

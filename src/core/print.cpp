@@ -67,9 +67,29 @@ struct Formatter {
   }
 };
 
+// The number of leading size-1 dims of `t` above its last one, and `t` without them (a view).
+// Printing them one select() at a time costs O(dims) per level and a stack frame each: a
+// [1] * 100000 tensor took quadratic time and could overflow the stack; stripped at once, the
+// recursion only descends through dims of size 2 or more (fewer than 64 of them).
+int64_t strip_unit_dims(const Tensor& t, Tensor& rest) {
+  int64_t k = 0;
+  while (k + 1 < t.dim() && t.size(k) == 1) ++k;
+  if (k > 0) {
+    Shape sizes, strides;
+    for (int64_t d = k; d < t.dim(); ++d) {
+      sizes.push_back(t.size(d));
+      strides.push_back(t.stride(d));
+    }
+    rest = t.as_strided(sizes, strides, t.storage_offset());
+  }
+  return k;
+}
+
 // Collects the values that will be shown (edges only when summarizing).
 void collect(const Tensor& t, bool summarize, std::vector<Scalar>& out) {
   if (t.dim() == 0) { out.push_back(t.item()); return; }
+  Tensor rest;
+  if (strip_unit_dims(t, rest)) return collect(rest, summarize, out);
   int64_t n = t.size(0);
   for (int64_t i = 0; i < n; ++i) {
     if (summarize && n > 2 * kEdge && i == kEdge) i = n - kEdge;
@@ -81,6 +101,13 @@ constexpr size_t kLineWidth = 80;
 
 void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool summarize, size_t indent) {
   if (t.dim() == 0) { os << f.pad(t.item()); return; }
+  Tensor rest;
+  if (const int64_t k = strip_unit_dims(t, rest)) {  // "[[[" + the rest, indented as deep, + "]]]"
+    os << std::string(static_cast<size_t>(k), '[');
+    render(os, rest, f, summarize, indent + static_cast<size_t>(k));
+    os << std::string(static_cast<size_t>(k), ']');
+    return;
+  }
   const int64_t n = t.size(0);
   const bool cut = summarize && n > 2 * kEdge;
   if (t.dim() == 1) {  // _vector_str: wraps at 80 columns

@@ -232,16 +232,18 @@ Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o) { return randin
 Tensor randperm(int64_t n, TensorOptions o) {
   GRAFT_CHECK(n >= 0, RuntimeError, "randperm: n must be non-negative, got", n);
   GRAFT_CHECK(o.dtype_ != kBool, TypeError, "randperm: unsupported dtype ", o.dtype_);
-  std::vector<int64_t> idx(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = i;
+  // shuffled in place in a tensor from the caching allocator: a size beyond the memory (or the
+  // cap) is an OutOfMemoryError before any work, not a host vector built outside it
+  Tensor t = empty({n}, TensorOptions(kInt64));
+  int64_t* idx = t.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) idx[i] = i;
   {
     std::lock_guard<std::mutex> g(g_rng_mu);
     for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
       std::uniform_int_distribution<int64_t> d(0, i);
-      std::swap(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(d(rng()))]);
+      std::swap(idx[i], idx[d(rng())]);
     }
   }
-  Tensor t = tensor(idx, TensorOptions(kInt64));
   return finish(o.dtype_ == kInt64 ? t : t.to(o.dtype_), o, "randperm");
 }
 

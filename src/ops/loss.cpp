@@ -146,7 +146,11 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   GRAFT_CHECK(beta >= 0, RuntimeError, "smooth_l1_loss does not support negative values for beta.");
   Tensor d = abs(input - target);
   if (beta == 0.0) return reduce(d, reduction);
-  Tensor loss = where(lt(d, beta), d * d * (0.5 / beta), d - 0.5 * beta);
+  // the quadratic branch squares only the small differences: squaring an infinite one gave the
+  // unselected branch an infinite value, and its zero gradient times infinity a NaN
+  Tensor small = lt(d, beta);
+  Tensor dq = where(small, d, 0.0);
+  Tensor loss = where(small, dq * dq * (0.5 / beta), d - 0.5 * beta);
   return reduce(loss, reduction);
 }
 

@@ -99,9 +99,30 @@ struct MaxMinAllBackward final : Node {  // max() / min(): evenly distributed ov
   bool is_max = true;
   TensorList apply(TensorList&& g) override {
     Tensor x = self.unpack(this), y = result.unpack(this);
-    Tensor mask = eq(x, y);
+    // a NaN maximum is the NaNs' (PyTorch's evenly_distribute_backward)
+    Tensor mask = logical_or(eq(x, y), logical_and(isnan(x), isnan(y)));
     Tensor count = mask.sum().to(g[0].dtype());
     return {where(mask, g[0] / count, 0)};
+  }
+};
+struct AmaxAminBackward final : Node {  // amax / amin: the gradient shared by the ties of each slice
+  std::string name() const override { return is_max ? "AmaxBackward0" : "AminBackward0"; }
+  GRAFT_NODE_SAVED(self, result)
+  SavedVariable self, result;
+  uint64_t mask = 0;
+  bool keepdim = false, is_max = true;
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(this);
+    Tensor y = detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim);
+    Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
+    SmallVector<int64_t, 5> dims;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (mask >> d & 1) dims.push_back(d);
+    // PyTorch's scale_grad_by_count: (grad / ties) * tie; an infinite maximum shares it too, and a
+    // NaN one (no ties: 0 * (grad / 0)) makes the slice's gradient NaN, as PyTorch's
+    Tensor tie = eq(x, y).to(gu.dtype());
+    Tensor count = dims.empty() ? tie : sum(tie, dims, true);
+    return {gu / count * tie};
   }
 };
 struct MaxMinDimBackward final : Node {
@@ -128,7 +149,12 @@ struct VarStdBackward final : Node {
   TensorList apply(TensorList&& g) override {
     Tensor x = self.unpack(this);
     Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
-    if (is_std) gu = gu / (detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim) * 2);
+    if (is_std) {  // d std = d var / (2 std), and 0 where std is 0 (PyTorch's masked_fill): a constant
+      // slice has gradient 0, not 0/0; the denominator is kept finite for double backward
+      Tensor r = detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim);
+      Tensor zero = r == 0;
+      gu = where(zero, 0, gu / where(zero, 1, r * 2));
+    }
     SmallVector<int64_t, 5> dims;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (mask >> d & 1) dims.push_back(d);
@@ -265,6 +291,30 @@ static Tensor max_min_all(const Tensor& a, bool is_max) {
 Tensor max(const Tensor& a) { return max_min_all(a, true); }
 Tensor min(const Tensor& a) { return max_min_all(a, false); }
 
+static Tensor amax_amin(const Tensor& a, IntArrayRef dims, bool keepdim, bool is_max) {
+  const char* name = is_max ? "amax" : "amin";
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(a, name);
+  const uint64_t mask = detail::dim_mask(dims, a.dim(), name);
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if ((mask >> d & 1) && a.size(d) == 0)
+      throw IndexError(detail::str(name, "(): Expected reduction dim ", d, " to have non-zero size."));
+  GRAFT_CHECK(a.numel() > 0 || a.dim() > 0, RuntimeError, name, "(): cannot reduce an empty tensor");
+  Tensor out = reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
+  if (any_requires_grad({&a})) {
+    auto n = make_node<AmaxAminBackward>({&a});
+    n->is_max = is_max;
+    n->self = SavedVariable(a, false);
+    n->mask = mask;
+    n->keepdim = keepdim;
+    set_history(out, n);
+    n->result = SavedVariable(out, true);
+  }
+  return out;
+}
+Tensor amax(const Tensor& a, IntArrayRef dims, bool keepdim) { return amax_amin(a, dims, keepdim, true); }
+Tensor amin(const Tensor& a, IntArrayRef dims, bool keepdim) { return amax_amin(a, dims, keepdim, false); }
+
 static std::pair<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "max" : "min";
   detail::check_tensor(a, name);
@@ -315,8 +365,7 @@ static Tensor var_std(const Tensor& a, IntArrayRef dims, int64_t correction, boo
               ": only support floating point and complex dtypes, got ", a.dtype());
   uint64_t mask = detail::dim_mask(dims, a.dim(), name);
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), a.dtype());
-  cpu::var(out, a, mask, correction);
-  if (is_std) cpu::unary(cpu::UnaryOp::Sqrt, out, out);
+  cpu::var(out, a, mask, correction, is_std);
   if (any_requires_grad({&a})) {
     auto n = make_node<VarStdBackward>({&a});
     n->is_std = is_std;

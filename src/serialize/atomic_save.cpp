@@ -1,8 +1,12 @@
 // save(): write to a temporary file next to the target, fsync it, rename it over the target,
 // fsync the directory. Until the rename succeeds the target is never opened for writing, and a
-// failure at any step (or an exception out of the writer) removes the temporary file.
+// failure at any step (or an exception out of the writer) removes the temporary file. A process
+// killed mid-save (kill -9) cannot remove its own: the next save in that folder does (a
+// temporary whose process is gone and that nobody holds locked).
 // Also the test-only fault injection that proves it.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,6 +86,9 @@ class TempFile {
       if (fd_ < 0 && (errno != EEXIST || attempt == 100))
         throw_save_error(user_path_, "cannot create temporary file '" + path_ + "'", errno);
     }
+    // held while it is written (the lock dies with the process): another process's cleanup
+    // (remove_stale_temporaries) never takes a temporary that is being written
+    (void)::flock(fd_, LOCK_EX | LOCK_NB);
     // Keep an existing file's permission bits (best effort: the umask'd default otherwise).
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::fchmod(fd_, st.st_mode & 07777);
@@ -134,6 +141,38 @@ class FileSink final : public ByteSink {
   const std::string& user_path_;
 };
 
+// The pid in a temporary's name ".<name>.tmp-<pid>-<n>", or 0 when the name is not one.
+pid_t temporary_owner(const std::string& name) {
+  const size_t at = name.rfind(".tmp-");
+  if (name.size() < 2 || name[0] != '.' || at == std::string::npos || at == 0) return 0;
+  const std::string rest = name.substr(at + 5);
+  const size_t dash = rest.find('-');
+  if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size() || dash > 9) return 0;
+  for (size_t i = 0; i < rest.size(); ++i)
+    if (i != dash && (rest[i] < '0' || rest[i] > '9')) return 0;
+  return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+}
+
+// Removes the temporaries that saves killed mid-write left in `dir`: named as TempFile names
+// them, regular files, their process gone (a live pid, even a reused one, keeps its file), and
+// not locked by anyone (a writer holds its temporary locked). Best effort: errors are ignored.
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const pid_t pid = temporary_owner(name);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (!(::kill(pid, 0) != 0 && errno == ESRCH)) continue;  // alive (or not ours to signal)
+    const std::string path = it->path().string();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
+    ::close(fd);
+  }
+}
+
 // The file to replace: `path`, or what a symlink at `path` points to.
 fs::path resolve_target(const std::string& path) {
   std::error_code ec;
@@ -174,6 +213,7 @@ void save(const StateDict& tensors, const std::string& path, const Metadata& met
   GRAFT_CHECK(!path.empty(), ValueError, "save: the path is empty");
   const fs::path target = resolve_target(path);
   g_write_calls.store(0);
+  remove_stale_temporaries(target.parent_path());
   TempFile tmp(target, path);
   FileSink sink(tmp, path);
   write_file_bytes(plan, sink);

@@ -130,6 +130,18 @@ void register_reductions(Registry& r) {
     r.push_back({"max", {all, dim_case(true, 1, false), dim_case(true, 0, true), dim_case(true, -1, false)}});
     r.push_back({"min", {mall, dim_case(false, 1, false), dim_case(false, 0, true), dim_case(false, -1, true)}});
   }
+  // amax / amin: several dims at once; ties share the gradient (central differences agree)
+  for (bool is_max : {true, false}) {
+    auto f = is_max ? max_of : min_of;
+    auto op = [is_max](const Tensor& a, IntArrayRef dims, bool keepdim) {
+      return is_max ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
+    };
+    r.push_back({is_max ? "amax" : "amin",
+                 {red("all", [op](auto& a) { return op(a, {}, false); }, {}, false, f, with_ties(all_samples(false))),
+                  red("dim1", [op](auto& a) { return op(a, {1}, false); }, {1}, false, f, with_ties(dim1_samples(false))),
+                  red("dims02_keepdim", [op](auto& a) { return op(a, {0, -1}, true); }, {0, 2}, true, f,
+                      {{"2x2x3", {rnd({2, 2, 3})}}, {"3x1x2", {rnd({3, 1, 2})}}})}});
+  }
   r.push_back({"argmax",
                {red("all", [](auto& a) { return argmax(a); }, {}, false, argmax_of, with_ties(all_samples(false)), kInt64),
                 red("dim1", [](auto& a) { return argmax(a, 1); }, {1}, false, argmax_of, with_ties(dim1_samples(false)),

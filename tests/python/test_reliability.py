@@ -175,3 +175,95 @@ def test_a_pack_hook_result_still_backpropagates():
         y = (x * x).sum()
     y.backward()
     assert x.grad.tolist() == [2.0, 4.0]
+
+
+# ---- clear errors ----
+def test_a_value_of_the_wrong_type_inside_a_binding_is_a_type_error_naming_both_types():
+    with pytest.raises(TypeError, match="Unable to cast Python instance of type <class 'str'>"):
+        graft.ones(2).mean(dtype="float")
+
+
+def test_randperm_beyond_the_cap_is_an_allocator_oom_before_any_work():
+    MiB = 1 << 20
+    graft._C._set_per_process_memory_limit(graft.cpu.memory_reserved() + 64 * MiB, "cpu")
+    try:
+        with pytest.raises(graft.OutOfMemoryError):
+            graft.randperm(2**27)  # 1 GiB of int64: before, a host vector was built outside the allocator first
+    finally:
+        graft._C._set_per_process_memory_limit(None, "cpu")
+    p = graft.randperm(1000)
+    assert sorted(p.tolist()) == list(range(1000)) and p.dtype == graft.int64
+
+
+def test_repr_of_a_tensor_with_many_dimensions_is_linear():
+    # was quadratic in the number of dims (this one ran for hours), one stack frame per dim
+    r = repr(graft.zeros([1] * 100000))
+    assert r == "tensor(" + "[" * 100000 + "0." + "]" * 100000 + ")"
+    assert repr(graft.zeros(2, 1, 1, 3)) == ("tensor([[[[0., 0., 0.]]],\n\n\n"
+                                              "        [[[0., 0., 0.]]]])")
+
+
+# ---- gradients at the edges (values from torch 1.13) ----
+def _grad(fn, values):
+    x = graft.tensor(values, requires_grad=True)
+    fn(x).backward()
+    return x.grad.tolist()
+
+
+def _same(a, b):
+    return all((math.isnan(u) and math.isnan(v)) or u == pytest.approx(v) for u, v in zip(a, b))
+
+
+@pytest.mark.parametrize("values, amax, full_max", [
+    ([1.0, math.inf, math.inf], [0.0, 0.5, 0.5], [0.0, 0.5, 0.5]),
+    ([1.0, -math.inf], [1.0, 0.0], [1.0, 0.0]),
+    ([-math.inf, -math.inf], [0.5, 0.5], [0.5, 0.5]),
+    ([1.0, math.nan, 2.0], [math.nan] * 3, [0.0, 1.0, 0.0]),
+])
+def test_amax_and_max_gradients_at_infinities_and_nan(values, amax, full_max):
+    assert _same(_grad(lambda x: x.amax(), values), amax)
+    assert _same(_grad(lambda x: x.max(), values), full_max)
+    assert _same(_grad(lambda x: -(-x).amin(), values), amax)
+
+
+def test_amax_over_several_dims_shares_the_gradient_between_ties():
+    x = graft.tensor([[[1.0, 3.0], [3.0, 0.0]], [[2.0, 2.0], [2.0, 1.0]]], requires_grad=True)
+    y = x.amax(dim=(1, 2))
+    assert y.tolist() == [3.0, 2.0]
+    y.sum().backward()
+    assert x.grad.flatten().tolist() == pytest.approx([0, 0.5, 0.5, 0, 1 / 3, 1 / 3, 1 / 3, 0])
+    with pytest.raises(RuntimeError, match="^dim 1 appears multiple times in the list of dims$"):
+        x.amax(dim=(1, 1))
+
+
+def test_std_of_a_constant_slice_and_dist_of_equal_tensors_have_zero_gradients():
+    x = graft.tensor([[1.0, 2.0], [1.0, 3.0]], requires_grad=True)
+    x.std(0).sum().backward()
+    assert [[round(v, 4) for v in row] for row in x.grad.tolist()] == [[0.0, -0.7071], [0.0, 0.7071]]
+    x = graft.tensor([1.0, 2.0], requires_grad=True)
+    graft.dist(x, x.detach()).backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    x = graft.tensor([3.0, 4.0], requires_grad=True)
+    d = graft.dist(x, graft.zeros(2))
+    d.backward()
+    assert d.detach().item() == 5.0 and x.grad.tolist() == pytest.approx([0.6, 0.8])
+    assert graft.dist(graft.tensor([3.0, -4.0]), graft.zeros(2), p=1).item() == 7.0
+    assert graft.dist(graft.tensor([3.0, -4.0]), graft.zeros(2), p=math.inf).item() == 4.0
+    assert graft.dist(graft.tensor([3.0, 0.0]), graft.zeros(2), p=0).item() == 1.0
+
+
+def test_float32_std_of_extreme_values_is_finite():
+    assert graft.tensor([1e38, 0.0]).std().item() == pytest.approx(7.0711e37, rel=1e-4)
+
+
+def test_smooth_l1_gradient_at_an_infinite_difference():
+    assert _grad(lambda x: F.smooth_l1_loss(x, graft.zeros(2)), [1.0, math.inf]) == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([1.0, math.nan], math.nan), ([math.nan, -math.inf], math.nan), ([math.inf, math.nan], math.nan),
+    ([-math.inf, -math.inf], -math.inf), ([math.inf, math.inf], math.inf), ([1.0, math.inf], math.inf),
+])
+def test_logsumexp_keeps_nan(values, expected):
+    got = graft.logsumexp(graft.tensor(values), 0).item()
+    assert (math.isnan(got) and math.isnan(expected)) or got == expected

@@ -158,6 +158,10 @@ Tensor prod(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool kee
 /// Max over all elements.
 Tensor max(const Tensor& a);
 Tensor min(const Tensor& a);
+/// The largest / smallest value over `dims` (all when empty); the gradient is shared evenly by
+/// the ties of each slice (torch.amax / torch.amin).
+Tensor amax(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
 /// (values, indices) along `dim`.
 std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);

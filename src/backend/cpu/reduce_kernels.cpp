@@ -84,7 +84,13 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
           case ReduceOp::LogSumExp: {
             if constexpr (std::is_floating_point_v<T>) {
               double mx = -std::numeric_limits<double>::infinity();
-              for (int64_t i = 0; i < R; ++i) mx = std::max(mx, static_cast<double>(b[i]));
+              bool nan = false;  // a NaN anywhere makes the result NaN (std::max would skip it)
+              for (int64_t i = 0; i < R; ++i) {
+                const double v = static_cast<double>(b[i]);
+                if (v != v) nan = true;
+                else mx = std::max(mx, v);
+              }
+              if (nan) { o[m] = std::numeric_limits<O>::quiet_NaN(); break; }
               if (std::isinf(mx)) { o[m] = static_cast<O>(mx); break; }
               double s = 0;
               for (int64_t i = 0; i < R; ++i) s += std::exp(static_cast<double>(b[i]) - mx);
@@ -124,7 +130,7 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   });
 }
 
-void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction) {
+void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result) {
   int64_t R;
   Tensor c = reduced_last(a, mask, R);
   const int64_t M = out.numel();
@@ -140,7 +146,9 @@ void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction) 
       double ss = 0;
       for (int64_t i = 0; i < R; ++i) ss += (b[i] - mean) * (b[i] - mean);
       double denom = static_cast<double>(R - correction);
-      o[m] = static_cast<T>(ss / std::max(denom, 0.0));  // N <= correction: inf or nan, as PyTorch
+      const double v = ss / std::max(denom, 0.0);  // N <= correction: inf or nan, as PyTorch
+      // the root in double: std of [1e38, 0] in float32 is 7.07e37 though its variance overflows
+      o[m] = static_cast<T>(sqrt_result ? std::sqrt(v) : v);
     }
   });
 }
