@@ -309,8 +309,8 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
               ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ", p[1],
               "), calculated shape of the array of sliding blocks as (", oh, ", ", ow,
               "), but its components must be at least one.");
-  const int64_t rows = x.size(1) * k[0] * k[1];
-  Tensor out = detail::new_empty({x.size(0), rows, oh * ow}, x.dtype());
+  const int64_t rows = checked_mul(checked_mul(x.size(1), k[0]), k[1]);
+  Tensor out = detail::new_empty({x.size(0), rows, checked_mul(oh, ow)}, x.dtype());
   cpu::im2col(out, x, window(k, s, p, d, oh, ow), rows * oh * ow, oh * ow);
   if (any_requires_grad({&input})) {
     auto n = make_node<Im2ColBackward0>({&input});
@@ -342,13 +342,13 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   check_window_args("col2im", s, p, d);
   if (input.dim() == 2)
     return col2im(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0);
-  const int64_t kk = k[0] * k[1];
+  const int64_t kk = checked_mul(k[0], k[1]);  // a wrapped product was a modulo by zero (SIGFPE)
   GRAFT_CHECK(input.size(1) % kk == 0, RuntimeError,
               "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
               "input.size(1)=",
               input.size(1), " and kernel_size=(", k[0], ", ", k[1], ")");
   const int64_t oh = conv_out(os[0], k[0], s[0], p[0], d[0]), ow = conv_out(os[1], k[1], s[1], p[1], d[1]);
-  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == oh * ow, RuntimeError, "Given output_size=(", os[0], ", ", os[1],
+  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == checked_mul(oh, ow), RuntimeError, "Given output_size=(", os[0], ", ", os[1],
               "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ", p[1],
               "), stride=(", s[0], ", ", s[1],
               "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", oh, " * ",

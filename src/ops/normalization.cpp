@@ -97,6 +97,9 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
         new_rm = (mu.reshape(rm.sizes()) * momentum + rm * (1.0 - momentum)).to(rm.dtype());
       if (rv.defined())
         new_rv = (var.reshape(rv.sizes()) * (n / (n - 1.0)) * momentum + rv * (1.0 - momentum)).to(rv.dtype());
+      // both buffers must take the write (an expanded one cannot) before either is written
+      for (const Tensor* buf : {&rm, &rv})
+        if (buf->defined()) autograd::check_inplace(*buf, false);
       if (rm.defined()) rm.copy_(new_rm);
       if (rv.defined()) rv.copy_(new_rv);
     }

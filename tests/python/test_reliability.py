@@ -267,3 +267,17 @@ def test_smooth_l1_gradient_at_an_infinite_difference():
 def test_logsumexp_keeps_nan(values, expected):
     got = graft.logsumexp(graft.tensor(values), 0).item()
     assert (math.isnan(got) and math.isnan(expected)) or got == expected
+
+
+def test_fold_and_unfold_with_a_huge_kernel_raise():
+    with pytest.raises(RuntimeError, match="overflow"):
+        F.fold(graft.randn(4, 4, 0), output_size=(1, 1), kernel_size=2**62, dilation=2, padding=1)
+    with pytest.raises(RuntimeError):
+        F.unfold(graft.randn(1, 2, 4, 4), kernel_size=2**62)
+
+
+def test_batch_norm_with_an_expanded_running_var_changes_nothing_before_failing():
+    rm, rv = graft.zeros(2), graft.ones(1).expand(2)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        F.batch_norm(graft.randn(4, 2), rm, rv, training=True)
+    assert rm.tolist() == [0.0, 0.0]
