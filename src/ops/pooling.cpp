@@ -93,6 +93,16 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
   }
 };
 
+// adaptive_avg_pool2d: the gradient of the window averages is the averaging matrices applied
+// to the output gradient, in graft ops (so it differentiates again).
+struct AdaptiveAvgPool2DBackward0 final : Node {
+  GRAFT_NODE_BOILERPLATE("AdaptiveAvgPool2DBackward0", ph, pw)
+  SavedVariable ph, pw;  // [oh, H] and [ow, W]: row i averages window i
+  TensorList apply(TensorList&& g) override {
+    return {matmul(matmul(ph.unpack(this).t(), g[0]), pw.unpack(this))};
+  }
+};
+
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
@@ -192,8 +202,36 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
     return m.to(input.dtype());
   };
   if (os[0] == H && os[1] == W) return input.clone();  // every window is one element
-  Tensor ph = averaging(os[0], H), pw = averaging(os[1], W);
-  return matmul(matmul(ph, input), pw.t());
+  // The forward sums each window directly: as a product with the averaging matrices, an
+  // infinite input made every window NaN (inf * 0), not just its own
+  Shape out_sizes = input.sizes().shape();
+  out_sizes[out_sizes.size() - 2] = os[0];
+  out_sizes[out_sizes.size() - 1] = os[1];
+  Tensor x = input.contiguous();
+  Tensor out = detail::new_empty(out_sizes, input.dtype());
+  const int64_t planes = H * W == 0 ? 0 : x.numel() / (H * W);
+  GRAFT_DISPATCH_FLOATING(input.dtype(), "adaptive_avg_pool2d", [&] {
+    const scalar_t* src = x.data_ptr<scalar_t>();
+    scalar_t* dst = out.data_ptr<scalar_t>();
+    for (int64_t pl = 0; pl < planes; ++pl, src += H * W)
+      for (int64_t i = 0; i < os[0]; ++i) {
+        const int64_t hs = i * H / os[0], he = ((i + 1) * H + os[0] - 1) / os[0];
+        for (int64_t j = 0; j < os[1]; ++j) {
+          const int64_t ws = j * W / os[1], we = ((j + 1) * W + os[1] - 1) / os[1];
+          double acc = 0;
+          for (int64_t h = hs; h < he; ++h)
+            for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);
+          *dst++ = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
+        }
+      }
+  });
+  if (any_requires_grad({&input})) {
+    auto n = make_node<AdaptiveAvgPool2DBackward0>({&input});
+    n->ph = SavedVariable(averaging(os[0], H), false);
+    n->pw = SavedVariable(averaging(os[1], W), false);
+    set_history(out, n);
+  }
+  return out;
 }
 
 }  // namespace graft

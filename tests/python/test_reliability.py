@@ -281,3 +281,13 @@ def test_batch_norm_with_an_expanded_running_var_changes_nothing_before_failing(
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         F.batch_norm(graft.randn(4, 2), rm, rv, training=True)
     assert rm.tolist() == [0.0, 0.0]
+
+
+def test_adaptive_average_pooling_keeps_an_infinity_in_its_own_window():
+    x = graft.tensor([[[[1.0, math.inf, 3.0, 4.0]]]])
+    assert F.adaptive_avg_pool2d(x, (1, 2)).flatten().tolist() == [math.inf, 3.5]
+    x = graft.randn(2, 3, 5, 7, requires_grad=True)
+    y = F.adaptive_avg_pool2d(x, (2, 3))
+    assert graft.allclose(y[0, 0, 0, 0], x[0, 0, :3, :3].mean())
+    y.sum().backward()
+    assert graft.allclose(x.grad[0, 0, 0, 0], graft.tensor(1 / 9 + 0.0) * 1)
