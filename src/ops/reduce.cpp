@@ -414,13 +414,13 @@ static Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
   Tensor out;
   {
     NoGradGuard ng;
-    if (a.dim() == 0 || a.numel() == 0) {
-      out = log ? zeros_like(a) : ones_like(a);
-      if (a.numel() == 0) out = empty_like(a);
+    if (a.numel() == 0) {
+      out = empty_like(a);
     } else {
-      Tensor m = max(a, d, true).first;
+      // a 0-d input is its own maximum: 1 (0 for log), or NaN for an infinite or NaN value
+      Tensor m = a.dim() == 0 ? a : max(a, d, true).first;
       Tensor shifted = a - m;
-      Tensor s = sum(exp(shifted), {d}, true);
+      Tensor s = a.dim() == 0 ? exp(shifted) : sum(exp(shifted), {d}, true);
       out = log ? shifted - graft::log(s) : exp(shifted) / s;
     }
   }

@@ -291,3 +291,10 @@ def test_adaptive_average_pooling_keeps_an_infinity_in_its_own_window():
     assert graft.allclose(y[0, 0, 0, 0], x[0, 0, :3, :3].mean())
     y.sum().backward()
     assert graft.allclose(x.grad[0, 0, 0, 0], graft.tensor(1 / 9 + 0.0) * 1)
+
+
+def test_softmax_of_a_0d_infinity_or_nan_is_nan():
+    for v in (math.inf, -math.inf, math.nan):
+        assert math.isnan(F.softmax(graft.tensor(v), 0).item())
+        assert math.isnan(F.log_softmax(graft.tensor(v), 0).item())
+    assert F.softmax(graft.tensor(3.0), 0).item() == 1.0 and F.log_softmax(graft.tensor(3.0), 0).item() == 0.0
