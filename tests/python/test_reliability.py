@@ -298,3 +298,9 @@ def test_softmax_of_a_0d_infinity_or_nan_is_nan():
         assert math.isnan(F.softmax(graft.tensor(v), 0).item())
         assert math.isnan(F.log_softmax(graft.tensor(v), 0).item())
     assert F.softmax(graft.tensor(3.0), 0).item() == 1.0 and F.log_softmax(graft.tensor(3.0), 0).item() == 0.0
+
+
+def test_max_pool_index_of_a_window_with_several_nans_is_the_last_one():
+    x = graft.tensor([[[[math.nan, 1.0], [math.nan, 2.0]]]])
+    values, indices = F.max_pool2d(x, 2, return_indices=True)
+    assert math.isnan(values.item()) and indices.item() == 2  # torch 1.13's CPU kernel

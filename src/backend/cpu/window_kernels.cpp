@@ -87,13 +87,12 @@ void max_pool_impl(T* out, int64_t* idx, const T* x, int64_t P, int64_t H, int64
             const int64_t ix = x0 + kj * w.dw;
             if (ix < 0 || ix >= W) continue;
             const T v = plane[iy * W + ix];
+            // PyTorch's CPU rule: a NaN always takes over, so the window's last NaN is its index
             if (best_i < 0 || v > best || std::isnan(v)) {
               best = v;
               best_i = iy * W + ix;
-              if (std::isnan(v)) break;
             }
           }
-          if (best_i >= 0 && std::isnan(best)) break;
         }
         const int64_t o = (p * w.oh + oy) * w.ow + ox;
         out[o] = best;
