@@ -810,7 +810,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         // the p-norm of a - b; its gradient is 0 where the norm is 0 (PyTorch's norm_backward),
         // not 0 * inf: the root is taken of a sum kept away from 0
         Tensor d = abs(sub(a, b));
-        if (p == 0) return sum(ne(d, 0).to(d.dtype()));
+        if (p == 0) {  // the count of nonzeros, in the graph with a zero gradient (as PyTorch's)
+          Tensor count = sum(ne(d, 0).to(d.dtype()));
+          return where(ones_like(count, TensorOptions(kBool)), count, sum(d));
+        }
         if (std::isinf(p)) return p > 0 ? graft::max(d) : graft::min(d);
         Tensor s = p == 2.0 ? sum(mul(d, d)) : p == 1.0 ? sum(d) : sum(pow(d, p));
         if (p == 1.0) return s;
