@@ -5,12 +5,13 @@
 #   make test       build and run every test suite
 #   make test-asan  the C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      side-by-side benchmarks: libtorch, glibc malloc, backend:malloc (installs libtorch-dev)
+#   make fuzz       the long differential fuzz against Debian's PyTorch (FUZZ_SEED, FUZZ_CASES)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 BENCH_BUILD ?= build-bench
 
-.PHONY: deps demo python test test-asan bench format clean
+.PHONY: deps demo python test test-asan bench fuzz format clean
 
 deps:
 	@tools/install-deps.sh
@@ -36,13 +37,13 @@ python: deps $(BUILD)/build.ninja
 test: deps $(BUILD)/build.ninja
 	@tools/install-deps.sh python3-torch chromium
 	cmake --build $(BUILD) -j $(JOBS)
-	cd $(BUILD) && ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: deps
 	# -O1 -g1 (line tables): half the compile time of -O2 -g, and still file:line in reports
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DGRAFT_SANITIZE=ON -DGRAFT_BUILD_EXAMPLES=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 bench:
 	@tools/install-deps.sh libtorch-dev libbenchmark-dev
@@ -55,6 +56,14 @@ bench:
 	./$(BENCH_BUILD)/bench/doctor_overhead
 	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/python_overhead.py; else echo 'bench/python_overhead.py skipped: python3-torch is not installed'; fi
 	PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/doctor_overhead.py
+
+# the long differential fuzz against Debian's PyTorch (the slice in make test runs seed 0):
+#   make fuzz FUZZ_SEED=3 FUZZ_CASES=100000   (summary in $(BUILD)/fuzz_diff.json)
+FUZZ_SEED ?= 1
+FUZZ_CASES ?= 100000
+fuzz: python
+	@tools/install-deps.sh python3-torch
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 tools/fuzz_diff.py --seed $(FUZZ_SEED) --cases $(FUZZ_CASES) --out $(BUILD)/fuzz_diff.json
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
