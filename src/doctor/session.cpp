@@ -127,10 +127,8 @@ class Recorder final : public lifetime::Observer {
       session->step();
     } catch (...) {  // a failing diagnosis never fails the optimizer step
     }
-    if (!finished) {
-      std::lock_guard<std::mutex> g(recorder_mutex());
-      if (Session::State* s = active_state()) s->stepped_this_step.push_back(optimizer);
-    }
+    // after a boundary taken before an update, the optimizer is not recorded as stepping in the
+    // new step: its next step() finds it unseen, and its end (it is now the last) ends the step
   }
 };
 

@@ -95,11 +95,42 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
 
 // adaptive_avg_pool2d: the gradient of the window averages is the averaging matrices applied
 // to the output gradient, in graft ops (so it differentiates again).
+// [start, end) of adaptive window i of `out` over `in` (PyTorch's start_index / end_index).
+inline int64_t window_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
+inline int64_t window_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+
+// adaptive_avg_pool2d's backward. First order: each window's gradient / its area is added to
+// its elements (an infinite gradient stays in its windows). Under create_graph the same
+// gradient is the averaging matrices applied to the output gradient, in graft ops (so it
+// differentiates again).
 struct AdaptiveAvgPool2DBackward0 final : Node {
   GRAFT_NODE_BOILERPLATE("AdaptiveAvgPool2DBackward0", ph, pw)
   SavedVariable ph, pw;  // [oh, H] and [ow, W]: row i averages window i
   TensorList apply(TensorList&& g) override {
-    return {matmul(matmul(ph.unpack(this).t(), g[0]), pw.unpack(this))};
+    Tensor mh = ph.unpack(this), mw = pw.unpack(this);
+    if (GradMode::is_enabled()) return {matmul(matmul(mh.t(), g[0]), mw)};
+    const int64_t oh = mh.size(0), H = mh.size(1), ow = mw.size(0), W = mw.size(1);
+    Tensor go = g[0].contiguous();
+    Shape in_sizes = go.sizes().shape();
+    in_sizes[in_sizes.size() - 2] = H;
+    in_sizes[in_sizes.size() - 1] = W;
+    Tensor gi = zeros(in_sizes, TensorOptions(go.dtype()));
+    const int64_t planes = oh * ow == 0 ? 0 : go.numel() / (oh * ow);
+    GRAFT_DISPATCH_FLOATING(go.dtype(), "adaptive_avg_pool2d_backward", [&] {
+      const scalar_t* src = go.data_ptr<scalar_t>();
+      scalar_t* dst = gi.data_ptr<scalar_t>();
+      for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
+        for (int64_t i = 0; i < oh; ++i) {
+          const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
+          for (int64_t j = 0; j < ow; ++j) {
+            const int64_t ws = window_start(j, W, ow), we = window_end(j, W, ow);
+            const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
+            for (int64_t h = hs; h < he; ++h)
+              for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
+          }
+        }
+    });
+    return {gi};
   }
 };
 
@@ -215,9 +246,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
     scalar_t* dst = out.data_ptr<scalar_t>();
     for (int64_t pl = 0; pl < planes; ++pl, src += H * W)
       for (int64_t i = 0; i < os[0]; ++i) {
-        const int64_t hs = i * H / os[0], he = ((i + 1) * H + os[0] - 1) / os[0];
+        const int64_t hs = window_start(i, H, os[0]), he = window_end(i, H, os[0]);
         for (int64_t j = 0; j < os[1]; ++j) {
-          const int64_t ws = j * W / os[1], we = ((j + 1) * W + os[1] - 1) / os[1];
+          const int64_t ws = window_start(j, W, os[1]), we = window_end(j, W, os[1]);
           double acc = 0;
           for (int64_t h = hs; h < he; ++h)
             for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);

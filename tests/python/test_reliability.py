@@ -128,10 +128,17 @@ def test_split_of_an_empty_dimension_is_one_empty_piece():
 
 
 def test_a_nan_clamp_bound_gives_nan():
+    # torch 1.13: clamp_min(nan), clamp_max(nan) and clamp with both bounds give NaN; clamp with
+    # one NaN bound returned the input unchanged, which PyTorch since fixed (pytorch#172200):
+    # graft gives NaN in every form
     assert all(math.isnan(v) for v in graft.tensor([1.0, 2.0]).clamp_min(math.nan).tolist())
+    assert all(math.isnan(v) for v in graft.tensor([1.0, 2.0]).clamp(min=0.0, max=math.nan).tolist())
     assert all(math.isnan(v) for v in graft.tensor([1.0, 2.0]).clamp(max=math.nan).tolist())
     assert graft.tensor([1.0, 5.0]).clamp(min=2.0).tolist() == [2.0, 5.0]
     assert graft.tensor([1, 5]).clamp(max=3).tolist() == [1, 3]
+    # an int64 bound at the type's edge (2**63 - 1 is 2**63 as a double) saturates, as PyTorch's
+    assert graft.tensor([1, 2]).clamp_min(2**63 - 1).tolist() == [2**63 - 1] * 2
+    assert graft.tensor([1, 2]).clamp_max(-2**63).tolist() == [-2**63] * 2
 
 
 def test_sum_with_a_dtype_converts_before_summing():
@@ -291,6 +298,10 @@ def test_adaptive_average_pooling_keeps_an_infinity_in_its_own_window():
     assert graft.allclose(y[0, 0, 0, 0], x[0, 0, :3, :3].mean())
     y.sum().backward()
     assert graft.allclose(x.grad[0, 0, 0, 0], graft.tensor(1 / 9 + 0.0) * 1)
+    # an infinite gradient stays in its window's elements (the matrices spread inf * 0 = NaN)
+    x = graft.ones(1, 1, 4, 4, requires_grad=True)
+    F.adaptive_avg_pool2d(x, (2, 2)).backward(graft.tensor([[[[math.inf, 1.0], [1.0, 1.0]]]]))
+    assert x.grad.flatten().tolist() == [math.inf, math.inf, 0.25, 0.25, math.inf, math.inf, 0.25, 0.25] + [0.25] * 8
 
 
 def test_softmax_of_a_0d_infinity_or_nan_is_nan():

@@ -48,7 +48,16 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
     case UnaryOp::Clamp: {
       // p0 / p1: the bounds, -inf / +inf when absent; a NaN bound makes every output NaN
       const bool has_lo = !(std::isinf(p0) && p0 < 0), has_hi = !(std::isinf(p1) && p1 > 0);
-      const T lo = has_lo ? static_cast<T>(p0) : T(0), hi = has_hi ? static_cast<T>(p1) : T(0);
+      // a bound is checked to fit T by clamp(); as a double, 2**63 - 1 rounds up to 2**63, so
+      // integer bounds saturate instead of an out-of-range (undefined) cast
+      auto bound = [](double v) -> T {
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          if (v >= -static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::max();
+          if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+        }
+        return static_cast<T>(v);
+      };
+      const T lo = has_lo ? bound(p0) : T(0), hi = has_hi ? bound(p1) : T(0);
       const bool nan_bound = std::isnan(p0) || std::isnan(p1);
       return run([=](T x) {
         if constexpr (std::is_floating_point_v<T>) {
