@@ -624,7 +624,9 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
               m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
-  def_both(m, cls, "square", [](const Tensor& a) { return mul(a, a); });
+  def_both(m, cls, "square", [](const Tensor& a) {  // pow(a, 2): a bool squares as int64
+    return a.dtype() == kBool ? mul(a.to(kInt64), a.to(kInt64)) : mul(a, a);
+  });
   def_both(m, cls, "reciprocal", [](const Tensor& a) { return Scalar(1.0) / a; });
   def_both(m, cls, "exp2", [](const Tensor& a) { return pow(Scalar(2.0), a); });
   def_both(m, cls, "log2", [](const Tensor& a) { return div(log(a), std::log(2.0)); });
@@ -675,7 +677,8 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "prod",
       [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
-        return prod(cast_for_dtype(a, dtype), dim, keepdim);
+        Tensor r = prod(cast_for_dtype(a, dtype), dim, keepdim);  // integers multiply as int64
+        return dtype.is_none() ? r : r.to(dtype.cast<DType>());    // the requested dtype is the result's
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   def_both(
@@ -798,6 +801,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       [](const Tensor& a, bool as_tuple) -> py::object {
         Tensor nz = nonzero(a);
         if (!as_tuple) return py::cast(nz);
+        if (a.dim() == 0) return py::make_tuple(nonzero(a.reshape({1})).select(1, 0));  // a 0-d as 1-d
         py::tuple out(a.dim());
         for (int64_t d = 0; d < a.dim(); ++d) out[d] = py::cast(nz.select(1, d));
         return out;

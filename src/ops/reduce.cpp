@@ -214,8 +214,9 @@ Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<DType>
   detail::check_tensor(a, "sum");
   uint64_t mask = detail::dim_mask(dims, a.dim(), "sum");
   // PyTorch converts the input to the requested dtype and sums that (sum of [1.5, 2.5] as int64 is 3)
-  if (dtype && *dtype != a.dtype()) return sum(a.to(*dtype), dims, keepdim, std::nullopt);
-  DType od = is_floating_point(a.dtype()) ? a.dtype() : kInt64;
+  if (dtype && *dtype != a.dtype()) return sum(a.to(*dtype), dims, keepdim, dtype);
+  // the requested dtype is the result's (int32 stays int32); without one integers sum as int64
+  DType od = dtype ? *dtype : is_floating_point(a.dtype()) ? a.dtype() : kInt64;
   Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, od);
   if (any_requires_grad({&a}) && is_floating_point(od)) {
     auto n = make_node<SumBackward>({&a});

@@ -315,3 +315,22 @@ def test_max_pool_index_of_a_window_with_several_nans_is_the_last_one():
     x = graft.tensor([[[[math.nan, 1.0], [math.nan, 2.0]]]])
     values, indices = F.max_pool2d(x, 2, return_indices=True)
     assert math.isnan(values.item()) and indices.item() == 2  # torch 1.13's CPU kernel
+
+
+def test_reductions_return_the_requested_dtype_and_bool_squares_as_int64():
+    assert graft.tensor([1.5, 2.5]).sum(dtype=graft.int32).dtype == graft.int32
+    assert graft.tensor([[1, 2], [3, 4]], dtype=graft.int32).sum(0, dtype=graft.int32).tolist() == [4, 6]
+    assert graft.tensor([1, 0]).sum(dtype=graft.bool).item() is True
+    assert graft.tensor([1, 2], dtype=graft.int32).sum().dtype == graft.int64  # no dtype: integers sum as int64
+    p = graft.tensor([2, 3]).prod(dtype=graft.bool)
+    assert p.dtype == graft.bool and p.item() is True
+    assert graft.tensor([2, 3], dtype=graft.int64).prod(dtype=graft.int32).dtype == graft.int32
+    s = graft.tensor(True).square()
+    assert s.dtype == graft.int64 and s.item() == 1
+
+
+def test_nonzero_as_tuple_of_a_0d_tensor_is_a_1_tuple():
+    (i,) = graft.nonzero(graft.tensor(3.0), as_tuple=True)
+    assert i.tolist() == [0]
+    (j,) = graft.tensor(0.0).nonzero(as_tuple=True)
+    assert j.tolist() == [] and j.dtype == graft.int64
