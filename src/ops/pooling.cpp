@@ -96,8 +96,8 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
 // adaptive_avg_pool2d: the gradient of the window averages is the averaging matrices applied
 // to the output gradient, in graft ops (so it differentiates again).
 // [start, end) of adaptive window i of `out` over `in` (PyTorch's start_index / end_index).
-inline int64_t window_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
-inline int64_t window_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+inline int64_t window_start(int64_t i, int64_t in, int64_t out) { return checked_mul(i, in) / out; }
+inline int64_t window_end(int64_t i, int64_t in, int64_t out) { return (checked_mul(i + 1, in) + out - 1) / out; }
 
 // adaptive_avg_pool2d's backward. First order: each window's gradient / its area is added to
 // its elements (an infinite gradient stays in its windows). Under create_graph the same
@@ -227,7 +227,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
     Tensor m = zeros({out, in}, TensorOptions(kFloat64));
     double* p = m.data_ptr<double>();
     for (int64_t i = 0; i < out; ++i) {
-      const int64_t s = checked_mul(i, in) / out, e = (checked_mul(i + 1, in) + out - 1) / out;
+      const int64_t s = window_start(i, in, out), e = window_end(i, in, out);
       for (int64_t j = s; j < e; ++j) p[i * in + j] = 1.0 / static_cast<double>(e - s);
     }
     return m.to(input.dtype());

@@ -297,10 +297,7 @@ static Tensor amax_amin(const Tensor& a, IntArrayRef dims, bool keepdim, bool is
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name);
   const uint64_t mask = detail::dim_mask(dims, a.dim(), name);
-  for (int64_t d = 0; d < a.dim(); ++d)
-    if ((mask >> d & 1) && a.size(d) == 0)
-      throw IndexError(detail::str(name, "(): Expected reduction dim ", d, " to have non-zero size."));
-  GRAFT_CHECK(a.numel() > 0 || a.dim() > 0, RuntimeError, name, "(): cannot reduce an empty tensor");
+  check_nonempty_reduction(a, mask, name);
   Tensor out = reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
   if (any_requires_grad({&a})) {
     auto n = make_node<AmaxAminBackward>({&a});

@@ -212,14 +212,17 @@ def discover(graft, torch):
             return
         out.append({"id": cid, "ns": ns, "name": name, "kind": kind, "overloads": overloads or [[]], "src": src})
 
-    for name in dir(graft):
-        if name.startswith("_") or not hasattr(torch, name):
-            continue
-        obj = getattr(graft, name)
-        if inspect.ismodule(obj) or isinstance(obj, type) or not callable(obj):
-            continue
-        sigs, src = _signatures(obj, name, getattr(torch, name))
-        add("torch", name, "call", sigs, src)
+    def functions(module, reference, ns):  # the public functions of `module` that `reference` has too
+        for name in dir(module):
+            if name.startswith("_") or not hasattr(reference, name):
+                continue
+            obj = getattr(module, name)
+            if inspect.ismodule(obj) or isinstance(obj, type) or not callable(obj):
+                continue
+            sigs, src = _signatures(obj, name, getattr(reference, name))
+            add(ns, name, "call", sigs, src)
+
+    functions(graft, torch, "torch")
     for name in dir(graft.Tensor):
         dunder = name.startswith("__") and name.endswith("__")
         if name.startswith("_") and not dunder:
@@ -234,14 +237,7 @@ def discover(graft, torch):
             continue
         sigs, src = _signatures(obj, name, getattr(torch.Tensor, name), getattr(torch, name, None), method=True)
         add("Tensor", name, "call", sigs, src)
-    for name in dir(GF):
-        if name.startswith("_") or not hasattr(TF, name):
-            continue
-        obj = getattr(GF, name)
-        if inspect.ismodule(obj) or isinstance(obj, type) or not callable(obj):
-            continue
-        sigs, src = _signatures(obj, name, getattr(TF, name))
-        add("F", name, "call", sigs, src)
+    functions(GF, TF, "F")
     out.sort(key=lambda e: e["id"])
     return out
 
