@@ -61,7 +61,10 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
 /// The size of zeros/ones/empty/rand/randn: varargs (`zeros(2, 3)`), one sequence
 /// (`zeros((2, 3))`) or the `size=` keyword (`zeros(size=(2, 3))`, removed from `kw`).
 std::vector<int64_t> factory_sizes(const py::args& a, py::kwargs& kw, const char* fn) {
-  if (!kw.contains("size")) return sizes_from_args(a, fn);
+  if (!kw.contains("size")) {
+    GRAFT_CHECK(!a.empty(), TypeError, fn, "() missing 1 required positional arguments: \"size\"");
+    return sizes_from_args(a, fn);
+  }
   GRAFT_CHECK(a.empty(), TypeError, fn, "() got multiple values for argument 'size'");
   py::object size = kw["size"];
   PyDict_DelItemString(kw.ptr(), "size");

@@ -386,7 +386,18 @@ void init_functions_part(py::module_& f) {
       "group_norm",
       [](const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
          const std::optional<Tensor>& bias,
-         double eps) { return group_norm(input, num_groups, opt(weight), opt(bias), eps); },
+         double eps) {
+        // torch.nn.functional.group_norm's _verify_batch_size over [N * C / G, G, *spatial]
+        if (input.dim() >= 2 && num_groups > 0) {
+          int64_t n = input.size(0) * (input.size(1) / num_groups);
+          for (int64_t d = 2; d < input.dim(); ++d) n *= input.size(d);
+          std::vector<int64_t> shape{input.size(0) * (input.size(1) / num_groups), num_groups};
+          for (int64_t d = 2; d < input.dim(); ++d) shape.push_back(input.size(d));
+          GRAFT_CHECK(n != 1, ValueError, "Expected more than 1 value per channel when training, got input size ",
+                      IntArrayRef(shape));
+        }
+        return group_norm(input, num_groups, opt(weight), opt(bias), eps);
+      },
       py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
       py::arg("eps") = 1e-5);
 

@@ -37,10 +37,9 @@ void check_param(const char* opt, size_t i, const Tensor& param, const Tensor& g
               "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
               "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
               "details.");
-  for (int64_t d = 0; d < param.dim(); ++d)
-    GRAFT_CHECK(!(param.size(d) > 1 && param.stride(d) == 0), RuntimeError,
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation.");
+  GRAFT_CHECK(!param.impl()->has_internal_overlap(), RuntimeError,
+              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.");
   for (const OptTensor* s : state) {
     if (!s->has_value()) continue;
     const Tensor& t = **s;

@@ -113,6 +113,10 @@ void check_self(py::handle self, const char* method);
 Scalar to_scalar(py::handle o);
 /// A size given as varargs (`view(2, 3)`) or one sequence (`view((2, 3))`, `view(x.shape)`).
 std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn);
+/// The same, or the sequence given as the keyword `keyword` (`x.permute(dims=(1, 0))`), which
+/// PyTorch names; missing, repeated or unknown keywords raise PyTorch's TypeErrors.
+std::vector<int64_t> sizes_from_args(const py::args& args, const py::kwargs& kwargs, const char* fn,
+                                     const char* keyword);
 /// A dim argument: None (all dims -> empty), an int, or a sequence of ints.
 std::vector<int64_t> dims_from_object(py::handle o);
 /// "cpu", "cuda:0", graft.device(...) or an int (a CUDA index, as PyTorch's).
@@ -182,6 +186,14 @@ auto tm(R (Tensor::*f)(A...) const) {
 template <class R, class... A>
 auto tm(R (Tensor::*f)(A...)) {
   return [f](Tensor& t, A... a) -> R { return (t.*f)(std::forward<A>(a)...); };
+}
+/// Refuses every keyword but memory_format (its one value here is row-major) with PyTorch's
+/// text, so a misspelt keyword of clone/contiguous is an error, not ignored.
+inline void only_memory_format(const py::kwargs& kw, const char* fn) {
+  for (auto item : kw) {
+    std::string key = py::str(item.first);
+    GRAFT_CHECK(key == "memory_format", TypeError, fn, "() got an unexpected keyword argument '", key, "'");
+  }
 }
 inline bool is_heavy(const Tensor& t) { return t.numel() >= (1 << 15); }
 

@@ -32,6 +32,8 @@ Tensor tensor_to(const Tensor& self, const py::args& args, const py::kwargs& kwa
       device = o.device();
     } else if (py::detail::make_caster<DType>().load(a, false)) {
       dtype = a.cast<DType>();
+    } else if (a.is_none() && args.size() == 1) {
+      // to(None): PyTorch's to(device=None), no change
     } else {
       device = to_device(a);
     }
@@ -190,12 +192,31 @@ std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn) {
   std::vector<int64_t> out;
   out.reserve(args.size());
   for (py::handle a : args) {
+    GRAFT_CHECK(!PyBool_Check(a.ptr()), TypeError, fn, "(): argument 'size' must be tuple of ints, not bool");
     GRAFT_CHECK(PyLong_Check(a.ptr()) || PyIndex_Check(a.ptr()), TypeError, fn,
                 "(): argument 'size' must be a tuple of ints, but found element of type ",
                 std::string(py::str(a.get_type().attr("__name__"))));
     out.push_back(a.cast<int64_t>());
   }
   return out;
+}
+
+std::vector<int64_t> sizes_from_args(const py::args& args, const py::kwargs& kwargs, const char* fn,
+                                     const char* keyword) {
+  py::object given;
+  for (auto item : kwargs) {
+    std::string key = py::str(item.first);
+    GRAFT_CHECK(key == keyword, TypeError, fn, "() got an unexpected keyword argument '", key, "'");
+    given = py::reinterpret_borrow<py::object>(item.second);
+  }
+  if (!given) {
+    GRAFT_CHECK(!args.empty(), TypeError, fn, "() missing 1 required positional arguments: \"", keyword, "\"");
+    return sizes_from_args(args, fn);
+  }
+  GRAFT_CHECK(args.empty(), TypeError, fn, "() got multiple values for argument '", keyword, "'");
+  GRAFT_CHECK(py::isinstance<py::sequence>(given) && !PyLong_Check(given.ptr()), TypeError, fn, "(): argument '",
+              keyword, "' must be tuple of ints, not ", std::string(py::str(given.get_type().attr("__name__"))));
+  return int_list(given);
 }
 
 std::vector<int64_t> dims_from_object(py::handle o) {
@@ -275,7 +296,11 @@ void init_tensor(py::module_& m) {
       .def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : int(t.device().index); })
       .def("storage_offset", tm(&Tensor::storage_offset))
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("is_contiguous", [](const Tensor& t, py::kwargs) { return t.is_contiguous(); })
+      .def("is_contiguous",
+           [](const Tensor& t, py::kwargs kw) {
+             only_memory_format(kw, "is_contiguous");
+             return t.is_contiguous();
+           })
       .def("is_floating_point", tm(&Tensor::is_floating_point))
       .def("is_complex", [](const Tensor&) { return false; })
       .def_property_readonly("is_sparse", [](const Tensor&) { return false; })
@@ -351,8 +376,15 @@ void init_tensor(py::module_& m) {
           "cuda", [](const Tensor& t, py::object device) { return t.to(device.is_none() ? Device(kCUDA) : to_device(device)); },
           py::arg("device") = py::none())
       .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
-      .def("clone", [](const Tensor& t, py::kwargs) { return t.clone(); })
-      .def("contiguous", [](const Tensor& t, py::kwargs) { return t.contiguous(); });
+      .def("clone",
+           [](const Tensor& t, py::kwargs kw) {
+             only_memory_format(kw, "clone");
+             return t.clone();
+           })
+      .def("contiguous", [](const Tensor& t, py::kwargs kw) {
+        only_memory_format(kw, "contiguous");
+        return t.contiguous();
+      });
 
   // ---- views ----
   cls.def("view",
@@ -365,7 +397,10 @@ void init_tensor(py::module_& m) {
             return t.view(sizes_from_args(a, "view"));
           })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
-      .def("reshape", [](const Tensor& t, py::args a) { return t.reshape(sizes_from_args(a, "reshape")); })
+      .def("reshape",
+           [](const Tensor& t, py::args a, py::kwargs kw) {
+             return t.reshape(sizes_from_args(a, kw, "reshape", "shape"));
+           })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
       .def("transpose", tm(&Tensor::transpose), py::arg("dim0"), py::arg("dim1"))
       .def("swapaxes", tm(&Tensor::transpose), py::arg("axis0"), py::arg("axis1"))
@@ -376,9 +411,22 @@ void init_tensor(py::module_& m) {
                                for (int64_t i = 0; i < t.dim(); ++i) dims[i] = t.dim() - 1 - i;
                                return t.permute(dims);
                              })
-      .def_property_readonly("mT", [](const Tensor& t) { return t.transpose(-2, -1); })
-      .def("permute", [](const Tensor& t, py::args a) { return t.permute(sizes_from_args(a, "permute")); })
-      .def("expand", [](const Tensor& t, py::args a) { return t.expand(sizes_from_args(a, "expand")); })
+      .def_property_readonly("mT",
+                             [](const Tensor& t) {
+                               GRAFT_CHECK(t.dim() >= 2, RuntimeError,
+                                           "tensor.mT is only supported on matrices or batches of matrices. Got ",
+                                           t.dim(), "-D tensor.");
+                               return t.transpose(-2, -1);
+                             })
+      .def("permute",
+           [](const Tensor& t, py::args a, py::kwargs kw) {
+             return t.permute(sizes_from_args(a, kw, "permute", "dims"));
+           })
+      .def("expand",
+           [](const Tensor& t, py::args a, py::kwargs kw) {
+             if (kw.contains("implicit")) PyDict_DelItemString(kw.ptr(), "implicit");
+             return t.expand(sizes_from_args(a, kw, "expand", "size"));
+           })
       .def("expand_as", tm(&Tensor::expand_as))
       .def(
           "squeeze",

@@ -386,7 +386,11 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
              return py::cast(matmul(as_tensor_unchecked(b), a));
            })
       .def("__neg__", [](const Tensor& a) { return neg(a); })
-      .def("__pos__", [](const Tensor& a) { return a; })
+      .def("__pos__",
+           [](const Tensor& a) {
+             GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "The `+` operator, on a bool tensor is not supported.");
+             return a;
+           })
       .def("__abs__", [](const Tensor& a) { return abs(a); })
       .def("__invert__", [](const Tensor& a) { return bitwise_not(a); })
       .def("__and__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::And, a, b); })
@@ -502,12 +506,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "mul", mul_fn, py::arg("other"));
   def_both(m, cls, "multiply", mul_fn, py::arg("other"));
   auto div_fn = [](const Tensor& a, py::handle b, std::optional<std::string> rounding_mode) {
-    if (rounding_mode && *rounding_mode == "floor")
+    if (rounding_mode) {
+      const std::string mode = *rounding_mode;
       return binary_strict(
-          "div", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-          [](const auto& x, const auto& s) { return floor_divide(x, s); });
-    GRAFT_CHECK(!rounding_mode, NotImplementedError, "div: rounding_mode='", *rounding_mode,
-                "' is not supported (only None and 'floor')");
+          "div", a, b, [&](const auto& x, const auto& y) { return div(x, y, mode); },
+          [&](const auto& x, const auto& s) { return div(x, s, mode); });
+    }
     return binary_strict(
         "div", a, b, [](const auto& x, const auto& y) { return div(x, y); },
         [](const auto& x, const auto& s) { return div(x, s); });
@@ -759,7 +763,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
                     b.dim(), "D tensors");
         return matmul(a, b);
       },
-      py::arg("other"));
+      py::arg("tensor"));
   def_both(
       m, cls, "outer",
       [](const Tensor& a, const Tensor& b) {
@@ -807,12 +811,17 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         return out;
       },
       py::kw_only(), py::arg("as_tuple") = false);
-  cls.def("repeat", [](const Tensor& a, py::args sizes) { return repeat(a, sizes_from_args(sizes, "repeat")); });
+  cls.def("repeat", [](const Tensor& a, py::args sizes, py::kwargs kw) {
+    return repeat(a, sizes_from_args(sizes, kw, "repeat", "repeats"));
+  });
   def_both(
       m, cls, "dist",
       [](const Tensor& a, const Tensor& b, double p) {
         // the p-norm of a - b; its gradient is 0 where the norm is 0 (PyTorch's norm_backward),
         // not 0 * inf: the root is taken of a sum kept away from 0
+        GRAFT_CHECK(is_floating_point(promote_types(a.dtype(), b.dtype())), RuntimeError,
+                    "norm(): input dtype should be either floating point or complex. Got ",
+                    scalar_type_name(promote_types(a.dtype(), b.dtype())), " instead.");
         Tensor d = abs(sub(a, b));
         if (p == 0) {  // the count of nonzeros, in the graph with a zero gradient (as PyTorch's)
           Tensor count = sum(ne(d, 0).to(d.dtype()));

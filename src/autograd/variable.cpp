@@ -141,10 +141,9 @@ void check_contiguous_base(const Tensor& base) {
 void check_inplace(const Tensor& self, bool will_record) {
   TensorImpl* impl = self.impl();
   // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
-  for (int64_t d = 0; d < impl->dim(); ++d)
-    GRAFT_CHECK(!(impl->sizes()[d] > 1 && impl->strides()[d] == 0), RuntimeError,
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation.");
+  GRAFT_CHECK(!impl->has_internal_overlap(), RuntimeError,
+              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.");
   if (impl->is_inference && !InferenceMode::is_enabled())
     throw RuntimeError(
         "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "

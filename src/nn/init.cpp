@@ -3,6 +3,7 @@
 #include "graft/nn/init.h"
 
 #include <cmath>
+#include <limits>
 
 #include "graft/autograd/grad_mode.h"
 #include "graft/ops/ops.h"
@@ -42,8 +43,29 @@ int64_t fan(const Tensor& t, const std::string& mode) {
 }
 }  // namespace
 
-Tensor uniform_(Tensor t, double a, double b) { return fill_from(t, rand(t.sizes(), kFloat64) * (b - a) + a); }
-Tensor normal_(Tensor t, double mean, double std) { return fill_from(t, randn(t.sizes(), kFloat64) * std + mean); }
+// PyTorch's checks of Tensor.uniform_ / normal_ (which torch.nn.init calls): floating tensors
+// only, bounds inside the dtype's range, from <= to, std >= 0; NaN fails every comparison.
+Tensor uniform_(Tensor t, double a, double b) {
+  GRAFT_CHECK(t.defined(), ValueError, "uniform_: argument 'input' is an undefined tensor");
+  GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"check_uniform_bounds\" not implemented for '",
+              scalar_type_name(t.dtype()), "'");
+  const bool f32 = t.dtype() == kFloat32;
+  const double lo = f32 ? std::numeric_limits<float>::lowest() : std::numeric_limits<double>::lowest();
+  const double hi = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  GRAFT_CHECK(a >= lo && a <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(t.dtype()));
+  GRAFT_CHECK(b >= lo && b <= hi, RuntimeError, "to is out of bounds for ", dtype_cpp_name(t.dtype()));
+  GRAFT_CHECK(a <= b, RuntimeError, "uniform_ expects to return a [from, to) range, but found from=", a, " > to=", b);
+  GRAFT_CHECK(b - a <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<", scalar_type_name(t.dtype()),
+              ">::max(), but found to=", b, " and from=", a, " which result in to-from to exceed the limit");
+  return fill_from(t, rand(t.sizes(), kFloat64) * (b - a) + a);
+}
+Tensor normal_(Tensor t, double mean, double std) {
+  GRAFT_CHECK(t.defined(), ValueError, "normal_: argument 'input' is an undefined tensor");
+  GRAFT_CHECK(std >= 0.0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
+  GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
+              scalar_type_name(t.dtype()), "'");
+  return fill_from(t, randn(t.sizes(), kFloat64) * std + mean);
+}
 Tensor constant_(Tensor t, double value) {
   NoGradGuard ng;
   t.fill_(value);

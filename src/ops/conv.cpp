@@ -243,6 +243,8 @@ void check_conv_shapes(const char* op, const Tensor& x, const Tensor& w, const T
   GRAFT_CHECK(w.dim() == 4, RuntimeError, op, ": expected weight to be 4-dimensional, but got weight of size ",
               w.sizes());
   const int64_t C = x.size(1);
+  GRAFT_CHECK(w.size(0) >= groups, RuntimeError, "Given groups=", groups, ", expected weight to be at least ", groups,
+              " at dimension 0, but got weight of size ", w.sizes(), " instead");
   GRAFT_CHECK(w.size(0) % groups == 0, RuntimeError, "Given groups=", groups, ", expected weight to be divisible by ",
               groups, " at dimension 0, but got weight of size ", w.sizes(), " instead");
   if (!transposed) {

@@ -22,13 +22,8 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
   DType ct = detail::result_type(a, b);
   if (op == BinaryOp::Div) ct = detail::float_result(ct);
-  if (op == BinaryOp::Sub)
-    GRAFT_CHECK(ct != kBool, RuntimeError, name,
-                ": Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead.");
-  if (!alpha.is_integral() || alpha.to_long() != 1)
-    GRAFT_CHECK(is_floating_point(ct) || !alpha.is_floating_point(), RuntimeError,
-                "For integral input tensors, argument alpha must not be a floating point number.");
+  if (op == BinaryOp::Add || op == BinaryOp::Sub)
+    detail::check_add_sub(a.dtype(), b.dtype(), ct, alpha, op == BinaryOp::Sub);
   Tensor out = detail::new_empty(shape, cpu::is_predicate(op) ? kBool : ct);
   Tensor ta, tb;
   cpu::binary(op, out, detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
@@ -41,7 +36,13 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
   detail::check_tensor(a, name, "self");
   DType ct = detail::result_type(a, s);
   if (op == BinaryOp::Div || (op == BinaryOp::Pow && s.is_floating_point())) ct = detail::float_result(ct);
-  if (op == BinaryOp::Sub) GRAFT_CHECK(ct != kBool, RuntimeError, name, ": Subtraction with bool is not supported.");
+  if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+    DType sd = detail::wrapped_dtype(s);
+    if (reverse)
+      detail::check_add_sub(sd, a.dtype(), ct, alpha, op == BinaryOp::Sub);
+    else
+      detail::check_add_sub(a.dtype(), sd, ct, alpha, op == BinaryOp::Sub);
+  }
   Tensor out = detail::new_empty(a.sizes(), cpu::is_predicate(op) ? kBool : ct);
   Tensor ta;
   cpu::binary_scalar(op, out, detail::as_dtype(a, ct, ta), s, alpha, reverse);
@@ -59,9 +60,7 @@ Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_floa
 }
 
 // PyTorch wraps a Python number in a 0-d double/long tensor; saved by mul/div like any input.
-Tensor wrap(const Scalar& s) {
-  return detail::wrapped_scalar(s, s.is_floating_point() ? kFloat64 : s.is_bool() ? kBool : kInt64);
-}
+Tensor wrap(const Scalar& s) { return detail::wrapped_scalar(s, detail::wrapped_dtype(s)); }
 
 // ---------------- nodes ----------------
 struct AddBackward0 final : Node {
@@ -291,6 +290,20 @@ T floor_div_value(T a, T b, bool& zero_div) {
     return q;
   }
 }
+// C's division: the quotient rounded toward zero (div's rounding_mode='trunc').
+template <class T>
+T trunc_div_value(T a, T b, bool& zero_div) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::trunc(a / b);
+  } else {
+    if (b == 0) {
+      zero_div = true;
+      return 0;
+    }
+    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+    return a / b;
+  }
+}
 template <class T>
 T remainder_value(T a, T b, bool& zero_div) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -309,15 +322,17 @@ T remainder_value(T a, T b, bool& zero_div) {
   }
 }
 
-// out = a // b or a % b, broadcast, in the promoted dtype (bool rejected, as PyTorch).
-Tensor floor_div_or_rem(const Tensor& a, const Tensor& b, bool rem, const char* name) {
+enum class DivMode { Floor, Remainder, Trunc };
+
+// out = a // b, a % b or trunc(a / b), broadcast, in the promoted dtype (bool rejected, as PyTorch).
+Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* name) {
+  const bool rem = mode == DivMode::Remainder;
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
   DType ct = detail::result_type(a, b);
-  GRAFT_CHECK(ct != kBool, RuntimeError, rem ? "\"remainder_cpu\"" : "\"div_floor_cpu\"",
-              " not implemented for 'Bool'");
+  if (ct == kBool) detail::kernel_not_implemented(rem ? "remainder_cpu" : mode == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu", kBool);
   Tensor out = detail::new_empty(shape, ct);
   Tensor ta, tb;
   const Tensor& x = detail::as_dtype(a, ct, ta);
@@ -327,6 +342,9 @@ Tensor floor_div_or_rem(const Tensor& a, const Tensor& b, bool rem, const char* 
     if (rem)
       cpu::elementwise<T, T, T>(
           out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
+    else if (mode == DivMode::Trunc)
+      cpu::elementwise<T, T, T>(
+          out, [&](T p, T q) { return trunc_div_value(p, q, zero_div); }, x, y);
     else
       cpu::elementwise<T, T, T>(
           out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
@@ -480,7 +498,36 @@ Tensor div(const Tensor& a, const Scalar& b) {
   }
   return out;
 }
+namespace {
+// div with a rounding mode: piecewise constant, so both gradients are zero (PyTorch's
+// DivBackward2 gives zeros of the grad's shape; the engine reduces a broadcast input's).
+struct DivBackward2 final : Node {
+  GRAFT_NODE_NAME("DivBackward2")
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    for (size_t i = 0; i < 2; ++i)
+      if (should_compute_output(i)) r[i] = zeros_like(g[0]);
+    return r;
+  }
+};
+}  // namespace
+Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode) {
+  GRAFT_CHECK(rounding_mode == "trunc" || rounding_mode == "floor", RuntimeError,
+              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", rounding_mode, "'");
+  detail::check_tensor(a, "div", "self");
+  detail::check_tensor(b, "div", "other");
+  Tensor out = rounding_div(a, b, rounding_mode == "trunc" ? DivMode::Trunc : DivMode::Floor, "div");
+  if (any_requires_grad({&a, &b})) set_history(out, make_node<DivBackward2>({&a, &b}));
+  return out;
+}
+Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode) {
+  detail::check_tensor(a, "div", "self");
+  return div(a, wrap(b), rounding_mode);
+}
 Tensor neg(const Tensor& a) {
+  GRAFT_CHECK(!a.defined() || a.dtype() != kBool, RuntimeError,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+              "the `~` or `logical_not()` operator instead.");
   Tensor out = unary_forward(UnaryOp::Neg, a, "neg", false);
   if (any_requires_grad({&a})) set_history(out, make_node<NegBackward0>({&a}));
   return out;
@@ -502,13 +549,13 @@ Tensor floor(const Tensor& a) {
   if (any_requires_grad({&a})) set_history(out, make_node<FloorBackward0>({&a}));
   return out;
 }
-Tensor floor_divide(const Tensor& a, const Tensor& b) { return floor_div_or_rem(a, b, false, "floor_divide"); }
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return rounding_div(a, b, DivMode::Floor, "floor_divide"); }
 Tensor floor_divide(const Tensor& a, const Scalar& b) {
   detail::check_tensor(a, "floor_divide", "self");
-  return floor_div_or_rem(a, wrap(b), false, "floor_divide");
+  return rounding_div(a, wrap(b), DivMode::Floor, "floor_divide");
 }
 Tensor remainder(const Tensor& a, const Tensor& b) {
-  Tensor out = floor_div_or_rem(a, b, true, "remainder");
+  Tensor out = rounding_div(a, b, DivMode::Remainder, "remainder");
   if (any_requires_grad({&a, &b})) {
     auto n = make_node<RemainderBackward1>({&a, &b});
     if (n->should_compute_output(1)) {
@@ -521,14 +568,14 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
 }
 Tensor remainder(const Tensor& a, const Scalar& b) {
   detail::check_tensor(a, "remainder", "self");
-  Tensor out = floor_div_or_rem(a, wrap(b), true, "remainder");
+  Tensor out = rounding_div(a, wrap(b), DivMode::Remainder, "remainder");
   if (any_requires_grad({&a})) set_history(out, make_node<RemainderBackward0>({&a}));
   return out;
 }
 Tensor remainder(const Scalar& a, const Tensor& b) {
   detail::check_tensor(b, "remainder", "other");
   Tensor wa = wrap(a);
-  Tensor out = floor_div_or_rem(wa, b, true, "remainder");
+  Tensor out = rounding_div(wa, b, DivMode::Remainder, "remainder");
   if (any_requires_grad({&b})) {
     auto n = make_node<RemainderBackward1>({&b});
     n->scalar_self = true;
@@ -540,7 +587,7 @@ Tensor remainder(const Scalar& a, const Tensor& b) {
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
   detail::check_tensor(a, "pow");
-  GRAFT_CHECK(!(is_integral(a.dtype(), false) && e.is_integral() && e.to_long() < 0), RuntimeError,
+  GRAFT_CHECK(!(is_integral(a.dtype(), true) && e.is_integral() && e.to_long() < 0), RuntimeError,
               "Integers to negative integer powers are not allowed.");
   Tensor out = scalar_forward(BinaryOp::Pow, a, e, "pow");
   if (any_requires_grad({&a})) {
@@ -586,7 +633,9 @@ Tensor sqrt(const Tensor& a) {
 Tensor rsqrt(const Tensor& a) {
   return record_unary_result<RsqrtBackward0>(unary_forward(UnaryOp::Rsqrt, a, "rsqrt", true), a);
 }
-Tensor abs(const Tensor& a) { return record_unary_self<AbsBackward0>(unary_forward(UnaryOp::Abs, a, "abs", false), a); }
+Tensor abs(const Tensor& a) {
+  if (a.defined() && a.dtype() == kBool) detail::kernel_not_implemented("abs_cpu", kBool);
+  return record_unary_self<AbsBackward0>(unary_forward(UnaryOp::Abs, a, "abs", false), a); }
 Tensor sign(const Tensor& a) {
   Tensor out = unary_forward(UnaryOp::Sign, a, "sign", false);
   if (any_requires_grad({&a})) set_history(out, make_node<SignBackward0>({&a}));
@@ -632,7 +681,6 @@ Tensor softplus(const Tensor& a, double beta, double threshold) {
   detail::check_tensor(a, "softplus");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError,
               "softplus: expected a floating point tensor but got ", a.defined() ? a.dtype() : kFloat32);
-  GRAFT_CHECK(beta != 0, ValueError, "softplus: beta must be nonzero");
   Tensor out = unary_forward(UnaryOp::Softplus, a, "softplus", true, beta, threshold);
   if (any_requires_grad({&a})) {
     auto n = make_node<SoftplusBackward0>({&a});
@@ -739,6 +787,8 @@ bool equal(const Tensor& a, const Tensor& b) {
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   detail::check_tensor(a, "allclose", "self");
   detail::check_tensor(b, "allclose", "other");
+  GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, scalar_type_name(a.dtype()), " did not match ",
+              scalar_type_name(b.dtype()));
   NoGradGuard ng;
   Tensor x = a.to(kFloat64), y = b.to(kFloat64);
   // PyTorch's isclose: equal (infinities of the same sign), or a finite difference within the

@@ -1,6 +1,8 @@
 // Factories: empty, zeros, ones, full, arange, linspace, eye, random tensors, from_blob.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -189,7 +191,8 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
 }
 
 Tensor rand(IntArrayRef sizes, TensorOptions o) {
-  GRAFT_CHECK(is_floating_point(o.dtype_), TypeError, "rand: expected a floating point dtype but got ", o.dtype_);
+  GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"check_uniform_bounds\" not implemented for '",
+              scalar_type_name(o.dtype_), "'");
   Tensor t = alloc_tensor(sizes, o, "rand");
   std::lock_guard<std::mutex> g(g_rng_mu);
   GRAFT_DISPATCH_FLOATING(t.dtype(), "rand", [&] {
@@ -204,7 +207,8 @@ Tensor rand(IntArrayRef sizes, TensorOptions o) {
 }
 
 Tensor randn(IntArrayRef sizes, TensorOptions o) {
-  GRAFT_CHECK(is_floating_point(o.dtype_), TypeError, "randn: expected a floating point dtype but got ", o.dtype_);
+  GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
+              scalar_type_name(o.dtype_), "'");
   Tensor t = alloc_tensor(sizes, o, "randn");
   std::lock_guard<std::mutex> g(g_rng_mu);
   GRAFT_DISPATCH_FLOATING(t.dtype(), "randn", [&] {
@@ -218,6 +222,13 @@ Tensor randn(IntArrayRef sizes, TensorOptions o) {
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(low < high, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
+  if (is_integral(o.dtype_, /*include_bool=*/true)) {  // PyTorch's random_ bounds for integer dtypes
+    const int64_t lo = o.dtype_ == kBool ? 0 : o.dtype_ == kInt32 ? std::numeric_limits<int32_t>::min() : INT64_MIN;
+    const int64_t hi = o.dtype_ == kBool ? 1 : o.dtype_ == kInt32 ? std::numeric_limits<int32_t>::max() : INT64_MAX;
+    GRAFT_CHECK(low >= lo && low <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(o.dtype_));
+    GRAFT_CHECK(high - 1 >= lo && high - 1 <= hi, RuntimeError, "to - 1 is out of bounds for ",
+                dtype_cpp_name(o.dtype_));
+  }
   Tensor t = alloc_tensor(sizes, o, "randint");
   std::lock_guard<std::mutex> g(g_rng_mu);
   std::uniform_int_distribution<int64_t> d(low, high - 1);

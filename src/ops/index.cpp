@@ -89,6 +89,7 @@ void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const 
     GRAFT_CHECK(ss.size() == is.size(), RuntimeError, "Index tensor must have the same number of dimensions as src tensor (",
                 op, ": index ", index.sizes(), ", src ", src->sizes(), ")");
   }
+  if (index.numel() == 0) return;  // PyTorch checks no sizes of an empty index
   for (size_t k = 0; k < is.size(); ++k) {
     GRAFT_CHECK(static_cast<int64_t>(k) == d || is[k] <= as[k], RuntimeError, "Size does not match at dimension ", k,
                 " expected index ", index.sizes(), " to be smaller than self ", a.sizes(), " apart from dimension ", d);

@@ -96,6 +96,8 @@ struct CopyBackwards final : Node {
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  if (defined() && o.defined())
+    detail::check_add_sub(dtype(), o.dtype(), detail::result_type(*this, o), alpha, /*is_sub=*/false);
   if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
     cpu::binary(cpu::BinaryOp::Add, *this, *this, detail::cast_nograd(o, dtype()), alpha);
     autograd::bump_version(*this);
@@ -105,6 +107,8 @@ Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
                  [&](const Tensor& x) { return graft::add(x, same_or(o, *this, x), alpha); });
 }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
+  if (defined())
+    detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/false);
   if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o)) && dtype() != kBool) {
     cpu::binary_scalar(cpu::BinaryOp::Add, *this, *this, o, alpha);
     autograd::bump_version(*this);
@@ -113,6 +117,8 @@ Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
   return inplace(*this, "add_", false, [&](const Tensor& x) { return graft::add(x, o, alpha); });
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  if (defined() && o.defined())
+    detail::check_add_sub(dtype(), o.dtype(), detail::result_type(*this, o), alpha, /*is_sub=*/true);
   if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
     cpu::binary(cpu::BinaryOp::Sub, *this, *this, detail::cast_nograd(o, dtype()), alpha);
     autograd::bump_version(*this);
@@ -122,6 +128,8 @@ Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
                  [&](const Tensor& x) { return graft::sub(x, same_or(o, *this, x), alpha); });
 }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
+  if (defined())
+    detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/true);
   return inplace(*this, "sub_", false, [&](const Tensor& x) { return graft::sub(x, o, alpha); });
 }
 Tensor& Tensor::mul_(const Tensor& o) {

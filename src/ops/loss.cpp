@@ -169,7 +169,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      int64_t ignore_index, double label_smoothing) {
   alloc::MemoryOpScope mem_scope("cross_entropy");
   check_pair(input, target, "cross_entropy");
-  GRAFT_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0, RuntimeError,
+  GRAFT_CHECK(!(label_smoothing < 0.0 || label_smoothing > 1.0), RuntimeError,  // NaN passes, as in PyTorch
               "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   GRAFT_CHECK(input.dim() >= 1, ValueError, "cross_entropy: input must have at least 1 dimension (the classes)");
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
@@ -208,9 +208,20 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / static_cast<double>(C));
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
+namespace {
+// A weight multiplies the loss in the input's dtype (PyTorch multiplies in place). The weights
+// stay differentiable here (gradchecked in the op registry): PyTorch has no formula for them and
+// refuses a weight that requires grad; graft computes it.
+Tensor weight_as_input(const Tensor& weight, const Tensor& input) {
+  return weight.defined() && weight.dtype() != input.dtype() ? weight.to(input.dtype()) : weight;
+}
+}  // namespace
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight_arg,
+                            Reduction reduction) {
   alloc::MemoryOpScope mem_scope("binary_cross_entropy");
   check_pair(input, target, "binary_cross_entropy");
+  const Tensor weight = weight_as_input(weight_arg, input);
   GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Using a target size (", target.sizes(),
               ") that is different to the input size (", input.sizes(),
               ") is deprecated. Please ensure they have the same size.");
@@ -251,9 +262,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
               ") must be the same as input size (", input.sizes(), ")");
   // (1 - y) x + lw * softplus(-x), lw = 1 + (pos_weight - 1) y: log(1 + e^-x) without overflow.
   Tensor sp = softplus(-input);
-  Tensor loss = pos_weight.defined() ? (1.0 - target) * input + ((pos_weight - 1.0) * target + 1.0) * sp
+  const Tensor pw = weight_as_input(pos_weight, input);
+  Tensor loss = pw.defined() ? (1.0 - target) * input + ((pw - 1.0) * target + 1.0) * sp
                                      : (1.0 - target) * input + sp;
-  if (weight.defined()) loss = loss * weight;
+  if (weight.defined()) loss = loss * weight_as_input(weight, loss);
   return reduce(loss, reduction);
 }
 

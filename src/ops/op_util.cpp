@@ -116,6 +116,24 @@ Tensor cast_nograd(const Tensor& t, DType dtype) {
   return out;
 }
 
+void check_add_sub(DType self, DType other, DType result, const Scalar& alpha, bool is_sub) {
+  if (is_sub) {
+    GRAFT_CHECK(self != kBool || other != kBool, RuntimeError,
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.");
+    GRAFT_CHECK(self != kBool && other != kBool, RuntimeError,
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+                "mask, use the `~` or `logical_not()` operator instead.");
+  }
+  GRAFT_CHECK(!alpha.is_bool() || result == kBool, RuntimeError, "Boolean alpha only supported for Boolean results.");
+  GRAFT_CHECK(is_floating_point(result) || !alpha.is_floating_point(), RuntimeError,
+              "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void kernel_not_implemented(const char* kernel, DType dtype) {
+  throw RuntimeError(str("\"", kernel, "\" not implemented for '", scalar_type_name(dtype), "'"));
+}
+
 void check_tensor(const Tensor& t, const char* op, const char* arg) {
   GRAFT_CHECK(t.defined(), ValueError, op, ": argument '", arg, "' is an undefined tensor");
 }

@@ -44,6 +44,15 @@ inline const Tensor& as_dtype(const Tensor& t, DType dtype, Tensor& tmp) {
   tmp = cast_nograd(t, dtype);
   return tmp;
 }
+/// PyTorch's checks of add and sub (its sub_check and alpha_check): `self` and `other` are the
+/// operands' dtypes (a Python number's as PyTorch wraps it), `result` the common dtype.
+void check_add_sub(DType self, DType other, DType result, const Scalar& alpha, bool is_sub);
+/// The dtype PyTorch gives a Python number wrapped into a tensor (bool, int64 or float64).
+inline DType wrapped_dtype(const Scalar& s) {
+  return s.is_floating_point() ? DType::Float64 : s.is_bool() ? DType::Bool : DType::Int64;
+}
+/// PyTorch's refusal of a dtype its kernel was not built for: `"<kernel>" not implemented for 'Long'`.
+[[noreturn]] void kernel_not_implemented(const char* kernel, DType dtype);
 /// Checks that `t` is defined and on an available device.
 void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
 std::string shape_str(IntArrayRef s);

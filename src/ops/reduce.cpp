@@ -341,6 +341,7 @@ std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { retu
 static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "argmax" : "argmin";
   detail::check_tensor(a, name);
+  if (a.dtype() == kBool) detail::kernel_not_implemented(is_max ? "argmax_cpu" : "argmin_cpu", kBool);
   if (!dim) {
     GRAFT_CHECK(a.numel() > 0, RuntimeError, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = a.reshape({-1});

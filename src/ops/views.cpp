@@ -440,9 +440,9 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   detail::check_tensor(*this, "flatten");
-  if (dim() == 0) return reshape({1});
   int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
   GRAFT_CHECK(s <= e, RuntimeError, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (dim() == 0) return reshape({1});
   if (s == e) return *this;
   Shape out;
   for (int64_t d = 0; d < s; ++d) out.push_back(size(d));

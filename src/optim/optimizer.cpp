@@ -209,10 +209,9 @@ void Optimizer::check_before_step() const {
                     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
                     "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
                     "more details.");
-        for (int64_t d = 0; d < p.dim(); ++d)
-          GRAFT_CHECK(!(p.size(d) > 1 && p.stride(d) == 0), RuntimeError,
-                      "unsupported operation: more than one element of the written-to tensor refers to a single "
-                      "memory location. Please clone() the tensor before performing the operation.");
+        GRAFT_CHECK(!p.impl()->has_internal_overlap(), RuntimeError,
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation.");
       }
       ++index;
     }

@@ -334,3 +334,173 @@ def test_nonzero_as_tuple_of_a_0d_tensor_is_a_1_tuple():
     assert i.tolist() == [0]
     (j,) = graft.tensor(0.0).nonzero(as_tuple=True)
     assert j.tolist() == [] and j.dtype == graft.int64
+
+
+# ---- accepted where PyTorch refuses, or refused where it accepts (the fuzz's accept/refuse class) ----
+def test_in_place_ops_on_an_empty_tensor_with_zero_strides_are_allowed():
+    import numpy as np
+    x = graft.from_numpy(np.zeros((1, 0, 4, 2)))  # NumPy gives an empty array all-zero strides
+    assert x.stride() == (0, 0, 0, 0)
+    assert x.abs_() is x and x.clamp_(0, 1) is x and x.fill_(3.0) is x and x.relu_() is x
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        graft.zeros(1).expand(3).fill_(1.0)
+
+
+def test_clone_and_contiguous_refuse_unknown_keywords():
+    x = graft.ones(2)
+    for name in ("clone", "contiguous", "is_contiguous"):
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) got an unexpected keyword argument 'bogus'$"):
+            getattr(x, name)(bogus=1)
+    assert x.clone(memory_format=None).tolist() == [1.0, 1.0]
+
+
+def test_bool_tensors_refuse_subtraction_negation_plus_abs_and_argmax():
+    b = graft.tensor([True, False])
+    sub_text = "^Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask"
+    for f in (lambda: b - graft.tensor([1.5, 1.0]), lambda: graft.tensor([1.5, 1.0]) - b, lambda: b - 0.5,
+              lambda: 2 - b, lambda: graft.ones(2) - False, lambda: graft.ones(2).sub_(b)):
+        with pytest.raises(RuntimeError, match=sub_text):
+            f()
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool tensors is not supported"):
+        b - b
+    with pytest.raises(RuntimeError, match="^Negation, the `-` operator, on a bool tensor is not supported"):
+        -b
+    with pytest.raises(RuntimeError, match="^The `\\+` operator, on a bool tensor is not supported.$"):
+        +b
+    with pytest.raises(RuntimeError, match="^\"abs_cpu\" not implemented for 'Bool'$"):
+        b.abs()
+    for f, kernel in ((lambda: b.argmax(), "argmax_cpu"), (lambda: b.argmin(0), "argmin_cpu")):
+        with pytest.raises(RuntimeError, match=f"^\"{kernel}\" not implemented for 'Bool'$"):
+            f()
+    assert (b + True).tolist() == [True, True] and b.max().item() is True  # what stays allowed
+
+
+def test_add_and_sub_check_alpha_on_every_path():
+    i = graft.tensor([1, 2])
+    text = "^For integral input tensors, argument alpha must not be a floating point number.$"
+    for f in (lambda: graft.add(i, 2, alpha=0.9), lambda: i.add_(i, alpha=-1.0), lambda: graft.sub(i, i, alpha=1.0),
+              lambda: i.sub_(1, alpha=2.5)):
+        with pytest.raises(RuntimeError, match=text):
+            f()
+    with pytest.raises(RuntimeError, match="^Boolean alpha only supported for Boolean results.$"):
+        graft.add(graft.ones(2), graft.ones(2), alpha=False)
+    assert graft.add(i, i, alpha=2).tolist() == [3, 6] and i.tolist() == [1, 2]
+
+
+def test_random_fills_check_dtype_and_bounds():
+    with pytest.raises(RuntimeError, match="^uniform_ expects to return a \\[from, to\\) range, but found from=1.5 > to=1$"):
+        graft.empty(2).uniform_(1.5)
+    with pytest.raises(RuntimeError, match="^to is out of bounds for float$"):
+        graft.empty(2).uniform_(0, math.inf)
+    with pytest.raises(RuntimeError, match="^from is out of bounds for float$"):
+        graft.empty(2).uniform_(math.nan, 1)
+    with pytest.raises(RuntimeError, match="^uniform_ expects to-from <= std::numeric_limits<Double>::max\\(\\)"):
+        graft.empty(2, dtype=graft.float64).uniform_(-1e308, 1e308)
+    with pytest.raises(RuntimeError, match="^\"check_uniform_bounds\" not implemented for 'Long'$"):
+        graft.zeros(2, dtype=graft.int64).uniform_()
+    with pytest.raises(RuntimeError, match="^\"normal_kernel_cpu\" not implemented for 'Bool'$"):
+        graft.zeros(2, dtype=graft.bool).normal_()
+    with pytest.raises(RuntimeError, match="^normal expects std >= 0.0, but found std -1$"):
+        graft.empty(2).normal_(0, -1)
+    with pytest.raises(RuntimeError, match="^normal expects std >= 0.0, but found std nan$"):
+        graft.empty(2).normal_(0, math.nan)
+    with pytest.raises(RuntimeError, match="^to - 1 is out of bounds for int$"):
+        graft.randint(0, 2**40, (3,), dtype=graft.int32)  # used to wrap into int32
+    with pytest.raises(RuntimeError, match="^from is out of bounds for bool$"):
+        graft.randint(-5, 1, (3,), dtype=graft.bool)
+    with pytest.raises(RuntimeError, match="^\"check_uniform_bounds\" not implemented for 'Long'$"):
+        graft.rand(2, dtype=graft.int64)
+    x = graft.empty(1000).uniform_(-2, 3)
+    assert x.min().item() >= -2 and x.max().item() < 3
+    assert set(graft.randint(0, 2, (100,), dtype=graft.bool).tolist()) <= {False, True}
+
+
+def test_integer_inputs_are_refused_where_pytorch_has_no_kernel():
+    with pytest.raises(RuntimeError, match="^\"leaky_relu_cpu\" not implemented for 'Long'$"):
+        F.leaky_relu(graft.tensor([1, -2]))
+    norm_text = "^norm\\(\\): input dtype should be either floating point or complex. Got Long instead.$"
+    with pytest.raises(RuntimeError, match=norm_text):
+        graft.dist(graft.tensor([1, 2]), graft.tensor([1, 3]))
+    with pytest.raises(RuntimeError, match=norm_text.replace("Long", "Int")):
+        F.normalize(graft.tensor([1, 2], dtype=graft.int32), dim=0)
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
+        graft.tensor([True]) ** -3
+    with pytest.raises(RuntimeError, match="^Float did not match Double$"):
+        graft.allclose(graft.tensor([1.0]), graft.tensor([1.0], dtype=graft.float64))
+    assert graft.dist(graft.tensor([1.0, 2.0]), graft.tensor([1.0, 4.0])).item() == 2.0
+
+
+def test_shape_arguments_take_pytorchs_keywords_and_refuse_bools_and_missing_sizes():
+    x = graft.arange(6.0)
+    assert x.reshape(shape=(2, 3)).shape == (2, 3) and graft.reshape(x, shape=(3, 2)).shape == (3, 2)
+    assert graft.permute(x.reshape(2, 3), dims=(1, 0)).shape == (3, 2)
+    assert x[:1].expand(size=(2, 1)).shape == (2, 1) and x[:2].repeat(repeats=(2,)).tolist() == [0, 1, 0, 1]
+    with pytest.raises(TypeError, match="^permute\\(\\) got multiple values for argument 'dims'$"):
+        x.permute(0, dims=(0,))
+    with pytest.raises(TypeError, match="^permute\\(\\) missing 1 required positional arguments: \"dims\"$"):
+        graft.tensor(1.0).permute()
+    with pytest.raises(TypeError, match="must be tuple of ints, not bool"):
+        graft.randn(True)
+    with pytest.raises(TypeError, match="must be tuple of ints, not bool"):
+        x.reshape(True)
+    for factory in (graft.ones, graft.zeros, graft.empty, graft.rand, graft.randn):
+        with pytest.raises(TypeError, match="missing 1 required positional arguments: \"size\""):
+            factory()
+    assert graft.ones(()).shape == ()
+    with pytest.raises(RuntimeError, match="^tensor.mT is only supported on matrices or batches of matrices. Got 1-D"):
+        x.mT
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        graft.tensor(1.0).flatten(2**63 - 1)
+    assert graft.tensor(1.0).flatten().shape == (1,)
+
+
+def test_binary_cross_entropy_keeps_the_inputs_dtype_with_a_float64_weight():
+    p, y = graft.tensor([0.25, 0.5]), graft.tensor([1.0, 0.0])
+    w = graft.tensor([2.0, 1.0], dtype=graft.float64)
+    loss = F.binary_cross_entropy(p, y, weight=w)
+    assert loss.dtype == graft.float32
+    assert loss.item() == pytest.approx((2 * -math.log(0.25) - math.log(0.5)) / 2, rel=1e-6)
+    logits = F.binary_cross_entropy_with_logits(graft.tensor([0.0]), graft.tensor([1.0]), w[:1], pos_weight=w[1:])
+    assert logits.dtype == graft.float32 and logits.item() == pytest.approx(2 * math.log(2), rel=1e-6)
+
+
+def test_div_rounding_modes_trunc_and_floor_with_zero_gradients():
+    a = graft.tensor([-7, 7, 7])
+    assert graft.div(a, graft.tensor([2, -2, 2]), rounding_mode="trunc").tolist() == [-3, -3, 3]
+    assert graft.div(a, 2, rounding_mode="floor").tolist() == [-4, 3, 3]
+    assert graft.div(graft.tensor([-7.0, 7.0]), 2.5, rounding_mode="trunc").tolist() == [-2.0, 2.0]
+    assert graft.div(graft.tensor([-7.0, 7.0]), 0.0, rounding_mode="trunc").tolist() == [-math.inf, math.inf]
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+        graft.div(a, 0, rounding_mode="trunc")
+    with pytest.raises(RuntimeError, match="^div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'$"):
+        graft.div(a, 2, rounding_mode="x")
+    with pytest.raises(RuntimeError, match="^\"div_trunc_cpu\" not implemented for 'Bool'$"):
+        graft.div(graft.tensor([True]), True, rounding_mode="trunc")
+    x = graft.tensor([1.5, -2.5], requires_grad=True)
+    y = graft.tensor([2.0, 2.0], requires_grad=True)
+    q = graft.div(x, y, rounding_mode="trunc")
+    assert q.grad_fn.name() == "DivBackward2" and q.tolist() == [0.0, -1.0]
+    q.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and y.grad.tolist() == [0.0, 0.0]
+
+
+def test_arguments_pytorch_accepts():
+    x = graft.randn(2, 3, requires_grad=True)
+    loss = F.cross_entropy(x, graft.tensor([0, 2]), label_smoothing=math.nan)
+    assert math.isnan(loss.detach().item())
+    assert graft.ones(2).to(None).tolist() == [1.0, 1.0]
+    empty = graft.gather(graft.zeros(1, 3, 4), -2, graft.zeros(5, 3, 0, dtype=graft.int64))
+    assert empty.shape == (5, 3, 0)
+    y = F.softplus(graft.tensor([-1.0, 0.0, 2.0]), beta=0)
+    assert y.tolist() == [math.inf] * 3
+
+
+def test_group_norm_and_grouped_convolution_refuse_what_pytorch_refuses():
+    with pytest.raises(ValueError, match="^Expected more than 1 value per channel when training, got input size \\[1, 2\\]$"):
+        F.group_norm(graft.ones(1, 2), 2)
+    assert F.group_norm(graft.ones(1, 2, 1), 1).shape == (1, 2, 1)
+    with pytest.raises(RuntimeError, match="^Given groups=1, expected weight to be at least 1 at dimension 0, but got "
+                                           "weight of size \\[0, 1, 3, 3\\] instead$"):
+        F.conv_transpose2d(graft.ones(1, 0, 3, 3), graft.ones(0, 1, 3, 3))
+    with pytest.raises(RuntimeError, match="^Given groups=8, expected weight to be at least 8 at dimension 0"):
+        F.conv_transpose2d(graft.ones(1, 4, 3, 3), graft.ones(4, 1, 3, 3), groups=8)

@@ -30,6 +30,14 @@ class TensorImpl final : public RefCounted {
   DType dtype() const { return dtype_; }
   Device device() const { return storage_->device(); }
   bool is_contiguous() const { return is_contiguous_; }
+  /// PyTorch's has_internal_overlap() == YES: a dimension of size > 1 with stride 0 (an
+  /// expand()) in a tensor with elements. Writing into such a tensor is refused.
+  bool has_internal_overlap() const {
+    if (numel_ == 0) return false;
+    for (size_t d = 0; d < sizes_.size(); ++d)
+      if (sizes_[d] > 1 && strides_[d] == 0) return true;
+    return false;
+  }
   const intrusive_ptr<StorageImpl>& storage() const { return storage_; }
   /// Pointer to element 0 (storage base + offset).
   void* data() const {

@@ -3,6 +3,7 @@
 /// backward written in these same ops (so double backward works), and an entry in the test
 /// op registry (tests/ops/op_registry.cpp). Broadcasting and type promotion follow PyTorch.
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -88,6 +89,10 @@ Tensor mul(const Tensor& a, const Scalar& b);
 /// True division: integer inputs give a float result.
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Scalar& b);
+/// a / b rounded as `rounding_mode` says: "trunc" (toward zero) or "floor" (toward -inf, as
+/// floor_divide), in the promoted dtype; integer division by zero raises. Zero gradients.
+Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
+Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode);
 Tensor neg(const Tensor& a);
 /// Largest integer <= x, elementwise. Integer inputs give a copy; bool raises. Zero gradient.
 Tensor floor(const Tensor& a);

@@ -60,8 +60,24 @@ def tanh(input):
     return _C.tanh(input)
 
 
+# PyTorch's ScalarType names, as its kernels' dtype refusals print them
+_SCALAR_TYPE_NAME = {"bool": "Bool", "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double"}
+
+
+def _scalar_type_name(dtype):
+    return _SCALAR_TYPE_NAME[str(dtype).rpartition(".")[2]]
+
+
+def _check_norm_input(input):
+    if not input.is_floating_point():
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {_scalar_type_name(input.dtype)} instead.")
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x for x > 0, negative_slope * x otherwise."""
+    if not input.is_floating_point():
+        raise RuntimeError(f"\"leaky_relu_cpu\" not implemented for '{_scalar_type_name(input.dtype)}'")
     result = _C.where(input > 0, input, input * negative_slope)
     return _inplace_result(input, result) if inplace else result
 
@@ -112,6 +128,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """x / max(||x||_p, eps) along ``dim``."""
     if out is not None:
         raise NotImplementedError("normalize: out= is not supported by graft")
+    _check_norm_input(input)
     p = float(p)
     a = input.abs()
     if p == 0:  # the number of nonzero entries (a norm whose gradient is zero)
