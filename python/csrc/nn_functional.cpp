@@ -323,8 +323,6 @@ void init_functions_part(py::module_& f) {
       [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx, py::handle max_norm,
          double /*norm_type*/, bool scale_grad_by_freq, bool sparse) {
         GRAFT_CHECK(max_norm.is_none(), NotImplementedError, "embedding: max_norm is not supported by graft");
-        GRAFT_CHECK(!scale_grad_by_freq, NotImplementedError,
-                    "embedding: scale_grad_by_freq=True is not supported by graft");
         GRAFT_CHECK(!sparse, NotImplementedError, "embedding: sparse gradients are not supported by graft");
         GRAFT_CHECK(input.dtype() == kInt64 || input.dtype() == kInt32, RuntimeError,
                     "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
@@ -338,7 +336,7 @@ void init_functions_part(py::module_& f) {
           }
           if (*padding_idx < 0) padding_idx = *padding_idx + n;
         }
-        return embedding(weight, input, padding_idx);
+        return embedding(weight, input, padding_idx, scale_grad_by_freq);
       },
       py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), py::arg("max_norm") = py::none(),
       py::arg("norm_type") = 2.0, py::arg("scale_grad_by_freq") = false, py::arg("sparse") = false);

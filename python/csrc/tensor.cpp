@@ -449,8 +449,16 @@ void init_tensor(py::module_& m) {
             int64_t d = dim < 0 ? dim + t.dim() : dim;
             GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
                         -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
+            std::vector<int64_t> given = int_list(sizes);
+            GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
+            // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
+            int64_t known = 1, inferred = -1;
+            for (size_t i = 0; i < given.size(); ++i)
+              if (given[i] == -1 && inferred < 0) inferred = static_cast<int64_t>(i);
+              else known *= given[i];
+            if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
             std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
-            for (int64_t s : int_list(sizes)) shape.push_back(s);
+            for (int64_t s : given) shape.push_back(s);
             shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
             return t.view(shape);
           },

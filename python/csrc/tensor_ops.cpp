@@ -41,6 +41,13 @@ py::object binary_strict(const char* name, const Tensor& self, py::handle other,
   return r;
 }
 
+/// Tensor.uniform_/normal_ fill through torch.nn.init's no-grad path; as methods they refuse
+/// a leaf that requires grad while grad mode is on, as PyTorch's in-place ops do.
+void check_leaf_not_written(const Tensor& t) {
+  GRAFT_CHECK(!(GradMode::is_enabled() && t.requires_grad() && t.is_leaf()), RuntimeError,
+              "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
 /// The tensor behind `self` of a method bound with `py::handle self` (in-place methods return
 /// the same Python object); TypeError as Python's own for an unbound call on a non-tensor
 /// (`graft.Tensor.zero_(5)`).
@@ -944,6 +951,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def(
           "uniform_",
           [](py::handle s, double a, double b) {
+            check_leaf_not_written(self_of(s, "uniform_"));
             nn::init::uniform_(self_of(s, "uniform_"), a, b);
             return s;
           },
@@ -951,6 +959,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def(
           "normal_",
           [](py::handle s, double mean, double std) {
+            check_leaf_not_written(self_of(s, "normal_"));
             nn::init::normal_(self_of(s, "normal_"), mean, std);
             return s;
           },

@@ -138,10 +138,10 @@ void check_contiguous_base(const Tensor& base) {
 }
 }  // namespace
 
-void check_inplace(const Tensor& self, bool will_record) {
+void check_inplace(const Tensor& self, bool will_record, bool check_overlap) {
   TensorImpl* impl = self.impl();
   // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
-  GRAFT_CHECK(!impl->has_internal_overlap(), RuntimeError,
+  GRAFT_CHECK(!check_overlap || !impl->has_internal_overlap(), RuntimeError,
               "unsupported operation: more than one element of the written-to tensor refers to a single memory "
               "location. Please clone() the tensor before performing the operation.");
   if (impl->is_inference && !InferenceMode::is_enabled())

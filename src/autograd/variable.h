@@ -67,7 +67,9 @@ void check_not_inference_for_save(const Tensor& t);
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  CreationMeta creation_meta = CreationMeta::Default);
 /// Checks done before an in-place op writes `self` (leaf and view rules, inference tensors).
-void check_inplace(const Tensor& self, bool will_record);
+/// `check_overlap` false skips the internal-overlap refusal, for the writes PyTorch allows into
+/// an expanded tensor (fill_, zero_: every alias gets the same value).
+void check_inplace(const Tensor& self, bool will_record, bool check_overlap = true);
 /// After an in-place op on `self` recorded `node` as the new history: rebase self (and, for
 /// views, the base through CopySlices). Bumps nothing; callers bump the version.
 void rebase_history(const Tensor& self, intrusive_ptr<Node> node, uint32_t output_nr = 0);

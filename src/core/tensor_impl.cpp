@@ -23,6 +23,8 @@ Shape contiguous_strides(IntArrayRef sizes) {
 int64_t compute_numel(IntArrayRef sizes) {
   int64_t n = 1;
   bool overflow = false;
+  for (auto s : sizes)
+    if (s == 0) return 0;  // no elements, however large the other sizes
   for (auto s : sizes) overflow |= __builtin_mul_overflow(n, s, &n);
   GRAFT_CHECK(!overflow, RuntimeError, "numel: integer multiplication overflow for sizes ", sizes);
   return n;

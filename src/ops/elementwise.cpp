@@ -789,6 +789,8 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
   detail::check_tensor(b, "allclose", "other");
   GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, scalar_type_name(a.dtype()), " did not match ",
               scalar_type_name(b.dtype()));
+  GRAFT_CHECK(rtol >= 0, RuntimeError, "rtol must be greater than or equal to zero, but got ", rtol);
+  GRAFT_CHECK(atol >= 0, RuntimeError, "atol must be greater than or equal to zero, but got ", atol);
   NoGradGuard ng;
   Tensor x = a.to(kFloat64), y = b.to(kFloat64);
   // PyTorch's isclose: equal (infinities of the same sign), or a finite difference within the

@@ -6,7 +6,31 @@
 
 namespace graft {
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {
+namespace {
+// The weight's gradient under scale_grad_by_freq (PyTorch's embedding_backward): each lookup's
+// gradient is divided by how often its index occurs in the batch; the padding row gets none.
+// Written in graft's ops, so it is differentiable again.
+struct EmbeddingBackward0 final : Node {
+  GRAFT_NODE_NAME("EmbeddingBackward0")
+  SavedVariable indices;  // flat, int64
+  int64_t num_weights = 0, embedding_dim = 0;
+  std::optional<int64_t> padding_idx;
+  GRAFT_NODE_SAVED(indices)
+  TensorList apply(TensorList&& g) override {
+    const Tensor idx = indices.unpack(this);
+    const int64_t n = idx.numel();
+    const TensorOptions o(g[0].dtype());
+    Tensor grad = g[0].reshape({n, embedding_dim});
+    Tensor counts = index_add(zeros({num_weights}, o), 0, idx, ones({n}, o));
+    Tensor scale = pow(index_select(counts, 0, idx), -1.0);
+    if (padding_idx) scale = scale * ne(idx, *padding_idx).to(g[0].dtype());
+    return {index_add(zeros({num_weights, embedding_dim}, o), 0, idx, grad * scale.unsqueeze(1))};
+  }
+};
+}  // namespace
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx,
+                 bool scale_grad_by_freq) {
   alloc::MemoryOpScope mem_scope("embedding");
   detail::check_tensor(weight, "embedding", "weight");
   detail::check_tensor(indices, "embedding", "indices");
@@ -30,13 +54,27 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
     GRAFT_CHECK(lo >= 0 && hi < V, IndexError, "embedding: index out of range in self (indices must be in [0, ", V,
                 "), got ", lo < 0 ? lo : hi, ")");
   }
+  Shape out = indices.sizes().shape();
+  out.push_back(weight.size(1));
+  if (scale_grad_by_freq && autograd::any_requires_grad({&weight})) {
+    Tensor rows;
+    {
+      NoGradGuard ng;
+      rows = index_select(weight, 0, flat);
+    }
+    auto n = detail::make_node<EmbeddingBackward0>({&weight});
+    n->indices = SavedVariable(flat, false);
+    n->num_weights = V;
+    n->embedding_dim = weight.size(1);
+    n->padding_idx = pad;
+    autograd::set_history(rows, n);
+    return rows.sizes().equals(out) ? rows : rows.reshape(out);
+  }
   Tensor rows = index_select(weight, 0, flat);
   if (pad && rows.requires_grad()) {
     Tensor keep = ne(flat, *pad).unsqueeze(1);
     rows = where(keep, rows, rows.detach());
   }
-  Shape out = indices.sizes().shape();
-  out.push_back(weight.size(1));
   return rows.reshape(out);
 }
 

@@ -167,7 +167,7 @@ static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
   const char* op = is_zero ? "zero_" : "fill_";
   detail::check_tensor(self, op, "self");
   const bool record = GradMode::is_enabled() && autograd::requires_grad(self.impl());
-  autograd::check_inplace(self, record);
+  autograd::check_inplace(self, record, /*check_overlap=*/false);  // PyTorch fills an expanded tensor
   v.check_fits(self.dtype());  // before the version bump and the history
   cpu::fill(self, v);
   autograd::bump_version(self);

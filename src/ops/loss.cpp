@@ -183,6 +183,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     wb = weight.reshape(s);
   }
   if (is_floating_point(target.dtype())) {
+    GRAFT_CHECK(ignore_index == -100, RuntimeError, "ignore_index is not supported for floating point target");
     // Class probabilities: -sum_c w_c t_c log p_c per element; 'mean' divides by the number
     // of elements (not by the weights).
     GRAFT_CHECK(target.sizes().equals(input.sizes()), RuntimeError,

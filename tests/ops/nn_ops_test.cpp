@@ -63,6 +63,21 @@ TEST(NNOps, EmbeddingPaddingRowGetsNoGradient) {
   EXPECT_THROW_HAS(embedding(w, tensor({1.0})), TypeError, "'indices' to have one of the following scalar types");
 }
 
+TEST(NNOps, EmbeddingScaleGradByFreqDividesByTheIndexCount) {
+  // expected gradients from torch 1.13: F.embedding(idx, w, scale_grad_by_freq=True).backward(g)
+  Tensor w = arange(8.0).view({4, 2}).requires_grad_();
+  Tensor idx = tensor(std::vector<int64_t>{1, 3, 1, 0, 1});
+  Tensor g = arange(10.0).view({5, 2});
+  Tensor out = embedding(w, idx, std::nullopt, /*scale_grad_by_freq=*/true);
+  expect_tensor(out, {5, 2}, {2, 3, 6, 7, 2, 3, 0, 1, 2, 3});
+  EXPECT_EQ(out.grad_fn()->name(), "EmbeddingBackward0");
+  out.backward(g);
+  expect_tensor(w.grad(), {4, 2}, {6, 7, 4, 5, 0, 0, 2, 3}, 1e-6);
+  Tensor w2 = arange(8.0).view({4, 2}).requires_grad_();
+  embedding(w2, idx, 3, true).backward(g);  // the padding row gets none
+  expect_tensor(w2.grad(), {4, 2}, {6, 7, 4, 5, 0, 0, 0, 0}, 1e-6);
+}
+
 TEST(NNOps, DropoutKeepsAboutOneMinusPAndScales) {
   manual_seed(42);
   Tensor x = ones({100000});

@@ -343,7 +343,10 @@ def test_in_place_ops_on_an_empty_tensor_with_zero_strides_are_allowed():
     assert x.stride() == (0, 0, 0, 0)
     assert x.abs_() is x and x.clamp_(0, 1) is x and x.fill_(3.0) is x and x.relu_() is x
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
-        graft.zeros(1).expand(3).fill_(1.0)
+        graft.zeros(1).expand(3).add_(1.0)
+    # fill_ and zero_ write one value to every alias, which PyTorch allows
+    assert graft.zeros(1).expand(3).fill_(2.0).tolist() == [2.0] * 3
+    assert graft.ones(1).expand(3).zero_().tolist() == [0.0] * 3
 
 
 def test_clone_and_contiguous_refuse_unknown_keywords():
@@ -504,3 +507,32 @@ def test_group_norm_and_grouped_convolution_refuse_what_pytorch_refuses():
         F.conv_transpose2d(graft.ones(1, 0, 3, 3), graft.ones(0, 1, 3, 3))
     with pytest.raises(RuntimeError, match="^Given groups=8, expected weight to be at least 8 at dimension 0"):
         F.conv_transpose2d(graft.ones(1, 4, 3, 3), graft.ones(4, 1, 3, 3), groups=8)
+
+
+def test_embedding_scale_grad_by_freq_divides_each_rows_gradient_by_its_count():
+    w = graft.arange(8.0).view(4, 2).requires_grad_()
+    idx = graft.tensor([1, 3, 1, 0, 1])
+    out = F.embedding(idx, w, scale_grad_by_freq=True)
+    out.backward(graft.arange(10.0).view(5, 2))
+    assert w.grad.flatten().tolist() == [6.0, 7.0, 4.0, 5.0, 0.0, 0.0, 2.0, 3.0]  # torch 1.13's
+    m = graft.nn.Embedding(4, 2, padding_idx=3, scale_grad_by_freq=True)
+    m(idx).backward(graft.arange(10.0).view(5, 2))
+    assert m.weight.grad[3].tolist() == [0.0, 0.0] and m.weight.grad[1].tolist() == pytest.approx([4.0, 5.0])
+
+
+def test_more_refusals_and_acceptances_from_the_fuzz():
+    with pytest.raises(RuntimeError, match="^rtol must be greater than or equal to zero, but got nan$"):
+        graft.allclose(graft.ones(2), graft.ones(2), math.nan)
+    with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point target$"):
+        F.cross_entropy(graft.randn(2, 3), graft.full((2, 3), 1 / 3), ignore_index=1)
+    leaf = graft.zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place operation.$"):
+        leaf.uniform_()
+    with graft.no_grad():
+        leaf.normal_()  # as torch: allowed without grad mode
+    with pytest.raises(RuntimeError, match="^unflatten: sizes must be non-empty$"):
+        graft.zeros(2, 0).unflatten(0, ())
+    assert graft.zeros(2, 0, dtype=graft.bool).unflatten(0, (-1,)).shape == (2, 0)
+    assert graft.zeros(6).unflatten(0, (2, -1)).shape == (2, 3)
+    e = graft.zeros(2, 0, 1, 0).expand(2**62, -1, 0, 3, -1)  # no elements: no size overflow
+    assert e.shape == (2**62, 2, 0, 3, 0) and e.numel() == 0

@@ -62,8 +62,10 @@ Tensor pad(const Tensor& input, IntArrayRef pad, double value = 0.0);
 /// identity otherwise. Random draws come from the default generator (graft::manual_seed).
 Tensor dropout(const Tensor& input, double p = 0.5, bool train = true);
 /// Rows of `weight` [num_embeddings, dim] picked by integer `indices` (any shape); the row at
-/// padding_idx receives no gradient.
-Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
+/// padding_idx receives no gradient; with scale_grad_by_freq each lookup's gradient is divided
+/// by how often its index occurs in `indices`.
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt,
+                 bool scale_grad_by_freq = false);
 /// softmax(q k^T * scale + mask) v over the last two dims. attn_mask: bool (true = attend)
 /// or additive float, broadcast to [..., L, S]; is_causal masks j > i; scale defaults to
 /// 1/sqrt(E); dropout_p applies dropout to the attention weights.

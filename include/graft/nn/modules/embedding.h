@@ -14,6 +14,8 @@ struct EmbeddingOptions {
   GRAFT_ARG(int64_t, num_embeddings);
   GRAFT_ARG(int64_t, embedding_dim);
   GRAFT_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Divide each lookup's weight gradient by its index's count in the batch.
+  GRAFT_ARG(bool, scale_grad_by_freq) = false;
 };
 
 class EmbeddingImpl : public Module {
