@@ -247,17 +247,23 @@ void init_functions(py::module_& m) {
       "split", [](py::handle t, py::handle s, int64_t dim) { return py::tuple(t.attr("split")(s, dim)); },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
   m.def(
-      "chunk", [](py::handle t, py::handle chunks, py::handle dim) { return py::tuple(t.attr("chunk")(chunks, dim)); },
+      "chunk",
+      [](const Tensor& t, py::handle chunks, py::handle dim) { return py::tuple(py::cast(t).attr("chunk")(chunks, dim)); },
       py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
   m.def(
-      "unbind", [](py::handle t, py::handle dim) { return py::tuple(t.attr("unbind")(dim)); }, py::arg("input"),
+      "unbind", [](const Tensor& t, py::handle dim) { return py::tuple(py::cast(t).attr("unbind")(dim)); },
+      py::arg("input"),
       py::arg("dim") = 0);
   for (const char* name : {"flatten", "unflatten", "reshape", "transpose", "permute", "squeeze", "unsqueeze", "t",
                            "narrow", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;
     m.def(
         name,
-        [n](py::handle input, py::args args, py::kwargs kwargs) { return input.attr(n.c_str())(*args, **kwargs); },
+        [n](py::handle input, py::args args, py::kwargs kwargs) {
+          GRAFT_CHECK(is_tensor(input), TypeError, n, "(): argument 'input' (position 1) must be Tensor, not ",
+                      std::string(py::str(input.get_type().attr("__name__"))));
+          return input.attr(n.c_str())(*args, **kwargs);
+        },
         py::arg("input"));
   }
   // the test suites' leak check (conftest.py) reads this before graft.cpu exists

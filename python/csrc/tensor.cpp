@@ -69,6 +69,11 @@ py::object python_scalar(const Scalar& s, DType d) {
   return py::int_(s.to_long());
 }
 
+/// item(), float(t), int(t): PyTorch's ValueError for a tensor that is not one element.
+void check_python_scalar(const Tensor& t) {
+  GRAFT_CHECK(t.numel() == 1, ValueError, "only one element tensors can be converted to Python scalars");
+}
+
 void check_one_element(const Tensor& t, const char* what) {
   GRAFT_CHECK(t.numel() == 1, RuntimeError, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   (void)what;
@@ -331,12 +336,12 @@ void init_tensor(py::module_& m) {
            })
       .def("__float__",
            [](const Tensor& t) {
-             check_one_element(t, "float");
+             check_python_scalar(t);
              return t.item().to_double();
            })
       .def("__int__",
            [](const Tensor& t) -> py::object {
-             check_one_element(t, "int");
+             check_python_scalar(t);
              Scalar v = t.item();
              if (!v.is_floating_point()) return py::int_(v.to_long());
              // Python's int(float): ValueError for nan, OverflowError for inf, big ints beyond int64
@@ -352,7 +357,7 @@ void init_tensor(py::module_& m) {
            })
       .def("item",
            [](const Tensor& t) {
-             check_one_element(t, "item");
+             check_python_scalar(t);
              warn_item_requires_grad(t);
              return python_scalar(t.item(), t.dtype());
            })
@@ -373,7 +378,14 @@ void init_tensor(py::module_& m) {
       .def("bool", [](const Tensor& t) { return t.to(kBool); })
       .def("cpu", [](const Tensor& t) { return t.to(kCPU); })
       .def(
-          "cuda", [](const Tensor& t, py::object device) { return t.to(device.is_none() ? Device(kCUDA) : to_device(device)); },
+          "cuda",
+          [](const Tensor& t, py::object device) {
+            if (!cuda_is_available()) {  // PyTorch's lazy CUDA initialisation fails with this
+              PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+              throw py::error_already_set();
+            }
+            return t.to(device.is_none() ? Device(kCUDA) : to_device(device));
+          },
           py::arg("device") = py::none())
       .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
       .def("clone",

@@ -399,7 +399,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
              return a;
            })
       .def("__abs__", [](const Tensor& a) { return abs(a); })
-      .def("__invert__", [](const Tensor& a) { return bitwise_not(a); })
+      .def("__invert__",
+           [](const Tensor& a) {
+             GRAFT_CHECK(!a.is_floating_point(), TypeError,
+                         "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+             return bitwise_not(a);
+           })
       .def("__and__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::And, a, b); })
       .def("__rand__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::And, a, b); })
       .def("__or__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Or, a, b); })

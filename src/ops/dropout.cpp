@@ -10,8 +10,9 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   detail::check_tensor(input, "dropout");
   GRAFT_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout probability has to be between 0 and 1, but got ", p);
   if (!train || p == 0.0) return input;
-  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, "dropout: expected a floating point input, but got ",
-              input.dtype());
+  // PyTorch multiplies by a float mask in place: an integer input cannot hold the result
+  GRAFT_CHECK(is_floating_point(input.dtype()), RuntimeError, "result type Float can't be cast to the desired output type ",
+              scalar_type_name(input.dtype()));
   if (p == 1.0) return input * zeros_like(input);
   Tensor noise;
   {

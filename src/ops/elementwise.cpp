@@ -714,8 +714,9 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_tensor(cond, "where", "condition");
   detail::check_tensor(a, "where", "self");
   detail::check_tensor(b, "where", "other");
-  GRAFT_CHECK(cond.dtype() == kBool, TypeError, "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
-              cond.dtype());
+  GRAFT_CHECK(cond.dtype() == kBool, RuntimeError,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              scalar_type_name(cond.dtype()));
   Shape s = detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   DType ct = detail::result_type(a, b);
   Tensor out = detail::new_empty(s, ct);

@@ -16,10 +16,19 @@ Tensor check_index(const Tensor& index, const char* op, int64_t max_dim) {
   GRAFT_CHECK(index.dim() <= max_dim, IndexError, op, "(): Index is supposed to be a vector, got shape ", index.sizes());
   return detail::cast_nograd(index, kInt64).contiguous();
 }
-void check_range(const Tensor& idx, int64_t n, const char* op) {
+// PyTorch's texts: index_select/index_add raise IndexError "index out of range in self",
+// gather/scatter RuntimeError naming the index, the dim and its size.
+void check_range(const Tensor& idx, int64_t n, const char* op, int64_t dim = -1) {
   const int64_t* p = static_cast<const int64_t*>(idx.data_ptr());
+  if (dim < 0) {
+    GRAFT_CHECK(n > 0 || idx.numel() == 0, RuntimeError, op, "(): self indexing axis dim should be positive");
+    for (int64_t i = 0; i < idx.numel(); ++i)
+      GRAFT_CHECK(p[i] >= 0 && p[i] < n, IndexError, "index out of range in self");
+    return;
+  }
   for (int64_t i = 0; i < idx.numel(); ++i)
-    GRAFT_CHECK(p[i] >= 0 && p[i] < n, IndexError, op, "(): index ", p[i], " is out of bounds for dimension with size ", n);
+    GRAFT_CHECK(p[i] >= 0 && p[i] < n, RuntimeError, "index ", p[i], " is out of bounds for dimension ", dim,
+                " with size ", n);
 }
 
 struct IndexSelectBackward0 final : Node {
@@ -161,7 +170,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
   Tensor index = check_index(index_in, "gather", 64);
   int64_t d = wrap_dim(dim, a.dim(), "gather");
   check_gather_shapes(a, d, index, nullptr, "gather");
-  check_range(index, a.dim() ? a.size(d) : 1, "gather");
+  check_range(index, a.dim() ? a.size(d) : 1, "gather", d);
   Tensor out = detail::new_empty(index.sizes(), a.dtype());
   cpu::gather(out, a, d, index);
   if (any_requires_grad({&a})) {
@@ -182,7 +191,7 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const T
   int64_t d = wrap_dim(dim, a.dim(), "scatter_add");
   GRAFT_CHECK(src.dtype() == a.dtype(), RuntimeError, "scatter_add(): Expected self.dtype to be equal to src.dtype");
   check_gather_shapes(a, d, index, &src, "scatter_add");
-  check_range(index, a.dim() ? a.size(d) : 1, "scatter_add");
+  check_range(index, a.dim() ? a.size(d) : 1, "scatter_add", d);
   Tensor out = detail::new_empty(a.sizes(), a.dtype());
   cpu::copy(out, a);
   cpu::scatter_add(out, d, index, src);
@@ -199,7 +208,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   alloc::MemoryOpScope mem_scope("masked_fill");
   detail::check_tensor(a, "masked_fill", "self");
   detail::check_tensor(mask, "masked_fill", "mask");
-  GRAFT_CHECK(mask.dtype() == kBool, TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+  GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes(), "masked_fill");
   Tensor out = detail::new_empty(s, a.dtype());

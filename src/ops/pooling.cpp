@@ -66,8 +66,12 @@ Tensor batched4(const Tensor& input, const char* op) {
   GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError, op,
               ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
               input.sizes());
-  GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, op, ": expected a floating point input, but got ",
-              input.dtype());
+  if (!is_floating_point(input.dtype())) {
+    // PyTorch has integer avg_pool2d kernels, graft not; it has no integer max_pool2d
+    GRAFT_CHECK(std::string_view(op) != "max_pool2d", RuntimeError, "\"max_pool2d\" not implemented for '",
+                scalar_type_name(input.dtype()), "'");
+    throw TypeError(detail::str(op, ": expected a floating point input, but got ", input.dtype()));
+  }
   return input.dim() == 3 ? input.unsqueeze(0) : input;
 }
 

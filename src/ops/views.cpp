@@ -739,7 +739,8 @@ Tensor Tensor::to(const Tensor& other, bool copy) const {
 
 static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
   const char* name = is_stack ? "stack" : "cat";
-  GRAFT_CHECK(!tensors.empty(), ValueError, name, "(): expected a non-empty list of Tensors");
+  GRAFT_CHECK(!tensors.empty(), RuntimeError,
+              is_stack ? "stack expects a non-empty TensorList" : "torch.cat(): expected a non-empty list of Tensors");
   for (size_t i = 0; i < tensors.size(); ++i)
     GRAFT_CHECK(tensors[i].defined(), ValueError, name, "(): tensor ", i, " is undefined");
   // legacy behaviour: 1-D empty tensors are skipped by cat

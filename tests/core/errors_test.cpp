@@ -146,16 +146,16 @@ TEST(Errors, IndexOutOfRange) {
   EXPECT_THROW_HAS(a.narrow(1, 2, 2), RuntimeError, "start (2) + length (2) exceeds dimension size (3).");
   EXPECT_THROW_HAS(a.narrow(1, 4, 0), IndexError, "start out of range");
   EXPECT_THROW_HAS(a.narrow(1, 0, -1), RuntimeError, "length (-1)");
-  EXPECT_THROW_HAS(index_select(a, 1, idx({0, 3})), IndexError, "index_select(): index 3 is out of bounds for dimension with size 3");
-  EXPECT_THROW_HAS(index_select(a, 1, idx({-1})), IndexError, "index -1 is out of bounds");
+  EXPECT_THROW_MSG(index_select(a, 1, idx({0, 3})), IndexError, "index out of range in self");
+  EXPECT_THROW_MSG(index_select(a, 1, idx({-1})), IndexError, "index out of range in self");
   EXPECT_THROW_HAS(index_select(a, 0, idx({0, 1}).view({1, 2})), IndexError, "Index is supposed to be a vector");
-  EXPECT_THROW_HAS(gather(a, 1, tensor(std::vector<int64_t>{0, 5, 1, 1}).view({2, 2})), IndexError,
-                   "gather(): index 5 is out of bounds for dimension with size 3");
+  EXPECT_THROW_MSG(gather(a, 1, tensor(std::vector<int64_t>{0, 5, 1, 1}).view({2, 2})), RuntimeError,
+                   "index 5 is out of bounds for dimension 1 with size 3");
   EXPECT_THROW_HAS(gather(a, 1, idx({0, 1})), RuntimeError, "Index tensor must have the same number of dimensions");
   EXPECT_THROW_HAS(gather(a, 1, zeros({3, 1}, kInt64)), RuntimeError, "Size does not match at dimension 0");
-  EXPECT_THROW_HAS(scatter_add(a, 1, tensor(std::vector<int64_t>{3}).view({1, 1}), ones({1, 1})), IndexError,
-                   "scatter_add(): index 3 is out of bounds for dimension with size 3");
-  EXPECT_THROW_HAS(index_add(a, 0, idx({2}), ones({1, 3})), IndexError, "index_add(): index 2 is out of bounds");
+  EXPECT_THROW_MSG(scatter_add(a, 1, tensor(std::vector<int64_t>{3}).view({1, 1}), ones({1, 1})), RuntimeError,
+                   "index 3 is out of bounds for dimension 1 with size 3");
+  EXPECT_THROW_MSG(index_add(a, 0, idx({2}), ones({1, 3})), IndexError, "index out of range in self");
   EXPECT_THROW_HAS(index_add(a, 0, idx({0, 1}), ones({1, 3})), RuntimeError, "Number of indices (2) should be equal to source.size(dim) (1)");
   EXPECT_THROW_HAS(index_add(a, 0, idx({0}), ones({1, 2})), RuntimeError, "must have same slice shapes");
 }
@@ -199,8 +199,8 @@ TEST(Errors, CatStackSplit) {
   EXPECT_THROW_HAS(cat({zeros({2, 3}), zeros({2, 4})}), RuntimeError,
                    "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in the list.");
   EXPECT_THROW_HAS(cat({zeros({2, 3}), zeros({3})}), RuntimeError, "Tensors must have same number of dimensions: got 2 and 1");
-  EXPECT_THROW_HAS(cat({}), ValueError, "cat(): expected a non-empty list of Tensors");
-  EXPECT_THROW_HAS(stack({}), ValueError, "stack(): expected a non-empty list of Tensors");
+  EXPECT_THROW_MSG(cat({}), RuntimeError, "torch.cat(): expected a non-empty list of Tensors");
+  EXPECT_THROW_MSG(stack({}), RuntimeError, "stack expects a non-empty TensorList");
   EXPECT_THROW_HAS(stack({zeros({2}), zeros({3})}), RuntimeError, "stack expects each tensor to be equal size, but got [2] at entry 0 and [3] at entry 1");
   EXPECT_THROW_HAS(split(zeros({4}), -1), RuntimeError, "split expects split_size be non-negative, but got split_size=-1");
   EXPECT_THROW_HAS(split(zeros({4}), 0), RuntimeError, "split_size can only be 0 if dimension size is 0");
@@ -244,9 +244,9 @@ TEST(Errors, DtypeRequirements) {
   EXPECT_THROW_HAS(gelu(i), RuntimeError, "gelu: expected a floating point tensor but got graft.int64");
   EXPECT_THROW_HAS(gelu(ones({1}), "fast"), ValueError, "gelu: approximate argument must be either none or tanh, got 'fast'");
   EXPECT_THROW_HAS(softplus(i), RuntimeError, "softplus: expected a floating point tensor");
-  EXPECT_THROW_HAS(where(i, i, i), TypeError, "where: expected condition to be a boolean tensor, but got a tensor with dtype graft.int64");
-  EXPECT_THROW_HAS(where(ones({2}), 1.0, ones({2})), TypeError, "where: expected condition to be a boolean tensor");
-  EXPECT_THROW_HAS(masked_fill(ones({2}), ones({2}), 0), TypeError, "masked_fill_ only supports boolean masks, but got mask with dtype graft.float32");
+  EXPECT_THROW_MSG(where(i, i, i), RuntimeError, "where expected condition to be a boolean tensor, but got a tensor with dtype Long");
+  EXPECT_THROW_HAS(where(ones({2}), 1.0, ones({2})), RuntimeError, "where expected condition to be a boolean tensor");
+  EXPECT_THROW_HAS(masked_fill(ones({2}), ones({2}), 0), RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype graft.float32");
   // a float value is truncated into an integer tensor (PyTorch); one that does not fit raises c10's text
   EXPECT_EQ(masked_fill(i, ones({2, 2}, kBool), 1.5).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_THROW_HAS(masked_fill(i, ones({2, 2}, kBool), 1e30), RuntimeError, "value cannot be converted to type int64_t without overflow");

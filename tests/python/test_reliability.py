@@ -536,3 +536,34 @@ def test_more_refusals_and_acceptances_from_the_fuzz():
     assert graft.zeros(6).unflatten(0, (2, -1)).shape == (2, 3)
     e = graft.zeros(2, 0, 1, 0).expand(2**62, -1, 0, 3, -1)  # no elements: no size overflow
     assert e.shape == (2**62, 2, 0, 3, 0) and e.numel() == 0
+
+
+# ---- the exception families PyTorch raises (the fuzz's error_type class) ----
+def test_errors_have_pytorchs_exception_types():
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        graft.ones(2).cuda()
+    with pytest.raises(RuntimeError, match="^torch.cat\\(\\): expected a non-empty list of Tensors$"):
+        graft.cat([])
+    with pytest.raises(RuntimeError, match="^stack expects a non-empty TensorList$"):
+        graft.stack([])
+    with pytest.raises(RuntimeError, match="^where expected condition to be a boolean tensor, but got a tensor with dtype Float$"):
+        graft.where(graft.ones(2), graft.ones(2), graft.ones(2))
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks"):
+        graft.ones(2).masked_fill(graft.ones(2), 1.0)
+    with pytest.raises(RuntimeError, match="^index 5 is out of bounds for dimension 1 with size 3$"):
+        graft.ones(2, 3).gather(1, graft.tensor([[5]]))
+    with pytest.raises(RuntimeError, match="^index 3 is out of bounds for dimension 0 with size 2$"):
+        graft.ones(2).scatter_add(0, graft.tensor([3]), graft.ones(1))
+    with pytest.raises(IndexError, match="^index out of range in self$"):
+        graft.ones(2).index_select(0, graft.tensor([-1]))
+    with pytest.raises(RuntimeError, match="^index_select\\(\\): self indexing axis dim should be positive$"):
+        graft.zeros(2, 0).index_select(1, graft.tensor([0]))
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        F.dropout(graft.ones(2, dtype=graft.int64))
+    with pytest.raises(RuntimeError, match="^\"max_pool2d\" not implemented for 'Long'$"):
+        F.max_pool2d(graft.ones(1, 1, 2, 2, dtype=graft.int64), 1)
+    for f in (graft.flatten, graft.squeeze, graft.t, graft.numel):
+        with pytest.raises(TypeError, match="\\(\\): argument 'input' \\(position 1\\) must be Tensor, not float$"):
+            f(1.5)
+    with pytest.raises(TypeError):
+        graft.chunk("ab", 2)

@@ -67,7 +67,9 @@ def test_bitwise_on_float_tensors_raises():
     with pytest.raises(RuntimeError, match="\"bitwise_xor_cpu\" not implemented for 'Float'"):
         graft.tensor([1]) ^ 1.5
     with pytest.raises(RuntimeError, match="\"bitwise_not_cpu\" not implemented for 'Double'"):
-        ~graft.tensor([1.0], dtype=graft.float64)
+        graft.bitwise_not(graft.tensor([1.0], dtype=graft.float64))
+    with pytest.raises(TypeError, match="^~ \\(operator.invert\\) is only implemented on integer and Boolean-type tensors$"):
+        ~graft.tensor([1.0], dtype=graft.float64)  # the operator checks first, as torch's
 
 
 def test_bitwise_inplace_keeps_object_and_aliases():
