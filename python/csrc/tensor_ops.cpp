@@ -260,16 +260,10 @@ Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
   GRAFT_CHECK(!lo.is_none() || !hi.is_none(), RuntimeError,
               "torch.clamp: At least one of 'min' or 'max' must not be None");
   if (is_tensor(lo) || is_tensor(hi)) {
-    Tensor r = a;
-    if (!lo.is_none()) {
-      Tensor l = operand(lo, a);
-      r = where(lt(r, l), l, r);
-    }
-    if (!hi.is_none()) {
-      Tensor h = operand(hi, a);
-      r = where(gt(r, h), h, r);
-    }
-    return r;
+    Tensor l, h;
+    if (!lo.is_none()) l = operand(lo, a);
+    if (!hi.is_none()) h = operand(hi, a);
+    return clamp(a, l, h);
   }
   auto [l, h] = clamp_bounds(lo, hi);
   DType d = clamp_dtype(a.dtype(), l, h);

@@ -710,6 +710,56 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   return out;
 }
 
+namespace {
+// clamp with tensor bounds (PyTorch's ClampBackward0): self's gradient passes where
+// min <= self <= max (a NaN anywhere fails the test); min's where self < min < max; max's where
+// self > max or max < min (then the result is max).
+struct ClampBackward0 final : Node {
+  GRAFT_NODE_NAME("ClampBackward0")
+  GRAFT_NODE_SAVED(self, min, max)
+  SavedVariable self, min, max;
+  bool has_min = false, has_max = false;
+  TensorList apply(TensorList&& g) override {
+    const Tensor x = self.unpack(this);
+    const Tensor lo = has_min ? min.unpack(this) : Tensor(), hi = has_max ? max.unpack(this) : Tensor();
+    TensorList r(3);
+    if (should_compute_output(0)) {
+      Tensor pass = has_min ? ge(x, lo) : Tensor();
+      if (has_max) pass = pass.defined() ? logical_and(pass, le(x, hi)) : le(x, hi);
+      r[0] = where(pass, g[0], 0.0);
+    }
+    if (has_min && should_compute_output(1))
+      r[1] = where(has_max ? logical_and(lt(x, lo), lt(lo, hi)) : lt(x, lo), g[0], 0.0);
+    if (has_max && should_compute_output(2))
+      r[2] = where(has_min ? logical_or(gt(x, hi), lt(hi, lo)) : gt(x, hi), g[0], 0.0);
+    return r;
+  }
+};
+}  // namespace
+
+Tensor clamp(const Tensor& a, const Tensor& l, const Tensor& h) {
+  GRAFT_CHECK(l.defined() || h.defined(), RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  detail::check_tensor(a, "clamp");
+  // min(max(a, lo), hi) with NaN from any operand (maximum and minimum propagate it)
+  Tensor out;
+  {
+    NoGradGuard ng;
+    out = l.defined() ? maximum(a, l) : a;
+    out = h.defined() ? minimum(out, h) : out.clone();
+  }
+  GRAFT_CHECK(out.dtype() != kBool, RuntimeError, "\"clamp_cpu\" not implemented for 'Bool'");
+  if (any_requires_grad({&a, &l, &h})) {
+    auto n = make_node<ClampBackward0>({&a, &l, &h});
+    n->self = SavedVariable(a, false);
+    n->has_min = l.defined();
+    n->has_max = h.defined();
+    if (l.defined()) n->min = SavedVariable(l, false);
+    if (h.defined()) n->max = SavedVariable(h, false);
+    set_history(out, n);
+  }
+  return out;
+}
+
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_tensor(cond, "where", "condition");
   detail::check_tensor(a, "where", "self");

@@ -138,7 +138,9 @@ Tensor ones(IntArrayRef sizes, TensorOptions o) {
 
 Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
-  bool all_int = start.is_integral() && end.is_integral() && step.is_integral();
+  // bools count as integers (PyTorch: arange(True) is int64)
+  auto integral = [](const Scalar& x) { return x.is_integral() || x.is_bool(); };
+  bool all_int = integral(start) && integral(end) && integral(step);
   if (!o.has_dtype_) o = o.dtype(all_int ? kInt64 : default_dtype());
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   GRAFT_CHECK(st != 0, RuntimeError, "arange: step must be nonzero");

@@ -297,6 +297,9 @@ static Tensor amax_amin(const Tensor& a, IntArrayRef dims, bool keepdim, bool is
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name);
   const uint64_t mask = detail::dim_mask(dims, a.dim(), name);
+  GRAFT_CHECK(!dims.empty() || a.numel() > 0, RuntimeError, name,
+              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
+              "'dim' argument.");
   check_nonempty_reduction(a, mask, name);
   Tensor out = reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
   if (any_requires_grad({&a})) {
@@ -343,12 +346,16 @@ static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keep
   detail::check_tensor(a, name);
   if (a.dtype() == kBool) detail::kernel_not_implemented(is_max ? "argmax_cpu" : "argmin_cpu", kBool);
   if (!dim) {
-    GRAFT_CHECK(a.numel() > 0, RuntimeError, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    GRAFT_CHECK(a.numel() > 0, IndexError, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = a.reshape({-1});
     Tensor idx = detail::new_empty({}, kInt64);
     cpu::arg_reduce(is_max, Tensor(), idx, flat, 0);
     if (keepdim) return idx.reshape(Shape(a.dim(), 1));
     return idx;
+  }
+  if (a.dim() > 0) {
+    const int64_t d = detail::wrap_dim(*dim, a.dim(), name);
+    GRAFT_CHECK(a.size(d) > 0, IndexError, name, "(): Expected reduction dim ", d, " to have non-zero size.");
   }
   NoGradGuard ng;
   auto [v, i] = max_min_dim(a, *dim, keepdim, is_max);

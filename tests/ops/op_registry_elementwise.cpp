@@ -290,6 +290,28 @@ void register_elementwise(Registry& r) {
                 nan_only(unary("nan", [](auto& a) { return clamp(a, -0.5, 0.5); },
                                [](double a) { return std::isnan(a) ? a : std::min(std::max(a, -0.5), 0.5); }))}});
   {
+    // tensor bounds: values kept >= 0.1 from every kink (x at a bound, min at max)
+    auto ref = [](const V& x) {
+      return V{zip3(x[0], x[1], x[2], [](double a, double l, double h) {
+        return std::isnan(a) || std::isnan(l) || std::isnan(h) ? NAN : std::min(std::max(a, l), h);
+      })};
+    };
+    OpCase both;
+    both.variant = "tensor_bounds";
+    both.samples = {{"2x3", {vals({2, 3}, {-1.0, 0.2, 0.9, 1.7, -0.3, 0.6}), vals({2, 3}, {-0.5, -0.5, 0.1, 0.3, 0.0, 0.8}),
+                             vals({2, 3}, {0.5, 0.5, 0.4, 1.2, 0.7, 0.2})}},
+                    {"bcast_lo3_hi0d", {vals({2, 3}, {-1.0, 0.2, 0.9, 1.7, -0.3, 0.6}), vals({3}, {-0.5, 0.4, 0.1}),
+                                        vals({}, {0.7})}}};
+    both.fn = [](const TensorList& x) { return TensorList{clamp(x[0], x[1], x[2])}; };
+    both.ref = ref;
+    OpCase lo_only = both;
+    lo_only.variant = "tensor_min_only";
+    for (auto& smp : lo_only.samples) smp.inputs.pop_back();
+    lo_only.fn = [](const TensorList& x) { return TensorList{clamp(x[0], x[1], Tensor())}; };
+    lo_only.ref = [ref](const V& x) { return ref({x[0], x[1], vals({}, {INFINITY})}); };
+    r.push_back({"clamp", {both, lo_only}});
+  }
+  {
     auto where_ref = [](const V& x) {
       return V{zip3(x[0], x[1], x[2], [](double c, double a, double b) { return c != 0 ? a : b; })};
     };

@@ -567,3 +567,34 @@ def test_errors_have_pytorchs_exception_types():
             f(1.5)
     with pytest.raises(TypeError):
         graft.chunk("ab", 2)
+
+
+# ---- silent wrong values the fuzz listed (fixed) ----
+def test_clamp_with_tensor_bounds_propagates_nan_and_routes_gradients_as_pytorch():
+    nan = math.nan
+    x = graft.tensor([1.0, nan, 3.0, 0.5, 2.0], requires_grad=True)
+    lo = graft.tensor([0.0, 0.0, nan, 1.0, 2.0], requires_grad=True)
+    hi = graft.tensor([2.0, 2.0, 4.0, 0.0, 2.0], requires_grad=True)
+    y = graft.clamp(x, lo, hi)
+    v = y.tolist()
+    assert v[0] == 1.0 and math.isnan(v[1]) and math.isnan(v[2]) and v[3] == 0.0 and v[4] == 2.0  # a NaN bound gives NaN
+    assert y.grad_fn.name() == "ClampBackward0"
+    y.backward(graft.tensor([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 0.0, 5.0]  # torch 1.13's gradients
+    assert lo.grad.tolist() == [0.0] * 5 and hi.grad.tolist() == [0.0, 0.0, 0.0, 4.0, 0.0]
+    assert graft.tensor([1.0, 5.0]).clamp(min=graft.tensor([nan, 2.0])).tolist()[1] == 5.0
+    assert math.isnan(graft.tensor([1.0]).clip(max=graft.tensor([nan])).item())
+
+
+def test_pow_with_a_large_odd_integer_exponent_keeps_the_sign():
+    assert graft.tensor([-2.0]).pow(2**31 - 1).item() == -math.inf  # 2**31 - 1 rounds to even in float32
+    assert graft.tensor([-1.0]).pow(2**40 + 1).item() == -1.0
+
+
+def test_bool_add_honours_alpha_false_and_arange_of_bools_is_int64():
+    a, b = graft.tensor([True, False]), graft.tensor([True, True])
+    assert graft.add(a, b, alpha=False).tolist() == [True, False]
+    assert graft.add(a, b).tolist() == [True, True]
+    r = graft.arange(True)
+    assert r.dtype == graft.int64 and r.tolist() == [0]
+    assert graft.arange(False, 3).tolist() == [0, 1, 2]

@@ -128,6 +128,10 @@ Tensor gelu(const Tensor& a, const std::string& approximate = "none");
 Tensor silu(const Tensor& a);
 Tensor softplus(const Tensor& a, double beta = 1.0, double threshold = 20.0);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+/// clamp with tensor bounds (broadcast, promoted; an undefined Tensor is no bound):
+/// min(max(a, min), max), NaN if any operand is NaN. Gradients flow to each bound where it is
+/// the result.
+Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);

@@ -110,7 +110,10 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   auto pred = [&](auto f) { elementwise<bool, T, T>(out, f, a, b); };
   switch (op) {
     case BinaryOp::Add:
-      if constexpr (std::is_same_v<T, bool>) return run([](T x, T y) { return x || y; });
+      if constexpr (std::is_same_v<T, bool>) {
+        if (!alpha_s.to<bool>()) return run([](T x, T) { return x; });  // x + y * False
+        return run([](T x, T y) { return x || y; });
+      }
       else {
         const T alpha = alpha_s.to<T>();
         if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x + y); });
@@ -187,6 +190,10 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
         if (rev) return run([=](T x) { return std::pow(s, x); });
         if (s == T(2)) return run([](T x) { return x * x; });
         if (s == T(0.5)) return run([](T x) { return std::sqrt(x); });
+        // an exponent T cannot hold exactly (2**31 - 1 in float32 rounds to an even number)
+        // is applied in double, so odd integer exponents keep negative bases negative
+        if (const double e = s_.to_double(); static_cast<double>(s) != e && !std::isnan(e))
+          return run([=](T x) { return static_cast<T>(std::pow(static_cast<double>(x), e)); });
         return run([=](T x) { return std::pow(x, s); });
       }
     } else {
