@@ -309,7 +309,8 @@ void register_elementwise(Registry& r) {
     for (auto& smp : lo_only.samples) smp.inputs.pop_back();
     lo_only.fn = [](const TensorList& x) { return TensorList{clamp(x[0], x[1], Tensor())}; };
     lo_only.ref = [ref](const V& x) { return ref({x[0], x[1], vals({}, {INFINITY})}); };
-    r.push_back({"clamp", {both, lo_only}});
+    r.back().cases.push_back(both);  // into the clamp entry just above
+    r.back().cases.push_back(lo_only);
   }
   {
     auto where_ref = [](const V& x) {
