@@ -309,7 +309,7 @@ void init_functions_part(py::module_& f) {
   f.def(
       "dropout",
       [](py::handle input_obj, double p, bool training, bool inplace) -> py::object {
-        GRAFT_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout probability has to be between 0 and 1, but got ",
+        GRAFT_CHECK(!(p < 0.0 || p > 1.0), ValueError, "dropout probability has to be between 0 and 1, but got ",
                     py::repr(py::float_(p)).cast<std::string>());
         Tensor input = py::cast<Tensor>(input_obj);
         Tensor r = dropout(input, p, training);

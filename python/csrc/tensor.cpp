@@ -197,7 +197,9 @@ std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn) {
   std::vector<int64_t> out;
   out.reserve(args.size());
   for (py::handle a : args) {
-    GRAFT_CHECK(!PyBool_Check(a.ptr()), TypeError, fn, "(): argument 'size' must be tuple of ints, not bool");
+    // a lone bool is refused (PyTorch's parser); among other sizes it counts as 0 or 1
+    GRAFT_CHECK(!(PyBool_Check(a.ptr()) && args.size() == 1), TypeError, fn,
+                "(): argument 'size' must be tuple of ints, not bool");
     GRAFT_CHECK(PyLong_Check(a.ptr()) || PyIndex_Check(a.ptr()), TypeError, fn,
                 "(): argument 'size' must be a tuple of ints, but found element of type ",
                 std::string(py::str(a.get_type().attr("__name__"))));
@@ -458,17 +460,20 @@ void init_tensor(py::module_& m) {
       .def(
           "unflatten",
           [](const Tensor& t, int64_t dim, py::handle sizes) {
+            std::vector<int64_t> given = int_list(sizes);
+            GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
             int64_t d = dim < 0 ? dim + t.dim() : dim;
             GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
                         -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
-            std::vector<int64_t> given = int_list(sizes);
-            GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
             // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
             int64_t known = 1, inferred = -1;
             for (size_t i = 0; i < given.size(); ++i)
               if (given[i] == -1 && inferred < 0) inferred = static_cast<int64_t>(i);
               else known *= given[i];
             if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
+            GRAFT_CHECK(inferred >= 0 || known == t.size(d), RuntimeError, "unflatten: Provided sizes ",
+                        IntArrayRef(given), " don't multiply up to the size of dim ", d, " (", t.size(d),
+                        ") in the input tensor");
             std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
             for (int64_t s : given) shape.push_back(s);
             shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());

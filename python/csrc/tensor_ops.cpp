@@ -44,8 +44,10 @@ py::object binary_strict(const char* name, const Tensor& self, py::handle other,
 /// Tensor.uniform_/normal_ fill through torch.nn.init's no-grad path; as methods they refuse
 /// a leaf that requires grad while grad mode is on, as PyTorch's in-place ops do.
 void check_leaf_not_written(const Tensor& t) {
-  GRAFT_CHECK(!(GradMode::is_enabled() && t.requires_grad() && t.is_leaf()), RuntimeError,
-              "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (!GradMode::is_enabled() || !t.requires_grad()) return;
+  GRAFT_CHECK(!t.is_leaf(), RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
+  GRAFT_CHECK(!(t.is_view() && t._base().is_leaf()), RuntimeError,
+              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
 /// The tensor behind `self` of a method bound with `py::handle self` (in-place methods return
@@ -67,10 +69,14 @@ void assign_result(Tensor& self, const Tensor& r) {
   self.copy_(r);
 }
 
-/// The input of an in-place op computed out of place: a clone when autograd records it, so
-/// that what the op saves for backward is not the tensor the result is copied into.
-Tensor inplace_input(const Tensor& self) {
-  return self.requires_grad() && GradMode::is_enabled() ? self.clone() : self;
+/// The input of an in-place op computed out of place: a clone when autograd records it (self
+/// or one of `others` requires grad), so that what the op saves for backward is not the tensor
+/// the result is copied into (`x.pow_(e)` with only e requiring grad saves x).
+Tensor inplace_input(const Tensor& self, std::initializer_list<py::handle> others = {}) {
+  if (!GradMode::is_enabled()) return self;
+  bool record = self.requires_grad();
+  for (py::handle o : others) record = record || (is_tensor(o) && as_tensor_unchecked(o).requires_grad());
+  return record ? self.clone() : self;
 }
 
 /// In-place binary op returning the same Python object.
@@ -210,7 +216,7 @@ py::object inplace_via_copy(const char* name, py::handle self_obj, py::handle ot
   Tensor self = self_of(self_obj, name);
   Tensor r;
   if (is_tensor(other))
-    r = ft(inplace_input(self), as_tensor_unchecked(other));
+    r = ft(inplace_input(self, {other}), as_tensor_unchecked(other));
   else if (is_number(other))
     r = fs(inplace_input(self), to_scalar(other));
   else
@@ -833,7 +839,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           Tensor count = sum(ne(d, 0).to(d.dtype()));
           return where(ones_like(count, TensorOptions(kBool)), count, sum(d));
         }
-        if (std::isinf(p)) return p > 0 ? graft::max(d) : graft::min(d);
+        if (std::isinf(p)) return d.numel() == 0 ? sum(d) : p > 0 ? graft::max(d) : graft::min(d);
         Tensor s = p == 2.0 ? sum(mul(d, d)) : p == 1.0 ? sum(d) : sum(pow(d, p));
         if (p == 1.0) return s;
         Tensor zero = eq(s, 0);
@@ -920,7 +926,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           [](py::handle s, py::handle lo, py::handle hi) {
             Tensor t = self_of(s, "clamp_");
             if (is_tensor(lo) || is_tensor(hi)) {
-              assign_result(t, clamp_any(inplace_input(t), lo, hi));
+              assign_result(t, clamp_any(inplace_input(t, {lo, hi}), lo, hi));
             } else {
               auto [l, h] = clamp_bounds(lo, hi);
               DType d = clamp_dtype(t.dtype(), l, h);
@@ -941,7 +947,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           [](py::handle s, const Tensor& mask, py::handle v) {
             Tensor t = self_of(s, "masked_fill_");
             if (is_tensor(v))
-              assign_result(t, masked_fill_any(inplace_input(t), mask, v));
+              assign_result(t, masked_fill_any(inplace_input(t, {v}), mask, v));
             else
               masked_fill_(t, mask, to_scalar(v));
             return s;
@@ -985,7 +991,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       "pow_",
       [](py::handle s, py::handle e) {
         Tensor t = self_of(s, "pow_");
-        Tensor in = inplace_input(t);
+        Tensor in = inplace_input(t, {e});
         assign_result(t, is_tensor(e) ? pow(in, as_tensor_unchecked(e)) : pow(in, to_scalar(e)));
         return s;
       },

@@ -8,7 +8,9 @@ namespace graft {
 Tensor dropout(const Tensor& input, double p, bool train) {
   alloc::MemoryOpScope mem_scope("dropout");
   detail::check_tensor(input, "dropout");
-  GRAFT_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout probability has to be between 0 and 1, but got ", p);
+  GRAFT_CHECK(!(p < 0.0 || p > 1.0), ValueError, "dropout probability has to be between 0 and 1, but got ", p);
+  // NaN passes torch's Python check and fails its C++ one
+  GRAFT_CHECK(!std::isnan(p), RuntimeError, "dropout probability has to be between 0 and 1, but got ", p);
   if (!train || p == 0.0) return input;
   // PyTorch multiplies by a float mask in place: an integer input cannot hold the result
   GRAFT_CHECK(is_floating_point(input.dtype()), RuntimeError, "result type Float can't be cast to the desired output type ",

@@ -589,6 +589,7 @@ Tensor pow(const Tensor& a, const Scalar& e) {
   detail::check_tensor(a, "pow");
   GRAFT_CHECK(!(is_integral(a.dtype(), true) && e.is_integral() && e.to_long() < 0), RuntimeError,
               "Integers to negative integer powers are not allowed.");
+  if (is_integral(a.dtype(), false) && e.is_integral()) e.check_fits(a.dtype());  // PyTorch converts it
   Tensor out = scalar_forward(BinaryOp::Pow, a, e, "pow");
   if (any_requires_grad({&a})) {
     auto n = make_node<PowBackward0>({&a});
@@ -747,7 +748,6 @@ Tensor clamp(const Tensor& a, const Tensor& l, const Tensor& h) {
     out = l.defined() ? maximum(a, l) : a;
     out = h.defined() ? minimum(out, h) : out.clone();
   }
-  GRAFT_CHECK(out.dtype() != kBool, RuntimeError, "\"clamp_cpu\" not implemented for 'Bool'");
   if (any_requires_grad({&a, &l, &h})) {
     auto n = make_node<ClampBackward0>({&a, &l, &h});
     n->self = SavedVariable(a, false);

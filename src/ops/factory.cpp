@@ -143,6 +143,12 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   bool all_int = integral(start) && integral(end) && integral(step);
   if (!o.has_dtype_) o = o.dtype(all_int ? kInt64 : default_dtype());
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  // Float bounds with an integer dtype, as PyTorch: the values are trunc(start) + i * trunc(step)
+  // (int64 arithmetic); the count uses the truncated bounds for int64, the float ones otherwise.
+  const bool trunc_values = is_integral(o.dtype_, true) && !all_int;
+  const double vs = trunc_values ? std::trunc(s) : s, vst = trunc_values ? std::trunc(st) : st;
+  if (trunc_values && o.dtype_ == kInt64) s = std::trunc(s), e = std::trunc(e), st = std::trunc(st);
+  GRAFT_CHECK(vst != 0, RuntimeError, "arange: step must be nonzero");
   GRAFT_CHECK(st != 0, RuntimeError, "arange: step must be nonzero");
   GRAFT_CHECK(std::isfinite(s) && std::isfinite(e), RuntimeError, "arange: unsupported range: ", s, " -> ", e);
   GRAFT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), RuntimeError,
@@ -160,7 +166,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
     auto* p = static_cast<scalar_t*>(t.data_ptr());
     for (int64_t i = 0; i < n; ++i) {
       if (all_int) p[i] = static_cast<scalar_t>(start.to_long() + i * step.to_long());
-      else p[i] = static_cast<scalar_t>(s + static_cast<double>(i) * st);
+      else p[i] = static_cast<scalar_t>(vs + static_cast<double>(i) * vst);
     }
   });
   return finish(t, o, "arange");

@@ -183,7 +183,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     wb = weight.reshape(s);
   }
   if (is_floating_point(target.dtype())) {
-    GRAFT_CHECK(ignore_index == -100, RuntimeError, "ignore_index is not supported for floating point target");
+    GRAFT_CHECK(ignore_index < 0, RuntimeError, "ignore_index is not supported for floating point target");
     // Class probabilities: -sum_c w_c t_c log p_c per element; 'mean' divides by the number
     // of elements (not by the weights).
     GRAFT_CHECK(target.sizes().equals(input.sizes()), RuntimeError,
@@ -200,7 +200,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor tgt = flat_class_target(input, target, "cross_entropy");
   auto [terms, w] = nll_terms(classes_last(logp), tgt, weight, ignore_index);
   Tensor nll = reduce_nll(terms, w, reduction, input, target);
-  if (label_smoothing == 0.0) return nll;
+  if (!(label_smoothing > 0.0)) return nll;  // as PyTorch: a NaN smoothing smooths nothing
   // Smoothing term: -sum_c w_c log p_c per element, ignored targets masked, reduced like nll
   // (its 'mean' divides by the same summed target weights, or the non-ignored count).
   Tensor per = -(wb.defined() ? logp * wb : logp).sum({class_dim}).reshape({-1});

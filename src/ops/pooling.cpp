@@ -222,7 +222,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
     out_sizes[out_sizes.size() - 1] = os[1];
     compute_numel(out_sizes);
   }
-  for (int64_t d = 1; d < input.dim(); ++d)
+  for (int64_t d = input.dim() - 2; d < input.dim(); ++d)  // the spatial dims (channels may be 0, as torch 1.13)
     GRAFT_CHECK(input.size(d) > 0, RuntimeError, "adaptive_avg_pool2d(): Expected input to have non-zero size for "
                 "non-batch dimensions, but input has sizes ", input.sizes(), " with dimension ", d, " being empty");
   // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix, made

@@ -344,7 +344,11 @@ std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { retu
 static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "argmax" : "argmin";
   detail::check_tensor(a, name);
-  if (a.dtype() == kBool) detail::kernel_not_implemented(is_max ? "argmax_cpu" : "argmin_cpu", kBool);
+  if (a.dtype() == kBool) {
+    // PyTorch has no bool kernel; it runs none for a reduction over a dim of size 1
+    const bool trivial = dim && a.dim() > 0 && a.size(detail::wrap_dim(*dim, a.dim(), name)) == 1;
+    if (!trivial && (dim || a.numel() > 0)) detail::kernel_not_implemented(is_max ? "argmax_cpu" : "argmin_cpu", kBool);
+  }
   if (!dim) {
     GRAFT_CHECK(a.numel() > 0, IndexError, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = a.reshape({-1});
