@@ -74,6 +74,14 @@ def main():
     print(f"\n{summary['cases']} cases over {summary['callables']} callables in {summary['elapsed_s']}s "
           f"(seed {args.seed}); counts: {json.dumps(summary['counts'])}")
     print(f"accept/refuse directions: {json.dumps(summary['accept_refuse_directions'])}")
+    from fuzz_diff.compare import error_text_kind
+    kinds = {}
+    for f in summary["findings"]:
+        if f["class"] == "error_text":
+            k = error_text_kind(f["torch"].partition(": ")[2], f["graft"].partition(": ")[2])
+            kinds[k] = kinds.get(k, 0) + f["count"]
+    summary["error_text_kinds"] = kinds
+    print(f"error_text cases by kind (compare.ERROR_TEXT_KINDS): {json.dumps(kinds)}")
     for f in summary["findings"]:
         if f["class"] in ("crash", "hang", "mutated_on_error", "wrong_value", "wrong_grad"):
             tag = "known" if (f["callable"], f["class"]) in known else "NEW"

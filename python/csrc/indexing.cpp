@@ -2,6 +2,8 @@
 // step) narrow, None adds a dim, ... stands for the dims not named, and integer tensors,
 // lists and boolean masks are advanced indices (graft::index / index_put_). Basic indexing
 // returns views that share storage and version counter, as in PyTorch.
+#include <algorithm>
+
 #include "python_common.h"
 
 namespace graft::python {
@@ -140,6 +142,19 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
   int64_t d = 0;      // current dim of r
   int64_t extra = 0;  // dims of r covered by masks beyond their one entry of `adv` each
   bool any_adv = false;
+  const bool has_advanced =
+      std::any_of(items.begin(), items.end(), [](const IndexItem& it) { return it.kind == IndexItem::Advanced; });
+  auto add_advanced = [&](const Tensor& index) {
+    // one entry of `adv` per index; a k-dim mask covers k dims (index() expands it itself)
+    any_adv = true;
+    const int64_t slot = d - extra;
+    while (static_cast<int64_t>(adv.size()) < slot) adv.push_back(std::nullopt);
+    adv.resize(slot);
+    adv.push_back(index);
+    const int64_t covered = index.dtype() == kBool ? index.dim() : 1;
+    d += covered;
+    extra += covered - 1;
+  };
   for (const IndexItem& it : items) {
     switch (it.kind) {
       case IndexItem::None:
@@ -150,6 +165,12 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
       case IndexItem::True:
       case IndexItem::False:
         r = r.unsqueeze(d);
+        if (has_advanced) {
+          // beside advanced indices a bool is one of them (PyTorch: a 0-d mask): a [1] mask on
+          // the new unit dim, broadcast with the others
+          add_advanced(full({1}, Scalar(it.kind == IndexItem::True), TensorOptions(kBool)));
+          break;
+        }
         if (it.kind == IndexItem::False) r = r.slice(d, 0, 0);
         ++d;
         break;
@@ -173,18 +194,9 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
         ++d;
         break;
       }
-      case IndexItem::Advanced: {
-        // one entry of `adv` per index; a k-dim mask covers k dims (index() expands it itself)
-        any_adv = true;
-        const int64_t slot = d - extra;
-        while (static_cast<int64_t>(adv.size()) < slot) adv.push_back(std::nullopt);
-        adv.resize(slot);
-        adv.push_back(it.tensor);
-        const int64_t covered = it.tensor.dtype() == kBool ? it.tensor.dim() : 1;
-        d += covered;
-        extra += covered - 1;
+      case IndexItem::Advanced:
+        add_advanced(it.tensor);
         break;
-      }
     }
   }
   if (!any_adv) adv.clear();

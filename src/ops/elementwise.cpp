@@ -653,7 +653,7 @@ Tensor sigmoid(const Tensor& a) {
 Tensor erf(const Tensor& a) { return record_unary_self<ErfBackward0>(unary_forward(UnaryOp::Erf, a, "erf", true), a); }
 Tensor relu(const Tensor& a) {
   detail::check_tensor(a, "relu");
-  GRAFT_CHECK(a.defined() && a.dtype() != kBool, RuntimeError, "relu: \"clamp_min_scalar_cpu\" not implemented for 'Bool'");
+  GRAFT_CHECK(a.defined() && a.dtype() != kBool, RuntimeError, "Boolean inputs not supported for relu");
   return record_unary_result<ReluBackward0>(unary_forward(UnaryOp::Relu, a, "relu", false), a);
 }
 Tensor gelu(const Tensor& a, const std::string& approximate) {

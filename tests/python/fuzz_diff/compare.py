@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-GATING = ("crash", "hang", "wrong_value", "wrong_grad", "mutated_on_error")
+GATING = ("crash", "hang", "wrong_value", "wrong_grad", "mutated_on_error", "accept_refuse", "error_type")
 MAX_COMPARE = 10_000_000  # elements compared by value (bigger results: shape and dtype only)
 
 # Normalisations divide rounding residues of (x - mean) by sqrt(var + eps): a float32 row of equal
@@ -327,3 +327,23 @@ def grads_differ(tg, gg, lowp=False, loose=False):
         if d:
             return f"grad of input {i}: {d}"
     return None
+
+
+ERROR_TEXT_KINDS = {
+    "arg_parsing": "a TypeError about the arguments: pybind11's 'incompatible function arguments' text, or graft's "
+                   "class names (graft._C.Tensor), where torch's argument parser words it its own way",
+    "added_context": "graft's text is torch's with the op's name before it or the shapes after it",
+    "other_check": "another wording, or another of the call's faults reported first",
+}
+
+
+def error_text_kind(t_msg, g_msg):
+    """Which ERROR_TEXT_KINDS an error_text difference (same family, other message) is."""
+    import re
+    t, g = t_msg.split("\n")[0], g_msg.split("\n")[0]
+    if "incompatible function arguments" in g or "graft._C." in g or "Unable to cast" in g:
+        return "arg_parsing"
+    core = re.sub(r"; shapes are .*$", "", re.sub(r"^[\w.]+: ", "", g))
+    if t and (t in g or core == t or (core and core in t)):
+        return "added_context"
+    return "other_check"
