@@ -9,8 +9,9 @@ Case i calls the i % len(surface)-th callable of the discovered surface in round
 a case is a pure function of its key "seed:callable:round", which --repro runs again (in a fresh
 child) and prints as standalone torch and graft snippets. The summary (JSON) has the counts by
 class and one finding per (callable, class) with its key, a short call and a reproducer. The exit
-status is 1 when a gating finding (crash, hang, wrong_value, wrong_grad, mutated_on_error) is not in
-tests/python/fuzz_diff/known_differences.json (--no-gate: always 0). The machinery lives in
+status is 1 when a gating finding (crash, hang, wrong_value, wrong_grad, mutated_on_error,
+accept_refuse, error_type: compare.GATING) is not in tests/python/fuzz_diff/known_differences.json
+(--no-gate: always 0). error_text differences are counted by kind (compare.ERROR_TEXT_KINDS). The machinery lives in
 tests/python/fuzz_diff/ (see its __init__.py); the fixed-seed slice is tests/python/test_fuzz_diff.py.
 """
 import argparse

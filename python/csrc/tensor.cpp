@@ -23,8 +23,12 @@ Tensor tensor_to(const Tensor& self, const py::args& args, const py::kwargs& kwa
   std::optional<Device> device;
   bool copy = false;
   int bools_seen = 0;
-  for (py::handle a : args) {
-    if (py::isinstance<py::bool_>(a)) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    py::handle a = args[i];
+    if (i == 0 && py::isinstance<py::bool_>(a)) {
+      dtype = kBool;  // a bool first: PyTorch's parser reads it as the dtype (x.to(True) is a bool tensor)
+      ++bools_seen;
+    } else if (py::isinstance<py::bool_>(a)) {
       if (bools_seen++ == 1) copy = a.cast<bool>();  // to(dtype, non_blocking, copy)
     } else if (is_tensor(a)) {
       Tensor o = as_tensor_unchecked(a);

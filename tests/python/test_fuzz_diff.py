@@ -1,8 +1,9 @@
 """The fixed-seed slice of the differential fuzz (tests/python/fuzz_diff, tools/fuzz_diff.py).
 
 ROUNDS cases of seed 0 for every callable of the discovered surface run in child processes against
-Debian's PyTorch. The test fails on a crash, hang, wrong_value, wrong_grad or mutated_on_error
-finding whose (callable, class) is not in fuzz_diff/known_differences.json; entries marked
+Debian's PyTorch. The test fails on a crash, hang, wrong_value, wrong_grad, mutated_on_error,
+accept_refuse or error_type finding (compare.GATING) whose (callable, class) is not in
+fuzz_diff/known_differences.json; entries marked
 in_slice that it no longer sees are printed (stale: delete them once the bug is fixed), not
 failed. The parent process creates no graft tensors (conftest's allocator check stays trivially
 satisfied): graft and torch are only imported by the children.

@@ -659,3 +659,9 @@ def test_a_bool_beside_advanced_indices_is_one_of_them():
     y = graft.zeros(5, 3, 2)
     y[m, [0, 1], True] = 1.0
     assert y.sum().item() == 4.0
+
+
+def test_to_with_a_bool_first_is_the_bool_dtype():
+    x = graft.ones(2)
+    assert x.to(True).dtype == graft.bool and x.to(False).tolist() == [True, True]  # torch 1.13's parser
+    assert x.to(graft.float64, True).dtype == graft.float64  # a bool after the dtype is non_blocking
