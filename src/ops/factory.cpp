@@ -174,6 +174,10 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
 
 Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
   GRAFT_CHECK(steps >= 0, RuntimeError, "linspace: number of steps must be non-negative, got ", steps);
+  if (is_integral(o.dtype_, /*include_bool=*/false)) {  // the bounds are stored: checked as c10 converts them
+    Scalar(start).check_fits(o.dtype_);
+    Scalar(end).check_fits(o.dtype_);
+  }
   Tensor t = alloc_tensor({steps}, o, "linspace");
   GRAFT_DISPATCH_ALL(t.dtype(), "linspace", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());

@@ -665,3 +665,9 @@ def test_to_with_a_bool_first_is_the_bool_dtype():
     x = graft.ones(2)
     assert x.to(True).dtype == graft.bool and x.to(False).tolist() == [True, True]  # torch 1.13's parser
     assert x.to(graft.float64, True).dtype == graft.float64  # a bool after the dtype is non_blocking
+
+
+def test_linspace_into_an_integer_dtype_checks_its_bounds():
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int without overflow$"):
+        graft.linspace(0, 2**40, 3, dtype=graft.int32)  # used to wrap
+    assert graft.linspace(0, 10, 3, dtype=graft.int32).tolist() == [0, 5, 10]
