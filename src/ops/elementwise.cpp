@@ -332,7 +332,9 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
   detail::check_tensor(b, name, "other");
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
   DType ct = detail::result_type(a, b);
-  if (ct == kBool) detail::kernel_not_implemented(rem ? "remainder_cpu" : mode == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu", kBool);
+  if (ct == kBool)
+    detail::kernel_not_implemented(rem ? "remainder_cpu" : mode == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu",
+                                   kBool);
   Tensor out = detail::new_empty(shape, ct);
   Tensor ta, tb;
   const Tensor& x = detail::as_dtype(a, ct, ta);

@@ -24,7 +24,7 @@ void EmbeddingImpl::reset_parameters() {
     weight.select(0, *options.padding_idx()).fill_(0);
   }
 }
-Tensor EmbeddingImpl::forward(const Tensor& indices) { 
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
   return embedding(weight, indices, options.padding_idx(), options.scale_grad_by_freq());
 }
 void EmbeddingImpl::pretty_print(std::ostream& os) const {
