@@ -2,7 +2,7 @@
 #include "graft/optim/adagrad.h"
 
 #include "fused_kernels.h"
-#include "python_format.h"
+#include "graft/core/python_format.h"
 #include "update_util.h"
 
 namespace graft::optim {
@@ -17,7 +17,7 @@ void AdagradOptions::visit(OptionVisitor& v) {
 }
 
 void AdagradOptions::validate() const {
-  using detail::python_float;
+  using graft::detail::python_float;
   GRAFT_CHECK(0.0 <= lr_, ValueError, "Invalid learning rate: ", python_float(lr_));
   GRAFT_CHECK(0.0 <= lr_decay_, ValueError, "Invalid lr_decay value: ", python_float(lr_decay_));
   GRAFT_CHECK(0.0 <= weight_decay_, ValueError, "Invalid weight_decay value: ", python_float(weight_decay_));

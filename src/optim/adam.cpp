@@ -4,13 +4,14 @@
 #include <cmath>
 
 #include "adam_update.h"
-#include "python_format.h"
+#include "graft/core/python_format.h"
 #include "update_util.h"
 
 namespace graft::optim {
 namespace detail {
 
 void validate_adam(double lr, double eps, const std::tuple<double, double>& betas, double weight_decay) {
+  using graft::detail::python_float;
   const double b0 = std::get<0>(betas), b1 = std::get<1>(betas);
   GRAFT_CHECK(0.0 <= lr, ValueError, "Invalid learning rate: ", python_float(lr));
   GRAFT_CHECK(0.0 <= eps, ValueError, "Invalid epsilon value: ", python_float(eps));

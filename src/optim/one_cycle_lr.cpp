@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "python_format.h"
+#include "graft/core/python_format.h"
 
 namespace graft::optim {
 
@@ -36,7 +36,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o) : LRSch
     throw ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)");
   }
   GRAFT_CHECK(!(o.pct_start() < 0 || o.pct_start() > 1), ValueError,
-              "Expected float between 0 and 1 pct_start, but got ", detail::python_float(o.pct_start()));
+              "Expected float between 0 and 1 pct_start, but got ", graft::detail::python_float(o.pct_start()));
   GRAFT_CHECK(o.anneal_strategy() == "cos" || o.anneal_strategy() == "linear", ValueError,
               "anneal_strategy must be one of 'cos' or 'linear', instead got ", o.anneal_strategy());
   pct_start_ = o.pct_start();

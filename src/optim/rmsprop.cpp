@@ -2,7 +2,7 @@
 #include "graft/optim/rmsprop.h"
 
 #include "fused_kernels.h"
-#include "python_format.h"
+#include "graft/core/python_format.h"
 #include "update_util.h"
 
 namespace graft::optim {
@@ -18,7 +18,7 @@ void RMSpropOptions::visit(OptionVisitor& v) {
 }
 
 void RMSpropOptions::validate() const {
-  using detail::python_float;
+  using graft::detail::python_float;
   GRAFT_CHECK(0.0 <= lr_, ValueError, "Invalid learning rate: ", python_float(lr_));
   GRAFT_CHECK(0.0 <= eps_, ValueError, "Invalid epsilon value: ", python_float(eps_));
   GRAFT_CHECK(0.0 <= momentum_, ValueError, "Invalid momentum value: ", python_float(momentum_));

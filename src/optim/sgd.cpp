@@ -2,7 +2,7 @@
 #include "graft/optim/sgd.h"
 
 #include "fused_kernels.h"
-#include "python_format.h"
+#include "graft/core/python_format.h"
 #include "update_util.h"
 
 namespace graft::optim {
@@ -17,7 +17,7 @@ void SGDOptions::visit(OptionVisitor& v) {
 }
 
 void SGDOptions::validate() const {
-  using detail::python_float;
+  using graft::detail::python_float;
   GRAFT_CHECK(!(lr_ < 0.0), ValueError, "Invalid learning rate: ", python_float(lr_));
   GRAFT_CHECK(!(momentum_ < 0.0), ValueError, "Invalid momentum value: ", python_float(momentum_));
   GRAFT_CHECK(!(weight_decay_ < 0.0), ValueError, "Invalid weight_decay value: ", python_float(weight_decay_));

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../../optim/python_format.h"
+#include "graft/core/python_format.h"
 #include "graft/autograd/grad_mode.h"
 #include "graft/ops/ops.h"
 
@@ -84,7 +84,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   for (const Tensor& g : grads) norms.push_back(round_to(vector_norm(g, norm_type), g.dtype()));
   const double total = round_to(norm_of(norms.data(), static_cast<int64_t>(norms.size()), norm_type), dtype);
   GRAFT_CHECK(!(error_if_nonfinite && !std::isfinite(total)), RuntimeError, "The total norm of order ",
-              optim::detail::python_float(norm_type),
+              graft::detail::python_float(norm_type),
               " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
               "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
   Tensor total_norm = scalar_tensor(total, dtype);

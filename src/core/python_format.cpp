@@ -1,11 +1,11 @@
 // Python's float repr, built on std::to_chars (shortest round-trip digits).
-#include "python_format.h"
+#include "graft/core/python_format.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
-namespace graft::optim::detail {
+namespace graft::detail {
 
 std::string python_float(double value) {
   if (std::isnan(value)) return "nan";
@@ -48,4 +48,4 @@ std::string python_float(double value) {
   return out;
 }
 
-}  // namespace graft::optim::detail
+}  // namespace graft::detail
