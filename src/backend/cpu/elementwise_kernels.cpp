@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "graft/core/error.h"
-#include "graft/ops/ops.h"
 #include "kernels.h"
 #include "loops.h"
 
@@ -213,7 +212,7 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
     default: break;
   }
   // Everything else goes through the tensor path with a 0-d operand.
-  Tensor st = empty({}, TensorOptions(a.dtype()));
+  Tensor st = scratch({}, a.dtype());
   fill(st, s_);
   if (rev) binary_typed<T>(op, out, st, a, alpha_s);
   else binary_typed<T>(op, out, a, st, alpha_s);

@@ -2,7 +2,6 @@
 #include <cblas.h>
 
 #include "graft/core/error.h"
-#include "graft/ops/ops.h"
 #include "kernels.h"
 
 namespace graft::cpu {
@@ -21,7 +20,7 @@ BlasView blas_view(const Tensor& m) {
   int64_t rs = m.stride(r), cs = m.stride(r + 1);
   if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) return {m, false, std::max<int64_t>(rows == 1 ? cols : rs, 1)};
   if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1)) return {m, true, std::max<int64_t>(cols == 1 ? rows : cs, 1)};
-  Tensor c = empty(m.sizes(), TensorOptions(m.dtype()));
+  Tensor c = scratch(m.sizes(), m.dtype());
   copy(c, m);
   return {c, false, std::max<int64_t>(cols, 1)};
 }

@@ -1,7 +1,6 @@
 // Indexing CPU kernels: index_select, index_add, gather, scatter_add. Indices were
 // range-checked by the ops layer.
 #include "graft/core/error.h"
-#include "graft/ops/ops.h"
 #include "kernels.h"
 
 namespace graft::cpu {

@@ -1,9 +1,19 @@
 #pragma once
 // CPU kernels. They compute values only: no autograd, no argument checks beyond internal
 // asserts (the ops layer in src/ops validates and promotes first). Outputs are preallocated.
+#include "graft/core/allocator.h"
 #include "graft/core/tensor.h"
 
 namespace graft::cpu {
+
+/// A contiguous scratch tensor for a kernel's own use (no autograd, no checks): allocated
+/// through the CPU allocator, so the backend needs nothing from the ops layer above it.
+inline Tensor scratch(IntArrayRef sizes, DType dtype) {
+  Shape strides = contiguous_strides(sizes);
+  const size_t nbytes = static_cast<size_t>(compute_numel(sizes)) * element_size(dtype);
+  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(nbytes), nbytes);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
 
 /// A view of t's storage with the given geometry and no autograd history (kernels only).
 inline Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "graft/core/error.h"
-#include "graft/ops/ops.h"
 #include "kernels.h"
 
 namespace graft::cpu {
@@ -25,7 +24,7 @@ Tensor reduced_last(const Tensor& a, uint64_t mask, int64_t& R) {
   for (auto d : perm) { sizes.push_back(a.size(d)); strides.push_back(a.stride(d)); }
   Tensor p = raw_view(a, sizes, strides, a.storage_offset());
   if (p.is_contiguous()) return p;
-  Tensor c = empty(sizes, TensorOptions(a.dtype()));
+  Tensor c = scratch(sizes, a.dtype());
   copy(c, p);
   return c;
 }
