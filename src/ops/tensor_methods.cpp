@@ -1,7 +1,7 @@
 // Tensor methods: metadata helpers and forwarding to the functional ops.
 #include "graft/ops/ops.h"
 #include "../backend/cpu/kernels.h"
-#include "../ops/op_util.h"
+#include "op_util.h"
 
 namespace graft {
 
