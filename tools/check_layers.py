@@ -6,14 +6,14 @@
 
 Layers, lowest first (a file may include headers of its own layer and of lower ones):
 
-    core < alloc < backend < ops < autograd < {nn, optim, data, serialize} < doctor < python
+    core < alloc < backend < ops < autograd < {nn, optim, data} < serialize < doctor < python
 
 A layer is the folder a file lives in: include/graft/<layer>/ (public) and src/<layer>/ (private),
 python/csrc/ for the bindings; include/graft/graft.h is the umbrella header (above everything but
 python), memory.h belongs to alloc and parallel.h to core. Three rules:
 
-  upward    a file includes a header of a higher layer, or of a peer (nn, optim, data and
-            serialize do not include each other);
+  upward    a file includes a header of a higher layer, or of a peer (nn, optim and data do
+            not include each other; serialize, which saves modules and optimizers, sits above);
   private   a file includes a private header (src/<layer>/...) of another layer;
   bindings  python/csrc includes anything but public headers (include/graft/...) and its own.
 
@@ -29,7 +29,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = os.path.join(ROOT, "tools", "layer_baseline.txt")
 RANK = {"core": 0, "alloc": 1, "backend": 2, "ops": 3, "autograd": 4,
-        "nn": 5, "optim": 5, "data": 5, "serialize": 5, "doctor": 6, "umbrella": 7, "python": 8}
+        "nn": 5, "optim": 5, "data": 5, "serialize": 6, "doctor": 7, "umbrella": 8, "python": 9}
 TOP_LEVEL_HEADERS = {"graft.h": "umbrella", "memory.h": "alloc", "parallel.h": "core"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
