@@ -827,26 +827,8 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
     return repeat(a, sizes_from_args(sizes, kw, "repeat", "repeats"));
   });
   def_both(
-      m, cls, "dist",
-      [](const Tensor& a, const Tensor& b, double p) {
-        // the p-norm of a - b; its gradient is 0 where the norm is 0 (PyTorch's norm_backward),
-        // not 0 * inf: the root is taken of a sum kept away from 0
-        GRAFT_CHECK(is_floating_point(promote_types(a.dtype(), b.dtype())), RuntimeError,
-                    "norm(): input dtype should be either floating point or complex. Got ",
-                    scalar_type_name(promote_types(a.dtype(), b.dtype())), " instead.");
-        Tensor d = abs(sub(a, b));
-        if (p == 0) {  // the count of nonzeros, in the graph with a zero gradient (as PyTorch's)
-          Tensor count = sum(ne(d, 0).to(d.dtype()));
-          return where(ones_like(count, TensorOptions(kBool)), count, sum(d));
-        }
-        if (std::isinf(p)) return d.numel() == 0 ? sum(d) : p > 0 ? graft::max(d) : graft::min(d);
-        Tensor s = p == 2.0 ? sum(mul(d, d)) : p == 1.0 ? sum(d) : sum(pow(d, p));
-        if (p == 1.0) return s;
-        Tensor zero = eq(s, 0);
-        Tensor root = p == 2.0 ? sqrt(where(zero, 1.0, s)) : pow(where(zero, 1.0, s), 1.0 / p);
-        return where(zero, 0.0, root);
-      },
-      py::arg("other"), py::arg("p") = 2.0);
+      m, cls, "dist", [](const Tensor& a, const Tensor& b, double p) { return dist(a, b, p); }, py::arg("other"),
+      py::arg("p") = 2.0);
 
   // ---- in-place ----
   cls.def(

@@ -452,6 +452,26 @@ static Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
 Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
 Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
 
+Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  detail::check_tensor(a, "dist", "self");
+  detail::check_tensor(b, "dist", "other");
+  const DType dt = promote_types(a.dtype(), b.dtype());
+  GRAFT_CHECK(is_floating_point(dt), RuntimeError,
+              "norm(): input dtype should be either floating point or complex. Got ", scalar_type_name(dt), " instead.");
+  Tensor d = abs(sub(a, b));
+  if (p == 0) {  // the count of nonzeros, kept in the graph with a zero gradient (as PyTorch's)
+    Tensor count = sum(ne(d, 0).to(d.dtype()));
+    return where(ones_like(count, TensorOptions(kBool)), count, sum(d));
+  }
+  if (std::isinf(p)) return d.numel() == 0 ? sum(d) : p > 0 ? amax(d) : amin(d);
+  Tensor s = p == 2.0 ? sum(mul(d, d)) : p == 1.0 ? sum(d) : sum(pow(d, p));
+  if (p == 1.0) return s;
+  // the root of a sum kept away from 0, so that its gradient is 0 there rather than 0 * inf
+  Tensor zero = eq(s, 0);
+  Tensor root = p == 2.0 ? sqrt(where(zero, 1.0, s)) : pow(where(zero, 1.0, s), 1.0 / p);
+  return where(zero, 0.0, root);
+}
+
 Tensor sum_to(const Tensor& a, IntArrayRef sizes) {
   detail::check_tensor(a, "sum_to");
   if (a.sizes().equals(sizes)) return a;

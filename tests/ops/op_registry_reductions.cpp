@@ -1,4 +1,5 @@
 // Registry entries: reductions, softmax family, sum_to.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -208,7 +209,33 @@ void register_reductions(Registry& r) {
       };
       return c;
     };
-    r.push_back({"sum_to",
+    {
+    // dist: the p-norm of a - b over everything; values keep |a - b| away from 0 and from ties
+    auto dist_ref = [](double p) {
+      return [p](const V& x) {
+        RT d = zip(x[0], x[1], [](double a, double b) { return std::fabs(a - b); });
+        return V{reduce(d, {}, false, [p](const Group& g) {
+          if (p == 0) return static_cast<double>(std::count_if(g.begin(), g.end(), [](double v) { return v != 0; }));
+          if (std::isinf(p)) return p > 0 ? *std::max_element(g.begin(), g.end()) : *std::min_element(g.begin(), g.end());
+          double s = 0;
+          for (double v : g) s += std::pow(v, p);
+          return std::pow(s, 1.0 / p);
+        })};
+      };
+    };
+    auto dist_case = [&](const char* variant, double p) {
+      OpCase c;
+      c.variant = variant;
+      c.fn = [p](const TensorList& x) { return TensorList{dist(x[0], x[1], p)}; };
+      c.ref = dist_ref(p);
+      c.samples = {{"2x3", {vals({2, 3}, {0.5, -1.2, 2.0, 0.3, 1.1, -0.7}), vals({2, 3}, {-0.4, 0.6, 1.2, 1.5, -0.2, 0.9})}},
+                   {"bcast_3_1x3", {vals({3}, {0.9, -0.8, 2.2}), vals({1, 3}, {-0.3, 0.5, 0.1})}}};
+      return c;
+    };
+    r.push_back({"dist", {dist_case("p2", 2.0), dist_case("p1", 1.0), dist_case("p3", 3.0), dist_case("p0", 0.0),
+                          dist_case("p_inf", INFINITY), dist_case("p_neg_inf", -INFINITY)}});
+  }
+  r.push_back({"sum_to",
                  {sum_to_case("2x3_to_3", {2, 3}, {3}), sum_to_case("2x3_to_2x1", {2, 3}, {2, 1}),
                   sum_to_case("2x3_to_1x3", {2, 3}, {1, 3}), sum_to_case("2x3_to_0d", {2, 3}, {}),
                   sum_to_case("2x1x3_to_1x1", {2, 1, 3}, {1, 1}), sum_to_case("same", {2, 3}, {2, 3}),

@@ -182,6 +182,10 @@ Tensor std(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool 
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = false);
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
+/// The p-norm of a - b (broadcast) over every element (torch.dist): p = 0 counts the nonzero
+/// differences, +-inf takes the largest / smallest; floating dtypes only. The gradient is 0
+/// where the norm is 0 (PyTorch's norm_backward), not 0 * inf.
+Tensor dist(const Tensor& a, const Tensor& b, double p = 2.0);
 /// Sums `a` down to `sizes` (the reverse of broadcasting `sizes` to a's shape).
 Tensor sum_to(const Tensor& a, IntArrayRef sizes);
 
