@@ -748,7 +748,7 @@ Tensor clamp(const Tensor& a, const Tensor& l, const Tensor& h) {
   {
     NoGradGuard ng;
     out = l.defined() ? maximum(a, l) : a;
-    out = h.defined() ? minimum(out, h) : out.clone();
+    if (h.defined()) out = minimum(out, h);  // out is maximum's fresh result otherwise
   }
   if (any_requires_grad({&a, &l, &h})) {
     auto n = make_node<ClampBackward0>({&a, &l, &h});

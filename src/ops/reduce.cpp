@@ -344,9 +344,11 @@ std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { retu
 static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "argmax" : "argmin";
   detail::check_tensor(a, name);
+  const std::optional<int64_t> d =
+      dim && a.dim() > 0 ? std::optional<int64_t>(detail::wrap_dim(*dim, a.dim(), name)) : std::nullopt;
   if (a.dtype() == kBool) {
     // PyTorch has no bool kernel; it runs none for a reduction over a dim of size 1
-    const bool trivial = dim && a.dim() > 0 && a.size(detail::wrap_dim(*dim, a.dim(), name)) == 1;
+    const bool trivial = d && a.size(*d) == 1;
     if (!trivial && (dim || a.numel() > 0)) detail::kernel_not_implemented(is_max ? "argmax_cpu" : "argmin_cpu", kBool);
   }
   if (!dim) {
@@ -357,10 +359,7 @@ static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keep
     if (keepdim) return idx.reshape(Shape(a.dim(), 1));
     return idx;
   }
-  if (a.dim() > 0) {
-    const int64_t d = detail::wrap_dim(*dim, a.dim(), name);
-    GRAFT_CHECK(a.size(d) > 0, IndexError, name, "(): Expected reduction dim ", d, " to have non-zero size.");
-  }
+  if (d) check_nonempty_reduction(a, uint64_t{1} << *d, name);  // named argmax/argmin, not max/min
   NoGradGuard ng;
   auto [v, i] = max_min_dim(a, *dim, keepdim, is_max);
   return i;
