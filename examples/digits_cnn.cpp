@@ -47,13 +47,12 @@ std::pair<Tensor, Tensor> load_digits(const std::string& path) {
 
 struct CNNImpl : nn::Module {
   CNNImpl() : Module("CNN") {
-    features = register_module(
-        "features", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 16, 3).padding({1})), nn::ReLU(),
-                                   nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding({1})), nn::ReLU(),
-                                   nn::MaxPool2d(2)));
-    classifier = register_module(
-        "classifier", nn::Sequential(nn::Flatten(), nn::Linear(32 * 4 * 4, 64), nn::ReLU(), nn::Dropout(0.2),
-                                     nn::Linear(64, 10)));
+    features =
+        register_module("features", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 16, 3).padding({1})), nn::ReLU(),
+                                                   nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding({1})), nn::ReLU(),
+                                                   nn::MaxPool2d(2)));
+    classifier = register_module("classifier", nn::Sequential(nn::Flatten(), nn::Linear(32 * 4 * 4, 64), nn::ReLU(),
+                                                              nn::Dropout(0.2), nn::Linear(64, 10)));
   }
   Tensor forward(const Tensor& x) { return classifier->forward(features->forward(x)); }
   nn::Sequential features{nullptr}, classifier{nullptr};
@@ -96,12 +95,11 @@ void train_epoch(CNN& model, optim::Optimizer& opt, data::DataLoader& loader, in
     // On a terminal the bar redraws every step; in a log, one line per epoch.
     if (!interactive && step != steps) continue;
     const int width = 24, filled = static_cast<int>(width * step / steps);
-    std::printf("%sepoch %2d/%d [%s%s] step %3lld/%lld  loss %.4f  acc %5.1f%%  live %s", interactive ? "\r" : "", epoch, epochs,
-                std::string(static_cast<size_t>(filled), '#').c_str(),
+    std::printf("%sepoch %2d/%d [%s%s] step %3lld/%lld  loss %.4f  acc %5.1f%%  live %s", interactive ? "\r" : "",
+                epoch, epochs, std::string(static_cast<size_t>(filled), '#').c_str(),
                 std::string(static_cast<size_t>(width - filled), '.').c_str(), static_cast<long long>(step),
                 static_cast<long long>(steps), loss_sum / static_cast<double>(step),
-                100.0 * static_cast<double>(correct) / static_cast<double>(seen),
-                mib(memory_allocated()).c_str());
+                100.0 * static_cast<double>(correct) / static_cast<double>(seen), mib(memory_allocated()).c_str());
     std::fflush(stdout);
   }
   std::printf("\n");

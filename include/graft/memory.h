@@ -56,8 +56,7 @@ void set_per_process_memory_limit(std::optional<int64_t> bytes, Device device = 
 std::pair<int64_t, int64_t> mem_get_info(Device device = kCPU);
 /// Starts or stops recording allocator events (alloc, free, segment alloc/free, OOM) in a
 /// ring of at most `max_entries`, each with its op and, with `cpp_stacks`, a C++ backtrace.
-void record_memory_history(bool enabled, size_t max_entries = 100000, bool cpp_stacks = false,
-                           Device device = kCPU);
+void record_memory_history(bool enabled, size_t max_entries = 100000, bool cpp_stacks = false, Device device = kCPU);
 /// The snapshot and the history as JSON (schema "graft.memory_snapshot", version 1;
 /// docs/memory.md).
 std::string memory_snapshot_json(Device device = kCPU);

@@ -13,7 +13,8 @@ std::vector<Tensor> tensors_of(py::handle o, const char* what) {
   if (o.is_none()) return out;
   if (is_tensor(o)) return {as_tensor_unchecked(o)};
   for (py::handle h : o) {
-    GRAFT_CHECK(is_tensor(h), TypeError, what, " must be Tensors, got ", std::string(py::str(h.get_type().attr("__name__"))));
+    GRAFT_CHECK(is_tensor(h), TypeError, what, " must be Tensors, got ",
+                std::string(py::str(h.get_type().attr("__name__"))));
     out.push_back(as_tensor_unchecked(h));
   }
   return out;
@@ -61,8 +62,8 @@ void run_backward(const std::vector<Tensor>& tensors, std::vector<Tensor> grads,
 
 /// PythonTensorHook for `fn` (named by its __name__, as PyTorch's size-check message does).
 PythonTensorHook python_hook(py::function fn) {
-  std::string name = py::hasattr(fn, "__name__") ? py::str(fn.attr("__name__")).cast<std::string>()
-                                                  : std::string(py::str(fn));
+  std::string name =
+      py::hasattr(fn, "__name__") ? py::str(fn.attr("__name__")).cast<std::string>() : std::string(py::str(fn));
   return PythonTensorHook{SafePyObject(std::move(fn)), std::move(name)};
 }
 
@@ -88,7 +89,8 @@ Tensor PythonTensorHook::operator()(const Tensor& grad) const {
 
 void init_autograd(py::module_& m) {
   py::handle tensor_cls = tensor_type();
-  py::class_<TensorImpl, intrusive_ptr<TensorImpl>> cls = py::reinterpret_borrow<py::class_<TensorImpl, intrusive_ptr<TensorImpl>>>(tensor_cls);
+  py::class_<TensorImpl, intrusive_ptr<TensorImpl>> cls =
+      py::reinterpret_borrow<py::class_<TensorImpl, intrusive_ptr<TensorImpl>>>(tensor_cls);
 
   cls.def(
       "backward",
@@ -173,8 +175,10 @@ void init_autograd(py::module_& m) {
       .def(py::init<bool>(), py::arg("mode") = true)
       .def("__enter__",
            [](InferenceModeGuard& g) {
-             if (g.enabled) g.guard = std::make_unique<InferenceMode>(true);
-             else g.guard = std::make_unique<InferenceMode>(false);
+             if (g.enabled)
+               g.guard = std::make_unique<InferenceMode>(true);
+             else
+               g.guard = std::make_unique<InferenceMode>(false);
            })
       .def("__exit__", [](InferenceModeGuard& g, py::args) { g.guard.reset(); });
   m.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);

@@ -64,9 +64,12 @@ void scan(py::handle o, size_t depth, SequenceData& out) {
   } else if (is_tensor(o)) {
     Tensor t = as_tensor_unchecked(o);
     GRAFT_CHECK(t.numel() == 1, ValueError, "only one element tensors can be converted to Python scalars");
-    if (t.is_floating_point()) out.any_float = true;
-    else if (t.dtype() == kBool) out.any_bool = true;
-    else out.any_int = true;
+    if (t.is_floating_point())
+      out.any_float = true;
+    else if (t.dtype() == kBool)
+      out.any_bool = true;
+    else
+      out.any_int = true;
   } else if (is_number(o)) {
     Scalar s = to_scalar(o);
     (s.is_floating_point() ? out.any_float : s.is_bool() ? out.any_bool : out.any_int) = true;
@@ -100,7 +103,8 @@ Tensor from_sequence(py::handle data, std::optional<DType> dtype) {
   DType inferred = sd.any_float ? default_dtype() : sd.any_int ? kInt64 : sd.any_bool ? kBool : default_dtype();
   DType d = dtype.value_or(inferred);
   GRAFT_CHECK(static_cast<int64_t>(sd.values.size()) == compute_numel(sd.shape), ValueError,
-              "tensor(): ragged nested sequence (", sd.values.size(), " numbers for shape ", IntArrayRef(sd.shape), ")");
+              "tensor(): ragged nested sequence (", sd.values.size(), " numbers for shape ", IntArrayRef(sd.shape),
+              ")");
   Tensor t = empty(sd.shape, TensorOptions(d));
   GRAFT_DISPATCH_ALL(d, "tensor", [&] {
     auto* p = t.data_ptr<scalar_t>();
@@ -122,11 +126,16 @@ std::optional<DType> dtype_of_numpy(const py::dtype& dt) {
 
 py::dtype numpy_dtype(DType d) {
   switch (d) {
-    case kBool: return py::dtype::of<bool>();
-    case kInt32: return py::dtype::of<int32_t>();
-    case kInt64: return py::dtype::of<int64_t>();
-    case kFloat32: return py::dtype::of<float>();
-    case kFloat64: return py::dtype::of<double>();
+    case kBool:
+      return py::dtype::of<bool>();
+    case kInt32:
+      return py::dtype::of<int32_t>();
+    case kInt64:
+      return py::dtype::of<int64_t>();
+    case kFloat32:
+      return py::dtype::of<float>();
+    case kFloat64:
+      return py::dtype::of<double>();
   }
   throw TypeError("numpy: unsupported dtype");
 }
@@ -197,11 +206,16 @@ py::array to_numpy(const Tensor& t, bool force) {
 py::object tolist_rec(const char* p, const Tensor& t, int64_t dim) {
   if (dim == t.dim()) {
     switch (t.dtype()) {
-      case kBool: return py::bool_(*reinterpret_cast<const bool*>(p));
-      case kInt32: return py::int_(*reinterpret_cast<const int32_t*>(p));
-      case kInt64: return py::int_(*reinterpret_cast<const int64_t*>(p));
-      case kFloat32: return py::float_(*reinterpret_cast<const float*>(p));
-      case kFloat64: return py::float_(*reinterpret_cast<const double*>(p));
+      case kBool:
+        return py::bool_(*reinterpret_cast<const bool*>(p));
+      case kInt32:
+        return py::int_(*reinterpret_cast<const int32_t*>(p));
+      case kInt64:
+        return py::int_(*reinterpret_cast<const int64_t*>(p));
+      case kFloat32:
+        return py::float_(*reinterpret_cast<const float*>(p));
+      case kFloat64:
+        return py::float_(*reinterpret_cast<const double*>(p));
     }
   }
   py::list out(t.size(dim));
@@ -220,11 +234,16 @@ struct DLPackContext {
 
 DLDataType dl_dtype(DType d) {
   switch (d) {
-    case kBool: return {kDLBoolCode, 8, 1};
-    case kInt32: return {kDLInt, 32, 1};
-    case kInt64: return {kDLInt, 64, 1};
-    case kFloat32: return {kDLFloat, 32, 1};
-    case kFloat64: return {kDLFloat, 64, 1};
+    case kBool:
+      return {kDLBoolCode, 8, 1};
+    case kInt32:
+      return {kDLInt, 32, 1};
+    case kInt64:
+      return {kDLInt, 64, 1};
+    case kFloat32:
+      return {kDLFloat, 32, 1};
+    case kFloat64:
+      return {kDLFloat, 64, 1};
   }
   return {kDLFloat, 32, 1};
 }
@@ -241,8 +260,7 @@ DType dtype_of_dl(DLDataType t) {
 }
 
 py::capsule to_dlpack(const Tensor& t) {
-  GRAFT_CHECK(!t.requires_grad(), RuntimeError,
-              "Can't export tensors that require gradient, use tensor.detach()");
+  GRAFT_CHECK(!t.requires_grad(), RuntimeError, "Can't export tensors that require gradient, use tensor.detach()");
   auto* ctx = new DLPackContext{t, {t.sizes().begin(), t.sizes().end()}, {t.strides().begin(), t.strides().end()}, {}};
   DLTensor& dl = ctx->managed.dl_tensor;
   dl.data = t.data_ptr();
@@ -278,16 +296,20 @@ Tensor from_dlpack(py::handle obj) {
               ")");
   DType d = dtype_of_dl(dl.dtype);
   std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim), strides;
-  if (dl.strides) strides.assign(dl.strides, dl.strides + dl.ndim);
+  if (dl.strides)
+    strides.assign(dl.strides, dl.strides + dl.ndim);
   else {
     Shape s = contiguous_strides(sizes);
     strides.assign(s.begin(), s.end());
   }
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
   PyCapsule_SetName(cap.ptr(), "used_dltensor");
-  return from_blob(data, sizes, strides, [m](void*) {
-    if (m->deleter) m->deleter(m);
-  }, TensorOptions(d));
+  return from_blob(
+      data, sizes, strides,
+      [m](void*) {
+        if (m->deleter) m->deleter(m);
+      },
+      TensorOptions(d));
 }
 
 }  // namespace
@@ -320,7 +342,8 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
       "as_tensor",
       [](py::handle data, std::optional<DType> dtype, py::object device) {
         Tensor t;
-        if (is_tensor(data)) t = as_tensor_unchecked(data);
+        if (is_tensor(data))
+          t = as_tensor_unchecked(data);
         else if (is_ndarray(data) && dtype_of_numpy(py::reinterpret_borrow<py::array>(data).dtype()))
           t = from_numpy(data);
         else if (is_number(data)) {
@@ -354,7 +377,8 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
              Tensor c = t;
              return tolist_rec(static_cast<const char*>(c.data_ptr()), c, 0);
            })
-      .def("__dlpack__", [](const Tensor& t, py::object) { return to_dlpack(t); }, py::arg("stream") = py::none())
+      .def(
+          "__dlpack__", [](const Tensor& t, py::object) { return to_dlpack(t); }, py::arg("stream") = py::none())
       .def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); });
 }
 

@@ -75,7 +75,7 @@ lifetime::SiteId python_site() {
   if (!Py_IsInitialized() || !PyGILState_Check()) return 0;
   PyThreadState* ts = PyThreadState_Get();
   PyFrameObject* f = PyThreadState_GetFrame(ts);  // new reference, or null
-  PyCodeObject* inner_code = nullptr;  // borrowed from code_infos (kept alive there)
+  PyCodeObject* inner_code = nullptr;             // borrowed from code_infos (kept alive there)
   int inner_line = 0;
   PyCodeObject* outer_code = nullptr;
   int outer_line = 0;
@@ -390,9 +390,9 @@ void init_doctor(py::module_& m) {
              s->session->set_annotator(s->annotator.get());
              return s;
            }),
-           py::arg("tier"), py::arg("warmup"), py::arg("confirm"), py::arg("step_on_optimizer"),
-           py::arg("max_holders"), py::arg("oom_report_path"), py::arg("max_events"), py::arg("deterministic"),
-           py::arg("holders"), py::arg("boundary"))
+           py::arg("tier"), py::arg("warmup"), py::arg("confirm"), py::arg("step_on_optimizer"), py::arg("max_holders"),
+           py::arg("oom_report_path"), py::arg("max_events"), py::arg("deterministic"), py::arg("holders"),
+           py::arg("boundary"))
       .def("step", [](PySession& s) { s.session->step(); })
       .def("stop", [](PySession& s) { s.session->stop(); })
       .def_property_readonly("steps", [](PySession& s) { return s.session->steps(); })
@@ -445,10 +445,13 @@ void init_doctor(py::module_& m) {
             return s.session->graph_svg(component, labels);
           },
           py::arg("component") = -1, py::arg("labels") = std::map<uintptr_t, std::string>{})
-      .def("allow_window", [](PySession& s, int n) { s.session->allow_window(n); }, py::arg("steps"))
-      .def("declare_accumulation", [](PySession& s, int n) { s.session->declare_accumulation(n); },
-           py::arg("micro_steps"))
-      .def("allow", [](PySession& s, const std::string& p) { s.session->allow(p); }, py::arg("path_or_line"))
+      .def(
+          "allow_window", [](PySession& s, int n) { s.session->allow_window(n); }, py::arg("steps"))
+      .def(
+          "declare_accumulation", [](PySession& s, int n) { s.session->declare_accumulation(n); },
+          py::arg("micro_steps"))
+      .def(
+          "allow", [](PySession& s, const std::string& p) { s.session->allow(p); }, py::arg("path_or_line"))
       .def("assert_no_leak", [](PySession& s) { s.session->assert_no_leak(); })
       .def("last_oom_report", [](PySession& s) { return s.session->last_oom_report(); })
       .def(

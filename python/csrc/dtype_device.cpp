@@ -47,21 +47,24 @@ void init_dtype_device(py::module_& m) {
            }),
            py::arg("type"), py::arg("index"))
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        if (d.index < 0) return py::none();
-        return py::int_(d.index);
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               if (d.index < 0) return py::none();
+                               return py::int_(d.index);
+                             })
       .def("__str__", [](const Device& d) { return d.str(); })
-      .def("__repr__", [](const Device& d) {
-        std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
-        if (d.index >= 0) s += ", index=" + std::to_string(d.index);
-        return s + ")";
-      })
-      .def("__eq__", [](const Device& a, py::handle b) {
-        if (!py::isinstance<Device>(b) && !py::isinstance<py::str>(b)) return false;
-        Device o = to_device(b);
-        return a.type == o.type && a.index == o.index;
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+             return s + ")";
+           })
+      .def("__eq__",
+           [](const Device& a, py::handle b) {
+             if (!py::isinstance<Device>(b) && !py::isinstance<py::str>(b)) return false;
+             Device o = to_device(b);
+             return a.type == o.type && a.index == o.index;
+           })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; });
   dev.attr("__module__") = "graft";
 }
@@ -70,7 +73,8 @@ Device to_device(py::handle o) {
   if (py::isinstance<Device>(o)) return o.cast<Device>();
   if (py::isinstance<py::str>(o)) return Device(o.cast<std::string>());
   if (PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr())) return Device(DeviceType::CUDA, o.cast<int8_t>());
-  throw TypeError(detail::str("expected a device (graft.device, str or int), got ", std::string(py::str(o.get_type().attr("__name__")))));
+  throw TypeError(detail::str("expected a device (graft.device, str or int), got ",
+                              std::string(py::str(o.get_type().attr("__name__")))));
 }
 
 }  // namespace graft::python

@@ -32,7 +32,8 @@ void init_errors(py::module_& m) {
       // host memory that a binding or the library took outside the caching allocator
       PyErr_SetString(oom.ptr(), "CPU out of memory: a host allocation outside graft's caching allocator failed");
     } catch (const std::length_error& e) {
-      PyErr_SetString(PyExc_RuntimeError, (std::string("a size is too large for a host container: ") + e.what()).c_str());
+      PyErr_SetString(PyExc_RuntimeError,
+                      (std::string("a size is too large for a host container: ") + e.what()).c_str());
     }
   });
   // Autograd's warnings (the .grad of a non-leaf, anomaly mode, ...) are Python UserWarnings,

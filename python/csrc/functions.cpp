@@ -224,8 +224,9 @@ void init_functions(py::module_& m) {
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
   m.def("initial_seed", []() { return initial_seed(); });
-  m.def("get_rng_state", []() { return get_rng_state(); },
-        "The default generator's state: a 1-D int64 tensor (the initial seed, then the engine's words).");
+  m.def(
+      "get_rng_state", []() { return get_rng_state(); },
+      "The default generator's state: a 1-D int64 tensor (the initial seed, then the engine's words).");
   m.def(
       "set_rng_state",
       [](py::handle state) {
@@ -248,12 +249,13 @@ void init_functions(py::module_& m) {
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
   m.def(
       "chunk",
-      [](const Tensor& t, py::handle chunks, py::handle dim) { return py::tuple(py::cast(t).attr("chunk")(chunks, dim)); },
+      [](const Tensor& t, py::handle chunks, py::handle dim) {
+        return py::tuple(py::cast(t).attr("chunk")(chunks, dim));
+      },
       py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
   m.def(
       "unbind", [](const Tensor& t, py::handle dim) { return py::tuple(py::cast(t).attr("unbind")(dim)); },
-      py::arg("input"),
-      py::arg("dim") = 0);
+      py::arg("input"), py::arg("dim") = 0);
   for (const char* name : {"flatten", "unflatten", "reshape", "transpose", "permute", "squeeze", "unsqueeze", "t",
                            "narrow", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;

@@ -383,8 +383,7 @@ void init_functions_part(py::module_& f) {
   f.def(
       "group_norm",
       [](const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
-         const std::optional<Tensor>& bias,
-         double eps) {
+         const std::optional<Tensor>& bias, double eps) {
         // torch.nn.functional.group_norm's _verify_batch_size over [N * C / G, G, *spatial]
         if (input.dim() >= 2 && num_groups > 0) {
           int64_t n = input.size(0) * (input.size(1) / num_groups);

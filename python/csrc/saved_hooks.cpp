@@ -52,8 +52,9 @@ struct PySavedTensor {
 
 void init_saved_hooks(py::module_& m) {
   py::class_<PySavedTensor>(m, "_SavedTensor")
-      .def("unpack", [](const PySavedTensor& s) { return s.saved.unpack(); },
-           "The saved tensor (through the unpack hook if one packed it); raises if it was modified in place.");
+      .def(
+          "unpack", [](const PySavedTensor& s) { return s.saved.unpack(); },
+          "The saved tensor (through the unpack hook if one packed it); raises if it was modified in place.");
   m.def(
       "_make_saved_tensor",
       [](const Tensor& t) {

@@ -68,9 +68,8 @@ void init_serialize(py::module_& m) {
       "from_bytes",
       [](const py::buffer& data, const std::string& source) {
         const py::buffer_info info = data.request();
-        GRAFT_CHECK(info.ndim <= 1 && info.itemsize == 1 &&
-                        (info.ndim == 0 || info.size <= 1 || info.strides[0] == 1), TypeError,
-                    "graft.load: expected contiguous bytes from the file");
+        GRAFT_CHECK(info.ndim <= 1 && info.itemsize == 1 && (info.ndim == 0 || info.size <= 1 || info.strides[0] == 1),
+                    TypeError, "graft.load: expected contiguous bytes from the file");
         const std::string_view bytes(static_cast<const char*>(info.ptr), static_cast<size_t>(info.size));
         safetensors::SafetensorsFile file;
         {

@@ -13,8 +13,8 @@ namespace {
 using TensorClass = py::class_<TensorImpl, intrusive_ptr<TensorImpl>>;
 
 py::handle g_tensor_type;
-py::handle g_size_class;        // graft.Size, registered by graft/__init__.py
-py::handle g_return_types;      // graft.return_types module
+py::handle g_size_class;    // graft.Size, registered by graft/__init__.py
+py::handle g_return_types;  // graft.return_types module
 
 /// Parses Tensor.to's arguments: to(dtype), to(device[, dtype]), to(tensor), with keywords
 /// dtype=, device=, copy=, non_blocking= (ignored: there is one synchronous device).
@@ -370,8 +370,9 @@ void init_tensor(py::module_& m) {
       .def("__format__", [](py::handle self, py::str spec) -> py::object {
         check_self(self, "__format__");
         Tensor t = as_tensor_unchecked(self);
-        if (t.dim() == 0) return py::reinterpret_steal<py::object>(
-            PyObject_Format(python_scalar(t.item(), t.dtype()).ptr(), spec.ptr()));
+        if (t.dim() == 0)
+          return py::reinterpret_steal<py::object>(
+              PyObject_Format(python_scalar(t.item(), t.dtype()).ptr(), spec.ptr()));
         return py::reinterpret_steal<py::object>(PyObject_Format(py::str(self.attr("__repr__")()).ptr(), spec.ptr()));
       });
 
@@ -415,10 +416,8 @@ void init_tensor(py::module_& m) {
             return t.view(sizes_from_args(a, "view"));
           })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
-      .def("reshape",
-           [](const Tensor& t, py::args a, py::kwargs kw) {
-             return t.reshape(sizes_from_args(a, kw, "reshape", "shape"));
-           })
+      .def("reshape", [](const Tensor& t, py::args a,
+                         py::kwargs kw) { return t.reshape(sizes_from_args(a, kw, "reshape", "shape")); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
       .def("transpose", tm(&Tensor::transpose), py::arg("dim0"), py::arg("dim1"))
       .def("swapaxes", tm(&Tensor::transpose), py::arg("axis0"), py::arg("axis1"))
@@ -436,10 +435,8 @@ void init_tensor(py::module_& m) {
                                            t.dim(), "-D tensor.");
                                return t.transpose(-2, -1);
                              })
-      .def("permute",
-           [](const Tensor& t, py::args a, py::kwargs kw) {
-             return t.permute(sizes_from_args(a, kw, "permute", "dims"));
-           })
+      .def("permute", [](const Tensor& t, py::args a,
+                         py::kwargs kw) { return t.permute(sizes_from_args(a, kw, "permute", "dims")); })
       .def("expand",
            [](const Tensor& t, py::args a, py::kwargs kw) {
              if (kw.contains("implicit")) PyDict_DelItemString(kw.ptr(), "implicit");
@@ -472,8 +469,10 @@ void init_tensor(py::module_& m) {
             // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
             int64_t known = 1, inferred = -1;
             for (size_t i = 0; i < given.size(); ++i)
-              if (given[i] == -1 && inferred < 0) inferred = static_cast<int64_t>(i);
-              else known *= given[i];
+              if (given[i] == -1 && inferred < 0)
+                inferred = static_cast<int64_t>(i);
+              else
+                known *= given[i];
             if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
             GRAFT_CHECK(inferred >= 0 || known == t.size(d), RuntimeError, "unflatten: Provided sizes ",
                         IntArrayRef(given), " don't multiply up to the size of dim ", d, " (", t.size(d),
@@ -509,7 +508,8 @@ void init_tensor(py::module_& m) {
          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
          [](Tensor& t, bool flag) { t.requires_grad_(flag); })
       .def(
-          "requires_grad_", [](py::handle self, bool flag) {
+          "requires_grad_",
+          [](py::handle self, bool flag) {
             check_self(self, "requires_grad_");
             Tensor t = as_tensor_unchecked(self);
             t.requires_grad_(flag);
@@ -529,8 +529,7 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("_base", [](const Tensor& t) { return t._base(); })
       .def("_is_view", tm(&Tensor::is_view))
       .def_property(
-          "data", [](const Tensor& t) { return t.variable_data(); },
-          [](Tensor& t, const Tensor& d) { t.set_data(d); })
+          "data", [](const Tensor& t) { return t.variable_data(); }, [](Tensor& t, const Tensor& d) { t.set_data(d); })
       .def("retain_grad", tm(&Tensor::retain_grad))
       .def("detach", tm(&Tensor::detach))
       .def("detach_", [](py::handle self) {

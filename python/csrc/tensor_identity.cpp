@@ -246,11 +246,12 @@ py::object make_tensor_metaclass() {
   py::dict ns;
   ns["__module__"] = "graft._C";
   ns["__doc__"] = "The metaclass of graft.Tensor: gives Python subclasses the tensor's deallocator and gc support.";
-  py::object meta =
-      py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))("_TensorMeta", py::make_tuple(base), ns);
+  py::object meta = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))(
+      "_TensorMeta", py::make_tuple(base), ns);
   // A method descriptor, so that a metaclass derived from this one finds it with super().
-  static PyMethodDef init_def = {"__init__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&tensor_meta_init)),
-                                 METH_VARARGS | METH_KEYWORDS, "Makes the class; installs graft.Tensor's lifetime slots."};
+  static PyMethodDef init_def = {
+      "__init__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&tensor_meta_init)),
+      METH_VARARGS | METH_KEYWORDS, "Makes the class; installs graft.Tensor's lifetime slots."};
   PyObject* init = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(meta.ptr()), &init_def);
   if (!init) throw py::error_already_set();
   meta.attr("__init__") = py::reinterpret_steal<py::object>(init);

@@ -633,11 +633,11 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
 #define GRAFT_UNARY(name) def_both(m, cls, #name, [](const Tensor& a) { return name(a); });
   GRAFT_UNARY(neg)
   GRAFT_UNARY(exp)
-  GRAFT_UNARY(log) GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt) GRAFT_UNARY(abs) GRAFT_UNARY(sign)
-      GRAFT_UNARY(sin) GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid) GRAFT_UNARY(erf) GRAFT_UNARY(relu)
-          GRAFT_UNARY(floor)
+  GRAFT_UNARY(log)
+  GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt) GRAFT_UNARY(abs) GRAFT_UNARY(sign) GRAFT_UNARY(sin)
+      GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid) GRAFT_UNARY(erf) GRAFT_UNARY(relu) GRAFT_UNARY(floor)
 #undef GRAFT_UNARY
-              m.attr("negative") = m.attr("neg");
+          m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
   def_both(m, cls, "square", [](const Tensor& a) {  // pow(a, 2): a bool squares as int64
@@ -694,7 +694,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       m, cls, "prod",
       [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
         Tensor r = prod(cast_for_dtype(a, dtype), dim, keepdim);  // integers multiply as int64
-        return dtype.is_none() ? r : r.to(dtype.cast<DType>());    // the requested dtype is the result's
+        return dtype.is_none() ? r : r.to(dtype.cast<DType>());   // the requested dtype is the result's
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   def_both(

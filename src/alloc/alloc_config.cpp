@@ -35,8 +35,8 @@ class Tokens {
   size_t size() const { return toks_.size(); }
   const std::string& operator[](size_t i) const { return toks_[i]; }
   void expect(size_t i, const char* tok) const {
-    GRAFT_CHECK(i < toks_.size() && toks_[i] == tok, RuntimeError,
-                "Error parsing CachingAllocator settings, expected ", tok);
+    GRAFT_CHECK(i < toks_.size() && toks_[i] == tok, RuntimeError, "Error parsing CachingAllocator settings, expected ",
+                tok);
   }
   size_t to_size(size_t i, const std::string& key) const {
     GRAFT_CHECK(i < toks_.size(), RuntimeError, "Error parsing CachingAllocator settings, expected a value for ", key);
@@ -114,8 +114,8 @@ void AllocatorConfig::update(const std::string& conf) {
     } else if (key == "max_split_size_mb") {
       t.expect(++i, ":");
       const size_t v = t.to_size(++i, key);
-      GRAFT_CHECK(v >= kLargeBufferMB, ValueError, "CachingAllocator option max_split_size_mb too small, must be >= ",
-                  kLargeBufferMB);
+      GRAFT_CHECK(v >= kLargeBufferMB, ValueError,
+                  "CachingAllocator option max_split_size_mb too small, must be >= ", kLargeBufferMB);
       c.max_split_size = std::min(v, std::numeric_limits<size_t>::max() / kMB) * kMB;
     } else if (key == "max_non_split_rounding_mb") {
       t.expect(++i, ":");

@@ -6,8 +6,10 @@
 namespace graft::alloc {
 
 BlockPool::BlockPool(bool small) : is_small(small) {
-  if (small) bins_.resize(kNumBins);
-  else spare_nodes_.reserve(kSpareNodes);
+  if (small)
+    bins_.resize(kNumBins);
+  else
+    spare_nodes_.reserve(kSpareNodes);
 }
 
 std::vector<Block*> BlockPool::blocks() const {

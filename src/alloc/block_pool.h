@@ -40,8 +40,8 @@ struct Block {
   bool allocated = false;
   std::atomic<uint8_t> category{0};
   std::atomic<uint32_t> saved_claims{0};
-  uint32_t site = 0;        // creation site and generation of the storage using it, while a
-  uint32_t generation = 0;  // doctor session counts (set by the doctor; lifetime.h)
+  uint32_t site = 0;                            // creation site and generation of the storage using it, while a
+  uint32_t generation = 0;                      // doctor session counts (set by the doctor; lifetime.h)
   std::shared_ptr<const AllocContext> context;  // set only while history records
 
   bool is_split() const { return prev != nullptr || next != nullptr; }

@@ -286,7 +286,8 @@ GRAFT_HOT_INLINE bool CachingAllocator::should_split(const Block* b, size_t size
 }
 
 GRAFT_HOT_INLINE Block* CachingAllocator::alloc_found_block(BlockPool& pool, Block* b, size_t size, size_t orig_size,
-                                           MemoryCategory cat, std::shared_ptr<const AllocContext> ctx) {
+                                                            MemoryCategory cat,
+                                                            std::shared_ptr<const AllocContext> ctx) {
   const int t = stat_type(pool);
   const bool already_split = b->is_split();
   if (should_split(b, size)) {
@@ -296,8 +297,10 @@ GRAFT_HOT_INLINE Block* CachingAllocator::alloc_found_block(BlockPool& pool, Blo
     b->size = size;
     b->segment = remaining->segment;
     b->prev = remaining->prev;
-    if (b->prev) b->prev->next = b;
-    else b->segment->head = b;
+    if (b->prev)
+      b->prev->next = b;
+    else
+      b->segment->head = b;
     b->next = remaining;
     remaining->prev = b;
     remaining->ptr += size;
@@ -333,8 +336,10 @@ GRAFT_HOT_INLINE size_t CachingAllocator::try_merge_blocks(Block* dst, Block* sr
   if (dst->prev == src) {  // [src dst]
     dst->ptr = src->ptr;
     dst->prev = src->prev;
-    if (dst->prev) dst->prev->next = dst;
-    else dst->segment->head = dst;
+    if (dst->prev)
+      dst->prev->next = dst;
+    else
+      dst->segment->head = dst;
   } else {  // [dst src]
     dst->next = src->next;
     if (dst->next) dst->next->prev = dst;
@@ -359,8 +364,10 @@ void CachingAllocator::release_segment(Block* b) {
   dec(stats_.segment, t, 1);
   dec(stats_.reserved_bytes, t, i64(b->size));
   if (b->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
-  if (s->prev) s->prev->next = s->next;
-  else segments_ = s->next;
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    segments_ = s->next;
   if (s->next) s->next->prev = s->prev;
   if (!spare_segments_) {
     s->next = nullptr;
@@ -571,8 +578,10 @@ size_t CachingAllocator::largest_allocation() const {
       if (b->allocated) continue;
       // a request of exactly b->size (blocks are 512-byte multiples, so it rounds to itself)
       size_t x = b->size;
-      if (s->pool->is_small) x = std::min(x, kSmallSize);  // larger requests go to the large pool
-      else if (x <= kSmallSize) continue;                    // small requests never use it
+      if (s->pool->is_small)
+        x = std::min(x, kSmallSize);  // larger requests go to the large pool
+      else if (x <= kSmallSize)
+        continue;  // small requests never use it
       if (x < config_.max_split_size && b->size >= config_.max_split_size) continue;
       best = std::max(best, x);
     }
@@ -636,8 +645,8 @@ void CachingAllocator::set_memory_fraction(double fraction) {
     throw ValueError("Invalid fraction value: " + s + ". Allowed range: 0~1");
   }
   const std::optional<MemInfo> info = raw_->mem_info();
-  GRAFT_CHECK(info.has_value(), RuntimeError, "set_per_process_memory_fraction: the ", raw_->name(),
-              " allocator of ", device_.str(), " cannot report its total memory; use a byte limit instead");
+  GRAFT_CHECK(info.has_value(), RuntimeError, "set_per_process_memory_fraction: the ", raw_->name(), " allocator of ",
+              device_.str(), " cannot report its total memory; use a byte limit instead");
   set_memory_limit(static_cast<size_t>(fraction * static_cast<double>(info->total)));
 }
 
@@ -703,8 +712,10 @@ void CachingAllocator::add_saved_claim(const DataPtr& p, int delta) {
   if (!owns(p)) return;
   auto* b = static_cast<Block*>(p.context());
   const MemoryCategory before = lifetime::counting() ? b->effective_category() : MemoryCategory::Other;
-  if (delta > 0) b->saved_claims.fetch_add(static_cast<uint32_t>(delta), std::memory_order_relaxed);
-  else b->saved_claims.fetch_sub(static_cast<uint32_t>(-delta), std::memory_order_relaxed);
+  if (delta > 0)
+    b->saved_claims.fetch_add(static_cast<uint32_t>(delta), std::memory_order_relaxed);
+  else
+    b->saved_claims.fetch_sub(static_cast<uint32_t>(-delta), std::memory_order_relaxed);
   note_recategorized(b, before);
 }
 

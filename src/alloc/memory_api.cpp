@@ -12,8 +12,8 @@ alloc::CachingAllocator& device_allocator(Device device) {
   check_device_available(device, "device_allocator");
   // Created on first use from GRAFT_ALLOC_CONF and never destroyed: tensors may be freed
   // during static destruction, after any destructor of ours would have run.
-  static alloc::CachingAllocator* cpu = new alloc::CachingAllocator(
-      kCPU, std::make_unique<alloc::HostRawAllocator>(), alloc::AllocatorConfig::from_env());
+  static alloc::CachingAllocator* cpu = new alloc::CachingAllocator(kCPU, std::make_unique<alloc::HostRawAllocator>(),
+                                                                    alloc::AllocatorConfig::from_env());
   return *cpu;
 }
 
@@ -55,8 +55,7 @@ MemoryCategory memory_category(const Tensor& t) {
 void set_per_process_memory_fraction(double fraction, Device d) { device_allocator(d).set_memory_fraction(fraction); }
 
 void set_per_process_memory_limit(std::optional<int64_t> bytes, Device d) {
-  GRAFT_CHECK(!bytes || *bytes >= 0, ValueError, "set_per_process_memory_limit: the limit must be >= 0, got ",
-              *bytes);
+  GRAFT_CHECK(!bytes || *bytes >= 0, ValueError, "set_per_process_memory_limit: the limit must be >= 0, got ", *bytes);
   device_allocator(d).set_memory_limit(bytes ? std::optional<size_t>(static_cast<size_t>(*bytes)) : std::nullopt);
 }
 

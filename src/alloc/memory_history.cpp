@@ -15,12 +15,18 @@ constexpr int kMaxFrames = 48;
 
 const char* trace_action_name(TraceEntry::Action a) {
   switch (a) {
-    case TraceEntry::Action::Alloc: return "alloc";
-    case TraceEntry::Action::FreeRequested: return "free_requested";
-    case TraceEntry::Action::FreeCompleted: return "free_completed";
-    case TraceEntry::Action::SegmentAlloc: return "segment_alloc";
-    case TraceEntry::Action::SegmentFree: return "segment_free";
-    case TraceEntry::Action::Oom: return "oom";
+    case TraceEntry::Action::Alloc:
+      return "alloc";
+    case TraceEntry::Action::FreeRequested:
+      return "free_requested";
+    case TraceEntry::Action::FreeCompleted:
+      return "free_completed";
+    case TraceEntry::Action::SegmentAlloc:
+      return "segment_alloc";
+    case TraceEntry::Action::SegmentFree:
+      return "segment_free";
+    case TraceEntry::Action::Oom:
+      return "oom";
   }
   return "unknown";
 }
@@ -95,8 +101,7 @@ std::shared_ptr<const AllocContext> MemoryHistory::gather() const {
 
 void MemoryHistory::record(TraceEntry e) {
   if (!enabled()) return;
-  e.time_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
+  e.time_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
                   .count();
   std::lock_guard<std::mutex> g(mu_);
   if (max_entries_ == 0) return;

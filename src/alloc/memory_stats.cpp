@@ -9,12 +9,18 @@ namespace graft {
 
 const char* memory_category_name(MemoryCategory c) {
   switch (c) {
-    case MemoryCategory::Other: return "other";
-    case MemoryCategory::Parameter: return "parameter";
-    case MemoryCategory::Gradient: return "gradient";
-    case MemoryCategory::SavedForBackward: return "saved_for_backward";
-    case MemoryCategory::OptimizerState: return "optimizer_state";
-    case MemoryCategory::DataBatch: return "data_batch";
+    case MemoryCategory::Other:
+      return "other";
+    case MemoryCategory::Parameter:
+      return "parameter";
+    case MemoryCategory::Gradient:
+      return "gradient";
+    case MemoryCategory::SavedForBackward:
+      return "saved_for_backward";
+    case MemoryCategory::OptimizerState:
+      return "optimizer_state";
+    case MemoryCategory::DataBatch:
+      return "data_batch";
   }
   return "other";
 }
@@ -38,8 +44,8 @@ void put(std::map<std::string, int64_t>& m, const char* name, const StatArray& a
 }
 template <class F>
 void for_each_array(DeviceStats& s, F f) {
-  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-                       &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
+  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes, &s.reserved_bytes,
+                       &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
     for (Stat& st : *a) f(st);
   f(s.oversize_allocations);
   f(s.oversize_segments);
@@ -79,10 +85,14 @@ std::map<std::string, int64_t> DeviceStats::to_map() const {
 
 std::string format_size(uint64_t size) {
   char buf[64];
-  if (size <= 1024) std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(size));
-  else if (size <= 1048576) std::snprintf(buf, sizeof buf, "%.2f KiB", static_cast<double>(size) / 1024.0);
-  else if (size <= 1073741824ULL) std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(size) / 1048576.0);
-  else std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(size) / 1073741824.0);
+  if (size <= 1024)
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(size));
+  else if (size <= 1048576)
+    std::snprintf(buf, sizeof buf, "%.2f KiB", static_cast<double>(size) / 1024.0);
+  else if (size <= 1073741824ULL)
+    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(size) / 1048576.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(size) / 1073741824.0);
   return buf;
 }
 

@@ -73,9 +73,9 @@ std::string format_memory_summary(const std::map<std::string, int64_t>& stats, D
   std::vector<std::string> lines;
   lines.push_back(std::string(75, '='));
   // the title starts at column 18 as in PyTorch's "PyTorch CUDA memory summary, device ID 0"
-  lines.push_back(pad_right(std::string(18, ' ') + "graft " + (cuda ? "CUDA" : "CPU") +
-                                " memory summary, device ID " + std::to_string(index),
-                            75));
+  lines.push_back(pad_right(
+      std::string(18, ' ') + "graft " + (cuda ? "CUDA" : "CPU") + " memory summary, device ID " + std::to_string(index),
+      75));
   lines.push_back(std::string(75, '-'));
   {  // "|" at column 36 as in PyTorch's OOMs / cudaMalloc retries line
     std::string left = std::string(11, ' ') + (cuda ? " CUDA OOMs: " : " CPU OOMs: ") + std::to_string(get("num_ooms"));

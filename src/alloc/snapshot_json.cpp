@@ -77,9 +77,8 @@ std::string memory_snapshot_json(Device device) {
     je["context"] = context_json(e.context);
     trace.push_back(std::move(je));
   }
-  root["history"] = {{"enabled", a.history().enabled()},
-                     {"max_entries", a.history().max_entries()},
-                     {"entries", std::move(trace)}};
+  root["history"] = {
+      {"enabled", a.history().enabled()}, {"max_entries", a.history().max_entries()}, {"entries", std::move(trace)}};
   return root.dump(1);
 }
 

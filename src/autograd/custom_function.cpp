@@ -40,7 +40,9 @@ std::string custom_node_name(const char* mangled) {
 
 void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outputs, bool is_executable) {
   AutogradContext& ctx = node->ctx;
-  auto contains = [](const std::vector<TensorImpl*>& v, TensorImpl* p) { return std::find(v.begin(), v.end(), p) != v.end(); };
+  auto contains = [](const std::vector<TensorImpl*>& v, TensorImpl* p) {
+    return std::find(v.begin(), v.end(), p) != v.end();
+  };
   // every dirty input must be returned
   for (TensorImpl* d : ctx.dirty_) {
     bool found = false;
@@ -90,7 +92,8 @@ void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outpu
   if (is_executable) {
     for (const Tensor& t : ctx.to_save_) {
       bool is_output = false;
-      for (auto& o : outputs) is_output |= t.defined() && o.defined() && o.impl() == t.impl() && o.grad_fn().get() == node;
+      for (auto& o : outputs)
+        is_output |= t.defined() && o.defined() && o.impl() == t.impl() && o.grad_fn().get() == node;
       ctx.saved_.emplace_back(t, is_output);
     }
   }
@@ -143,8 +146,8 @@ TensorList CppNodeBase::run_backward(TensorList&& grads) {
   if (res.size() > n_args) {
     bool extras_defined = false;
     for (size_t i = n_args; i < res.size(); ++i) extras_defined |= res[i].defined();
-    GRAFT_CHECK(!extras_defined, RuntimeError, "function ", name(), " returned an incorrect number of gradients (expected ",
-                n_args, ", got ", res.size(), ")");
+    GRAFT_CHECK(!extras_defined, RuntimeError, "function ", name(),
+                " returned an incorrect number of gradients (expected ", n_args, ", got ", res.size(), ")");
     res.resize(n_args);
   }
   GRAFT_CHECK(res.size() == n_args, RuntimeError, "function ", name(),

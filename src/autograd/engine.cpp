@@ -143,8 +143,10 @@ Tensor validate_grad(Node* producer, size_t index, Tensor grad, const InputMetad
 void add_to_buffer(TensorList& buf, uint32_t pos, Tensor&& g) {
   if (!g.defined()) return;
   Tensor& slot = buf[pos];
-  if (!slot.defined()) slot = std::move(g);
-  else slot = slot + g;
+  if (!slot.defined())
+    slot = std::move(g);
+  else
+    slot = slot + g;
 }
 
 class GraphTask {
@@ -217,10 +219,15 @@ class GraphTask {
       const Edge& e = outputs[i];
       if (!e.is_valid()) continue;
       auto& info = exec_info_[e.function.get()];
-      if (accumulate) info.needed = true;  // backward(inputs=): non-leaf grad_fns run, retain_grad fills .grad
-      else info.captures.push_back({e.input_nr, i});
+      if (accumulate)
+        info.needed = true;  // backward(inputs=): non-leaf grad_fns run, retain_grad fills .grad
+      else
+        info.captures.push_back({e.input_nr, i});
     }
-    struct Frame { Node* fn; size_t next; };
+    struct Frame {
+      Node* fn;
+      size_t next;
+    };
     std::vector<Frame> stack{{root, 0}};
     std::unordered_map<Node*, bool> visited;
     visited[root] = true;
@@ -242,7 +249,10 @@ class GraphTask {
       for (const Edge& e : edges) {
         if (!e.function) continue;
         auto it = exec_info_.find(e.function.get());
-        if (it != exec_info_.end() && (it->second.needed || !it->second.captures.empty())) { needed = true; break; }
+        if (it != exec_info_.end() && (it->second.needed || !it->second.captures.empty())) {
+          needed = true;
+          break;
+        }
       }
       if (needed) exec_info_[fn].needed = true;
     }
@@ -294,8 +304,8 @@ class GraphTask {
           // like any error inside a node, it first reports where the node came from
           warn("Error detected in " + fn->name() + ". Traceback of forward call that caused the error:\n" +
                fn->anomaly_trace());
-          throw RuntimeError(detail::str("Function '", fn->name(), "' returned nan values in its ", ordinal(i),
-                                         " output."));
+          throw RuntimeError(
+              detail::str("Function '", fn->name(), "' returned nan values in its ", ordinal(i), " output."));
         }
       }
     }
@@ -332,8 +342,8 @@ Tensor make_root_grad(const Tensor& out, const Tensor& grad, size_t i) {
 }
 
 void collect_roots(const TensorList& tensors, const TensorList& grads, edge_list& roots, TensorList& root_grads) {
-  GRAFT_CHECK(grads.empty() || grads.size() == tensors.size(), RuntimeError, "got ", tensors.size(),
-              " tensors and ", grads.size(), " gradients");
+  GRAFT_CHECK(grads.empty() || grads.size() == tensors.size(), RuntimeError, "got ", tensors.size(), " tensors and ",
+              grads.size(), " gradients");
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     GRAFT_CHECK(t.defined(), ValueError, "backward: element ", i, " of tensors is undefined");
@@ -353,10 +363,11 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors, std::op
               bool create_graph, const std::optional<TensorList>& inputs) {
   GRAFT_CHECK(!inputs || !inputs->empty(), RuntimeError, "`inputs` argument to `backward()` cannot be empty.");
   if (create_graph)
-    warn("Using backward() with create_graph=True will create a reference cycle between the parameter and its "
-         "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
-         "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to "
-         "None after use to break the cycle and avoid the leak.");
+    warn(
+        "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+        "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+        "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to "
+        "None after use to break the cycle and avoid the leak.");
   edge_list roots;
   TensorList root_grads;
   collect_roots(tensors, grad_tensors, roots, root_grads);
@@ -364,7 +375,8 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors, std::op
   std::vector<Tensor> nonleaf_inputs;
   if (inputs) {
     for (const Tensor& t : *inputs) {
-      GRAFT_CHECK(t.defined() && t.requires_grad(), RuntimeError, "One of the differentiated Tensors does not require grad");
+      GRAFT_CHECK(t.defined() && t.requires_grad(), RuntimeError,
+                  "One of the differentiated Tensors does not require grad");
       if (!t.is_leaf()) t.retain_grad();  // as PyTorch: a non-leaf input's .grad is filled by retain_grad
       outputs.push_back(gradient_edge(t));
     }
@@ -380,14 +392,18 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
   collect_roots(outputs, grad_outputs, roots, root_grads);
   edge_list out_edges;
   for (const Tensor& t : inputs) {
-    GRAFT_CHECK(t.defined() && t.requires_grad(), RuntimeError, "One of the differentiated Tensors does not require grad");
+    GRAFT_CHECK(t.defined() && t.requires_grad(), RuntimeError,
+                "One of the differentiated Tensors does not require grad");
     out_edges.push_back(gradient_edge(t));
   }
   GraphTask task(retain_graph.value_or(create_graph), create_graph);
   TensorList res = task.run(roots, std::move(root_grads), out_edges, /*accumulate=*/false);
   for (size_t i = 0; i < res.size(); ++i) {
     if (res[i].defined()) continue;
-    if (materialize_grads) { res[i] = zeros_like(inputs[i]); continue; }
+    if (materialize_grads) {
+      res[i] = zeros_like(inputs[i]);
+      continue;
+    }
     GRAFT_CHECK(allow_unused, RuntimeError,
                 "One of the differentiated Tensors appears to not have been used in the graph. Set "
                 "allow_unused=True if this is the desired behavior.");

@@ -33,7 +33,9 @@ bool AnomalyMode::is_enabled() { return g_anomaly.load(std::memory_order_relaxed
 bool AnomalyMode::should_check_nan() { return g_anomaly_nan.load(std::memory_order_relaxed); }
 void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
   if (enabled && !g_anomaly.load())
-    warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled for debugging.");
+    warn(
+        "Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled for "
+        "debugging.");
   g_anomaly = enabled;
   g_anomaly_nan = check_nan;
 }
@@ -53,8 +55,10 @@ void warn(const std::string& message) {
     std::lock_guard<std::mutex> g(g_warn_mu);
     h = g_warn_handler;
   }
-  if (h) h(message);
-  else std::fprintf(stderr, "UserWarning: %s\n", message.c_str());
+  if (h)
+    h(message);
+  else
+    std::fprintf(stderr, "UserWarning: %s\n", message.c_str());
 }
 }  // namespace autograd
 }  // namespace graft

@@ -22,7 +22,6 @@ std::string python_float(double v) {
   return s;
 }
 
-
 using Matrix = std::vector<std::vector<double>>;  // [out element][in element]
 
 // Reads or writes element k (row-major order) of t through its strides.
@@ -148,8 +147,8 @@ bool compare_full(const Problem& p, const GradcheckOptions& o, std::string* why)
                 nt[kk][rr] = N[out][j][rr][kk];
                 at[kk][rr] = A[out][j][rr][kk];
               }
-            *why = detail::str("Jacobian mismatch for output ", out, " with respect to input ", j, ",\nnumerical:",
-                               matrix_str(nt), "\nanalytical:", matrix_str(at), "\n");
+            *why = detail::str("Jacobian mismatch for output ", out, " with respect to input ", j,
+                               ",\nnumerical:", matrix_str(nt), "\nanalytical:", matrix_str(at), "\n");
             return false;
           }
         }
@@ -160,9 +159,11 @@ bool compare_full(const Problem& p, const GradcheckOptions& o, std::string* why)
       for (size_t r = 0; r < A[out][j].size(); ++r)
         for (size_t k = 0; k < A[out][j][r].size(); ++k)
           if (std::fabs(A[out][j][r][k] - A2[out][j][r][k]) > o.nondet_tol) {
-            *why = detail::str("Backward is not reentrant, i.e., running backward with same input and grad_output "
-                               "multiple times gives different values, although analytical gradient matches numerical "
-                               "gradient.The tolerance for nondeterminism was ", python_float(o.nondet_tol), ".");
+            *why = detail::str(
+                "Backward is not reentrant, i.e., running backward with same input and grad_output "
+                "multiple times gives different values, although analytical gradient matches numerical "
+                "gradient.The tolerance for nondeterminism was ",
+                python_float(o.nondet_tol), ".");
             return false;
           }
   return true;
@@ -173,7 +174,10 @@ Tensor random_unit(IntArrayRef sizes, std::mt19937_64& gen) {
   std::normal_distribution<double> d;
   double norm = 0;
   std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (auto& x : v) { x = d(gen); norm += x * x; }
+  for (auto& x : v) {
+    x = d(gen);
+    norm += x * x;
+  }
   norm = std::sqrt(norm);
   for (size_t k = 0; k < v.size(); ++k) set(t, static_cast<int64_t>(k), norm > 0 ? v[k] / norm : 0);
   return t;
@@ -235,7 +239,8 @@ Problem make_problem(const DiffFn& fn, const TensorList& inputs) {
     const Tensor& t = inputs[i];
     if (t.defined() && t.requires_grad()) {
       if (t.dtype() != kFloat64)
-        warn(detail::str("Input #", i, " requires gradient and is not a double precision floating point or complex. "
+        warn(detail::str("Input #", i,
+                         " requires gradient and is not a double precision floating point or complex. "
                          "This check will likely fail if all the inputs are not of double precision floating point "
                          "or complex. "));
       p.diff.push_back(i);
@@ -258,8 +263,9 @@ bool gradcheck(const DiffFn& fn, const TensorList& inputs, const GradcheckOption
   std::string why;
   if (compare_full(p, opts, &why)) {
     if (!opts.fast_mode) return true;
-    return fail(opts, "Gradcheck failed in fast mode (v^T J u mismatch) although the full Jacobians match; "
-                      "the projection tolerance may be too tight for this function.");
+    return fail(opts,
+                "Gradcheck failed in fast mode (v^T J u mismatch) although the full Jacobians match; "
+                "the projection tolerance may be too tight for this function.");
   }
   return fail(opts, why);
 }

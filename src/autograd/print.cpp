@@ -35,8 +35,10 @@ struct Formatter {
         mn = std::min(mn, a);
       }
       if (any) {
-        if (int_mode) sci = (mx / mn > 1000.0) || mx > 1e8;
-        else sci = (mx / mn > 1000.0) || mx > 1e8 || mn < 1e-4;
+        if (int_mode)
+          sci = (mx / mn > 1000.0) || mx > 1e8;
+        else
+          sci = (mx / mn > 1000.0) || mx > 1e8 || mn < 1e-4;
       }
       // as _tensor_str.py: the width comes from the non-zero finite values only
       for (const Scalar& x : scalars)
@@ -56,9 +58,12 @@ struct Formatter {
     const double v = x.to_double();
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (sci) std::snprintf(buf, sizeof buf, "%.4e", v);
-    else if (int_mode) std::snprintf(buf, sizeof buf, "%.0f.", v);
-    else std::snprintf(buf, sizeof buf, "%.4f", v);
+    if (sci)
+      std::snprintf(buf, sizeof buf, "%.4e", v);
+    else if (int_mode)
+      std::snprintf(buf, sizeof buf, "%.0f.", v);
+    else
+      std::snprintf(buf, sizeof buf, "%.4f", v);
     return buf;
   }
   std::string pad(const Scalar& v) const {
@@ -87,7 +92,10 @@ int64_t strip_unit_dims(const Tensor& t, Tensor& rest) {
 
 // Collects the values that will be shown (edges only when summarizing).
 void collect(const Tensor& t, bool summarize, std::vector<Scalar>& out) {
-  if (t.dim() == 0) { out.push_back(t.item()); return; }
+  if (t.dim() == 0) {
+    out.push_back(t.item());
+    return;
+  }
   Tensor rest;
   if (strip_unit_dims(t, rest)) return collect(rest, summarize, out);
   int64_t n = t.size(0);
@@ -100,7 +108,10 @@ void collect(const Tensor& t, bool summarize, std::vector<Scalar>& out) {
 constexpr size_t kLineWidth = 80;
 
 void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool summarize, size_t indent) {
-  if (t.dim() == 0) { os << f.pad(t.item()); return; }
+  if (t.dim() == 0) {
+    os << f.pad(t.item());
+    return;
+  }
   Tensor rest;
   if (const int64_t k = strip_unit_dims(t, rest)) {  // "[[[" + the rest, indented as deep, + "]]]"
     os << std::string(static_cast<size_t>(k), '[');
@@ -122,8 +133,10 @@ void render(std::ostringstream& os, const Tensor& t, const Formatter& f, bool su
     const size_t per_line = std::max<size_t>(1, (kLineWidth > indent ? kLineWidth - indent : 0) / (f.width + 2));
     os << "[";
     for (size_t k = 0; k < items.size(); ++k) {
-      if (k && k % per_line) os << ", ";
-      else if (k) os << ",\n" << std::string(indent + 1, ' ');
+      if (k && k % per_line)
+        os << ", ";
+      else if (k)
+        os << ",\n" << std::string(indent + 1, ' ');
       os << items[k];
     }
     os << "]";
@@ -156,8 +169,10 @@ std::string Tensor::str() const {
   Tensor d = detach();
   if (numel() > 0) collect(d, summarize, vals);
   Formatter f(vals, dtype());
-  if (numel() == 0) os << "[]";
-  else render(os, d, f, summarize, 7);
+  if (numel() == 0)
+    os << "[]";
+  else
+    render(os, d, f, summarize, 7);
   std::vector<std::string> suffixes;
   if (numel() == 0) {
     if (dim() != 1) {
@@ -169,8 +184,10 @@ std::string Tensor::str() const {
   } else if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) {
     suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));
   }
-  if (grad_fn()) suffixes.push_back("grad_fn=<" + grad_fn()->name() + ">");
-  else if (requires_grad()) suffixes.push_back("requires_grad=True");
+  if (grad_fn())
+    suffixes.push_back("grad_fn=<" + grad_fn()->name() + ">");
+  else if (requires_grad())
+    suffixes.push_back("requires_grad=True");
   // _add_suffixes: a suffix that would pass 80 columns starts a new line
   const std::string body = os.str();
   const size_t nl = body.rfind('\n');

@@ -1,8 +1,8 @@
 // SavedVariable: a tensor saved for backward, with its version at save time.
 // See docs/notes/autograd-engine.md, "Saved tensors".
+#include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
 #include "graft/autograd/node.h"
-#include "graft/alloc/caching_allocator.h"
 #include "variable.h"
 
 #include <utility>
@@ -70,8 +70,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : generation_(life
   if (is_output) {
     // Alias without history: the node would otherwise own a tensor that owns the node.
     auto* src = t.impl();
-    auto alias = make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(),
-                                            src->storage_offset());
+    auto alias =
+        make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset());
     alias->set_own_version(src->own_version());
     data_ = Tensor(std::move(alias));
     output_nr_ = t.output_nr();
@@ -199,8 +199,8 @@ Tensor SavedVariable::unpack(Node* saved_for) const {
   }
   if (!is_output_) return data_;
   auto* src = data_.impl();
-  auto t = make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(),
-                                      src->storage_offset());
+  auto t =
+      make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset());
   t->set_own_version(src->own_version());
   if (saved_for) {
     t->grad_fn = intrusive_ptr<Node>(saved_for);

@@ -78,7 +78,8 @@ void Tensor::set_grad(const Tensor& g) {
                 dtype_cpp_name(g.dtype()), "' to a tensor with dtype '", dtype_cpp_name(dtype()),
                 "'. Please ensure that the gradient and the tensor have the same dtype");
     GRAFT_CHECK(g.sizes().equals(sizes()), RuntimeError, "attempting to assign a gradient of size '", g.sizes(),
-                "' to a tensor of size '", sizes(), "'. Please ensure that the gradient and the tensor are the same size");
+                "' to a tensor of size '", sizes(),
+                "'. Please ensure that the gradient and the tensor are the same size");
   }
   autograd::meta(*this).grad = g;
 }

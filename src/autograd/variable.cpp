@@ -6,11 +6,11 @@
 
 #include <mutex>
 
+#include "../ops/node_util.h"
 #include "accumulate_grad.h"
 #include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
-#include "../ops/node_util.h"
 
 namespace graft {
 namespace autograd {
@@ -132,9 +132,9 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 
 namespace {
 void check_contiguous_base(const Tensor& base) {
-  GRAFT_CHECK(base.is_contiguous(), NotImplementedError,
-              "in-place operation on a view: the view's base has sizes ", base.sizes(), " and strides ",
-              base.strides(), "; graft supports in-place on views that require grad only for contiguous bases");
+  GRAFT_CHECK(base.is_contiguous(), NotImplementedError, "in-place operation on a view: the view's base has sizes ",
+              base.sizes(), " and strides ", base.strides(),
+              "; graft supports in-place on views that require grad only for contiguous bases");
 }
 }  // namespace
 
@@ -184,8 +184,6 @@ void replace_grad_fn(TensorImpl* impl, intrusive_ptr<Node> fn, uint32_t output_n
   impl->output_nr = output_nr;
   if (retains && impl->grad_fn) impl->grad_fn->set_retain_grad_target(output_nr, impl);
 }
-
-
 
 void refresh_view_grad_fn(const Tensor& view) {
   TensorImpl* impl = view.impl();
@@ -247,8 +245,10 @@ void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
 // its step, but zero_grad clears it before the discriminator's next step.
 void AccumulateGrad::note_accumulation(AutogradMeta& m, const Tensor& g) const {
   const bool untouched = m.accum_grad == g.impl() && g.impl()->version() == m.accum_version;
-  if (!untouched) m.carried_over = false;
-  else if (m.leaf_steps > m.accum_leaf_steps) m.carried_over = true;
+  if (!untouched)
+    m.carried_over = false;
+  else if (m.leaf_steps > m.accum_leaf_steps)
+    m.carried_over = true;
 }
 
 namespace autograd {
@@ -285,8 +285,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   std::lock_guard<std::mutex> lock(m.grad_mutex);
   Tensor& g = m.grad;
   if (lifetime::counting()) {
-    if (g.defined()) note_accumulation(m, g);
-    else m.carried_over = false;
+    if (g.defined())
+      note_accumulation(m, g);
+    else
+      m.carried_over = false;
   }
   if (!g.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() == 1 && new_grad.is_contiguous() &&
@@ -337,8 +339,10 @@ TensorList CopySlices::apply(TensorList&& grads) {
   Tensor window = result.as_strided(view_sizes_, view_strides_, result.storage_offset() + view_offset_);
   TensorList res = fn_->apply(TensorList{window.clone()});
   // the window's gradient is replaced by what fn gives its first input
-  if (res.size() > 0 && res[0].defined()) window.copy_(res[0]);
-  else window.zero_();
+  if (res.size() > 0 && res[0].defined())
+    window.copy_(res[0]);
+  else
+    window.zero_();
   out[0] = result;
   for (size_t i = 1; i < res.size() && i < out.size(); ++i) out[i] = res[i];
   return out;

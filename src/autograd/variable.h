@@ -15,17 +15,17 @@ enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode, Infere
 /// Cold per-tensor autograd state (allocated on first need).
 struct AutogradMeta {
   Tensor grad;
-  std::mutex grad_mutex;  // accumulation into `grad` from concurrent backward passes
+  std::mutex grad_mutex;             // accumulation into `grad` from concurrent backward passes
   Node* grad_accumulator = nullptr;  // weak: AccumulateGrad clears it when it dies
   bool retains_grad = false;
   LazyHookSlot leaf_hooks;  // hooks registered on a leaf (changed while backward may run)
   // --- views ---
   bool is_view = false;
-  Tensor base;                    // the root base (never itself a view)
+  Tensor base;  // the root base (never itself a view)
   CreationMeta creation_meta = CreationMeta::Default;
-  std::string creator_name;       // node name of a multi-output view op (SplitBackward0)
+  std::string creator_name;  // node name of a multi-output view op (SplitBackward0)
   uint32_t creator_output_nr = 0;
-  uint32_t attr_version = 0;      // version of base when grad_fn was last set
+  uint32_t attr_version = 0;  // version of base when grad_fn was last set
   // --- the leak doctor's missing-zero_grad check (LD008), kept while a session counts ---
   const TensorImpl* accum_grad = nullptr;  // the .grad last accumulated into (identity only)
   uint32_t accum_version = 0;              // its version right after that accumulation

@@ -10,41 +10,61 @@ namespace graft {
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int32: return "int32";
-    case DType::Int64: return "int64";
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
+    case DType::Bool:
+      return "bool";
+    case DType::Int32:
+      return "int32";
+    case DType::Int64:
+      return "int64";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
   }
   return "?";
 }
 const char* legacy_type_name(DType t) {
   switch (t) {
-    case DType::Bool: return "BoolTensor";
-    case DType::Int32: return "IntTensor";
-    case DType::Int64: return "LongTensor";
-    case DType::Float32: return "FloatTensor";
-    case DType::Float64: return "DoubleTensor";
+    case DType::Bool:
+      return "BoolTensor";
+    case DType::Int32:
+      return "IntTensor";
+    case DType::Int64:
+      return "LongTensor";
+    case DType::Float32:
+      return "FloatTensor";
+    case DType::Float64:
+      return "DoubleTensor";
   }
   return "?";
 }
 const char* scalar_type_name(DType t) {
   switch (t) {
-    case DType::Bool: return "Bool";
-    case DType::Int32: return "Int";
-    case DType::Int64: return "Long";
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
+    case DType::Bool:
+      return "Bool";
+    case DType::Int32:
+      return "Int";
+    case DType::Int64:
+      return "Long";
+    case DType::Float32:
+      return "Float";
+    case DType::Float64:
+      return "Double";
   }
   return "?";
 }
 const char* dtype_cpp_name(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int32: return "int";
-    case DType::Int64: return "long";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
+    case DType::Bool:
+      return "bool";
+    case DType::Int32:
+      return "int";
+    case DType::Int64:
+      return "long";
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
   }
   return "?";
 }
@@ -57,7 +77,10 @@ std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
 }
 
 Device::Device(const std::string& spec) {
-  if (spec == "cpu") { type = DeviceType::CPU; return; }
+  if (spec == "cpu") {
+    type = DeviceType::CPU;
+    return;
+  }
   if (spec.rfind("cuda", 0) == 0) {
     type = DeviceType::CUDA;
     if (spec.size() == 4) return;

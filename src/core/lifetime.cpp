@@ -22,10 +22,14 @@ std::atomic<uint8_t> g_tier{0};
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::Node: return "node";
-    case Kind::SavedSlot: return "saved_slot";
-    case Kind::Storage: return "storage";
-    case Kind::Tensor: return "tensor";
+    case Kind::Node:
+      return "node";
+    case Kind::SavedSlot:
+      return "saved_slot";
+    case Kind::Storage:
+      return "storage";
+    case Kind::Tensor:
+      return "tensor";
   }
   return "unknown";
 }
@@ -55,8 +59,10 @@ Cell* cell(uint32_t gen) noexcept {
   if (!c) {
     Cell* fresh = new (std::nothrow) Cell[kChunkSize]();
     if (!fresh) return nullptr;  // counting is diagnostics: never fail the caller
-    if (g_chunks[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) c = fresh;
-    else delete[] fresh;
+    if (g_chunks[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
+      c = fresh;
+    else
+      delete[] fresh;
   }
   return &c[index];
 }
@@ -211,8 +217,10 @@ std::vector<Frame> symbolise(const std::vector<void*>& pcs) {
     std::lock_guard<std::mutex> g(g_frame_mu);
     for (size_t i = 0; i < pcs.size(); ++i) {
       auto it = frame_cache().find(pcs[i]);
-      if (it != frame_cache().end()) frames[i] = it->second;
-      else missing.push_back(i);
+      if (it != frame_cache().end())
+        frames[i] = it->second;
+      else
+        missing.push_back(i);
     }
   }
   if (missing.empty()) return frames;
@@ -234,7 +242,8 @@ std::vector<Frame> symbolise(const std::vector<void*>& pcs) {
       offset = std::strtoull(s.c_str() + plus + 1, nullptr, 16);
     }
     // unexported symbols of an executable: ask addr2line (names come from the symbol table)
-    if (f.function.empty() && offset != 0) lookups[f.object.empty() ? "/proc/self/exe" : f.object].push_back({offset, &f});
+    if (f.function.empty() && offset != 0)
+      lookups[f.object.empty() ? "/proc/self/exe" : f.object].push_back({offset, &f});
   }
   std::free(syms);
   for (auto& [object, offsets] : lookups) addr2line(object, offsets);

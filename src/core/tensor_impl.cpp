@@ -133,7 +133,10 @@ void TensorImpl::refresh() {
   int64_t expected = 1;
   for (int64_t i = dim() - 1; i >= 0; --i) {
     if (sizes_[i] == 1) continue;
-    if (strides_[i] != expected) { c = false; break; }
+    if (strides_[i] != expected) {
+      c = false;
+      break;
+    }
     expected *= sizes_[i];
   }
   is_contiguous_ = c || numel_ == 0;

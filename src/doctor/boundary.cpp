@@ -334,8 +334,8 @@ void Session::State::step_boundary() {
     for (auto& [key, ks] : keys) {
       if (ks.reported || !observed) continue;
       auto it = now.find(key);
-      const bool grew = s >= W + K && it != now.end() && count_at(ks, s) > count_at(ks, prev_observed) &&
-                        rises(ks) >= K;
+      const bool grew =
+          s >= W + K && it != now.end() && count_at(ks, s) > count_at(ks, prev_observed) && rises(ks) >= K;
       bool too_late = false;  // LD007: carried, bounded, seen at K boundaries after the warm-up
       if (!grew && ks.carried && s >= W + K && ks.max_count + 1 > window) {
         int64_t seen = 0;
@@ -462,8 +462,10 @@ void Session::State::step_boundary() {
     for (Pending& p : pending) {
       Finding& f = p.f;
       // reported once committed: a boundary that failed half-way tries again at the next one
-      if (p.growth) keys[f.key].reported = true;
-      else evidence[f.key].reported = true;
+      if (p.growth)
+        keys[f.key].reported = true;
+      else
+        evidence[f.key].reported = true;
       const RuleInfo& info = rule_info(f.rule);
       f.id = info.id;
       f.severity = info.severity;

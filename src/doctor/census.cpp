@@ -39,8 +39,10 @@ std::string format_bytes(int64_t bytes) {
     ++u;
   }
   char buf[48];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%s%lld B", bytes < 0 ? "-" : "", static_cast<long long>(v));
-  else std::snprintf(buf, sizeof buf, "%s%.1f %s", bytes < 0 ? "-" : "", v, units[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%s%lld B", bytes < 0 ? "-" : "", static_cast<long long>(v));
+  else
+    std::snprintf(buf, sizeof buf, "%s%.1f %s", bytes < 0 ? "-" : "", v, units[u]);
   return buf;
 }
 
@@ -301,9 +303,8 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
     comps[c].handles.push_back(std::move(h.info));
   }
   // the biggest graphs first
-  std::stable_sort(comps.begin(), comps.end(), [](const GraphComponent& a, const GraphComponent& b) {
-    return a.nodes.size() > b.nodes.size();
-  });
+  std::stable_sort(comps.begin(), comps.end(),
+                   [](const GraphComponent& a, const GraphComponent& b) { return a.nodes.size() > b.nodes.size(); });
   for (size_t c = 0; c < comps.size(); ++c) comps[c].id = static_cast<int64_t>(c);
   return out;
 }

@@ -29,9 +29,9 @@ std::string signature(const std::vector<const NodeInfo*>& nodes) {
 }
 
 std::string step_colour(int64_t step, int64_t current) {
-  if (step == 0) return "#d9d9d9";            // before the session
-  if (step >= current) return "#cfe2f3";      // this step
-  const int64_t age = current - step;         // stale: warmer with age
+  if (step == 0) return "#d9d9d9";        // before the session
+  if (step >= current) return "#cfe2f3";  // this step
+  const int64_t age = current - step;     // stale: warmer with age
   static const char* warm[] = {"#fff2cc", "#fce5cd", "#f9cb9c", "#f6b26b", "#e69138"};
   return warm[std::min<int64_t>(age - 1, 4)];
 }
@@ -49,8 +49,10 @@ RenderGraph build_render_graph(const Census& census, int64_t component, const Ha
   for (const GraphComponent& c : census.components)
     if (component < 0 || c.id == component)
       for (const NodeInfo& n : c.nodes) {
-        if (n.sequence_nr == UINT64_MAX) unnumbered.emplace(n.id, &n);
-        else numbered.push_back(&n);
+        if (n.sequence_nr == UINT64_MAX)
+          unnumbered.emplace(n.id, &n);
+        else
+          numbered.push_back(&n);
       }
   std::sort(numbered.begin(), numbered.end(), [](const NodeInfo* a, const NodeInfo* b) {
     return a->sequence_nr != b->sequence_nr ? a->sequence_nr < b->sequence_nr : a->id < b->id;
@@ -212,8 +214,10 @@ std::string to_dot(const RenderGraph& g) {
     return r;
   };
   for (const RenderNode& n : g.nodes) {
-    const char* shape = n.kind == RenderNode::Saved ? "note" : n.kind == RenderNode::Handle ? "ellipse"
-                        : n.kind == RenderNode::Collapsed ? "box3d" : "box";
+    const char* shape = n.kind == RenderNode::Saved       ? "note"
+                        : n.kind == RenderNode::Handle    ? "ellipse"
+                        : n.kind == RenderNode::Collapsed ? "box3d"
+                                                          : "box";
     o << "  " << n.id << " [shape=" << shape << ", fillcolor=\"" << n.colour << "\", label=\"" << q(n.label)
       << (n.line.empty() ? "" : "\\n" + q(n.line))
       << (n.kind == RenderNode::Backward || n.kind == RenderNode::Collapsed ? "\\nstep " + std::to_string(n.step) : "")
@@ -325,18 +329,23 @@ std::string to_svg(const RenderGraph& g) {
   }
   for (size_t v = 0; v < g.nodes.size(); ++v) {
     const RenderNode& n = g.nodes[v];
-    const char* cls = n.kind == RenderNode::Saved ? "saved" : n.kind == RenderNode::Handle ? "handle"
-                      : n.kind == RenderNode::Collapsed ? "collapsed" : "node";
+    const char* cls = n.kind == RenderNode::Saved       ? "saved"
+                      : n.kind == RenderNode::Handle    ? "handle"
+                      : n.kind == RenderNode::Collapsed ? "collapsed"
+                                                        : "node";
     const double rx = n.kind == RenderNode::Handle ? 18 : 4;
     o << "<g class=\"" << cls << "\" data-step=\"" << n.step << "\"><rect x=\"" << x[v] << "\" y=\"" << y[v]
       << "\" width=\"" << w[v] << "\" height=\"" << node_h << "\" rx=\"" << rx << "\" fill=\"" << n.colour
       << "\" stroke=\"#444\"/>";
-    o << "<text x=\"" << x[v] + w[v] / 2 << "\" y=\"" << y[v] + 16 << "\" text-anchor=\"middle\" font-size=\"11\" "
+    o << "<text x=\"" << x[v] + w[v] / 2 << "\" y=\"" << y[v] + 16
+      << "\" text-anchor=\"middle\" font-size=\"11\" "
          "font-family=\"sans-serif\">"
       << xml_escape(n.label) << "</text>";
     std::string sub = n.line;
-    if (n.kind == RenderNode::Backward) sub += (sub.empty() ? "" : "  ") + std::string("step ") + std::to_string(n.step);
-    o << "<text x=\"" << x[v] + w[v] / 2 << "\" y=\"" << y[v] + 31 << "\" text-anchor=\"middle\" font-size=\"9\" "
+    if (n.kind == RenderNode::Backward)
+      sub += (sub.empty() ? "" : "  ") + std::string("step ") + std::to_string(n.step);
+    o << "<text x=\"" << x[v] + w[v] / 2 << "\" y=\"" << y[v] + 31
+      << "\" text-anchor=\"middle\" font-size=\"9\" "
          "font-family=\"sans-serif\" fill=\"#555\">"
       << xml_escape(sub) << "</text></g>\n";
   }
@@ -349,12 +358,23 @@ std::string xml_escape(const std::string& s) {
   r.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      case '\'': r += "&#39;"; break;
-      default: r += c;
+      case '&':
+        r += "&amp;";
+        break;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '"':
+        r += "&quot;";
+        break;
+      case '\'':
+        r += "&#39;";
+        break;
+      default:
+        r += c;
     }
   }
   return r;

@@ -97,7 +97,8 @@ std::vector<std::string> Ledger::sentences() const {
   };
   for (auto [key, what] : names) {
     auto it = live_by_category.find(key);
-    if (it != live_by_category.end() && it->second > 0) out.push_back("  " + format_bytes(it->second) + " " + what + ";");
+    if (it != live_by_category.end() && it->second > 0)
+      out.push_back("  " + format_bytes(it->second) + " " + what + ";");
   }
   if (rounding > 0)
     out.push_back("  " + format_bytes(rounding) + " is rounding: each request is rounded up to its block size;");
@@ -105,13 +106,15 @@ std::vector<std::string> Ledger::sentences() const {
     out.push_back("  " + format_bytes(cached_releasable) +
                   " is cached and could be returned to the system (empty_cache());");
   if (free_trapped > 0)
-    out.push_back("  " + format_bytes(free_trapped) + " is free but trapped next to live blocks in partly used segments.");
+    out.push_back("  " + format_bytes(free_trapped) +
+                  " is free but trapped next to live blocks in partly used segments.");
   int64_t sum = rounding + cached_releasable + free_trapped;
   for (auto& [k, v] : live_by_category) sum += v;
   out.push_back("  (the parts add up to " + format_bytes(sum) + (sum == reserved ? ", all of it" : ", NOT all of it") +
                 ".)");
   if (graph_host_bytes > 0)
-    out.push_back(format_bytes(graph_host_bytes) + " of host memory holds backward-graph nodes (outside the allocator).");
+    out.push_back(format_bytes(graph_host_bytes) +
+                  " of host memory holds backward-graph nodes (outside the allocator).");
   if (outside) out.push_back(format_bytes(*outside) + " of " + dev + " memory is used outside graft's allocator.");
   return out;
 }
@@ -217,8 +220,8 @@ std::string oom_report(const alloc::OomInfo& info) {
   std::vector<std::pair<int64_t, std::string>> top;
   for (auto& [k, v] : by) {
     std::string w = k.first ? detail::where(k.first) : std::string("an unrecorded line");
-    top.push_back({v.bytes, format_bytes(v.bytes) + " in " + std::to_string(v.count) + " " + v.category +
-                                " storage" + (v.count == 1 ? "" : "s") + " made at " + w});
+    top.push_back({v.bytes, format_bytes(v.bytes) + " in " + std::to_string(v.count) + " " + v.category + " storage" +
+                                (v.count == 1 ? "" : "s") + " made at " + w});
   }
   std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first; });
   if (!top.empty()) o << "Top holders by creation line:\n";

@@ -19,9 +19,12 @@ namespace {
 
 const char* tier_name(lifetime::Tier t) {
   switch (t) {
-    case lifetime::Tier::Off: return "off";
-    case lifetime::Tier::Counters: return "counters";
-    case lifetime::Tier::Sites: return "sites";
+    case lifetime::Tier::Off:
+      return "off";
+    case lifetime::Tier::Counters:
+      return "counters";
+    case lifetime::Tier::Sites:
+      return "sites";
   }
   return "unknown";
 }
@@ -29,7 +32,9 @@ const char* tier_name(lifetime::Tier t) {
 json finding_json(const Finding& f) {
   json holders = json::array();
   for (const Holder& h : f.holders)
-    holders.push_back({{"path", h.path}, {"created_at", h.created_at}, {"created_step", h.created_step},
+    holders.push_back({{"path", h.path},
+                       {"created_at", h.created_at},
+                       {"created_step", h.created_step},
                        {"through_hook", h.through_hook}});
   return {{"id", f.id},
           {"name", rule_info(f.rule).name},
@@ -160,7 +165,8 @@ std::string Session::timeline_json() const {
     json x = {{"seq", e.seq}, {"kind", e.kind}, {"step", e.step}};
     if (!s.options.deterministic) x["t"] = e.t;
     if (e.bytes) x["bytes"] = e.bytes;
-    if (e.kind == "alloc" || e.kind == "free") x["category"] = memory_category_name(static_cast<MemoryCategory>(e.category));
+    if (e.kind == "alloc" || e.kind == "free")
+      x["category"] = memory_category_name(static_cast<MemoryCategory>(e.category));
     if (!e.name.empty()) x["name"] = e.name;
     const std::string line = !e.line.empty() ? e.line : detail::where(e.site);
     if (!line.empty()) x["line"] = line;
@@ -202,7 +208,8 @@ json chart_steps(const json& steps) {
     json findings = json::array();
     for (size_t k = i; k < std::min(steps.size(), i + per); ++k) {
       const json& s = steps[k];
-      for (auto& [cat, v] : s["bytes"].items()) b["bytes"][cat] = std::max(b["bytes"][cat].get<int64_t>(), v.get<int64_t>());
+      for (auto& [cat, v] : s["bytes"].items())
+        b["bytes"][cat] = std::max(b["bytes"][cat].get<int64_t>(), v.get<int64_t>());
       for (const char* key : {"graph_host_bytes", "stale_nodes", "stale_generations", "reserved", "peak_bytes"})
         if (s.contains(key)) b[key] = std::max(b[key].get<int64_t>(), s[key].get<int64_t>());
       for (auto& f : s["findings"]) findings.push_back(f);
@@ -313,7 +320,8 @@ std::string html_escape_text(const std::string& s) { return detail::xml_escape(s
 
 }  // namespace
 
-std::string render_html(const std::string& timeline_json, const std::string& graph_svg, const std::string& report_text) {
+std::string render_html(const std::string& timeline_json, const std::string& graph_svg,
+                        const std::string& report_text) {
   json j = json::parse(timeline_json);
   GRAFT_CHECK(j.value("schema", "") == "graft.doctor.timeline", ValueError,
               "render_html: not a graft.doctor timeline (schema ", j.value("schema", std::string("missing")), ")");

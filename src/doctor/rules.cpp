@@ -8,9 +8,12 @@ namespace graft::doctor {
 
 const char* severity_name(Severity s) {
   switch (s) {
-    case Severity::Leak: return "leak";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
+    case Severity::Leak:
+      return "leak";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Info:
+      return "info";
   }
   return "unknown";
 }

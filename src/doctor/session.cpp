@@ -171,8 +171,7 @@ using detail::where;
 
 void Session::State::log(TimelineEvent e) {
   e.seq = ++event_seq;
-  if (!options.deterministic)
-    e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!options.deterministic) e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (events.size() < options.max_events) {
     events.push_back(std::move(e));
     return;
@@ -225,8 +224,10 @@ void Session::State::on_node_released(const Node& n) {
       w.site_bytes[n.site()] += v.bytes;
     }
   }
-  if (options.max_events) log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, "", 0, n.site()});
-  else ++events_dropped;
+  if (options.max_events)
+    log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, "", 0, n.site()});
+  else
+    ++events_dropped;
 }
 
 uint32_t Session::State::on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site) {
@@ -234,8 +235,8 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
   const int64_t step = steps + 1;
   backward_steps.insert(step);
   if (retain_graph) backward_calls[id] = BackwardCall{step, site, true, false, 0, 0};
-  log(TimelineEvent{"backward", 0, 0, retain_graph ? (create_graph ? "create_graph" : "retain_graph") : "", step, 0,
-                    "", 0, site});
+  log(TimelineEvent{"backward", 0, 0, retain_graph ? (create_graph ? "create_graph" : "retain_graph") : "", step, 0, "",
+                    0, site});
   current_backward_site = site;
   return id;
 }
@@ -302,8 +303,10 @@ void Session::State::on_storage(const StorageImpl& st, bool created) {
   } else {
     peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
   }
-  if (options.max_events) log(TimelineEvent{created ? "alloc" : "free", bytes, cat, "", steps + 1, 0, "", 0, st.site()});
-  else ++events_dropped;
+  if (options.max_events)
+    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, "", steps + 1, 0, "", 0, st.site()});
+  else
+    ++events_dropped;
 }
 
 void Session::State::on_recategorized(const void*, int old_category, int new_category, int64_t bytes, uint32_t site,

@@ -33,9 +33,9 @@ struct TimelineEvent {
   std::string name;
   int64_t step = 0;
   uint64_t seq = 0;
-  std::string line;            ///< a line given as text (findings)
+  std::string line;  ///< a line given as text (findings)
   double t = 0;
-  lifetime::SiteId site = 0;   ///< or a site, resolved when the timeline is written
+  lifetime::SiteId site = 0;  ///< or a site, resolved when the timeline is written
 };
 
 struct Session::State {
@@ -92,7 +92,7 @@ struct Session::State {
   };
   std::unordered_map<uint32_t, BackwardCall> backward_calls;  ///< retained passes with live nodes
   uint32_t next_backward_id = 1;
-  std::set<int64_t> backward_steps;  ///< steps in which a backward pass ran
+  std::set<int64_t> backward_steps;         ///< steps in which a backward pass ran
   std::set<lifetime::SiteId> sites_reused;  ///< lines whose retained graphs a later pass reached
   lifetime::SiteId current_backward_site = 0;
   struct Wasted {

@@ -55,8 +55,9 @@ Tensor uniform_(Tensor t, double a, double b) {
   GRAFT_CHECK(a >= lo && a <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(t.dtype()));
   GRAFT_CHECK(b >= lo && b <= hi, RuntimeError, "to is out of bounds for ", dtype_cpp_name(t.dtype()));
   GRAFT_CHECK(a <= b, RuntimeError, "uniform_ expects to return a [from, to) range, but found from=", a, " > to=", b);
-  GRAFT_CHECK(b - a <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<", scalar_type_name(t.dtype()),
-              ">::max(), but found to=", b, " and from=", a, " which result in to-from to exceed the limit");
+  GRAFT_CHECK(b - a <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<",
+              scalar_type_name(t.dtype()), ">::max(), but found to=", b, " and from=", a,
+              " which result in to-from to exceed the limit");
   return fill_from(t, rand(t.sizes(), kFloat64) * (b - a) + a);
 }
 Tensor normal_(Tensor t, double mean, double std) {

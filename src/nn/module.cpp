@@ -4,8 +4,8 @@
 #include "graft/nn/module.h"
 
 #include <algorithm>
-#include <unordered_set>
 #include <sstream>
+#include <unordered_set>
 
 #include "graft/autograd/grad_mode.h"
 #include "graft/memory.h"
@@ -18,7 +18,9 @@ void check_name(const std::string& name, const char* what) {
   GRAFT_CHECK(!name.empty(), KeyError, what, " name can't be empty string \"\"");
   GRAFT_CHECK(name.find('.') == std::string::npos, KeyError, what, " name can't contain \".\", got: ", name);
 }
-std::string join(const std::string& prefix, const std::string& name) { return prefix.empty() ? name : prefix + "." + name; }
+std::string join(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
 std::string size_str(IntArrayRef s) {
   std::ostringstream os;
   os << "torch.Size([";
@@ -115,18 +117,19 @@ std::vector<std::shared_ptr<Module>> Module::modules() { return named_modules().
 OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& prefix) {
   OrderedDict<std::string, std::shared_ptr<Module>> out;
   std::unordered_set<const Module*> seen;
-  std::function<void(const std::string&, const std::shared_ptr<Module>&)> walk =
-      [&](const std::string& p, const std::shared_ptr<Module>& m) {
-        if (!seen.insert(m.get()).second) return;  // shared: listed once, as PyTorch
-        out.insert(p, m);
-        for (const auto& it : m->children_) walk(join(p, it.key()), it.value());
-      };
+  std::function<void(const std::string&, const std::shared_ptr<Module>&)> walk = [&](const std::string& p,
+                                                                                     const std::shared_ptr<Module>& m) {
+    if (!seen.insert(m.get()).second) return;  // shared: listed once, as PyTorch
+    out.insert(p, m);
+    for (const auto& it : m->children_) walk(join(p, it.key()), it.value());
+  };
   std::shared_ptr<Module> self;
   try {
     self = shared_from_this();
   } catch (const std::bad_weak_ptr&) {
-    throw ValueError("named_modules: the module must be owned by a std::shared_ptr (use a ModuleHolder or "
-                     "std::make_shared)");
+    throw ValueError(
+        "named_modules: the module must be owned by a std::shared_ptr (use a ModuleHolder or "
+        "std::make_shared)");
   }
   walk(prefix, self);
   return out;
@@ -149,8 +152,10 @@ void Module::zero_grad(bool set_to_none) {
       p.mutable_grad() = Tensor();
     } else {
       Tensor& g = p.mutable_grad();
-      if (g.grad_fn()) g = g.detach();
-      else g.requires_grad_(false);
+      if (g.grad_fn())
+        g = g.detach();
+      else
+        g.requires_grad_(false);
       g.zero_();
     }
   }
@@ -184,9 +189,8 @@ void Module::to(Device device) {
 
 void Module::to(DType dtype) {
   GRAFT_CHECK(is_floating_point(dtype), TypeError, "nn.Module.to only accepts floating point dtypes, but got ", dtype);
-  convert_tensors([&](const Tensor& t) {
-    return (!t.is_floating_point() || t.dtype() == dtype) ? t : t.detach().to(dtype);
-  });
+  convert_tensors(
+      [&](const Tensor& t) { return (!t.is_floating_point() || t.dtype() == dtype) ? t : t.detach().to(dtype); });
 }
 
 StateDict Module::state_dict() const {

@@ -9,8 +9,8 @@
 namespace graft {
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                   const Tensor& attn_mask, double dropout_p, bool is_causal,
-                                   std::optional<double> scale) {
+                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale) {
   alloc::MemoryOpScope mem_scope("scaled_dot_product_attention");
   detail::check_tensor(query, "scaled_dot_product_attention", "query");
   detail::check_tensor(key, "scaled_dot_product_attention", "key");
@@ -24,11 +24,11 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   GRAFT_CHECK(is_floating_point(query.dtype()), TypeError,
               "scaled_dot_product_attention: expected floating point inputs, but got ", query.dtype());
   GRAFT_CHECK(query.size(-1) == key.size(-1), RuntimeError,
-              "scaled_dot_product_attention: query and key must have the same embedding size, but got ",
-              query.sizes(), " and ", key.sizes());
+              "scaled_dot_product_attention: query and key must have the same embedding size, but got ", query.sizes(),
+              " and ", key.sizes());
   GRAFT_CHECK(key.size(-2) == value.size(-2), RuntimeError,
-              "scaled_dot_product_attention: key and value must have the same sequence length, but got ",
-              key.sizes(), " and ", value.sizes());
+              "scaled_dot_product_attention: key and value must have the same sequence length, but got ", key.sizes(),
+              " and ", value.sizes());
   GRAFT_CHECK(!(is_causal && attn_mask.defined()), RuntimeError,
               "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
   GRAFT_CHECK(dropout_p >= 0.0 && dropout_p <= 1.0, ValueError,

@@ -350,9 +350,9 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               "input.size(1)=",
               input.size(1), " and kernel_size=(", k[0], ", ", k[1], ")");
   const int64_t oh = conv_out(os[0], k[0], s[0], p[0], d[0]), ow = conv_out(os[1], k[1], s[1], p[1], d[1]);
-  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == checked_mul(oh, ow), RuntimeError, "Given output_size=(", os[0], ", ", os[1],
-              "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(", p[0], ", ", p[1],
-              "), stride=(", s[0], ", ", s[1],
+  GRAFT_CHECK(oh >= 1 && ow >= 1 && input.size(2) == checked_mul(oh, ow), RuntimeError, "Given output_size=(", os[0],
+              ", ", os[1], "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1], "), padding=(",
+              p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
               "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", oh, " * ",
               ow, " = ", oh * ow, ", but got input.size(2)=", input.size(2), ".");
   Tensor cols = input.contiguous();
@@ -428,8 +428,8 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
               " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
               " dilation_height: ", d[0], " dilation_width: ", d[1]);
   auto transposed_out = [&](int64_t in, int64_t k, int i) {  // (in-1)s - 2p + d(k-1) + op + 1, checked
-    return checked_add(checked_add(checked_sub(checked_mul(in - 1, s[i]), checked_mul(2, p[i])), checked_mul(d[i], k - 1)),
-                       op[i] + 1);
+    return checked_add(
+        checked_add(checked_sub(checked_mul(in - 1, s[i]), checked_mul(2, p[i])), checked_mul(d[i], k - 1)), op[i] + 1);
   };
   const int64_t OH = transposed_out(x.size(2), weight.size(2), 0), OW = transposed_out(x.size(3), weight.size(3), 1);
   GRAFT_CHECK(OH > 0 && OW > 0, RuntimeError, "Given input size per channel: (", x.size(2), " x ", x.size(3),

@@ -13,8 +13,8 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   GRAFT_CHECK(!std::isnan(p), RuntimeError, "dropout probability has to be between 0 and 1, but got ", p);
   if (!train || p == 0.0) return input;
   // PyTorch multiplies by a float mask in place: an integer input cannot hold the result
-  GRAFT_CHECK(is_floating_point(input.dtype()), RuntimeError, "result type Float can't be cast to the desired output type ",
-              scalar_type_name(input.dtype()));
+  GRAFT_CHECK(is_floating_point(input.dtype()), RuntimeError,
+              "result type Float can't be cast to the desired output type ", scalar_type_name(input.dtype()));
   if (p == 1.0) return input * zeros_like(input);
   Tensor noise;
   {

@@ -156,38 +156,38 @@ struct PowBackward2 final : Node {  // scalar ** tensor
   }
 };
 
-#define GRAFT_UNARY_SELF_NODE(Name, formula)                 \
-  struct Name final : Node {                                 \
-    GRAFT_NODE_BOILERPLATE(#Name, self)                      \
-    SavedVariable self;                                      \
-    TensorList apply(TensorList&& g) override {              \
-      Tensor x = self.unpack(this);                          \
-      const Tensor& gr = g[0];                               \
-      return {formula};                                      \
-    }                                                        \
+#define GRAFT_UNARY_SELF_NODE(Name, formula)    \
+  struct Name final : Node {                    \
+    GRAFT_NODE_BOILERPLATE(#Name, self)         \
+    SavedVariable self;                         \
+    TensorList apply(TensorList&& g) override { \
+      Tensor x = self.unpack(this);             \
+      const Tensor& gr = g[0];                  \
+      return {formula};                         \
+    }                                           \
   };
-#define GRAFT_UNARY_RESULT_NODE(Name, formula)               \
-  struct Name final : Node {                                 \
-    GRAFT_NODE_BOILERPLATE(#Name, result)                    \
-    SavedVariable result;                                    \
-    TensorList apply(TensorList&& g) override {              \
-      Tensor y = result.unpack(this);                        \
-      const Tensor& gr = g[0];                               \
-      return {formula};                                      \
-    }                                                        \
+#define GRAFT_UNARY_RESULT_NODE(Name, formula)  \
+  struct Name final : Node {                    \
+    GRAFT_NODE_BOILERPLATE(#Name, result)       \
+    SavedVariable result;                       \
+    TensorList apply(TensorList&& g) override { \
+      Tensor y = result.unpack(this);           \
+      const Tensor& gr = g[0];                  \
+      return {formula};                         \
+    }                                           \
   };
 
-GRAFT_UNARY_RESULT_NODE(ExpBackward0, gr * y)
+GRAFT_UNARY_RESULT_NODE(ExpBackward0, gr* y)
 GRAFT_UNARY_SELF_NODE(LogBackward0, gr / x)
 GRAFT_UNARY_SELF_NODE(Log1PBackward0, gr / (x + 1))
 GRAFT_UNARY_RESULT_NODE(SqrtBackward0, gr / (y * 2))
-GRAFT_UNARY_RESULT_NODE(RsqrtBackward0, gr * pow(y, 3) * -0.5)
-GRAFT_UNARY_SELF_NODE(AbsBackward0, gr * sign(x))
-GRAFT_UNARY_SELF_NODE(SinBackward0, gr * cos(x))
-GRAFT_UNARY_SELF_NODE(CosBackward0, gr * neg(sin(x)))
-GRAFT_UNARY_RESULT_NODE(TanhBackward0, gr * (1 - y * y))
-GRAFT_UNARY_RESULT_NODE(SigmoidBackward0, gr * y * (1 - y))
-GRAFT_UNARY_SELF_NODE(ErfBackward0, gr * exp(neg(x * x)) * M_2_SQRTPI)
+GRAFT_UNARY_RESULT_NODE(RsqrtBackward0, gr* pow(y, 3) * -0.5)
+GRAFT_UNARY_SELF_NODE(AbsBackward0, gr* sign(x))
+GRAFT_UNARY_SELF_NODE(SinBackward0, gr* cos(x))
+GRAFT_UNARY_SELF_NODE(CosBackward0, gr* neg(sin(x)))
+GRAFT_UNARY_RESULT_NODE(TanhBackward0, gr*(1 - y * y))
+GRAFT_UNARY_RESULT_NODE(SigmoidBackward0, gr* y*(1 - y))
+GRAFT_UNARY_SELF_NODE(ErfBackward0, gr* exp(neg(x* x)) * M_2_SQRTPI)
 GRAFT_UNARY_RESULT_NODE(ReluBackward0, masked_fill(gr, y <= 0, 0))
 GRAFT_UNARY_SELF_NODE(SiluBackward0, ([&] {
                         Tensor s = sigmoid(x);
@@ -333,7 +333,9 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
   DType ct = detail::result_type(a, b);
   if (ct == kBool)
-    detail::kernel_not_implemented(rem ? "remainder_cpu" : mode == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu",
+    detail::kernel_not_implemented(rem                      ? "remainder_cpu"
+                                   : mode == DivMode::Trunc ? "div_trunc_cpu"
+                                                            : "div_floor_cpu",
                                    kBool);
   Tensor out = detail::new_empty(shape, ct);
   Tensor ta, tb;
@@ -625,7 +627,9 @@ Tensor pow(const Scalar& base, const Tensor& e) {
 }
 
 // ---------------- unary math ----------------
-Tensor exp(const Tensor& a) { return record_unary_result<ExpBackward0>(unary_forward(UnaryOp::Exp, a, "exp", true), a); }
+Tensor exp(const Tensor& a) {
+  return record_unary_result<ExpBackward0>(unary_forward(UnaryOp::Exp, a, "exp", true), a);
+}
 Tensor log(const Tensor& a) { return record_unary_self<LogBackward0>(unary_forward(UnaryOp::Log, a, "log", true), a); }
 Tensor log1p(const Tensor& a) {
   return record_unary_self<Log1PBackward0>(unary_forward(UnaryOp::Log1p, a, "log1p", true), a);
@@ -638,7 +642,8 @@ Tensor rsqrt(const Tensor& a) {
 }
 Tensor abs(const Tensor& a) {
   if (a.defined() && a.dtype() == kBool) detail::kernel_not_implemented("abs_cpu", kBool);
-  return record_unary_self<AbsBackward0>(unary_forward(UnaryOp::Abs, a, "abs", false), a); }
+  return record_unary_self<AbsBackward0>(unary_forward(UnaryOp::Abs, a, "abs", false), a);
+}
 Tensor sign(const Tensor& a) {
   Tensor out = unary_forward(UnaryOp::Sign, a, "sign", false);
   if (any_requires_grad({&a})) set_history(out, make_node<SignBackward0>({&a}));
@@ -659,8 +664,8 @@ Tensor relu(const Tensor& a) {
   return record_unary_result<ReluBackward0>(unary_forward(UnaryOp::Relu, a, "relu", false), a);
 }
 Tensor gelu(const Tensor& a, const std::string& approximate) {
-  GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError, "gelu: approximate argument must be either none or tanh, got '",
-              approximate, "'");
+  GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
+              "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
   detail::check_tensor(a, "gelu");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "gelu: expected a floating point tensor but got ",
               a.defined() ? a.dtype() : kFloat32);
@@ -682,8 +687,8 @@ Tensor silu(const Tensor& a) {
 }
 Tensor softplus(const Tensor& a, double beta, double threshold) {
   detail::check_tensor(a, "softplus");
-  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError,
-              "softplus: expected a floating point tensor but got ", a.defined() ? a.dtype() : kFloat32);
+  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "softplus: expected a floating point tensor but got ",
+              a.defined() ? a.dtype() : kFloat32);
   Tensor out = unary_forward(UnaryOp::Softplus, a, "softplus", true, beta, threshold);
   if (any_requires_grad({&a})) {
     auto n = make_node<SoftplusBackward0>({&a});
@@ -702,7 +707,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   for (const std::optional<Scalar>* b : {&lo, &hi})
     if (*b && !(is_integral(a.dtype(), true) && (*b)->is_floating_point())) (*b)->check_fits(a.dtype());
   const double inf = std::numeric_limits<double>::infinity();
-  Tensor out = unary_forward(UnaryOp::Clamp, a, "clamp", false, lo ? lo->to_double() : -inf, hi ? hi->to_double() : inf);
+  Tensor out =
+      unary_forward(UnaryOp::Clamp, a, "clamp", false, lo ? lo->to_double() : -inf, hi ? hi->to_double() : inf);
   if (any_requires_grad({&a})) {
     auto n = make_node<ClampBackward1>({&a});
     n->self = SavedVariable(a, false);
@@ -805,7 +811,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) { return max_min_elementwise(a,
 Tensor minimum(const Tensor& a, const Tensor& b) { return max_min_elementwise(a, b, false); }
 
 // ---------------- comparisons and logic (no gradient) ----------------
-#define GRAFT_COMPARISON(name, Op)                                                                   \
+#define GRAFT_COMPARISON(name, Op)                                                                    \
   Tensor name(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::Op, a, b, #name); } \
   Tensor name(const Tensor& a, const Scalar& b) { return scalar_forward(BinaryOp::Op, a, b, #name); }
 GRAFT_COMPARISON(eq, Eq)
@@ -814,7 +820,9 @@ GRAFT_COMPARISON(lt, Lt)
 GRAFT_COMPARISON(le, Le)
 GRAFT_COMPARISON(gt, Gt)
 GRAFT_COMPARISON(ge, Ge)
-Tensor logical_and(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::LogicalAnd, a, b, "logical_and"); }
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return binary_forward(BinaryOp::LogicalAnd, a, b, "logical_and");
+}
 Tensor logical_or(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::LogicalOr, a, b, "logical_or"); }
 Tensor logical_not(const Tensor& a) {
   detail::check_tensor(a, "logical_not");

@@ -38,12 +38,13 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
               weight.sizes());
   GRAFT_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, TypeError,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-              "got ", indices.dtype(), " instead (while checking arguments for embedding)");
+              "got ",
+              indices.dtype(), " instead (while checking arguments for embedding)");
   const int64_t V = weight.size(0);
   std::optional<int64_t> pad = padding_idx;
   if (pad) {
-    GRAFT_CHECK(*pad >= -V && *pad < V, ValueError, "Padding_idx must be within num_embeddings (got padding_idx=",
-                *pad, " and num_embeddings=", V, ")");
+    GRAFT_CHECK(*pad >= -V && *pad < V, ValueError, "Padding_idx must be within num_embeddings (got padding_idx=", *pad,
+                " and num_embeddings=", V, ")");
     if (*pad < 0) *pad += V;
   }
   Tensor flat = indices.reshape({-1});

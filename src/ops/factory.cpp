@@ -158,15 +158,18 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   GRAFT_CHECK(approx < 9.0e18, RuntimeError, "arange: the range [", s, ", ", e, ") with step ", st,
               " has too many elements");
   int64_t n = all_int ? static_cast<int64_t>((static_cast<__int128>(end.to_long()) - start.to_long() + step.to_long() +
-                                              (st > 0 ? -1 : 1)) / step.to_long())
+                                              (st > 0 ? -1 : 1)) /
+                                             step.to_long())
                       : static_cast<int64_t>(approx);
   if (n < 0) n = 0;
   Tensor t = alloc_tensor({n}, o, "arange");
   GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
     for (int64_t i = 0; i < n; ++i) {
-      if (all_int) p[i] = static_cast<scalar_t>(start.to_long() + i * step.to_long());
-      else p[i] = static_cast<scalar_t>(vs + static_cast<double>(i) * vst);
+      if (all_int)
+        p[i] = static_cast<scalar_t>(start.to_long() + i * step.to_long());
+      else
+        p[i] = static_cast<scalar_t>(vs + static_cast<double>(i) * vst);
     }
   });
   return finish(t, o, "arange");
@@ -183,7 +186,10 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
     const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
     const int64_t half = steps / 2;
-    if (steps == 1) { p[0] = static_cast<scalar_t>(start); return; }
+    if (steps == 1) {
+      p[0] = static_cast<scalar_t>(start);
+      return;
+    }
     for (int64_t i = 0; i < steps; ++i)  // symmetric evaluation, as PyTorch does
       p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
                                             : end - step * static_cast<double>(steps - i - 1));
@@ -302,8 +308,10 @@ Tensor randint_like(const Tensor& t, int64_t low, int64_t high, std::optional<Te
 template <class T>
 Tensor tensor(const std::vector<T>& values, TensorOptions o) {
   if (!o.has_dtype_) {
-    if constexpr (std::is_floating_point_v<T>) o = o.dtype(default_dtype());
-    else o = o.dtype(dtype_of<T>::value);
+    if constexpr (std::is_floating_point_v<T>)
+      o = o.dtype(default_dtype());
+    else
+      o = o.dtype(dtype_of<T>::value);
   }
   Tensor src(make_intrusive<TensorImpl>(
       make_intrusive<StorageImpl>(DataPtr(const_cast<T*>(values.data()), nullptr, nullptr, kCPU),

@@ -13,7 +13,8 @@ Tensor check_index(const Tensor& index, const char* op, int64_t max_dim) {
   detail::check_tensor(index, op, "index");
   GRAFT_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, TypeError, op,
               "(): Expected dtype int64 for index but got ", index.dtype());
-  GRAFT_CHECK(index.dim() <= max_dim, IndexError, op, "(): Index is supposed to be a vector, got shape ", index.sizes());
+  GRAFT_CHECK(index.dim() <= max_dim, IndexError, op, "(): Index is supposed to be a vector, got shape ",
+              index.sizes());
   return detail::cast_nograd(index, kInt64).contiguous();
 }
 // PyTorch's texts: index_select/index_add raise IndexError "index out of range in self",
@@ -95,8 +96,9 @@ void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const 
   Shape ss;
   if (src) {
     ss = shape1(*src);
-    GRAFT_CHECK(ss.size() == is.size(), RuntimeError, "Index tensor must have the same number of dimensions as src tensor (",
-                op, ": index ", index.sizes(), ", src ", src->sizes(), ")");
+    GRAFT_CHECK(ss.size() == is.size(), RuntimeError,
+                "Index tensor must have the same number of dimensions as src tensor (", op, ": index ", index.sizes(),
+                ", src ", src->sizes(), ")");
   }
   if (index.numel() == 0) return;  // PyTorch checks no sizes of an empty index
   for (size_t k = 0; k < is.size(); ++k) {
@@ -140,8 +142,10 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Ten
   int64_t d = wrap_dim(dim, a.dim(), "index_add");
   Tensor self1 = a.dim() == 0 ? a.reshape({1}) : a;
   Tensor src1 = source.dim() == 0 ? source.reshape({1}) : source;
-  GRAFT_CHECK(src1.dim() == self1.dim(), RuntimeError, "index_add_(): Source/destination tensor must have same slice shapes. "
-              "Destination slice shape: ", self1.sizes(), " and source slice shape: ", src1.sizes());
+  GRAFT_CHECK(src1.dim() == self1.dim(), RuntimeError,
+              "index_add_(): Source/destination tensor must have same slice shapes. "
+              "Destination slice shape: ",
+              self1.sizes(), " and source slice shape: ", src1.sizes());
   for (int64_t k = 0; k < self1.dim(); ++k)
     GRAFT_CHECK(k == d || self1.size(k) == src1.size(k), RuntimeError,
                 "index_add_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",

@@ -30,8 +30,8 @@ void check_result(const Tensor& self, const Tensor& r, const char* op) {
               " doesn't match the broadcast shape ", r.sizes());
   GRAFT_CHECK(!(is_floating_point(r.dtype()) && !is_floating_point(self.dtype())) &&
                   !(r.dtype() != kBool && self.dtype() == kBool),
-              RuntimeError, op, ": result type ", scalar_type_name(r.dtype()), " can't be cast to the desired output type ",
-              scalar_type_name(self.dtype()));
+              RuntimeError, op, ": result type ", scalar_type_name(r.dtype()),
+              " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
 }
 
 // Generic in-place: `fn(x)` computes the out-of-place result from x (self or its snapshot).
@@ -62,12 +62,14 @@ Tensor& inplace(Tensor& self, const char* op, bool others_require_grad, F fn) {
 // Fast path for binary in-place ops without recording: write straight into self when the
 // promoted dtype is self's and `other` does not alias self's storage.
 bool direct_ok(const Tensor& self, const Tensor* other, DType ct) {
-  if (GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || (other && autograd::requires_grad(other->impl()))))
+  if (GradMode::is_enabled() &&
+      (autograd::requires_grad(self.impl()) || (other && autograd::requires_grad(other->impl()))))
     return false;
   if (self.impl()->is_inference && !InferenceMode::is_enabled()) return false;
   if (ct != self.dtype()) return false;
   if (other && other->impl()->storage().get() == self.impl()->storage().get()) return false;
-  if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes(), "inplace")).equals(self.sizes())) return false;
+  if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes(), "inplace")).equals(self.sizes()))
+    return false;
   autograd::check_inplace(self, /*will_record=*/false);  // view rules still apply (no-grad views)
   return true;
 }
@@ -168,7 +170,7 @@ static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
   detail::check_tensor(self, op, "self");
   const bool record = GradMode::is_enabled() && autograd::requires_grad(self.impl());
   autograd::check_inplace(self, record, /*check_overlap=*/false);  // PyTorch fills an expanded tensor
-  v.check_fits(self.dtype());  // before the version bump and the history
+  v.check_fits(self.dtype());                                      // before the version bump and the history
   cpu::fill(self, v);
   autograd::bump_version(self);
   if (record) {
@@ -188,7 +190,8 @@ Tensor& Tensor::copy_(const Tensor& src) {
   detail::broadcast_shapes(sizes(), src.sizes(), "copy_");
   GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(sizes(), src.sizes(), "copy_")).equals(sizes()), RuntimeError,
               "copy_: the source of shape ", src.sizes(), " cannot be broadcast to the destination of shape ", sizes());
-  const bool record = GradMode::is_enabled() && (autograd::requires_grad(impl()) || autograd::requires_grad(src.impl()));
+  const bool record =
+      GradMode::is_enabled() && (autograd::requires_grad(impl()) || autograd::requires_grad(src.impl()));
   autograd::check_inplace(*this, record);
   if (src.impl()->storage().get() == impl()->storage().get() && !src.is_same(*this)) {
     Tensor tmp = detail::new_empty(src.sizes(), src.dtype());

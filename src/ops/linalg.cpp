@@ -30,8 +30,9 @@ struct BmmBackward0 final : Node {
 };
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, op, ": expected mat1 and mat2 to have the same dtype, but got: ",
-              dtype_cpp_name(a.dtype()), " != ", dtype_cpp_name(b.dtype()));
+  GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, op,
+              ": expected mat1 and mat2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
+              " != ", dtype_cpp_name(b.dtype()));
   GRAFT_CHECK(a.dtype() != kBool, RuntimeError, op, ": \"addmm_impl_cpu_\" not implemented for 'Bool'");
 }
 
@@ -99,7 +100,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     Tensor b2 = db == 1 ? b.unsqueeze(1) : b;
     Shape out_sizes = a.sizes().shape();
     GRAFT_CHECK(a.size(-1) == b2.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (",
-                a.numel() / std::max<int64_t>(a.size(-1), 1), "x", a.size(-1), " and ", b2.size(0), "x", b2.size(1), ")");
+                a.numel() / std::max<int64_t>(a.size(-1), 1), "x", a.size(-1), " and ", b2.size(0), "x", b2.size(1),
+                ")");
     int64_t rows = 1;  // not reshape(-1, K): -1 cannot be inferred when K == 0
     for (int64_t d = 0; d < da - 1; ++d) rows *= a.size(d);
     Tensor r = mm(a.reshape({rows, a.size(-1)}), b2);
@@ -117,8 +119,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape batch = detail::broadcast_shapes(ba, bb, "matmul");
   int64_t B = compute_numel(batch);
   Shape ea = batch, eb = batch;
-  ea.push_back(n); ea.push_back(m);
-  eb.push_back(m); eb.push_back(p);
+  ea.push_back(n);
+  ea.push_back(m);
+  eb.push_back(m);
+  eb.push_back(p);
   Tensor r = bmm(a3.expand(ea).reshape({B, n, m}), b3.expand(eb).reshape({B, m, p}));
   Shape out = batch;
   if (da > 1) out.push_back(n);

@@ -10,9 +10,12 @@ namespace {
 
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: return loss.mean();
+    case Reduction::None:
+      return loss;
+    case Reduction::Sum:
+      return loss.sum();
+    case Reduction::Mean:
+      return loss.mean();
   }
   return loss;
 }
@@ -49,22 +52,26 @@ Tensor flat_class_target(const Tensor& input, const Tensor& target, const char* 
               input.size(0), ") to match target batch_size (", target.dim() ? target.size(0) : 0, ").");
   bool match = target.dim() == input.dim() - 1;
   for (int64_t d = 2; match && d < input.dim(); ++d) match = target.size(d - 1) == input.size(d);
-  GRAFT_CHECK(match, RuntimeError, op, ": expected target of size ", [&] {
-    Shape s{input.size(0)};
-    for (int64_t d = 2; d < input.dim(); ++d) s.push_back(input.size(d));
-    return detail::shape_str(s);
-  }(), " for input of size ", input.sizes(), ", but got target of size ", target.sizes());
+  GRAFT_CHECK(
+      match, RuntimeError, op, ": expected target of size ",
+      [&] {
+        Shape s{input.size(0)};
+        for (int64_t d = 2; d < input.dim(); ++d) s.push_back(input.size(d));
+        return detail::shape_str(s);
+      }(),
+      " for input of size ", input.sizes(), ", but got target of size ", target.sizes());
   return target.reshape({-1});
 }
 
 void check_class_weight(const Tensor& weight, int64_t C, const char* op) {
-  GRAFT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C), RuntimeError,
-              op, ": weight tensor should be defined either for all ", C,
+  GRAFT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C), RuntimeError, op,
+              ": weight tensor should be defined either for all ", C,
               " classes or no classes but got weight tensor of shape: ", weight.sizes());
 }
 
 // Per-element NLL terms and their weights (0 where ignored), flattened.
-std::pair<Tensor, Tensor> nll_terms(const Tensor& logp2, const Tensor& tgt, const Tensor& weight, int64_t ignore_index) {
+std::pair<Tensor, Tensor> nll_terms(const Tensor& logp2, const Tensor& tgt, const Tensor& weight,
+                                    int64_t ignore_index) {
   const int64_t C = logp2.size(1);
   Tensor valid = ne(tgt, ignore_index);
   {
@@ -111,9 +118,12 @@ Tensor target_shaped(const Tensor& flat, const Tensor& input, const Tensor& targ
 Tensor reduce_nll(const Tensor& terms, const Tensor& w, Reduction reduction, const Tensor& input,
                   const Tensor& target) {
   switch (reduction) {
-    case Reduction::None: return target_shaped(terms, input, target);
-    case Reduction::Sum: return terms.sum();
-    case Reduction::Mean: return terms.sum() / w.sum();
+    case Reduction::None:
+      return target_shaped(terms, input, target);
+    case Reduction::Sum:
+      return terms.sum();
+    case Reduction::Mean:
+      return terms.sum() / w.sum();
   }
   return terms;
 }
@@ -189,12 +199,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     GRAFT_CHECK(target.sizes().equals(input.sizes()), RuntimeError,
                 "cross_entropy: expected a probability target of the input's size ", input.sizes(),
                 ", but got target of size ", target.sizes());
-    Tensor t = label_smoothing > 0 ? target * (1.0 - label_smoothing) + label_smoothing / static_cast<double>(C)
-                                   : target;
+    Tensor t =
+        label_smoothing > 0 ? target * (1.0 - label_smoothing) + label_smoothing / static_cast<double>(C) : target;
     Tensor prod = wb.defined() ? logp * t * wb : logp * t;
     Tensor per = -prod.sum({class_dim});
-    if (reduction == Reduction::Mean)
-      return per.sum() / static_cast<double>(C == 0 ? 0 : input.numel() / C);
+    if (reduction == Reduction::Mean) return per.sum() / static_cast<double>(C == 0 ? 0 : input.numel() / C);
     return reduce(per, reduction);
   }
   Tensor tgt = flat_class_target(input, target, "cross_entropy");
@@ -218,8 +227,7 @@ Tensor weight_as_input(const Tensor& weight, const Tensor& input) {
 }
 }  // namespace
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight_arg,
-                            Reduction reduction) {
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight_arg, Reduction reduction) {
   alloc::MemoryOpScope mem_scope("binary_cross_entropy");
   check_pair(input, target, "binary_cross_entropy");
   const Tensor weight = weight_as_input(weight_arg, input);
@@ -233,12 +241,11 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
       GRAFT_CHECK(in_range, RuntimeError, "all elements of input should be between 0 and 1");
     }
   }
-  GRAFT_CHECK(!weight.defined() ||
-                  IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes(), "binary_cross_entropy"))
-                      .equals(input.sizes()),
-              RuntimeError,
-              "binary_cross_entropy: weight of size ", weight.sizes(), " does not broadcast to the input's size ",
-              input.sizes());
+  GRAFT_CHECK(
+      !weight.defined() || IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes(), "binary_cross_entropy"))
+                               .equals(input.sizes()),
+      RuntimeError, "binary_cross_entropy: weight of size ", weight.sizes(), " does not broadcast to the input's size ",
+      input.sizes());
   Tensor loss;
   {
     NoGradGuard ng;
@@ -264,8 +271,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   // (1 - y) x + lw * softplus(-x), lw = 1 + (pos_weight - 1) y: log(1 + e^-x) without overflow.
   Tensor sp = softplus(-input);
   const Tensor pw = weight_as_input(pos_weight, input);
-  Tensor loss = pw.defined() ? (1.0 - target) * input + ((pw - 1.0) * target + 1.0) * sp
-                                     : (1.0 - target) * input + sp;
+  Tensor loss = pw.defined() ? (1.0 - target) * input + ((pw - 1.0) * target + 1.0) * sp : (1.0 - target) * input + sp;
   if (weight.defined()) loss = loss * weight_as_input(weight, loss);
   return reduce(loss, reduction);
 }

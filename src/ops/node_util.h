@@ -29,14 +29,13 @@ intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&..
 
 /// Declares release_variables() and visit_held() for a node with the given saved members
 /// (SavedVariables): the engine releases them after backward, the leak doctor counts them.
-#define GRAFT_NODE_SAVED(...)                                                                 \
-  void release_variables() override {                                                         \
-    [](auto&... sv) { (sv.reset_data(), ...); }(__VA_ARGS__);                                 \
-  }                                                                                           \
-  void visit_held(HeldVisitor& v) const override {                                            \
-    size_t i = 0;                                                                             \
-    [&](const auto&... sv) { (v.saved(sv, ::graft::detail::nth_name(#__VA_ARGS__, i++)), ...); }( \
-        __VA_ARGS__);                                                                         \
+#define GRAFT_NODE_SAVED(...)                                                                                  \
+  void release_variables() override {                                                                          \
+    [](auto&... sv) { (sv.reset_data(), ...); }(__VA_ARGS__);                                                  \
+  }                                                                                                            \
+  void visit_held(HeldVisitor& v) const override {                                                             \
+    size_t i = 0;                                                                                              \
+    [&](const auto&... sv) { (v.saved(sv, ::graft::detail::nth_name(#__VA_ARGS__, i++)), ...); }(__VA_ARGS__); \
   }
 #define GRAFT_NODE_NAME(NameStr) \
   std::string name() const override { return NameStr; }

@@ -34,22 +34,25 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   detail::check_tensor(input, "layer_norm");
   check_floating(input, "layer_norm");
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  GRAFT_CHECK(k >= 1, RuntimeError, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
-              "least one element, but got normalized_shape = ", normalized_shape);
+  GRAFT_CHECK(k >= 1, RuntimeError,
+              "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+              "least one element, but got normalized_shape = ",
+              normalized_shape);
   bool match = input.dim() >= k;
   for (int64_t i = 0; match && i < k; ++i) match = input.size(input.dim() - k + i) == normalized_shape[i];
-  GRAFT_CHECK(match, RuntimeError, "Given normalized_shape=", normalized_shape, ", expected input with shape [*",
-              [&] {
-                std::string s;
-                for (auto v : normalized_shape) s += ", " + std::to_string(v);
-                return s;
-              }(),
-              "], but got input of size", input.sizes());
+  GRAFT_CHECK(
+      match, RuntimeError, "Given normalized_shape=", normalized_shape, ", expected input with shape [*",
+      [&] {
+        std::string s;
+        for (auto v : normalized_shape) s += ", " + std::to_string(v);
+        return s;
+      }(),
+      "], but got input of size", input.sizes());
   for (const Tensor* p : {&weight, &bias})
     GRAFT_CHECK(!p->defined() || p->sizes().equals(normalized_shape), RuntimeError, "Expected ",
                 p == &weight ? "weight" : "bias", " to be of same shape as normalized_shape, but got ",
-                p == &weight ? "weight" : "bias", " of shape ", p->sizes(), " and normalized_shape = ",
-                normalized_shape);
+                p == &weight ? "weight" : "bias", " of shape ", p->sizes(),
+                " and normalized_shape = ", normalized_shape);
   std::vector<int64_t> dims;
   for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
   Tensor mu = mean(input, dims, true);
@@ -72,7 +75,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                          std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     GRAFT_CHECK(!t->defined() || t->numel() == C, RuntimeError, name, " should contain ", C, " elements not ",
                 t->numel());
-  if (input.numel() == 0) {  // PyTorch: a copy (kept in the graph through the affine's first
+  if (input.numel() == 0) {      // PyTorch: a copy (kept in the graph through the affine's first
     Tensor out = input.clone();  // element) and running statistics left alone
     if (weight.defined() && C > 0) out = out * weight.reshape({-1})[0];
     if (bias.defined() && C > 0) out = out + bias.reshape({-1})[0];
@@ -93,8 +96,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       Tensor rm = running_mean, rv = running_var;  // handles to the caller's buffers
       // both new values first (in the buffers' own shapes), then the copies: no half update
       Tensor new_rm, new_rv;
-      if (rm.defined())
-        new_rm = (mu.reshape(rm.sizes()) * momentum + rm * (1.0 - momentum)).to(rm.dtype());
+      if (rm.defined()) new_rm = (mu.reshape(rm.sizes()) * momentum + rm * (1.0 - momentum)).to(rm.dtype());
       if (rv.defined())
         new_rv = (var.reshape(rv.sizes()) * (n / (n - 1.0)) * momentum + rv * (1.0 - momentum)).to(rv.dtype());
       // both buffers must take the write (an expanded one cannot) before either is written
@@ -119,12 +121,14 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   GRAFT_CHECK(input.dim() >= 2, RuntimeError, "group_norm: expected at least 2D input (got ", input.dim(), "D input)");
   GRAFT_CHECK(num_groups > 0, RuntimeError, "group_norm: num_groups must be positive, but got ", num_groups);
   const int64_t N = input.size(0), C = input.size(1);
-  GRAFT_CHECK(C % num_groups == 0, RuntimeError, "Expected number of channels in input to be divisible by num_groups, "
-              "but got input of shape ", input.sizes(), " and num_groups=", num_groups);
+  GRAFT_CHECK(C % num_groups == 0, RuntimeError,
+              "Expected number of channels in input to be divisible by num_groups, "
+              "but got input of shape ",
+              input.sizes(), " and num_groups=", num_groups);
   for (auto [t, name] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     GRAFT_CHECK(!t->defined() || (t->dim() == 1 && t->numel() == C), RuntimeError, "Expected ", name,
-                " to be a vector of size equal to the number of channels in input, but got ", name,
-                " of shape ", t->sizes(), " and input of shape ", input.sizes());
+                " to be a vector of size equal to the number of channels in input, but got ", name, " of shape ",
+                t->sizes(), " and input of shape ", input.sizes());
   const int64_t per_group = (C / num_groups) * (N * C == 0 ? 0 : input.numel() / (N * C));
   Tensor xg = input.reshape({N, num_groups, per_group});  // explicit: -1 is ambiguous when N == 0
   Tensor mu = mean(xg, {2}, true);

@@ -76,8 +76,8 @@ int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
     overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span);
     overflow |= __builtin_add_overflow(extent, span, &extent);
   }
-  GRAFT_CHECK(!overflow, RuntimeError, "Storage size calculation overflowed with sizes=", sizes, " and strides=",
-              strides);
+  GRAFT_CHECK(!overflow, RuntimeError, "Storage size calculation overflowed with sizes=", sizes,
+              " and strides=", strides);
   return extent;
 }
 

@@ -3,8 +3,8 @@
 // output allocation.
 #include <string>
 
-#include "graft/core/error.h"
 #include "graft/alloc/memory_history.h"
+#include "graft/core/error.h"
 #include "graft/ops/ops.h"
 
 namespace graft::detail {
@@ -13,8 +13,8 @@ namespace graft::detail {
 inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, like PyTorch
   if (d < -n || d >= n)
-    throw IndexError(str(op, ": Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
-                         "], but got ", d, ")"));
+    throw IndexError(
+        str(op, ": Dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ", d, ")"));
   return d < 0 ? d + n : d;
 }
 /// Bitmask of reduced dims (empty = all).

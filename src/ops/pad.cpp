@@ -31,8 +31,8 @@ Tensor pad(const Tensor& input, IntArrayRef pads, double value) {
     const int64_t d = nd - 1 - i;
     const int64_t l = pads[static_cast<size_t>(2 * i)], r = pads[static_cast<size_t>(2 * i + 1)];
     const int64_t cl = l < 0 ? checked_sub(0, l) : 0, cr = r < 0 ? checked_sub(0, r) : 0;
-    GRAFT_CHECK(checked_add(cl, cr) <= x.size(d), RuntimeError, "pad: negative padding ", l, " and ", r, " crops more than the ",
-                x.size(d), " elements of dimension ", d);
+    GRAFT_CHECK(checked_add(cl, cr) <= x.size(d), RuntimeError, "pad: negative padding ", l, " and ", r,
+                " crops more than the ", x.size(d), " elements of dimension ", d);
     if (cl || cr) x = x.narrow(d, cl, x.size(d) - cl - cr);
     grow = grow || l > 0 || r > 0;
   }

@@ -42,12 +42,12 @@ PoolGeometry pool_geometry(const char* op, const Tensor& x4, bool unbatched, Int
   // instead of wrapping into a 1x1 output with an endless window
   for (const Pair* a : {&g.k, &g.s, &g.p, &g.d})
     for (int64_t v : *a) checked_int32(v);
-  GRAFT_CHECK(g.k[0] > 0 && g.k[1] > 0, RuntimeError, op, ": kernel size should be greater than zero, but got kH: ",
-              g.k[0], " kW: ", g.k[1]);
-  GRAFT_CHECK(g.s[0] > 0 && g.s[1] > 0, RuntimeError, op, ": stride should be greater than zero, but got dH: ",
-              g.s[0], " dW: ", g.s[1]);
-  GRAFT_CHECK(g.d[0] > 0 && g.d[1] > 0, RuntimeError, op, ": dilation should be greater than zero, but got dilationH: ",
-              g.d[0], " dilationW: ", g.d[1]);
+  GRAFT_CHECK(g.k[0] > 0 && g.k[1] > 0, RuntimeError, op,
+              ": kernel size should be greater than zero, but got kH: ", g.k[0], " kW: ", g.k[1]);
+  GRAFT_CHECK(g.s[0] > 0 && g.s[1] > 0, RuntimeError, op, ": stride should be greater than zero, but got dH: ", g.s[0],
+              " dW: ", g.s[1]);
+  GRAFT_CHECK(g.d[0] > 0 && g.d[1] > 0, RuntimeError, op,
+              ": dilation should be greater than zero, but got dilationH: ", g.d[0], " dilationW: ", g.d[1]);
   GRAFT_CHECK(g.p[0] >= 0 && g.p[1] >= 0 && g.p[0] <= g.k[0] / 2 && g.p[1] <= g.k[1] / 2, RuntimeError,
               "pad should be smaller than or equal to half of kernel size, but got padW = ", g.p[1],
               ", padH = ", g.p[0], ", kW = ", g.k[1], ", kH = ", g.k[0]);
@@ -63,9 +63,9 @@ PoolGeometry pool_geometry(const char* op, const Tensor& x4, bool unbatched, Int
 }
 
 Tensor batched4(const Tensor& input, const char* op) {
-  GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError, op,
-              ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
-              input.sizes());
+  GRAFT_CHECK(
+      input.dim() == 3 || input.dim() == 4, RuntimeError, op,
+      ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", input.sizes());
   if (!is_floating_point(input.dtype())) {
     // PyTorch has integer avg_pool2d kernels, graft not; it has no integer max_pool2d
     GRAFT_CHECK(std::string_view(op) != "max_pool2d", RuntimeError, "\"max_pool2d\" not implemented for '",
@@ -151,8 +151,7 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayR
   Tensor planes = cpu::raw_view(xc, {N * C, H, W}, {H * W, W, 1}, xc.storage_offset());
   Tensor out = detail::new_empty({N, C, g.oh, g.ow}, x4.dtype());
   Tensor idx = detail::new_empty({N, C, g.oh, g.ow}, kInt64);
-  cpu::max_pool2d(out, idx, planes,
-                  {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
+  cpu::max_pool2d(out, idx, planes, {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
   if (any_requires_grad({&x4})) {
     auto n = make_node<MaxPool2DWithIndicesBackward0>({&x4});
     n->indices = SavedVariable(idx, false);
@@ -169,8 +168,8 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
 }
 
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
   alloc::MemoryOpScope mem_scope("avg_pool2d");
   detail::check_tensor(input, "avg_pool2d");
   Tensor x4 = batched4(input, "avg_pool2d");
@@ -194,7 +193,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
       ws = std::max<int64_t>(ws, 0);
       he = std::min(he, H);
       we = std::min(we, W);
-      double d = divisor_override ? static_cast<double>(*divisor_override)
+      double d = divisor_override    ? static_cast<double>(*divisor_override)
                  : count_include_pad ? static_cast<double>(pool_size)
                                      : static_cast<double>((he - hs) * (we - ws));
       div[static_cast<size_t>(oy * g.ow + ox)] = d;
@@ -213,8 +212,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   GRAFT_CHECK(output_size.size() == 2 || output_size.size() == 1, RuntimeError,
               "adaptive_avg_pool2d: output_size must be 2");
   const Pair os = detail::pair_arg(output_size, "adaptive_avg_pool2d", "output_size");
-  GRAFT_CHECK(os[0] >= 0 && os[1] >= 0, RuntimeError, "adaptive_avg_pool2d: elements of output_size must be "
-              "greater than or equal to 0 but received {", os[0], ", ", os[1], "}");
+  GRAFT_CHECK(os[0] >= 0 && os[1] >= 0, RuntimeError,
+              "adaptive_avg_pool2d: elements of output_size must be "
+              "greater than or equal to 0 but received {",
+              os[0], ", ", os[1], "}");
   const int64_t H = input.size(-2), W = input.size(-1);
   {  // the output's size, checked as PyTorch's numel (2**62 x 4 overflows)
     Shape out_sizes = input.sizes().shape();
@@ -223,8 +224,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
     compute_numel(out_sizes);
   }
   for (int64_t d = input.dim() - 2; d < input.dim(); ++d)  // the spatial dims (channels may be 0, as torch 1.13)
-    GRAFT_CHECK(input.size(d) > 0, RuntimeError, "adaptive_avg_pool2d(): Expected input to have non-zero size for "
-                "non-batch dimensions, but input has sizes ", input.sizes(), " with dimension ", d, " being empty");
+    GRAFT_CHECK(input.size(d) > 0, RuntimeError,
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                "non-batch dimensions, but input has sizes ",
+                input.sizes(), " with dimension ", d, " being empty");
   // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix, made
   // in the allocator (its size follows the user's numbers: too large is an OutOfMemoryError)
   auto averaging = [&](int64_t out, int64_t in) {

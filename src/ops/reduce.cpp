@@ -234,7 +234,8 @@ Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim) {
   detail::check_tensor(a, "mean");
   GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError,
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-              "Got: ", dtype_name(a.dtype()));
+              "Got: ",
+              dtype_name(a.dtype()));
   uint64_t mask = detail::dim_mask(dims, a.dim(), "mean");
   int64_t count = reduced_count(a.sizes(), mask);
   Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, a.dtype());
@@ -278,8 +279,8 @@ static Tensor max_min_all(const Tensor& a, bool is_max) {
   GRAFT_CHECK(a.numel() > 0, RuntimeError, name,
               "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
               "'dim' argument.");
-  Tensor out = reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, detail::dim_mask({}, a.dim(), name), false,
-                              a.dtype());
+  Tensor out =
+      reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, detail::dim_mask({}, a.dim(), name), false, a.dtype());
   if (any_requires_grad({&a})) {
     auto n = make_node<MaxMinAllBackward>({&a});
     n->is_max = is_max;
@@ -339,7 +340,9 @@ static std::pair<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool 
   return {values, indices};
 }
 std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, true); }
-std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, false); }
+std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
+  return max_min_dim(a, dim, keepdim, false);
+}
 
 static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "argmax" : "argmin";
@@ -456,7 +459,8 @@ Tensor dist(const Tensor& a, const Tensor& b, double p) {
   detail::check_tensor(b, "dist", "other");
   const DType dt = promote_types(a.dtype(), b.dtype());
   GRAFT_CHECK(is_floating_point(dt), RuntimeError,
-              "norm(): input dtype should be either floating point or complex. Got ", scalar_type_name(dt), " instead.");
+              "norm(): input dtype should be either floating point or complex. Got ", scalar_type_name(dt),
+              " instead.");
   Tensor d = abs(sub(a, b));
   if (p == 0) {  // the count of nonzeros, kept in the graph with a zero gradient (as PyTorch's)
     Tensor count = sum(ne(d, 0).to(d.dtype()));
@@ -480,8 +484,10 @@ Tensor sum_to(const Tensor& a, IntArrayRef sizes) {
   for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
   for (int64_t d = lead; d < a.dim(); ++d) {
     int64_t t = sizes[d - lead];
-    if (t == 1 && a.size(d) != 1) dims.push_back(d);
-    else GRAFT_CHECK(t == a.size(d), RuntimeError, "sum_to: size ", sizes, " is not expandable to size ", a.sizes());
+    if (t == 1 && a.size(d) != 1)
+      dims.push_back(d);
+    else
+      GRAFT_CHECK(t == a.size(d), RuntimeError, "sum_to: size ", sizes, " is not expandable to size ", a.sizes());
   }
   if (dims.empty()) return a.view(sizes);
   return sum(a, dims, true).view(sizes);

@@ -1,6 +1,6 @@
 // Tensor methods: metadata helpers and forwarding to the functional ops.
-#include "graft/ops/ops.h"
 #include "../backend/cpu/kernels.h"
+#include "graft/ops/ops.h"
 #include "op_util.h"
 
 namespace graft {
@@ -130,7 +130,9 @@ Tensor Tensor::mm(const Tensor& o) const { return graft::mm(*this, o); }
 Tensor Tensor::bmm(const Tensor& o) const { return graft::bmm(*this, o); }
 Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return graft::index_select(*this, d, i); }
 Tensor Tensor::gather(int64_t d, const Tensor& i) const { return graft::gather(*this, d, i); }
-Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const { return graft::scatter_add(*this, d, i, s); }
+Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const {
+  return graft::scatter_add(*this, d, i, s);
+}
 Tensor Tensor::masked_fill(const Tensor& m, const Scalar& v) const { return graft::masked_fill(*this, m, v); }
 Tensor Tensor::masked_select(const Tensor& m) const { return graft::masked_select(*this, m); }
 Tensor Tensor::nonzero() const { return graft::nonzero(*this); }

@@ -1,9 +1,9 @@
 // View ops (share storage): view, reshape, transpose, permute, expand, squeeze, unsqueeze,
 // flatten, narrow, select, slice, as_strided, split/chunk, unbind; plus the copies that go
 // with them: contiguous, clone, cat, stack, repeat, to(dtype), as_strided_scatter.
-#include "graft/core/checked_math.h"
 #include <algorithm>
 #include <numeric>
+#include "graft/core/checked_math.h"
 
 #include "node_util.h"
 
@@ -140,7 +140,10 @@ struct SplitBackward0 final : Node {
         s[dim] = pieces[i];
         DType dt = kFloat32;
         for (auto& x : g)
-          if (x.defined()) { dt = x.dtype(); break; }
+          if (x.defined()) {
+            dt = x.dtype();
+            break;
+          }
         parts.push_back(zeros(s, TensorOptions(dt)));
       }
     }
@@ -184,7 +187,8 @@ struct CatBackward0 final : Node {
     TensorList r(sizes.size());
     int64_t off = 0;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (should_compute_output(i)) r[i] = stack ? g[0].select(dim, static_cast<int64_t>(i)) : g[0].narrow(dim, off, sizes[i]);
+      if (should_compute_output(i))
+        r[i] = stack ? g[0].select(dim, static_cast<int64_t>(i)) : g[0].narrow(dim, off, sizes[i]);
       off += sizes[i];
     }
     return r;
@@ -331,7 +335,8 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   detail::check_tensor(*this, "permute");
   GRAFT_CHECK(static_cast<int64_t>(dims.size()) == dim(), RuntimeError,
               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
-              "ordering of dimensions i.e. input.dim() = ", dim(), " is not equal to len(dims) = ", dims.size());
+              "ordering of dimensions i.e. input.dim() = ",
+              dim(), " is not equal to len(dims) = ", dims.size());
   Geometry g;
   Shape inverse(dims.size(), 0);
   std::vector<bool> seen(dims.size(), false);
@@ -374,8 +379,8 @@ Tensor Tensor::expand(IntArrayRef sizes) const {
     int64_t have = size(td);
     if (want == -1) want = have;
     GRAFT_CHECK(have == want || have == 1, RuntimeError, "The expanded size of the tensor (", want,
-                ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ",
-                sizes, ".  Tensor sizes: ", this->sizes());
+                ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                ".  Target sizes: ", sizes, ".  Tensor sizes: ", this->sizes());
     g.sizes.push_back(want);
     g.strides.push_back(have == want ? stride(td) : 0);
   }
@@ -518,8 +523,8 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, RuntimeError, "as_strided: negative size or stride");
   const int64_t extent = detail::storage_extent(sizes, strides, offset);
   const int64_t capacity = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
-  GRAFT_CHECK(extent <= capacity, RuntimeError, "setStorage: sizes ", sizes, ", strides ", strides,
-              ", storage offset ", offset, ", and itemsize ", element_size(), " requiring a storage size of ",
+  GRAFT_CHECK(extent <= capacity, RuntimeError, "setStorage: sizes ", sizes, ", strides ", strides, ", storage offset ",
+              offset, ", and itemsize ", element_size(), " requiring a storage size of ",
               extent * static_cast<int64_t>(element_size()), " are out of bounds for storage of size ",
               impl()->storage()->nbytes());
   intrusive_ptr<Node> node;
@@ -539,9 +544,12 @@ Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef siz
                           int64_t offset) {
   detail::check_tensor(base, "as_strided_scatter", "self");
   detail::check_tensor(src, "as_strided_scatter", "src");
-  GRAFT_CHECK(src.sizes().equals(sizes), RuntimeError, "as_strided_scatter: expected src to have a size equal to the "
-              "slice of self. src size = ", src.sizes(), ", slice size = ", sizes);
-  GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError, "as_strided_scatter: mismatch in length of strides and shape");
+  GRAFT_CHECK(src.sizes().equals(sizes), RuntimeError,
+              "as_strided_scatter: expected src to have a size equal to the "
+              "slice of self. src size = ",
+              src.sizes(), ", slice size = ", sizes);
+  GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError,
+              "as_strided_scatter: mismatch in length of strides and shape");
   GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided_scatter: Negative storage offset ", offset);
   for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(strides[i] >= 0, RuntimeError, "as_strided_scatter: negative stride in ", strides);
@@ -566,7 +574,9 @@ std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, i
   int64_t d = wrap_dim(dim, a.dim(), "split");
   int64_t total = 0;
   for (auto s : split_sizes) {
-    GRAFT_CHECK(s >= 0, RuntimeError, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
+    GRAFT_CHECK(
+        s >= 0, RuntimeError,
+        "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
     total += s;
   }
   GRAFT_CHECK(total == a.size(d), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to ", a.size(d),
@@ -577,10 +587,12 @@ std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, i
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   detail::check_tensor(a, "split");
   GRAFT_CHECK(a.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
-  GRAFT_CHECK(split_size >= 0, RuntimeError, "split expects split_size be non-negative, but got split_size=", split_size);
+  GRAFT_CHECK(split_size >= 0, RuntimeError,
+              "split expects split_size be non-negative, but got split_size=", split_size);
   int64_t d = wrap_dim(dim, a.dim(), "split");
   const int64_t n = a.size(d);
-  GRAFT_CHECK(split_size > 0 || n == 0, RuntimeError, "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
+  GRAFT_CHECK(split_size > 0 || n == 0, RuntimeError,
+              "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
   std::vector<int64_t> sizes;
   if (n == 0) sizes.push_back(0);  // PyTorch: max(ceil(n / split_size), 1) pieces
   for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
@@ -746,20 +758,29 @@ static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
   // legacy behaviour: 1-D empty tensors are skipped by cat
   const Tensor* ref = nullptr;
   for (auto& t : tensors)
-    if (is_stack || !(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; }
+    if (is_stack || !(t.dim() == 1 && t.numel() == 0)) {
+      ref = &t;
+      break;
+    }
   DType dt = tensors[0].dtype();
   for (auto& t : tensors) dt = promote_types(dt, t.dtype());
   if (!ref) return detail::new_empty({0}, dt);
   const int64_t nd = ref->dim() + (is_stack ? 1 : 0);
-  GRAFT_CHECK(is_stack || ref->dim() > 0, RuntimeError, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  GRAFT_CHECK(is_stack || ref->dim() > 0, RuntimeError,
+              "zero-dimensional tensor (at position 0) cannot be concatenated");
   int64_t d = wrap_dim(dim, nd, name);
   Shape out_sizes = ref->sizes().shape();
-  if (is_stack) out_sizes.insert(out_sizes.begin() + d, 0);
-  else out_sizes[d] = 0;
+  if (is_stack)
+    out_sizes.insert(out_sizes.begin() + d, 0);
+  else
+    out_sizes[d] = 0;
   std::vector<int64_t> pieces;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    if (!is_stack && t.dim() == 1 && t.numel() == 0) { pieces.push_back(0); continue; }
+    if (!is_stack && t.dim() == 1 && t.numel() == 0) {
+      pieces.push_back(0);
+      continue;
+    }
     if (is_stack) {
       GRAFT_CHECK(t.sizes().equals(ref->sizes()), RuntimeError, "stack expects each tensor to be equal size, but got ",
                   ref->sizes(), " at entry 0 and ", t.sizes(), " at entry ", i);

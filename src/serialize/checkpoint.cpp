@@ -17,7 +17,8 @@ StateDict take_prefix(const StateDict& sd, const std::string& prefix, const std:
   StateDict out;
   for (const auto& it : sd) {
     const std::string& k = it.key();
-    if (k.rfind(prefix, 0) == 0) out.insert(k.substr(prefix.size()), it.value());
+    if (k.rfind(prefix, 0) == 0)
+      out.insert(k.substr(prefix.size()), it.value());
     else if (k.rfind(kModelPrefix, 0) != 0 && k.rfind(kOptimizerPrefix, 0) != 0)
       throw ValueError(detail::str(path, ": not a save_checkpoint file: tensor '", k,
                                    "' is neither under \"model.\" nor under \"optimizer.\""));

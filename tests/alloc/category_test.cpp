@@ -52,7 +52,7 @@ TEST(Categories, TrainingStepParameterGradientSaved) {
   EXPECT_GE(during.at("saved_for_backward"), blk);
   EXPECT_EQ(during.at("gradient"), 0);
   EXPECT_EQ(sum_of(during), memory_allocated());
-  loss.backward();  // saved tensors released; w.grad created
+  loss.backward();                                       // saved tensors released; w.grad created
   EXPECT_EQ(memory_category(h), MemoryCategory::Other);  // nothing saves it any more
   EXPECT_EQ(memory_category(w.grad()), MemoryCategory::Gradient);
   auto after = memory_by_category();

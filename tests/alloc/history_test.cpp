@@ -2,8 +2,8 @@
 // C++ stacks on request, and dump_snapshot's JSON.
 #include <cstdio>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "alloc_test_util.h"

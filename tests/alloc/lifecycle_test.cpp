@@ -38,7 +38,7 @@ TEST(Lifecycle, RetainedGraphKeepsSavedTensorsAlive) {
   for (int i = 0; i < 3; ++i) loss.backward(Tensor(), /*retain_graph=*/true);
   x.mutable_grad() = Tensor();
   EXPECT_EQ(memory_allocated(), with_graph);  // the retained graph still holds exp's result
-  loss.backward();                             // the last backward frees the saved tensors
+  loss.backward();                            // the last backward frees the saved tensors
   x.mutable_grad() = Tensor();
   EXPECT_EQ(memory_allocated(), with_graph - block_of_1000_floats());
   loss = Tensor();  // dropping the output drops the graph
@@ -54,8 +54,8 @@ TEST(Lifecycle, TotalLossAccumulationHoldsEveryGraph) {
   std::vector<int64_t> leaky, ok;
   for (int step = 0; step < 4; ++step) {
     Tensor loss = (w * 2.0).exp().sum();
-    total_leaky = total_leaky + loss;          // keeps the graph
-    total_ok = total_ok + loss.detach();       // does not
+    total_leaky = total_leaky + loss;     // keeps the graph
+    total_ok = total_ok + loss.detach();  // does not
     loss = Tensor();
     leaky.push_back(memory_allocated());
   }

@@ -22,7 +22,7 @@ TEST(Retry, FailedRawCallIsRetriedOnceAfterReleasingTheCache) {
 TEST(Retry, ReleasingCachedSegmentsMakesRoom) {
   TestAllocator t;
   { DataPtr big = t.get(5 * MiB); }  // a 20 MiB segment, now cached
-  t.raw->set_cap(21 * MiB);         // a new 2 MiB small segment does not fit beside it
+  t.raw->set_cap(21 * MiB);          // a new 2 MiB small segment does not fit beside it
   DataPtr small = t.get(1000);
   EXPECT_EQ(t.stat("num_alloc_retries"), 1);
   EXPECT_EQ(t.stat("segment.large_pool.freed"), 1);  // the cached segment went back
@@ -92,7 +92,7 @@ TEST(Oom, FractionOfTotal) {
   t.raw->set_cap(40 * MiB);  // the test raw allocator reports its cap as total memory
   t.a->set_memory_fraction(0.5);
   EXPECT_EQ(t.a->memory_limit(), std::optional<size_t>(20 * MiB));
-  DataPtr a = t.get(9 * MiB);           // one 20 MiB segment: exactly the cap
+  DataPtr a = t.get(9 * MiB);                   // one 20 MiB segment: exactly the cap
   EXPECT_THROW(t.get(1000), OutOfMemoryError);  // a 2 MiB small segment passes it
   EXPECT_THROW_MSG(t.a->set_memory_fraction(1.5), ValueError, "Invalid fraction value: 1.5. Allowed range: 0~1");
   EXPECT_THROW_MSG(t.a->set_memory_fraction(-0.1), ValueError, "Invalid fraction value: -0.1. Allowed range: 0~1");

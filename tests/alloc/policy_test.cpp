@@ -84,9 +84,9 @@ TEST(ScriptedStats, EveryKeyExact) {
   e["num_device_alloc"] = 2;
   expect_stats(t.stats(), e);
 
-  b = DataPtr();     // merges with both free neighbours: the small segment is whole again
+  b = DataPtr();       // merges with both free neighbours: the small segment is whole again
   t.a->empty_cache();  // releases it; the large segment is split (c lives) and stays
-  c = DataPtr();     // merges with its remainder
+  c = DataPtr();       // merges with its remainder
   t.a->empty_cache();  // releases the large segment
 
   set4(e, "allocation.all", 0, 2, 3, 3);
@@ -120,7 +120,7 @@ TEST(ScriptedStats, EveryKeyExact) {
   expect_stats(t.stats(), e);
   EXPECT_EQ(t.raw->live_bytes(), 0u);
 
-  t.a->reset_peak_stats();  // peak := current
+  t.a->reset_peak_stats();         // peak := current
   t.a->reset_accumulated_stats();  // allocated/freed and num_* := 0
   auto z = zero_stats();
   expect_stats(t.stats(), z);
@@ -165,16 +165,16 @@ TEST(Policy, BestFitSmallestThenLowestAddress) {
 TEST(Policy, SplitBoundaries) {
   TestAllocator t;
   DataPtr x = t.get(1024), pin = t.get(512);
-  x = DataPtr();              // a 1024-byte hole
-  DataPtr y = t.get(512);     // small pool: a 512-byte remainder (>= 512) is split off
+  x = DataPtr();           // a 1024-byte hole
+  DataPtr y = t.get(512);  // small pool: a 512-byte remainder (>= 512) is split off
   EXPECT_EQ(t.allocated(), 1024);
   EXPECT_EQ(t.stat("inactive_split.small_pool.current"), 2);  // the 512 tail and the segment's rest
   TestAllocator l;
-  { DataPtr big = l.get(12 * MiB); }   // a 12 MiB large segment, cached
-  DataPtr z = l.get(11 * MiB);         // remainder exactly 1 MiB: large pool needs > 1 MiB to split
+  { DataPtr big = l.get(12 * MiB); }  // a 12 MiB large segment, cached
+  DataPtr z = l.get(11 * MiB);        // remainder exactly 1 MiB: large pool needs > 1 MiB to split
   EXPECT_EQ(l.allocated(), static_cast<int64_t>(12 * MiB));
   z = DataPtr();
-  DataPtr w = l.get(11 * MiB - 512);   // remainder 1 MiB + 512: split
+  DataPtr w = l.get(11 * MiB - 512);  // remainder 1 MiB + 512: split
   EXPECT_EQ(l.allocated(), static_cast<int64_t>(11 * MiB - 512));
   EXPECT_EQ(l.stat("inactive_split_bytes.large_pool.current"), static_cast<int64_t>(1 * MiB + 512));
 }
@@ -284,9 +284,9 @@ TEST(MaxSplitSize, NonSplitRoundingBoundsWaste) {
 TEST(MaxSplitSize, ReleasesOversizeBlocksBeforeTheFullRetry) {
   TestAllocator t("max_split_size_mb:20");
   { DataPtr x = t.get(24 * MiB), y = t.get(26 * MiB); }  // both cached, oversize
-  t.raw->set_cap(60 * MiB);                               // 50 MiB live: a new 50 MiB segment fails
-  DataPtr big = t.get(50 * MiB);  // releases 26 then 24 (largest first), then allocates
-  EXPECT_EQ(t.stat("num_alloc_retries"), 0);  // no full-cache retry was needed
+  t.raw->set_cap(60 * MiB);                              // 50 MiB live: a new 50 MiB segment fails
+  DataPtr big = t.get(50 * MiB);                         // releases 26 then 24 (largest first), then allocates
+  EXPECT_EQ(t.stat("num_alloc_retries"), 0);             // no full-cache retry was needed
   EXPECT_EQ(t.stat("num_device_free"), 2);
   EXPECT_EQ(t.reserved(), static_cast<int64_t>(50 * MiB));
 }

@@ -51,7 +51,8 @@ TEST(Anomaly, NanInBackwardOutputRaises) {
   {
     DetectAnomalyGuard g;
     Tensor y = x.sqrt();
-    EXPECT_THROW_MSG((y * 0).sum().backward(), RuntimeError, "Function 'SqrtBackward0' returned nan values in its 0th output.");
+    EXPECT_THROW_MSG((y * 0).sum().backward(), RuntimeError,
+                     "Function 'SqrtBackward0' returned nan values in its 0th output.");
     EXPECT_FALSE(x.grad().defined());
   }
   // without anomaly mode the nan flows silently

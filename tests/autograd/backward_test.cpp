@@ -48,13 +48,15 @@ TEST(Backward, RealDtypeMismatchIsCast) {
 TEST(Backward, RootErrors) {
   Tensor x = ones({3}, requires_grad());
   Tensor c = ones({3});
-  EXPECT_THROW_MSG(c.sum().backward(), RuntimeError, "element 0 of tensors does not require grad and does not have a grad_fn");
+  EXPECT_THROW_MSG(c.sum().backward(), RuntimeError,
+                   "element 0 of tensors does not require grad and does not have a grad_fn");
   Tensor nog;
   {
     NoGradGuard ng;
     nog = (x * 2).sum();
   }
-  EXPECT_THROW_MSG(nog.backward(), RuntimeError, "element 0 of tensors does not require grad and does not have a grad_fn");
+  EXPECT_THROW_MSG(nog.backward(), RuntimeError,
+                   "element 0 of tensors does not require grad and does not have a grad_fn");
   EXPECT_THROW_MSG(autograd::backward({x.sum(), c.sum()}), RuntimeError,
                    "element 1 of tensors does not require grad and does not have a grad_fn");
   EXPECT_THROW_MSG(autograd::backward({x * 2, x * 3}, {ones({3})}), RuntimeError, "got 2 tensors and 1 gradients");
@@ -110,7 +112,7 @@ TEST(Backward, AccumulatesOutOfPlaceWithCreateGraph) {
   ASSERT_TRUE(g1.grad_fn());
   (x * x).sum().backward(Tensor(), std::nullopt, /*create_graph=*/true);
   EXPECT_NE(x.grad().impl(), g1.impl());  // replaced, not updated
-  expect_tensor(g1, {2}, {2, 4});          // old value untouched
+  expect_tensor(g1, {2}, {2, 4});         // old value untouched
   expect_tensor(x.grad(), {2}, {4, 8});
   ASSERT_TRUE(x.grad().grad_fn());
   EXPECT_EQ(x.grad().grad_fn()->name(), "AddBackward0");
@@ -139,7 +141,7 @@ TEST(Backward, RetainGraphDefaultsToCreateGraph) {
   Tensor x = tensor({1.0, 2.0}, requires_grad());
   Tensor y = x.exp().sum();
   y.backward(Tensor(), std::nullopt, /*create_graph=*/true);  // retain_graph := true
-  y.backward();                                                // works, then frees
+  y.backward();                                               // works, then frees
   EXPECT_THROW_HAS(y.backward(), RuntimeError, "Trying to backward through the graph a second time");
   x.mutable_grad() = Tensor();
   // create_graph=true with an explicit retain_graph=false frees

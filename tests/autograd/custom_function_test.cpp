@@ -72,7 +72,9 @@ struct ScaleBy : Function<ScaleBy> {
     ctx->saved_data["k"] = k;
     return a * k;
   }
-  static TensorList backward(AutogradContext* ctx, TensorList g) { return {g[0] * ctx->saved_data["k"].toDouble(), Tensor()}; }
+  static TensorList backward(AutogradContext* ctx, TensorList g) {
+    return {g[0] * ctx->saved_data["k"].toDouble(), Tensor()};
+  }
 };
 
 std::vector<bool> g_needs;

@@ -41,7 +41,8 @@ TEST(Grad, InputAndOutputErrors) {
                    "One of the differentiated Tensors does not require grad");
   EXPECT_THROW_MSG(autograd::grad({c.sum()}, {x}), RuntimeError,
                    "element 0 of tensors does not require grad and does not have a grad_fn");
-  EXPECT_THROW_MSG(autograd::grad({x * 2}, {x}), RuntimeError, "grad can be implicitly created only for scalar outputs");
+  EXPECT_THROW_MSG(autograd::grad({x * 2}, {x}), RuntimeError,
+                   "grad can be implicitly created only for scalar outputs");
 }
 
 TEST(Grad, SeveralOutputsAreSummed) {
@@ -144,9 +145,9 @@ TEST(Grad, GradModeInsideBackwardEqualsCreateGraph) {
 TEST(Grad, ThirdOrder) {
   Tensor x = tensor({2.0}, requires_grad());
   Tensor y = x.pow(4).sum();
-  Tensor g1 = autograd::grad({y}, {x}, {}, std::nullopt, true)[0];   // 4x^3 = 32
+  Tensor g1 = autograd::grad({y}, {x}, {}, std::nullopt, true)[0];         // 4x^3 = 32
   Tensor g2 = autograd::grad({g1.sum()}, {x}, {}, std::nullopt, true)[0];  // 12x^2 = 48
-  Tensor g3 = autograd::grad({g2.sum()}, {x})[0];                    // 24x = 48
+  Tensor g3 = autograd::grad({g2.sum()}, {x})[0];                          // 24x = 48
   expect_tensor(g1, {1}, {32}, 1e-4);
   expect_tensor(g2, {1}, {48}, 1e-4);
   expect_tensor(g3, {1}, {48}, 1e-4);

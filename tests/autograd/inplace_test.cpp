@@ -37,10 +37,12 @@ TEST(Inplace, VersionCounterBumpsOncePerInplaceOp) {
 
 TEST(Inplace, LeafRequiringGradRejectsInplaceInGradMode) {
   Tensor a = ones({3}, requires_grad());
-  EXPECT_THROW_MSG(a.add_(1), RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
+  EXPECT_THROW_MSG(a.add_(1), RuntimeError,
+                   "a leaf Variable that requires grad is being used in an in-place operation.");
   EXPECT_THROW_MSG(a.mul_(ones({3})), RuntimeError,
                    "a leaf Variable that requires grad is being used in an in-place operation.");
-  EXPECT_THROW_MSG(a.zero_(), RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
+  EXPECT_THROW_MSG(a.zero_(), RuntimeError,
+                   "a leaf Variable that requires grad is being used in an in-place operation.");
   EXPECT_THROW_MSG(a.slice(0, 1).mul_(2), RuntimeError,
                    "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   EXPECT_THROW_MSG(a.select(0, 0).fill_(5), RuntimeError,
@@ -149,9 +151,9 @@ TEST(Inplace, InplaceMakesNonRequiringTensorRequireGrad) {
 TEST(Inplace, InplaceChainGradients) {
   Tensor x = tensor({1.0, 2.0}, requires_grad());
   Tensor y = x * 2;
-  y.mul_(x);   // y = 2x^2
-  y.add_(x);   // y = 2x^2 + x
-  y.div_(2);   // y = x^2 + x/2
+  y.mul_(x);  // y = 2x^2
+  y.add_(x);  // y = 2x^2 + x
+  y.div_(2);  // y = x^2 + x/2
   EXPECT_EQ(y._version(), 3u);
   y.sum().backward();
   expect_tensor(x.grad(), {2}, {2.5, 4.5});
@@ -183,7 +185,8 @@ TEST(Detach, SharesStorageAndVersionCounter) {
   Tensor e = x.exp();
   Tensor s = e.sum();
   e.detach().zero_();
-  EXPECT_THROW_HAS(s.backward(), RuntimeError, "which is output 0 of ExpBackward0, is at version 1; expected version 0");
+  EXPECT_THROW_HAS(s.backward(), RuntimeError,
+                   "which is output 0 of ExpBackward0, is at version 1; expected version 0");
 }
 
 TEST(Detach, DetachInPlace) {

@@ -71,7 +71,7 @@ TEST(Views, ViewsShareVersionCounter) {
   Tensor b = a * 1;
   Tensor v = b.view({3, 1});
   Tensor s = (b.sigmoid()).sum();  // sigmoid saves its output, not b
-  Tensor c = (v * v).sum();         // saves v
+  Tensor c = (v * v).sum();        // saves v
   b.add_(1);
   EXPECT_EQ(v._version(), 1u);
   s.backward();

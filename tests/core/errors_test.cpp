@@ -19,61 +19,183 @@ TEST(Errors, UndefinedTensorArguments) {
   const Tensor m = ones({2, 2});
   const Tensor bmask = ones({2}, kBool);
   std::vector<std::pair<const char*, std::function<void()>>> calls = {
-      {"add", [&] { add(u, x); }}, {"add", [&] { add(x, u); }}, {"add", [&] { add(u, 1); }},
-      {"sub", [&] { sub(u, x); }}, {"mul", [&] { mul(x, u); }}, {"mul", [&] { mul(u, 2.0); }},
-      {"div", [&] { div(u, x); }}, {"div", [&] { div(u, 2); }}, {"neg", [&] { neg(u); }},
-      {"pow", [&] { pow(u, 2); }}, {"pow", [&] { pow(x, u); }}, {"pow", [&] { pow(2.0, u); }},
-      {"exp", [&] { exp(u); }}, {"log", [&] { log(u); }}, {"log1p", [&] { log1p(u); }},
-      {"sqrt", [&] { sqrt(u); }}, {"rsqrt", [&] { rsqrt(u); }}, {"abs", [&] { abs(u); }},
-      {"sign", [&] { sign(u); }}, {"sin", [&] { sin(u); }}, {"cos", [&] { cos(u); }},
-      {"tanh", [&] { tanh(u); }}, {"sigmoid", [&] { sigmoid(u); }}, {"erf", [&] { erf(u); }},
-      {"relu", [&] { relu(u); }}, {"gelu", [&] { gelu(u); }}, {"silu", [&] { silu(u); }},
-      {"softplus", [&] { softplus(u); }}, {"clamp", [&] { clamp(u, 0); }},
-      {"where", [&] { where(u, x, x); }}, {"where", [&] { where(bmask, u, x); }},
-      {"where", [&] { where(bmask, x, u); }}, {"where", [&] { where(bmask, u, 1.0); }},
-      {"where", [&] { where(bmask, 1.0, u); }}, {"maximum", [&] { maximum(u, x); }},
-      {"minimum", [&] { minimum(x, u); }}, {"eq", [&] { eq(u, x); }}, {"ne", [&] { ne(u, 1); }},
-      {"lt", [&] { lt(x, u); }}, {"le", [&] { le(u, 1); }}, {"gt", [&] { gt(u, x); }}, {"ge", [&] { ge(u, 1); }},
-      {"logical_and", [&] { logical_and(u, bmask); }}, {"logical_or", [&] { logical_or(bmask, u); }},
-      {"logical_not", [&] { logical_not(u); }}, {"isnan", [&] { isnan(u); }},
-      {"allclose", [&] { allclose(u, x); }}, {"equal", [&] { equal(x, u); }},
-      {"sum", [&] { sum(u); }}, {"mean", [&] { mean(u); }}, {"prod", [&] { prod(u); }},
-      {"max", [&] { max(u); }}, {"min", [&] { min(u); }}, {"max", [&] { max(u, 0); }},
-      {"min", [&] { min(u, 0); }}, {"argmax", [&] { argmax(u); }}, {"argmin", [&] { argmin(u, 0); }},
-      {"var", [&] { var(u); }}, {"std", [&] { graft::std(u); }}, {"logsumexp", [&] { logsumexp(u, {0}); }},
-      {"softmax", [&] { softmax(u, 0); }}, {"log_softmax", [&] { log_softmax(u, 0); }},
-      {"sum_to", [&] { sum_to(u, {1}); }}, {"matmul", [&] { matmul(u, m); }}, {"mm", [&] { mm(m, u); }},
-      {"bmm", [&] { bmm(u, u); }}, {"linear", [&] { linear(u, m); }}, {"linear", [&] { linear(m, u); }},
-      {"cat", [&] { cat({x, u}); }}, {"stack", [&] { stack({u}); }}, {"split", [&] { split(u, 1); }},
-      {"split_with_sizes", [&] { split_with_sizes(u, {1}); }}, {"chunk", [&] { chunk(u, 1); }},
-      {"index_select", [&] { index_select(u, 0, idx({0})); }}, {"index_select", [&] { index_select(x, 0, u); }},
-      {"index_add", [&] { index_add(u, 0, idx({0}), x); }}, {"index_add", [&] { index_add(x, 0, u, x); }},
-      {"index_add", [&] { index_add(x, 0, idx({0}), u); }}, {"gather", [&] { gather(u, 0, idx({0})); }},
-      {"gather", [&] { gather(x, 0, u); }}, {"scatter_add", [&] { scatter_add(u, 0, idx({0}), x); }},
-      {"scatter_add", [&] { scatter_add(x, 0, u, x); }}, {"scatter_add", [&] { scatter_add(x, 0, idx({0}), u); }},
-      {"masked_fill", [&] { masked_fill(u, bmask, 0); }}, {"masked_fill", [&] { masked_fill(x, u, 0); }},
-      {"clone", [&] { clone(u); }}, {"as_strided_scatter", [&] { as_strided_scatter(u, x, {2}, {1}, 0); }},
+      {"add", [&] { add(u, x); }},
+      {"add", [&] { add(x, u); }},
+      {"add", [&] { add(u, 1); }},
+      {"sub", [&] { sub(u, x); }},
+      {"mul", [&] { mul(x, u); }},
+      {"mul", [&] { mul(u, 2.0); }},
+      {"div", [&] { div(u, x); }},
+      {"div", [&] { div(u, 2); }},
+      {"neg", [&] { neg(u); }},
+      {"pow", [&] { pow(u, 2); }},
+      {"pow", [&] { pow(x, u); }},
+      {"pow", [&] { pow(2.0, u); }},
+      {"exp", [&] { exp(u); }},
+      {"log", [&] { log(u); }},
+      {"log1p", [&] { log1p(u); }},
+      {"sqrt", [&] { sqrt(u); }},
+      {"rsqrt", [&] { rsqrt(u); }},
+      {"abs", [&] { abs(u); }},
+      {"sign", [&] { sign(u); }},
+      {"sin", [&] { sin(u); }},
+      {"cos", [&] { cos(u); }},
+      {"tanh", [&] { tanh(u); }},
+      {"sigmoid", [&] { sigmoid(u); }},
+      {"erf", [&] { erf(u); }},
+      {"relu", [&] { relu(u); }},
+      {"gelu", [&] { gelu(u); }},
+      {"silu", [&] { silu(u); }},
+      {"softplus", [&] { softplus(u); }},
+      {"clamp", [&] { clamp(u, 0); }},
+      {"where", [&] { where(u, x, x); }},
+      {"where", [&] { where(bmask, u, x); }},
+      {"where", [&] { where(bmask, x, u); }},
+      {"where", [&] { where(bmask, u, 1.0); }},
+      {"where", [&] { where(bmask, 1.0, u); }},
+      {"maximum", [&] { maximum(u, x); }},
+      {"minimum", [&] { minimum(x, u); }},
+      {"eq", [&] { eq(u, x); }},
+      {"ne", [&] { ne(u, 1); }},
+      {"lt", [&] { lt(x, u); }},
+      {"le", [&] { le(u, 1); }},
+      {"gt", [&] { gt(u, x); }},
+      {"ge", [&] { ge(u, 1); }},
+      {"logical_and", [&] { logical_and(u, bmask); }},
+      {"logical_or", [&] { logical_or(bmask, u); }},
+      {"logical_not", [&] { logical_not(u); }},
+      {"isnan", [&] { isnan(u); }},
+      {"allclose", [&] { allclose(u, x); }},
+      {"equal", [&] { equal(x, u); }},
+      {"sum", [&] { sum(u); }},
+      {"mean", [&] { mean(u); }},
+      {"prod", [&] { prod(u); }},
+      {"max", [&] { max(u); }},
+      {"min", [&] { min(u); }},
+      {"max", [&] { max(u, 0); }},
+      {"min", [&] { min(u, 0); }},
+      {"argmax", [&] { argmax(u); }},
+      {"argmin", [&] { argmin(u, 0); }},
+      {"var", [&] { var(u); }},
+      {"std", [&] { graft::std(u); }},
+      {"logsumexp", [&] { logsumexp(u, {0}); }},
+      {"softmax", [&] { softmax(u, 0); }},
+      {"log_softmax", [&] { log_softmax(u, 0); }},
+      {"sum_to", [&] { sum_to(u, {1}); }},
+      {"matmul", [&] { matmul(u, m); }},
+      {"mm", [&] { mm(m, u); }},
+      {"bmm", [&] { bmm(u, u); }},
+      {"linear", [&] { linear(u, m); }},
+      {"linear", [&] { linear(m, u); }},
+      {"cat",
+       [&] {
+         cat({x, u});
+       }},
+      {"stack", [&] { stack({u}); }},
+      {"split", [&] { split(u, 1); }},
+      {"split_with_sizes", [&] { split_with_sizes(u, {1}); }},
+      {"chunk", [&] { chunk(u, 1); }},
+      {"index_select", [&] { index_select(u, 0, idx({0})); }},
+      {"index_select", [&] { index_select(x, 0, u); }},
+      {"index_add", [&] { index_add(u, 0, idx({0}), x); }},
+      {"index_add", [&] { index_add(x, 0, u, x); }},
+      {"index_add", [&] { index_add(x, 0, idx({0}), u); }},
+      {"gather", [&] { gather(u, 0, idx({0})); }},
+      {"gather", [&] { gather(x, 0, u); }},
+      {"scatter_add", [&] { scatter_add(u, 0, idx({0}), x); }},
+      {"scatter_add", [&] { scatter_add(x, 0, u, x); }},
+      {"scatter_add", [&] { scatter_add(x, 0, idx({0}), u); }},
+      {"masked_fill", [&] { masked_fill(u, bmask, 0); }},
+      {"masked_fill", [&] { masked_fill(x, u, 0); }},
+      {"clone", [&] { clone(u); }},
+      {"as_strided_scatter", [&] { as_strided_scatter(u, x, {2}, {1}, 0); }},
       {"as_strided_scatter", [&] { as_strided_scatter(x, u, {2}, {1}, 0); }},
-      {"empty_like", [&] { empty_like(u); }}, {"zeros_like", [&] { zeros_like(u); }},
-      {"ones_like", [&] { ones_like(u); }}, {"full_like", [&] { full_like(u, 1); }},
-      {"rand_like", [&] { rand_like(u); }}, {"randn_like", [&] { randn_like(u); }},
+      {"empty_like", [&] { empty_like(u); }},
+      {"zeros_like", [&] { zeros_like(u); }},
+      {"ones_like", [&] { ones_like(u); }},
+      {"full_like", [&] { full_like(u, 1); }},
+      {"rand_like", [&] { rand_like(u); }},
+      {"randn_like", [&] { randn_like(u); }},
       {"randint_like", [&] { randint_like(u, 0, 2); }},
       // Tensor methods
-      {"view", [&] { u.view({1}); }}, {"reshape", [&] { u.reshape({1}); }}, {"transpose", [&] { u.transpose(0, 1); }},
-      {"t", [&] { u.t(); }}, {"permute", [&] { u.permute({0}); }}, {"expand", [&] { u.expand({1}); }},
+      {"view", [&] { u.view({1}); }},
+      {"reshape", [&] { u.reshape({1}); }},
+      {"transpose", [&] { u.transpose(0, 1); }},
+      {"t", [&] { u.t(); }},
+      {"permute", [&] { u.permute({0}); }},
+      {"expand", [&] { u.expand({1}); }},
       {"expand", [&] { x.expand_as(u); }},
-      {"squeeze", [&] { u.squeeze(); }}, {"unsqueeze", [&] { u.unsqueeze(0); }}, {"flatten", [&] { u.flatten(); }},
-      {"narrow", [&] { u.narrow(0, 0, 1); }}, {"select", [&] { u.select(0, 0); }}, {"slice", [&] { u.slice(0); }},
-      {"as_strided", [&] { u.as_strided({1}, {1}); }}, {"contiguous", [&] { u.contiguous(); }},
-      {"to", [&] { u.to(kFloat64); }}, {"to", [&] { u.to(kCPU); }}, {"to", [&] { x.to(u); }},
-      {"item", [&] { u.item(); }}, {"to_vector", [&] { u.to_vector<float>(); }}, {"size", [&] { u.size(0); }},
-      {"stride", [&] { u.stride(0); }}, {"data_ptr", [&] { u.data_ptr<float>(); }},
-      {"add_", [&] { Tensor v; v.add_(x); }}, {"add_", [&] { Tensor v = ones({2}); v.add_(u); }},
-      {"mul_", [&] { Tensor v; v.mul_(2); }}, {"fill_", [&] { Tensor v; v.fill_(1); }},
-      {"zero_", [&] { Tensor v; v.zero_(); }}, {"copy_", [&] { Tensor v; v.copy_(x); }},
-      {"copy_", [&] { Tensor v = ones({2}); v.copy_(u); }}, {"clamp_", [&] { Tensor v; v.clamp_(0); }},
-      {"relu_", [&] { Tensor v; v.relu_(); }}, {"div_", [&] { Tensor v = ones({2}); v.div_(u); }},
-      {"sub_", [&] { Tensor v = ones({2}); v.sub_(u); }},
+      {"squeeze", [&] { u.squeeze(); }},
+      {"unsqueeze", [&] { u.unsqueeze(0); }},
+      {"flatten", [&] { u.flatten(); }},
+      {"narrow", [&] { u.narrow(0, 0, 1); }},
+      {"select", [&] { u.select(0, 0); }},
+      {"slice", [&] { u.slice(0); }},
+      {"as_strided", [&] { u.as_strided({1}, {1}); }},
+      {"contiguous", [&] { u.contiguous(); }},
+      {"to", [&] { u.to(kFloat64); }},
+      {"to", [&] { u.to(kCPU); }},
+      {"to", [&] { x.to(u); }},
+      {"item", [&] { u.item(); }},
+      {"to_vector", [&] { u.to_vector<float>(); }},
+      {"size", [&] { u.size(0); }},
+      {"stride", [&] { u.stride(0); }},
+      {"data_ptr", [&] { u.data_ptr<float>(); }},
+      {"add_",
+       [&] {
+         Tensor v;
+         v.add_(x);
+       }},
+      {"add_",
+       [&] {
+         Tensor v = ones({2});
+         v.add_(u);
+       }},
+      {"mul_",
+       [&] {
+         Tensor v;
+         v.mul_(2);
+       }},
+      {"fill_",
+       [&] {
+         Tensor v;
+         v.fill_(1);
+       }},
+      {"zero_",
+       [&] {
+         Tensor v;
+         v.zero_();
+       }},
+      {"copy_",
+       [&] {
+         Tensor v;
+         v.copy_(x);
+       }},
+      {"copy_",
+       [&] {
+         Tensor v = ones({2});
+         v.copy_(u);
+       }},
+      {"clamp_",
+       [&] {
+         Tensor v;
+         v.clamp_(0);
+       }},
+      {"relu_",
+       [&] {
+         Tensor v;
+         v.relu_();
+       }},
+      {"div_",
+       [&] {
+         Tensor v = ones({2});
+         v.div_(u);
+       }},
+      {"sub_",
+       [&] {
+         Tensor v = ones({2});
+         v.sub_(u);
+       }},
   };
   for (auto& [name, fn] : calls) {
     try {
@@ -117,7 +239,8 @@ TEST(Errors, DimOutOfRange) {
   EXPECT_THROW_HAS(softmax(a, 2), IndexError, msg);
   EXPECT_THROW_HAS(log_softmax(a, 2), IndexError, msg);
   EXPECT_THROW_HAS(cat({a, a}, 2), IndexError, msg);
-  EXPECT_THROW_HAS(stack({a, a}, 3), IndexError, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  EXPECT_THROW_HAS(stack({a, a}, 3), IndexError,
+                   "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   EXPECT_THROW_HAS(split(a, 1, 2), IndexError, msg);
   EXPECT_THROW_HAS(chunk(a, 1, 2), IndexError, msg);
   EXPECT_THROW_HAS(index_select(a, 2, idx({0})), IndexError, msg);
@@ -140,8 +263,10 @@ TEST(Errors, DimOutOfRange) {
 
 TEST(Errors, IndexOutOfRange) {
   Tensor a = f2x3();
-  EXPECT_THROW_MSG(a.select(0, 2), IndexError, "select(): index 2 out of range for tensor of size [2, 3] at dimension 0");
-  EXPECT_THROW_HAS(a.select(1, -4), IndexError, "select(): index -4 out of range for tensor of size [2, 3] at dimension 1");
+  EXPECT_THROW_MSG(a.select(0, 2), IndexError,
+                   "select(): index 2 out of range for tensor of size [2, 3] at dimension 0");
+  EXPECT_THROW_HAS(a.select(1, -4), IndexError,
+                   "select(): index -4 out of range for tensor of size [2, 3] at dimension 1");
   EXPECT_THROW_HAS(a[5], IndexError, "index 5 out of range");
   EXPECT_THROW_HAS(a.narrow(1, 2, 2), RuntimeError, "start (2) + length (2) exceeds dimension size (3).");
   EXPECT_THROW_HAS(a.narrow(1, 4, 0), IndexError, "start out of range");
@@ -156,13 +281,15 @@ TEST(Errors, IndexOutOfRange) {
   EXPECT_THROW_MSG(scatter_add(a, 1, tensor(std::vector<int64_t>{3}).view({1, 1}), ones({1, 1})), RuntimeError,
                    "index 3 is out of bounds for dimension 1 with size 3");
   EXPECT_THROW_MSG(index_add(a, 0, idx({2}), ones({1, 3})), IndexError, "index out of range in self");
-  EXPECT_THROW_HAS(index_add(a, 0, idx({0, 1}), ones({1, 3})), RuntimeError, "Number of indices (2) should be equal to source.size(dim) (1)");
+  EXPECT_THROW_HAS(index_add(a, 0, idx({0, 1}), ones({1, 3})), RuntimeError,
+                   "Number of indices (2) should be equal to source.size(dim) (1)");
   EXPECT_THROW_HAS(index_add(a, 0, idx({0}), ones({1, 2})), RuntimeError, "must have same slice shapes");
 }
 
 TEST(Errors, WrongIndexDtype) {
   Tensor a = f2x3();
-  EXPECT_THROW_HAS(index_select(a, 0, tensor({0.0})), TypeError, "index_select(): Expected dtype int64 for index but got graft.float32");
+  EXPECT_THROW_HAS(index_select(a, 0, tensor({0.0})), TypeError,
+                   "index_select(): Expected dtype int64 for index but got graft.float32");
   EXPECT_THROW_HAS(gather(a, 0, zeros({1, 1}, kBool)), TypeError, "gather(): Expected dtype int64 for index");
   EXPECT_THROW_HAS(scatter_add(a, 0, zeros({1, 1}), a), TypeError, "scatter_add(): Expected dtype int64 for index");
   EXPECT_THROW_HAS(index_add(a, 0, tensor({0.0}), ones({1, 3})), TypeError, "index_add(): Expected dtype int64");
@@ -173,8 +300,10 @@ TEST(Errors, WrongIndexDtype) {
 }
 
 TEST(Errors, MatmulShapes) {
-  EXPECT_THROW_MSG(mm(zeros({2, 3}), zeros({4, 5})), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
-  EXPECT_THROW_HAS(mm(zeros({3}), zeros({3, 3})), RuntimeError, "mm: self must be a matrix, got 1-D tensor of shape [3]");
+  EXPECT_THROW_MSG(mm(zeros({2, 3}), zeros({4, 5})), RuntimeError,
+                   "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  EXPECT_THROW_HAS(mm(zeros({3}), zeros({3, 3})), RuntimeError,
+                   "mm: self must be a matrix, got 1-D tensor of shape [3]");
   EXPECT_THROW_HAS(mm(zeros({3, 3}), zeros({3, 3, 1})), RuntimeError, "mat2 must be a matrix");
   EXPECT_THROW_HAS(mm(zeros({2, 2}), zeros({2, 2}, kFloat64)), RuntimeError,
                    "expected mat1 and mat2 to have the same dtype, but got: float != double");
@@ -184,27 +313,39 @@ TEST(Errors, MatmulShapes) {
                    "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].");
   EXPECT_THROW_HAS(bmm(zeros({2, 2, 3}), zeros({3, 3, 2})), RuntimeError,
                    "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3].");
-  EXPECT_THROW_HAS(matmul(zeros({3}), zeros({4})), RuntimeError, "inconsistent tensor size, expected tensor [3] and src [4]");
-  EXPECT_THROW_HAS(matmul(scalar_tensor(1.0), zeros({2})), RuntimeError, "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
-  EXPECT_THROW_HAS(matmul(zeros({2, 3}), zeros({4})), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x1)");
-  EXPECT_THROW_HAS(matmul(zeros({2, 2, 3}), zeros({4, 5})), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x5)");
+  EXPECT_THROW_HAS(matmul(zeros({3}), zeros({4})), RuntimeError,
+                   "inconsistent tensor size, expected tensor [3] and src [4]");
+  EXPECT_THROW_HAS(matmul(scalar_tensor(1.0), zeros({2})), RuntimeError,
+                   "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
+  EXPECT_THROW_HAS(matmul(zeros({2, 3}), zeros({4})), RuntimeError,
+                   "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x1)");
+  EXPECT_THROW_HAS(matmul(zeros({2, 2, 3}), zeros({4, 5})), RuntimeError,
+                   "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x5)");
   EXPECT_THROW_HAS(matmul(zeros({2, 2, 3}), zeros({3, 4, 5})), RuntimeError, "[2, 2, 3]");
-  EXPECT_THROW_HAS(matmul(zeros({2, 2, 3}), zeros({3, 3, 5})), RuntimeError, "The size of tensor a (2) must match the size of tensor b (3)");
-  EXPECT_THROW_HAS(linear(zeros({2, 3}), zeros({4, 5})), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 5x4)");
-  EXPECT_THROW_HAS(linear(zeros({2, 3}), zeros({4, 3}), zeros({5})), RuntimeError, "The size of tensor a (4) must match the size of tensor b (5)");
+  EXPECT_THROW_HAS(matmul(zeros({2, 2, 3}), zeros({3, 3, 5})), RuntimeError,
+                   "The size of tensor a (2) must match the size of tensor b (3)");
+  EXPECT_THROW_HAS(linear(zeros({2, 3}), zeros({4, 5})), RuntimeError,
+                   "mat1 and mat2 shapes cannot be multiplied (2x3 and 5x4)");
+  EXPECT_THROW_HAS(linear(zeros({2, 3}), zeros({4, 3}), zeros({5})), RuntimeError,
+                   "The size of tensor a (4) must match the size of tensor b (5)");
   EXPECT_THROW_HAS(linear(zeros({2, 3}), zeros({1, 4, 3})), RuntimeError, "weight must be 1-D or 2-D");
 }
 
 TEST(Errors, CatStackSplit) {
   EXPECT_THROW_HAS(cat({zeros({2, 3}), zeros({2, 4})}), RuntimeError,
-                   "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in the list.");
-  EXPECT_THROW_HAS(cat({zeros({2, 3}), zeros({3})}), RuntimeError, "Tensors must have same number of dimensions: got 2 and 1");
+                   "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor "
+                   "number 1 in the list.");
+  EXPECT_THROW_HAS(cat({zeros({2, 3}), zeros({3})}), RuntimeError,
+                   "Tensors must have same number of dimensions: got 2 and 1");
   EXPECT_THROW_MSG(cat({}), RuntimeError, "torch.cat(): expected a non-empty list of Tensors");
   EXPECT_THROW_MSG(stack({}), RuntimeError, "stack expects a non-empty TensorList");
-  EXPECT_THROW_HAS(stack({zeros({2}), zeros({3})}), RuntimeError, "stack expects each tensor to be equal size, but got [2] at entry 0 and [3] at entry 1");
-  EXPECT_THROW_HAS(split(zeros({4}), -1), RuntimeError, "split expects split_size be non-negative, but got split_size=-1");
+  EXPECT_THROW_HAS(stack({zeros({2}), zeros({3})}), RuntimeError,
+                   "stack expects each tensor to be equal size, but got [2] at entry 0 and [3] at entry 1");
+  EXPECT_THROW_HAS(split(zeros({4}), -1), RuntimeError,
+                   "split expects split_size be non-negative, but got split_size=-1");
   EXPECT_THROW_HAS(split(zeros({4}), 0), RuntimeError, "split_size can only be 0 if dimension size is 0");
-  EXPECT_THROW_HAS(split_with_sizes(zeros({4}), {5, -1}), RuntimeError, "split_with_sizes expects split_sizes have only non-negative entries");
+  EXPECT_THROW_HAS(split_with_sizes(zeros({4}), {5, -1}), RuntimeError,
+                   "split_with_sizes expects split_sizes have only non-negative entries");
   EXPECT_THROW_HAS(split(scalar_tensor(1.0), 1), RuntimeError, "split expects at least a 1-dimensional tensor");
   EXPECT_THROW_HAS(chunk(scalar_tensor(1.0), 1), RuntimeError, "chunk expects at least a 1-dimensional tensor");
   EXPECT_THROW_HAS(chunk(zeros({4}), -2), RuntimeError, "chunk expects `chunks` to be greater than 0, got: -2");
@@ -216,52 +357,71 @@ TEST(Errors, ViewExpandShapes) {
   EXPECT_THROW_HAS(a.view({-2, 3}), RuntimeError, "invalid shape dimension -2");
   EXPECT_THROW_HAS(a.reshape({5, -1}), RuntimeError, "reshape: shape '[5, -1]' is invalid for input of size 6");
   EXPECT_THROW_HAS(a.t().view({6}), RuntimeError, "view size is not compatible with input tensor's size and stride");
-  EXPECT_THROW_HAS(a.expand({2, 4}), RuntimeError, "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]");
-  EXPECT_THROW_HAS(a.expand({-1, 3, 3}), RuntimeError, "expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0");
-  EXPECT_THROW_HAS(a.expand({6}), RuntimeError, "the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)");
+  EXPECT_THROW_HAS(a.expand({2, 4}), RuntimeError,
+                   "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1. "
+                   " Target sizes: [2, 4].  Tensor sizes: [2, 3]");
+  EXPECT_THROW_HAS(a.expand({-1, 3, 3}), RuntimeError,
+                   "expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0");
+  EXPECT_THROW_HAS(
+      a.expand({6}), RuntimeError,
+      "the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)");
   EXPECT_THROW_HAS(a.expand({2, -2}), RuntimeError, "The expanded size of the tensor (-2)");
   EXPECT_THROW_HAS(sum_to(a, {4}), RuntimeError, "sum_to: size [4] is not expandable to size [2, 3]");
   EXPECT_THROW_HAS(sum_to(zeros({3}), {2, 3}), RuntimeError, "sum_to: size [2, 3] is not expandable to size [3]");
-  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {2}, {1}, 0), RuntimeError, "expected src to have a size equal to the slice of self");
-  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {3}, {2}, 0), RuntimeError, "lies outside the 4 elements of self");
+  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {2}, {1}, 0), RuntimeError,
+                   "expected src to have a size equal to the slice of self");
+  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({3}), {3}, {2}, 0), RuntimeError,
+                   "lies outside the 4 elements of self");
   EXPECT_THROW_HAS(a.as_strided({2, 2}, {-1, 1}), RuntimeError, "as_strided: negative size or stride");
   EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({2}), {2}, {-1}, 0), RuntimeError, "negative stride");
-  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({2}), {2}, {1}, -1), RuntimeError, "Negative storage offset -1");
+  EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({2}), {2}, {1}, -1), RuntimeError,
+                   "Negative storage offset -1");
   EXPECT_THROW_HAS(as_strided_scatter(zeros({4}), zeros({2}), {2}, {1, 1}, 0), RuntimeError, "mismatch in length");
 }
 
 TEST(Errors, DtypeRequirements) {
   Tensor i = arange(4).view({2, 2});
   EXPECT_THROW_HAS(softmax(i, 0), RuntimeError, "softmax: expected a floating point tensor but got graft.int64");
-  EXPECT_THROW_HAS(log_softmax(i, 0), RuntimeError, "log_softmax: expected a floating point tensor but got graft.int64");
-  EXPECT_THROW_MSG(mean(i), RuntimeError,
-                   "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: int64");
+  EXPECT_THROW_HAS(log_softmax(i, 0), RuntimeError,
+                   "log_softmax: expected a floating point tensor but got graft.int64");
+  EXPECT_THROW_MSG(
+      mean(i), RuntimeError,
+      "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: int64");
   EXPECT_THROW_HAS(i.mean({0}), RuntimeError, "Got: int64");
   EXPECT_THROW_HAS(var(i), RuntimeError, "var");
   EXPECT_THROW_HAS(graft::std(i), RuntimeError, "std");
   // logsumexp upcasts integral input to the default float dtype, as PyTorch does
   EXPECT_NEAR(logsumexp(tensor(std::vector<int64_t>{1, 0}), {0}).item<double>(), 1.3132617, 1e-5);
   EXPECT_THROW_HAS(gelu(i), RuntimeError, "gelu: expected a floating point tensor but got graft.int64");
-  EXPECT_THROW_HAS(gelu(ones({1}), "fast"), ValueError, "gelu: approximate argument must be either none or tanh, got 'fast'");
+  EXPECT_THROW_HAS(gelu(ones({1}), "fast"), ValueError,
+                   "gelu: approximate argument must be either none or tanh, got 'fast'");
   EXPECT_THROW_HAS(softplus(i), RuntimeError, "softplus: expected a floating point tensor");
-  EXPECT_THROW_MSG(where(i, i, i), RuntimeError, "where expected condition to be a boolean tensor, but got a tensor with dtype Long");
+  EXPECT_THROW_MSG(where(i, i, i), RuntimeError,
+                   "where expected condition to be a boolean tensor, but got a tensor with dtype Long");
   EXPECT_THROW_HAS(where(ones({2}), 1.0, ones({2})), RuntimeError, "where expected condition to be a boolean tensor");
-  EXPECT_THROW_HAS(masked_fill(ones({2}), ones({2}), 0), RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype graft.float32");
+  EXPECT_THROW_HAS(masked_fill(ones({2}), ones({2}), 0), RuntimeError,
+                   "masked_fill_ only supports boolean masks, but got mask with dtype graft.float32");
   // a float value is truncated into an integer tensor (PyTorch); one that does not fit raises c10's text
   EXPECT_EQ(masked_fill(i, ones({2, 2}, kBool), 1.5).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 1, 1}));
-  EXPECT_THROW_HAS(masked_fill(i, ones({2, 2}, kBool), 1e30), RuntimeError, "value cannot be converted to type int64_t without overflow");
+  EXPECT_THROW_HAS(masked_fill(i, ones({2, 2}, kBool), 1e30), RuntimeError,
+                   "value cannot be converted to type int64_t without overflow");
   EXPECT_THROW_HAS(masked_fill(ones({3}), ones({2}, kBool), 1), RuntimeError, "masked_fill");
-  EXPECT_THROW_HAS(ones({2}, kBool) - ones({2}, kBool), RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported");
+  EXPECT_THROW_HAS(ones({2}, kBool) - ones({2}, kBool), RuntimeError,
+                   "Subtraction, the `-` operator, with two bool tensors is not supported");
   EXPECT_THROW_HAS(ones({2}, kBool) - true, RuntimeError, "Subtraction");
-  EXPECT_THROW_HAS(add(i, i, 1.5), RuntimeError, "For integral input tensors, argument alpha must not be a floating point number.");
-  EXPECT_THROW_HAS(clamp(ones({2}), std::nullopt, std::nullopt), RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
+  EXPECT_THROW_HAS(add(i, i, 1.5), RuntimeError,
+                   "For integral input tensors, argument alpha must not be a floating point number.");
+  EXPECT_THROW_HAS(clamp(ones({2}), std::nullopt, std::nullopt), RuntimeError,
+                   "clamp: At least one of 'min' or 'max' must not be None");
   EXPECT_THROW_HAS(clamp(ones({2}, kBool), 0), RuntimeError, "clamp: not implemented for 'Bool'");
 }
 
 TEST(Errors, Reductions) {
-  EXPECT_THROW_HAS(max(zeros({0})), RuntimeError, "max(): Expected reduction dim to be specified for input.numel() == 0");
+  EXPECT_THROW_HAS(max(zeros({0})), RuntimeError,
+                   "max(): Expected reduction dim to be specified for input.numel() == 0");
   EXPECT_THROW_HAS(min(zeros({0, 2})), RuntimeError, "min(): Expected reduction dim");
-  EXPECT_THROW_HAS(argmax(zeros({0})), IndexError, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+  EXPECT_THROW_HAS(argmax(zeros({0})), IndexError,
+                   "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
   EXPECT_THROW_HAS(max(zeros({0, 2}), 0), IndexError, "Expected reduction dim 0 to have non-zero size");
   EXPECT_THROW_HAS(argmin(zeros({2, 0}), 1), IndexError, "Expected reduction dim 1 to have non-zero size");
   EXPECT_THROW_HAS(ones({2}).sum(IntArrayRef{}), ValueError, "sum: dims must not be empty");
@@ -276,10 +436,12 @@ TEST(Errors, InPlace) {
   EXPECT_THROW_HAS(i.mul_(1.5), RuntimeError, "can't be cast to the desired output type Long");
   EXPECT_THROW_HAS(i.div_(2), RuntimeError, "can't be cast to the desired output type Long");
   Tensor f = ones({3});
-  EXPECT_THROW_HAS(f.add_(ones({2, 3})), RuntimeError, "output with shape [3] doesn't match the broadcast shape [2, 3]");
+  EXPECT_THROW_HAS(f.add_(ones({2, 3})), RuntimeError,
+                   "output with shape [3] doesn't match the broadcast shape [2, 3]");
   EXPECT_THROW_HAS(f.add_(ones({2})), RuntimeError, "The size of tensor a (3) must match the size of tensor b (2)");
   EXPECT_THROW_HAS(f.copy_(ones({2})), RuntimeError, "copy_");
-  EXPECT_THROW_HAS(f.copy_(ones({2, 3})), RuntimeError, "copy_: the source of shape [2, 3] cannot be broadcast to the destination of shape [3]");
+  EXPECT_THROW_HAS(f.copy_(ones({2, 3})), RuntimeError,
+                   "copy_: the source of shape [2, 3] cannot be broadcast to the destination of shape [3]");
   EXPECT_THROW_HAS(i.fill_(1e30), RuntimeError, "value cannot be converted to type int64_t without overflow");
   Tensor b = ones({2}, kBool);
   EXPECT_THROW_HAS(b.add_(ones({2}, kInt64)), RuntimeError, "can't be cast to the desired output type Bool");
@@ -291,11 +453,13 @@ TEST(Errors, InPlace) {
 TEST(Errors, Factories) {
   EXPECT_THROW_HAS(empty({-1}), RuntimeError, "Trying to create tensor with negative dimension -1");
   EXPECT_THROW_HAS(zeros({2, -2}), RuntimeError, "negative dimension -2: [2, -2]");
-  EXPECT_THROW_HAS(empty_strided({2}, {1, 1}), ValueError, "empty_strided: sizes [2] and strides [1, 1] must have the same length");
+  EXPECT_THROW_HAS(empty_strided({2}, {1, 1}), ValueError,
+                   "empty_strided: sizes [2] and strides [1, 1] must have the same length");
   EXPECT_THROW_HAS(empty_strided({2}, {-1}), ValueError, "empty_strided: negative size or stride");
   EXPECT_THROW_HAS(linspace(0, 1, -5), RuntimeError, "linspace: number of steps must be non-negative, got -5");
   EXPECT_THROW_HAS(eye(-2), RuntimeError, "eye: n and m must be non-negative, got -2 and -2");
-  EXPECT_THROW_HAS(randint(5, 2, {3}), RuntimeError, "random_ expects 'from' to be less than 'to', but got from=5 >= to=2");
+  EXPECT_THROW_HAS(randint(5, 2, {3}), RuntimeError,
+                   "random_ expects 'from' to be less than 'to', but got from=5 >= to=2");
   EXPECT_THROW_HAS(arange(0, 1, 0), RuntimeError, "arange: step must be nonzero");
   EXPECT_THROW_HAS(arange(0.0, NAN), RuntimeError, "arange: unsupported range");
   EXPECT_THROW_MSG(rand({2}, kBool), RuntimeError, "\"check_uniform_bounds\" not implemented for 'Bool'");
@@ -317,7 +481,8 @@ TEST(Errors, SizeArithmeticFromUserNumbersIsChecked) {
   Tensor x = randn({1, 1, 4, 4});
   EXPECT_THROW_HAS(max_pool2d(x, {INT64_MAX}), RuntimeError, "integer out of range");
   EXPECT_THROW_HAS(avg_pool2d(x, {int64_t{1} << 31}), RuntimeError, "integer out of range");
-  EXPECT_THROW_HAS(adaptive_avg_pool2d(x, {int64_t{1} << 62, 4}), RuntimeError, "numel: integer multiplication overflow");
+  EXPECT_THROW_HAS(adaptive_avg_pool2d(x, {int64_t{1} << 62, 4}), RuntimeError,
+                   "numel: integer multiplication overflow");
   EXPECT_THROW_HAS(pad(x, {INT64_MAX, INT64_MAX}), RuntimeError, "integer addition overflow");
   EXPECT_THROW_HAS(ones({4}).repeat({int64_t{1} << 62}), RuntimeError, "integer multiplication overflow");
   EXPECT_THROW_HAS(conv2d(x, randn({1, 1, 3, 3}), {}, {1}, {0}, {int64_t{1} << 62}), RuntimeError, "overflow");
@@ -330,7 +495,8 @@ TEST(Errors, SizeArithmeticFromUserNumbersIsChecked) {
 TEST(Errors, ScalarsThatDoNotFitTheDtypeRaise) {
   EXPECT_THROW_HAS(Scalar(int64_t{1} << 40).checked_to<int32_t>(), RuntimeError,
                    "value cannot be converted to type int without overflow");
-  EXPECT_THROW_HAS(Scalar(1e300).checked_to<float>(), RuntimeError, "value cannot be converted to type float without overflow");
+  EXPECT_THROW_HAS(Scalar(1e300).checked_to<float>(), RuntimeError,
+                   "value cannot be converted to type float without overflow");
   EXPECT_THROW_HAS(Scalar(std::nan("")).checked_to<int64_t>(), RuntimeError, "type int64_t without overflow");
   EXPECT_TRUE(std::isinf(Scalar(std::numeric_limits<double>::infinity()).checked_to<float>()));
   EXPECT_TRUE(std::isnan(Scalar(std::nan("")).checked_to<double>()));
@@ -368,7 +534,8 @@ TEST(Errors, MatmulWithEmptyInnerDimension) {
 }
 
 TEST(Errors, SizeArithmeticOverflowRaises) {
-  EXPECT_THROW_HAS(ones({1}).view({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError, "is invalid for input of size 1");
+  EXPECT_THROW_HAS(ones({1}).view({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError,
+                   "is invalid for input of size 1");
   EXPECT_THROW_HAS(ones({1}).expand({int64_t{1} << 40, int64_t{1} << 40}), RuntimeError, "overflow");
   EXPECT_THROW_HAS(arange(INT64_MIN, INT64_MAX), RuntimeError, "too many elements");
 }

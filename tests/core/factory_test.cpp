@@ -90,7 +90,11 @@ TEST(Factory, RandomRangesAndSeed) {
   Tensor r = rand({1000});
   auto v = r.to_vector<double>();
   double mn = 1, mx = 0, sum = 0;
-  for (double x : v) { mn = std::min(mn, x); mx = std::max(mx, x); sum += x; }
+  for (double x : v) {
+    mn = std::min(mn, x);
+    mx = std::max(mx, x);
+    sum += x;
+  }
   EXPECT_GE(mn, 0.0);
   EXPECT_LT(mx, 1.0);
   EXPECT_NEAR(sum / 1000, 0.5, 0.05);
@@ -157,8 +161,8 @@ TEST(Factory, RngStateRoundTrips) {
 
 TEST(Factory, LikeForms) {
   Tensor base = ones({2, 3}, kFloat64).t();
-  for (Tensor t : {empty_like(base), zeros_like(base), ones_like(base), full_like(base, 2), rand_like(base),
-                   randn_like(base)}) {
+  for (Tensor t :
+       {empty_like(base), zeros_like(base), ones_like(base), full_like(base, 2), rand_like(base), randn_like(base)}) {
     EXPECT_EQ(t.sizes().vec(), (V{3, 2}));
     EXPECT_EQ(t.dtype(), kFloat64);
     EXPECT_FALSE(t.requires_grad());
@@ -222,7 +226,10 @@ TEST(Factory, FromBlob) {
   int deleted = 0;
   void* deleted_ptr = nullptr;
   {
-    Tensor t = from_blob(buf.data(), {2, 3}, [&](void* p) { ++deleted; deleted_ptr = p; });
+    Tensor t = from_blob(buf.data(), {2, 3}, [&](void* p) {
+      ++deleted;
+      deleted_ptr = p;
+    });
     EXPECT_EQ(memory_allocated(), before);  // not counted
     EXPECT_EQ(memory_stats().at("allocation.all.current"), count_before);
     EXPECT_EQ(t.data_ptr(), buf.data());

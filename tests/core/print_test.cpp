@@ -116,6 +116,6 @@ TEST(Print, AutogradSuffixes) {
 }
 
 TEST(Print, LargeInt64PrintsExactly) {
-  Tensor t = tensor(std::vector<int64_t>{9007199254740993LL, -1});  // 2^53 + 1
+  Tensor t = tensor(std::vector<int64_t>{9007199254740993LL, -1});     // 2^53 + 1
   EXPECT_EQ(t.str(), "tensor([9007199254740993,               -1])");  // -1 padded to width 16
 }

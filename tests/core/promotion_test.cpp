@@ -90,8 +90,7 @@ TEST(Broadcasting, Shapes) {
   EXPECT_EQ((zeros({5, 0}) + zeros({1})).sizes().vec(), (std::vector<int64_t>{5, 0}));
   EXPECT_EQ((zeros({}) + zeros({2, 2})).sizes().vec(), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ((zeros({1, 0}) + zeros({3, 1})).sizes().vec(), (std::vector<int64_t>{3, 0}));
-  EXPECT_EQ(where(zeros({2, 1}, kBool), zeros({3}), zeros({1, 1, 1})).sizes().vec(),
-            (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(where(zeros({2, 1}, kBool), zeros({3}), zeros({1, 1, 1})).sizes().vec(), (std::vector<int64_t>{1, 2, 3}));
   // broadcasting into non-contiguous operands
   Tensor t = arange(6.0).view({2, 3}).t();  // 3x2
   expect_tensor(t + tensor({10.0, 20.0}), {3, 2}, {10, 23, 11, 24, 12, 25});

@@ -28,7 +28,12 @@ TEST(TensorBasics, MetadataOfContiguousTensor) {
 }
 
 TEST(TensorBasics, DTypesAndElementSize) {
-  struct Case { DType dt; size_t size; const char* name; bool fp; };
+  struct Case {
+    DType dt;
+    size_t size;
+    const char* name;
+    bool fp;
+  };
   for (auto c : {Case{kFloat32, 4, "float32", true}, Case{kFloat64, 8, "float64", true},
                  Case{kInt64, 8, "int64", false}, Case{kInt32, 4, "int32", false}, Case{kBool, 1, "bool", false}}) {
     Tensor t = ones({2, 2}, c.dt);
@@ -160,8 +165,8 @@ TEST(Device, Parsing) {
   std::ostringstream os;
   os << c1;
   EXPECT_EQ(os.str(), "cuda:1");
-  for (const char* bad : {"", "gpu", "CPU", "cpu:0x", "cuda:", "cuda:-1", "cuda:1a", "cuda1", "cuda:128",
-                          "cuda:1:2", "cudax", " cpu"}) {
+  for (const char* bad :
+       {"", "gpu", "CPU", "cpu:0x", "cuda:", "cuda:-1", "cuda:1a", "cuda1", "cuda:128", "cuda:1:2", "cudax", " cpu"}) {
     EXPECT_THROW_MSG(Device{std::string(bad)}, ValueError, std::string("Invalid device string: '") + bad + "'");
   }
 }

@@ -24,7 +24,7 @@ TEST(Views, View) {
   v.select(1, 2).fill_(-1);
   EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0, 1, -1, 3, 4, 5, -1, 7, 8, 9, -1, 11}));
   // view of a transposed tensor that keeps the transposed dims intact
-  Tensor t = arange(24.0).view({2, 3, 4}).transpose(1, 2);  // sizes 2,4,3 strides 12,1,4
+  Tensor t = arange(24.0).view({2, 3, 4}).transpose(1, 2);            // sizes 2,4,3 strides 12,1,4
   expect_geom(t.view({2, 1, 4, 3}), {2, 1, 4, 3}, {12, 4, 1, 4}, 0);  // computeStride's choice
   // view of a slice keeps the offset
   Tensor s = arange(10.0).slice(0, 2, 8);
@@ -131,7 +131,8 @@ TEST(Views, SqueezeUnsqueeze) {
   expect_geom(b.unsqueeze(-1), {3, 2, 1}, {2, 1, 1}, 0);
   expect_geom(b.t().unsqueeze(1), {2, 1, 3}, {1, 6, 2}, 0);  // sizes[d] * strides[d]
   expect_geom(scalar_tensor(1.0).unsqueeze(0), {1}, {1}, 0);
-  EXPECT_THROW_HAS(b.unsqueeze(3), IndexError, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  EXPECT_THROW_HAS(b.unsqueeze(3), IndexError,
+                   "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   EXPECT_THROW_HAS(b.squeeze(2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
 }
 
@@ -179,8 +180,8 @@ TEST(Views, NarrowSelectSlice) {
   vv.fill_(-1);
   n.select(0, 0).fill_(100);
   s.select(0, 0).fill_(50);
-  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0, 100, 100, 100, 4, 5, -1, 7, -1, 9, 50, 11, 12, 13, 14, 15,
-                                                      -1, 17, -1, 19}));
+  EXPECT_EQ(a.to_vector<float>(),
+            (std::vector<float>{0, 100, 100, 100, 4, 5, -1, 7, -1, 9, 50, 11, 12, 13, 14, 15, -1, 17, -1, 19}));
   EXPECT_THROW_HAS(a.slice(1, 0, 5, 0), ValueError, "step must be greater than zero");
   EXPECT_THROW_HAS(a.slice(1, 0, 5, -1), ValueError, "step must be greater than zero");
 }

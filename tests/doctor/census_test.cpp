@@ -35,8 +35,8 @@ TEST(DoctorCensus, LinearOnAnInputWithoutGradSavesExactlyTheInput) {
   EXPECT_EQ(g.saved_bytes, 32 * 64 * 4);  // the input, saved by MmBackward0 for W's gradient
   EXPECT_EQ(g.parameter_bytes, 0);        // the weight is not saved: x needs no gradient
   EXPECT_EQ(c.saved_bytes(), 32 * 64 * 4);
-  EXPECT_EQ(g.nodes_by_type, (TypeCounts{{"AccumulateGrad", 2}, {"AddBackward0", 1}, {"MmBackward0", 1},
-                                         {"TBackward0", 1}}));
+  EXPECT_EQ(g.nodes_by_type,
+            (TypeCounts{{"AccumulateGrad", 2}, {"AddBackward0", 1}, {"MmBackward0", 1}, {"TBackward0", 1}}));
   EXPECT_EQ(c.nodes(), 5);
   EXPECT_EQ(g.oldest_step, 1);
   EXPECT_EQ(g.newest_step, 1);
@@ -72,8 +72,8 @@ TEST(DoctorCensus, ParametersASlotSavesAreReportedApart) {
   const doctor::GraphComponent& g = c.components[0];
   EXPECT_EQ(g.saved_bytes, 32 * 64 * 4);       // still only the input
   EXPECT_EQ(g.parameter_bytes, 256 * 64 * 4);  // the weight (saved as W.t(), a view of it)
-  EXPECT_EQ(g.nodes_by_type, (TypeCounts{{"AccumulateGrad", 3}, {"AddBackward0", 1}, {"MmBackward0", 1},
-                                         {"TBackward0", 1}}));
+  EXPECT_EQ(g.nodes_by_type,
+            (TypeCounts{{"AccumulateGrad", 3}, {"AddBackward0", 1}, {"MmBackward0", 1}, {"TBackward0", 1}}));
   const doctor::NodeInfo* mm = find_node(g, "MmBackward0");
   ASSERT_NE(mm, nullptr);
   ASSERT_EQ(mm->saved.size(), 2u);
@@ -86,10 +86,10 @@ TEST(DoctorCensus, ParametersASlotSavesAreReportedApart) {
 
 TEST(DoctorCensus, TwoViewsOfOneStorageSavedByTwoNodesCountOnce) {
   doctor::Session dr;
-  Tensor a = randn({8, 8});                     // 256 bytes, needs no gradient
+  Tensor a = randn({8, 8});  // 256 bytes, needs no gradient
   Tensor w = randn({4, 8}, requires_grad());
   Tensor top = a.narrow(0, 0, 4), bottom = a.narrow(0, 4, 4);  // two views of a's storage
-  Tensor z = top * w + bottom * w;  // each MulBackward0 saves its view for w's gradient
+  Tensor z = top * w + bottom * w;                             // each MulBackward0 saves its view for w's gradient
   const doctor::Census c = dr.live_graphs();
   ASSERT_EQ(c.components.size(), 1u);
   const doctor::GraphComponent& g = c.components[0];
@@ -117,7 +117,7 @@ TEST(DoctorCensus, BackwardReleasesSavedBytesAndTheNodesStayUntilTheHandleDies) 
   Tensor y = lin->forward(x);
   ASSERT_EQ(dr.live_graphs().saved_bytes(), 32 * 64 * 4);
   EXPECT_EQ(memory_category(x), MemoryCategory::SavedForBackward);  // the slot's claim
-  y.sum().backward();  // no retain_graph: every saved slot is released
+  y.sum().backward();                                               // no retain_graph: every saved slot is released
   {
     const doctor::Census c = dr.live_graphs();
     ASSERT_EQ(c.components.size(), 1u);
@@ -125,8 +125,8 @@ TEST(DoctorCensus, BackwardReleasesSavedBytesAndTheNodesStayUntilTheHandleDies) 
     EXPECT_EQ(g.saved_bytes, 0);
     EXPECT_EQ(g.parameter_bytes, 0);
     EXPECT_EQ(c.nodes(), 5);  // SumBackward0 died with its temporary; y's graph is whole
-    EXPECT_EQ(g.nodes_by_type, (TypeCounts{{"AccumulateGrad", 2}, {"AddBackward0", 1}, {"MmBackward0", 1},
-                                           {"TBackward0", 1}}));
+    EXPECT_EQ(g.nodes_by_type,
+              (TypeCounts{{"AccumulateGrad", 2}, {"AddBackward0", 1}, {"MmBackward0", 1}, {"TBackward0", 1}}));
     EXPECT_TRUE(g.executed);
     const doctor::NodeInfo* mm = find_node(g, "MmBackward0");
     ASSERT_NE(mm, nullptr);
@@ -164,8 +164,8 @@ TEST(DoctorCensus, TwoStepsSharingParametersStayTwoComponents) {
   // the biggest first: step 2's graph, which the shared AccumulateGrad nodes attach to
   const doctor::GraphComponent& now = c.components[0];
   const doctor::GraphComponent& old = c.components[1];
-  EXPECT_EQ(now.nodes_by_type, (TypeCounts{{"AccumulateGrad", 2}, {"AddBackward0", 1}, {"MmBackward0", 1},
-                                           {"TBackward0", 1}}));
+  EXPECT_EQ(now.nodes_by_type,
+            (TypeCounts{{"AccumulateGrad", 2}, {"AddBackward0", 1}, {"MmBackward0", 1}, {"TBackward0", 1}}));
   EXPECT_EQ(old.nodes_by_type, (TypeCounts{{"AddBackward0", 1}, {"MmBackward0", 1}, {"TBackward0", 1}}));
   EXPECT_EQ(now.oldest_step, 2);
   EXPECT_EQ(now.newest_step, 2);

@@ -99,16 +99,11 @@ TEST(DoctorDiff, RunningTotalKeepsElevenNodesPerStepAndNoSavedBytes) {
   const doctor::Diff last = dr.diff(5, 6);
   auto want = std::map<Key, int64_t>{
       {{"node", "train.py:40", "AccumulateGrad"}, 4},  // made in step 1, reused by every step since
-      {{"node", "train.py:40", "AddBackward0"}, 2},
-      {{"node", "train.py:40", "MeanBackward0"}, 1},
-      {{"node", "train.py:40", "MmBackward0"}, 2},
-      {{"node", "train.py:40", "MulBackward0"}, 1},
-      {{"node", "train.py:40", "ReluBackward0"}, 1},
-      {{"node", "train.py:40", "SubBackward0"}, 1},
-      {{"node", "train.py:40", "TBackward0"}, 2},
-      {{"node", "train.py:89", "AddBackward0"}, 1},
-      {{"storage", "train.py:41", "gradient"}, 4},
-      {{"storage", "train.py:89", "other"}, 1},
+      {{"node", "train.py:40", "AddBackward0"}, 2},   {{"node", "train.py:40", "MeanBackward0"}, 1},
+      {{"node", "train.py:40", "MmBackward0"}, 2},    {{"node", "train.py:40", "MulBackward0"}, 1},
+      {{"node", "train.py:40", "ReluBackward0"}, 1},  {{"node", "train.py:40", "SubBackward0"}, 1},
+      {{"node", "train.py:40", "TBackward0"}, 2},     {{"node", "train.py:89", "AddBackward0"}, 1},
+      {{"storage", "train.py:41", "gradient"}, 4},    {{"storage", "train.py:89", "other"}, 1},
   };
   EXPECT_EQ(counts(last), want);
   EXPECT_EQ(bytes(last, "storage"), (std::map<Key, int64_t>{
@@ -119,8 +114,10 @@ TEST(DoctorDiff, RunningTotalKeepsElevenNodesPerStepAndNoSavedBytes) {
 
   // over steps 3..6 the gradients are 4 storages made in one step, not "1 per step"
   const std::vector<std::string> s = sentences_without_bytes(dr.diff(2, 6));
-  EXPECT_NE(std::find(s.begin(), s.end(), "+4 storages (gradient) from train.py:41"), s.end()) << ::testing::PrintToString(s);
-  EXPECT_NE(std::find(s.begin(), s.end(), "+4 nodes (AccumulateGrad) from train.py:40"), s.end()) << ::testing::PrintToString(s);
+  EXPECT_NE(std::find(s.begin(), s.end(), "+4 storages (gradient) from train.py:41"), s.end())
+      << ::testing::PrintToString(s);
+  EXPECT_NE(std::find(s.begin(), s.end(), "+4 nodes (AccumulateGrad) from train.py:40"), s.end())
+      << ::testing::PrintToString(s);
   EXPECT_NE(std::find(s.begin(), s.end(), "+8 nodes (AddBackward0) from train.py:40, 2 per step"), s.end())
       << ::testing::PrintToString(s);
 }
@@ -158,7 +155,8 @@ TEST(DoctorDiff, CarriedStateWithRetainGraphKeepsItsSavedSlots) {
                                         {{"saved_slot", "train.py:12", "TanhBackward0.result"}, 2 * 8 * 4},
                                     }));
   // the storages the slots keep: each step's tanh output and its wrapped scalar (x is older)
-  EXPECT_EQ(bytes(d, "storage"), (std::map<Key, int64_t>{{{"storage", "train.py:12", "saved_for_backward"}, 2 * (32 + 8)}}));
+  EXPECT_EQ(bytes(d, "storage"),
+            (std::map<Key, int64_t>{{{"storage", "train.py:12", "saved_for_backward"}, 2 * (32 + 8)}}));
   EXPECT_EQ(sentences_without_bytes(d), (std::vector<std::string>{
                                             "+4 nodes (AddBackward0) from train.py:12, 2 per step",
                                             "+2 nodes (MmBackward0) from train.py:12, 1 per step",

@@ -64,12 +64,8 @@ void expect_pool(const doctor::PoolFragmentation& p, const PoolWant& w, const st
 /// Sets the CPU device allocator's cap for the test's lifetime, then puts the old one back.
 class CpuCap {
  public:
-  explicit CpuCap(int64_t bytes) : old_(device_allocator(kCPU).memory_limit()) {
-    set_per_process_memory_limit(bytes);
-  }
-  ~CpuCap() {
-    set_per_process_memory_limit(old_ ? std::optional<int64_t>(static_cast<int64_t>(*old_)) : std::nullopt);
-  }
+  explicit CpuCap(int64_t bytes) : old_(device_allocator(kCPU).memory_limit()) { set_per_process_memory_limit(bytes); }
+  ~CpuCap() { set_per_process_memory_limit(old_ ? std::optional<int64_t>(static_cast<int64_t>(*old_)) : std::nullopt); }
 
  private:
   std::optional<size_t> old_;
@@ -125,13 +121,14 @@ TEST(DoctorLedger, PartsAddUpToReservedAndTheSentencesAreExact) {
   alloc::CachingAllocator::set_category(grad, MemoryCategory::Gradient);
   DataPtr state = t.get(100);  // 512-byte block
   alloc::CachingAllocator::set_category(state, MemoryCategory::OptimizerState);
-  DataPtr big = t.get(5 * MiB);   // a 20 MiB large segment: 5 MiB used, 15 MiB free beside it
+  DataPtr big = t.get(5 * MiB);        // a 20 MiB large segment: 5 MiB used, 15 MiB free beside it
   { DataPtr gone = t.get(16 * MiB); }  // no hole fits: a 16 MiB segment, now cached whole
   const doctor::Ledger l = doctor::ledger(*t.a);
   EXPECT_EQ(l.reserved, 38 * kMiB);
   EXPECT_EQ(l.reserved, t.reserved());
-  EXPECT_EQ(l.live_by_category, (std::map<std::string, int64_t>{
-                                    {"gradient", 3000}, {"optimizer_state", 100}, {"other", 5 * kMiB}, {"parameter", 1000}}));
+  EXPECT_EQ(l.live_by_category,
+            (std::map<std::string, int64_t>{
+                {"gradient", 3000}, {"optimizer_state", 100}, {"other", 5 * kMiB}, {"parameter", 1000}}));
   EXPECT_EQ(l.rounding, 24 + 72 + 412);
   EXPECT_EQ(l.cached_releasable, 16 * kMiB);
   EXPECT_EQ(l.free_trapped, (2 * kMiB - 1024 - 3072 - 512) + 15 * kMiB);
@@ -200,8 +197,8 @@ TEST(DoctorLedger, PartsAddUpAfterEveryStepOfAScriptedSequence) {
   FakeOutside outside(0);
   std::vector<DataPtr> live;
   // sizes across both pools, odd sizes for rounding; free every third block as we go
-  const size_t sizes[] = {1, 511, 513, 4097, 100 * KiB, 1 * MiB, 1 * MiB + 1, 3 * MiB + 7, 9 * MiB, 10 * MiB,
-                          11 * MiB + 3, 700 * KiB, 64, 25 * MiB};
+  const size_t sizes[] = {1,           511,     513,      4097,         100 * KiB, 1 * MiB, 1 * MiB + 1,
+                          3 * MiB + 7, 9 * MiB, 10 * MiB, 11 * MiB + 3, 700 * KiB, 64,      25 * MiB};
   int step = 0;
   for (size_t n : sizes) {
     live.push_back(t.get(n));
@@ -402,9 +399,9 @@ TEST(DoctorOom, WithoutAReportPathTheReportIsInTheMessageOnly) {
   }
   EXPECT_NE(message.find("\n\ngraft.doctor:\nOut of memory on cpu: a request of 32.0 MiB"), std::string::npos)
       << message;
-  EXPECT_NE(message.find("2.0 MiB in 1 other storage made at " +
-                         lifetime::site(holder.impl()->storage()->site()).where()),
-            std::string::npos)
+  EXPECT_NE(
+      message.find("2.0 MiB in 1 other storage made at " + lifetime::site(holder.impl()->storage()->site()).where()),
+      std::string::npos)
       << message;
   dr.stop();
   // no session: the allocator's message alone

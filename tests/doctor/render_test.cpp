@@ -34,8 +34,10 @@ int64_t dot_nodes(const std::string& dot) {
 std::string without_numbers(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) out += c;
-    else if (out.empty() || out.back() != '#') out += '#';
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      out += c;
+    else if (out.empty() || out.back() != '#')
+      out += '#';
   }
   return out;
 }
@@ -52,7 +54,8 @@ std::string dot_totals(const doctor::Census& c) {
          " step=" + std::to_string(c.step) + "\n";
 }
 std::string svg_totals(const doctor::Census& c) {
-  return "data-nodes=\"" + std::to_string(c.nodes()) + "\" data-saved-bytes=\"" + std::to_string(c.saved_bytes()) + "\"";
+  return "data-nodes=\"" + std::to_string(c.nodes()) + "\" data-saved-bytes=\"" + std::to_string(c.saved_bytes()) +
+         "\"";
 }
 
 /// A running total over `steps` doctor steps: each step's (w * x).sum() hangs off it.
@@ -83,7 +86,9 @@ json chain_timeline(const doctor::Options& o, int steps) {
 
 /// Installs a fixed "outside our allocator" amount (the default reads /proc, which moves).
 struct FixedOutside {
-  FixedOutside() { doctor::set_external_memory_query([](Device) { return std::optional<int64_t>(0); }); }
+  FixedOutside() {
+    doctor::set_external_memory_query([](Device) { return std::optional<int64_t>(0); });
+  }
   ~FixedOutside() { doctor::set_external_memory_query({}); }
 };
 
@@ -214,8 +219,8 @@ TEST(DoctorTimeline, DeterministicRecordsHaveExactCountsAndNoTimes) {
   EXPECT_EQ(j["version"], 1);
   EXPECT_EQ(j["deterministic"], true);
   EXPECT_EQ(j["session"], json({{"tier", "sites"}, {"warmup", 2}, {"confirm", 3}, {"steps", 6}}));
-  EXPECT_EQ(j["categories"], json({"other", "parameter", "gradient", "saved_for_backward", "optimizer_state",
-                                   "data_batch"}));
+  EXPECT_EQ(j["categories"],
+            json({"other", "parameter", "gradient", "saved_for_backward", "optimizer_state", "data_batch"}));
   ASSERT_EQ(j["steps"].size(), 6u);
   for (int k = 1; k <= 6; ++k) {
     const json& s = j["steps"][k - 1];
@@ -328,7 +333,7 @@ TEST(DoctorHtml, PageFetchesNothingAndStaysSmallFor100kEvents) {
     lifetime::SiteScope at(line(50));
     for (int step = 1; step <= 2000; ++step) {
       for (int i = 0; i < 25; ++i) Tensor t = empty({4});  // an alloc and a free event each
-      if (step <= 6) total = total + (w * 2).sum();      // a leak, for a finding with a picture
+      if (step <= 6) total = total + (w * 2).sum();        // a leak, for a finding with a picture
       dr.step();
     }
   }

@@ -60,13 +60,14 @@ TEST(DoctorRules, AccumulatedLossIsLD001AtStepFive) {
     m.opt.zero_grad();
     Tensor loss = m.loss();
     loss.backward();
-    total = total + loss; leak_line = __LINE__;  // the leak: each step's graph hangs off the running total
+    total = total + loss;
+    leak_line = __LINE__;  // the leak: each step's graph hangs off the running total
     m.opt.step();
   });
   ASSERT_EQ(ids(dr), std::vector<std::string>{"LD001"}) << doctor::format_findings(dr.findings());
   EXPECT_EQ(at, std::vector<int64_t>{5});
   const auto f = dr.findings()[0];
-  EXPECT_EQ(f.saved_bytes, 0);   // backward freed what the nodes saved: host-only growth
+  EXPECT_EQ(f.saved_bytes, 0);  // backward freed what the nodes saved: host-only growth
   EXPECT_GT(f.host_bytes, 0);
   EXPECT_GT(f.nodes_per_step, 0);
   EXPECT_EQ(f.severity, doctor::Severity::Leak);
@@ -130,8 +131,10 @@ TEST(DoctorRules, DetachEveryThreeStepsIsLD007UnlessTheWindowIsDeclared) {
     doctor::Session dr;
     if (declare) dr.allow_window(3);
     run(dr, 12, [&](int i) { c.step(i % 3 == 1); });  // truncated BPTT over 3 steps
-    if (declare) EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
-    else EXPECT_EQ(ids(dr), std::vector<std::string>{"LD007"}) << doctor::format_findings(dr.findings());
+    if (declare)
+      EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
+    else
+      EXPECT_EQ(ids(dr), std::vector<std::string>{"LD007"}) << doctor::format_findings(dr.findings());
   }
 }
 
@@ -195,8 +198,10 @@ TEST(DoctorRules, MissingZeroGradIsLD008UnlessAccumulationIsDeclared) {
       m.loss().backward();
       m.opt.step();
     });
-    if (mode == 0) EXPECT_EQ(ids(dr), std::vector<std::string>{"LD008"}) << doctor::format_findings(dr.findings());
-    else EXPECT_TRUE(dr.findings().empty()) << mode << doctor::format_findings(dr.findings());
+    if (mode == 0)
+      EXPECT_EQ(ids(dr), std::vector<std::string>{"LD008"}) << doctor::format_findings(dr.findings());
+    else
+      EXPECT_TRUE(dr.findings().empty()) << mode << doctor::format_findings(dr.findings());
   }
 }
 
@@ -223,8 +228,10 @@ TEST(DoctorRules, TwoOptimizersMakeOneStepPerIterationAndLD008OnlyWithoutZeroGra
       opt_g.step();
     });
     EXPECT_EQ(dr.steps(), 10);
-    if (clears) EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
-    else EXPECT_EQ(ids(dr), std::vector<std::string>{"LD008"}) << doctor::format_findings(dr.findings());
+    if (clears)
+      EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
+    else
+      EXPECT_EQ(ids(dr), std::vector<std::string>{"LD008"}) << doctor::format_findings(dr.findings());
   }
 }
 

@@ -117,8 +117,8 @@ TEST(DoctorTiers, LinearForwardAndBackwardStayWithinTheBound) {
   Tensor loss = y.sum();
   const int64_t allocs = events(dr, "alloc");
   const int backward = sites.during([&] { loss.backward(); });
-  EXPECT_EQ(dr.live_graphs().nodes(), 6);        // SumBackward0 joined; backward kept no node
-  EXPECT_EQ(events(dr, "node_free"), 1);         // the engine's root node, made and freed
+  EXPECT_EQ(dr.live_graphs().nodes(), 6);  // SumBackward0 joined; backward kept no node
+  EXPECT_EQ(events(dr, "node_free"), 1);   // the engine's root node, made and freed
   const int64_t storages = events(dr, "alloc") - allocs;
   EXPECT_EQ(storages, 7);
   EXPECT_LE(backward, 1 + 1 + storages + 5 /* views: of the gradients, and the kernels' */);

@@ -17,7 +17,8 @@ class NetImpl : public nn::Module {
   NetImpl() : Module("Net") {
     conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(1, 2, 3).padding({1})));
     bn = register_module("bn", nn::BatchNorm2d(2));
-    head = register_module("head", nn::Sequential(nn::Flatten(), nn::Linear(nn::LinearOptions(2 * 4 * 4, 3).bias(false))));
+    head =
+        register_module("head", nn::Sequential(nn::Flatten(), nn::Linear(nn::LinearOptions(2 * 4 * 4, 3).bias(false))));
     scale = register_buffer("scale", ones({1}));
   }
   Tensor forward(const Tensor& x) { return head->forward(relu(bn->forward(conv->forward(x)))) * scale; }
@@ -36,11 +37,10 @@ TEST(Module, NamedParametersBuffersAndChildrenInRegistrationOrder) {
   Net net;
   EXPECT_EQ(net->named_parameters().keys(),
             (std::vector<std::string>{"conv.weight", "conv.bias", "bn.weight", "bn.bias", "head.1.weight"}));
-  EXPECT_EQ(net->named_buffers().keys(), (std::vector<std::string>{"scale", "bn.running_mean", "bn.running_var",
-                                                                    "bn.num_batches_tracked"}));
+  EXPECT_EQ(net->named_buffers().keys(),
+            (std::vector<std::string>{"scale", "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"}));
   EXPECT_EQ(net->named_children().keys(), (std::vector<std::string>{"conv", "bn", "head"}));
-  EXPECT_EQ(net->named_modules().keys(),
-            (std::vector<std::string>{"", "conv", "bn", "head", "head.0", "head.1"}));
+  EXPECT_EQ(net->named_modules().keys(), (std::vector<std::string>{"", "conv", "bn", "head", "head.0", "head.1"}));
   EXPECT_EQ(net->parameters(false).size(), 0u);
   for (auto& p : net->parameters()) EXPECT_TRUE(p.requires_grad());
   EXPECT_THROW_MSG(net->register_parameter("scale", ones({1})), KeyError, "attribute 'scale' already exists");
@@ -51,9 +51,9 @@ TEST(Module, StateDictHoldsParametersAndPersistentBuffers) {
   Net net;
   StateDict sd = net->state_dict();
   // PyTorch's order: each module's parameters, then its buffers, then its children
-  EXPECT_EQ(keys_of(sd), (std::vector<std::string>{"scale", "conv.weight", "conv.bias", "bn.weight", "bn.bias",
-                                                   "bn.running_mean", "bn.running_var", "bn.num_batches_tracked",
-                                                   "head.1.weight"}));
+  EXPECT_EQ(keys_of(sd),
+            (std::vector<std::string>{"scale", "conv.weight", "conv.bias", "bn.weight", "bn.bias", "bn.running_mean",
+                                      "bn.running_var", "bn.num_batches_tracked", "head.1.weight"}));
   EXPECT_FALSE(sd["conv.weight"].requires_grad());  // detached, shares storage
   EXPECT_EQ(sd["conv.weight"].data_ptr(), net->conv->weight.data_ptr());
   EXPECT_EQ(sd["bn.num_batches_tracked"].dtype(), kInt64);

@@ -92,7 +92,7 @@ TEST(NNOps, DropoutKeepsAboutOneMinusPAndScales) {
   }
   EXPECT_NEAR(static_cast<double>(kept) / 100000.0, 0.7, 0.01);
   manual_seed(42);
-  EXPECT_TRUE(equal(dropout(x, 0.3), y));  // seeded: the same mask again
+  EXPECT_TRUE(equal(dropout(x, 0.3), y));          // seeded: the same mask again
   EXPECT_TRUE(dropout(x, 0.3, false).is_same(x));  // eval: identity
   EXPECT_THROW_MSG(dropout(x, 1.5), ValueError, "dropout probability has to be between 0 and 1, but got 1.5");
 }
@@ -154,9 +154,9 @@ TEST(NNOps, ConvAndPoolErrors) {
                    "Expected number of channels in input to be divisible by num_groups, but got input of shape "
                    "[2, 5, 3] and num_groups=2");
   EXPECT_THROW_MSG(pad(ones({3}), {1}), RuntimeError, "Padding length must be divisible by 2");
-  EXPECT_THROW_MSG(scaled_dot_product_attention(ones({1, 2, 3}), ones({1, 2, 3}), ones({1, 2, 3}), ones({2, 2}, kBool),
-                                                0.0, true),
-                   RuntimeError, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+  EXPECT_THROW_MSG(
+      scaled_dot_product_attention(ones({1, 2, 3}), ones({1, 2, 3}), ones({1, 2, 3}), ones({2, 2}, kBool), 0.0, true),
+      RuntimeError, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
 }
 
 TEST(NNOps, MaxPoolIndicesAreFlatPlanePositions) {

@@ -26,10 +26,18 @@ RT rnd(Shape64 sizes, Domain dom, std::vector<double> kinks) {
     for (int tries = 0;; ++tries) {
       double u = next_uniform();
       switch (dom) {
-        case Domain::Any: x = -2 + 4 * u; break;
-        case Domain::Positive: x = 0.5 + 1.5 * u; break;
-        case Domain::NonZero: x = (u < 0.5 ? -1 : 1) * (0.25 + 1.75 * (u < 0.5 ? 2 * u : 2 * u - 1)); break;
-        case Domain::Unit: x = -0.9 + 1.8 * u; break;
+        case Domain::Any:
+          x = -2 + 4 * u;
+          break;
+        case Domain::Positive:
+          x = 0.5 + 1.5 * u;
+          break;
+        case Domain::NonZero:
+          x = (u < 0.5 ? -1 : 1) * (0.25 + 1.75 * (u < 0.5 ? 2 * u : 2 * u - 1));
+          break;
+        case Domain::Unit:
+          x = -0.9 + 1.8 * u;
+          break;
       }
       bool ok = true;
       for (double k : kinks) ok = ok && std::fabs(x - k) >= 0.1;

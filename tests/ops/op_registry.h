@@ -79,15 +79,15 @@ struct Sample {
 
 /// One way of calling an op, with its samples and reference.
 struct OpCase {
-  std::string variant;           ///< e.g. "tensor_tensor" or "dim1_keepdim"
+  std::string variant;  ///< e.g. "tensor_tensor" or "dim1_keepdim"
   std::vector<Sample> samples;
-  TensorFn fn;                   ///< the graft call; inputs as built from samples
-  RefFn ref;                     ///< naive reference
-  TensorFn outplace;             ///< in-place cases: the out-of-place op to compare with
-  bool differentiable = true;    ///< gradcheck (floating inputs/outputs only)
-  bool gradgrad = true;          ///< also gradgradcheck
-  bool f32 = false;              ///< float32 forward smoke test
-  bool noncontig = true;         ///< check non-contiguous inputs give the same result
+  TensorFn fn;                       ///< the graft call; inputs as built from samples
+  RefFn ref;                         ///< naive reference
+  TensorFn outplace;                 ///< in-place cases: the out-of-place op to compare with
+  bool differentiable = true;        ///< gradcheck (floating inputs/outputs only)
+  bool gradgrad = true;              ///< also gradgradcheck
+  bool f32 = false;                  ///< float32 forward smoke test
+  bool noncontig = true;             ///< check non-contiguous inputs give the same result
   double atol = 1e-10, rtol = 1e-9;  ///< forward tolerance in float64
 };
 

@@ -17,8 +17,12 @@ double at4(const RT& t, int64_t a, int64_t b, int64_t c, int64_t d) {
 double& at4(RT& t, int64_t a, int64_t b, int64_t c, int64_t d) {
   return t.v[static_cast<size_t>(((a * t.sizes[1] + b) * t.sizes[2] + c) * t.sizes[3] + d)];
 }
-int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
-RT zeros_rt(Shape64 sizes) { return RT{sizes, std::vector<double>(static_cast<size_t>(numel_of(sizes)), 0.0), kFloat64}; }
+int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+RT zeros_rt(Shape64 sizes) {
+  return RT{sizes, std::vector<double>(static_cast<size_t>(numel_of(sizes)), 0.0), kFloat64};
+}
 
 // out[n, o, y, x] = b[o] + sum_{c in group(o), i, j} x[n, c, y*s - p + i*d, x*s - p + j*d] * w[o, c', i, j]
 RT conv_ref(const RT& x, const RT& w, const RT* b, Geo g, int64_t groups) {

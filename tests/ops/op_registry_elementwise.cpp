@@ -164,12 +164,17 @@ void register_floor_div_mod(Registry& r) {
 void register_elementwise(Registry& r) {
   // ---- arithmetic ----
   r.push_back({"add",
-               {f32(binary("tensor", [](auto& a, auto& b) { return add(a, b); }, [](double a, double b) { return a + b; })),
-                binary("tensor_alpha", [](auto& a, auto& b) { return add(a, b, 2.5); },
-                       [](double a, double b) { return a + 2.5 * b; }),
-                unary("scalar", [](auto& a) { return add(a, 1.5); }, [](double a) { return a + 1.5; }),
-                unary("scalar_alpha", [](auto& a) { return add(a, 1.5, -2); }, [](double a) { return a - 3.0; }),
-                unary("operator", [](auto& a) { return 2.0 + a; }, [](double a) { return a + 2.0; })}});
+               {f32(binary(
+                    "tensor", [](auto& a, auto& b) { return add(a, b); }, [](double a, double b) { return a + b; })),
+                binary(
+                    "tensor_alpha", [](auto& a, auto& b) { return add(a, b, 2.5); },
+                    [](double a, double b) { return a + 2.5 * b; }),
+                unary(
+                    "scalar", [](auto& a) { return add(a, 1.5); }, [](double a) { return a + 1.5; }),
+                unary(
+                    "scalar_alpha", [](auto& a) { return add(a, 1.5, -2); }, [](double a) { return a - 3.0; }),
+                unary(
+                    "operator", [](auto& a) { return 2.0 + a; }, [](double a) { return a + 2.0; })}});
   {
     // type promotion (forward only): dimensioned tensors win over 0-d ones within a category
     auto f32in = [](RT t) {
@@ -182,113 +187,180 @@ void register_elementwise(Registry& r) {
       c.variant = std::move(variant);
       c.samples = std::move(s);
       c.fn = [f](const TensorList& x) { return TensorList{f(x[0], x[1])}; };
-      c.ref = [out](const V& x) { return V{zip(x[0], x[1], [](double a, double b) { return a + b; }, out)}; };
+      c.ref = [out](const V& x) {
+        return V{zip(
+            x[0], x[1], [](double a, double b) { return a + b; }, out)};
+      };
       c.differentiable = false;
       return c;
     };
     auto add_tt = [](const Tensor& a, const Tensor& b) { return add(a, b); };
-    r.back().cases.push_back(promo("promote_int_int", {{"int", {ints({3}, {1, 2, 3}), ints({3}, {4, -5, 6})}}}, add_tt, kInt64));
+    r.back().cases.push_back(
+        promo("promote_int_int", {{"int", {ints({3}, {1, 2, 3}), ints({3}, {4, -5, 6})}}}, add_tt, kInt64));
     r.back().cases.push_back(
         promo("promote_int_float64_0d", {{"int_f64_0d", {ints({2}, {1, 2}), vals({}, {0.5})}}}, add_tt, kFloat64));
     r.back().cases.push_back(promo("promote_float32_float64_0d",
                                    {{"f32_f64_0d", {f32in(vals({2}, {1, 2})), vals({}, {0.5})}}}, add_tt, kFloat32));
     r.back().cases.push_back(promo("promote_float32_float64",
-                                   {{"f32_f64", {f32in(vals({2}, {1, 2})), vals({2}, {0.5, 0.25})}}}, add_tt, kFloat64));
-    OpCase s = promo("promote_int_python_float", {{"int", {ints({2}, {1, 2}), vals({}, {0.5})}}},
-                     [](const Tensor& a, const Tensor&) { return add(a, 0.5); }, kFloat32);
+                                   {{"f32_f64", {f32in(vals({2}, {1, 2})), vals({2}, {0.5, 0.25})}}}, add_tt,
+                                   kFloat64));
+    OpCase s = promo(
+        "promote_int_python_float", {{"int", {ints({2}, {1, 2}), vals({}, {0.5})}}},
+        [](const Tensor& a, const Tensor&) { return add(a, 0.5); }, kFloat32);
     r.back().cases.push_back(s);
   }
   r.push_back({"sub",
-               {binary("tensor", [](auto& a, auto& b) { return sub(a, b); }, [](double a, double b) { return a - b; }),
-                binary("tensor_alpha", [](auto& a, auto& b) { return sub(a, b, 3); },
-                       [](double a, double b) { return a - 3 * b; }),
-                unary("scalar", [](auto& a) { return sub(a, 0.5); }, [](double a) { return a - 0.5; }),
-                unary("scalar_alpha", [](auto& a) { return sub(a, 0.5, 2); }, [](double a) { return a - 1.0; }),
-                unary("rsub_operator", [](auto& a) { return 1.0 - a; }, [](double a) { return 1.0 - a; }),
-                unary("rsub_alpha", [](auto& a) { return sub(2.0, a, 3); }, [](double a) { return 2.0 - 3 * a; })}});
+               {binary(
+                    "tensor", [](auto& a, auto& b) { return sub(a, b); }, [](double a, double b) { return a - b; }),
+                binary(
+                    "tensor_alpha", [](auto& a, auto& b) { return sub(a, b, 3); },
+                    [](double a, double b) { return a - 3 * b; }),
+                unary(
+                    "scalar", [](auto& a) { return sub(a, 0.5); }, [](double a) { return a - 0.5; }),
+                unary(
+                    "scalar_alpha", [](auto& a) { return sub(a, 0.5, 2); }, [](double a) { return a - 1.0; }),
+                unary(
+                    "rsub_operator", [](auto& a) { return 1.0 - a; }, [](double a) { return 1.0 - a; }),
+                unary(
+                    "rsub_alpha", [](auto& a) { return sub(2.0, a, 3); }, [](double a) { return 2.0 - 3 * a; })}});
   r.push_back({"mul",
-               {f32(binary("tensor", [](auto& a, auto& b) { return mul(a, b); }, [](double a, double b) { return a * b; })),
-                unary("self", [](auto& a) { return mul(a, a); }, [](double a) { return a * a; }),
-                unary("scalar", [](auto& a) { return mul(a, -1.5); }, [](double a) { return -1.5 * a; })}});
-  r.push_back({"div",
-               {binary("tensor", [](auto& a, auto& b) { return div(a, b); }, [](double a, double b) { return a / b; },
-                       Domain::Any, Domain::NonZero),
-                unary("scalar", [](auto& a) { return div(a, 4.0); }, [](double a) { return a / 4.0; }),
-                unary("rdiv_operator", [](auto& a) { return 2.0 / a; }, [](double a) { return 2.0 / a; },
-                      Domain::NonZero)}});
+               {f32(binary(
+                    "tensor", [](auto& a, auto& b) { return mul(a, b); }, [](double a, double b) { return a * b; })),
+                unary(
+                    "self", [](auto& a) { return mul(a, a); }, [](double a) { return a * a; }),
+                unary(
+                    "scalar", [](auto& a) { return mul(a, -1.5); }, [](double a) { return -1.5 * a; })}});
+  r.push_back(
+      {"div",
+       {binary(
+            "tensor", [](auto& a, auto& b) { return div(a, b); }, [](double a, double b) { return a / b; }, Domain::Any,
+            Domain::NonZero),
+        unary(
+            "scalar", [](auto& a) { return div(a, 4.0); }, [](double a) { return a / 4.0; }),
+        unary(
+            "rdiv_operator", [](auto& a) { return 2.0 / a; }, [](double a) { return 2.0 / a; }, Domain::NonZero)}});
   {
-    OpCase c = unary("int_true_division", [](auto& a) { return div(a, 2); }, [](double a) { return a / 2; });
+    OpCase c = unary(
+        "int_true_division", [](auto& a) { return div(a, 2); }, [](double a) { return a / 2; });
     c.samples = {{"int_3", {ints({3}, {1, -3, 4})}}};
-    c.ref = [](const V& x) { return V{map(x[0], [](double a) { return a / 2; }, kFloat32)}; };
+    c.ref = [](const V& x) {
+      return V{map(
+          x[0], [](double a) { return a / 2; }, kFloat32)};
+    };
     c.differentiable = false;
     r.back().cases.push_back(c);
   }
-  r.push_back({"neg", {unary("", [](auto& a) { return neg(a); }, [](double a) { return -a; })}});
+  r.push_back({"neg",
+               {unary(
+                   "", [](auto& a) { return neg(a); }, [](double a) { return -a; })}});
   r.push_back({"pow",
-               {binary("tensor_tensor", [](auto& a, auto& b) { return pow(a, b); },
-                       [](double a, double b) { return std::pow(a, b); }, Domain::Positive, Domain::Any),
-                unary("scalar_exp2", [](auto& a) { return pow(a, 2); }, [](double a) { return a * a; }),
-                unary("scalar_exp3", [](auto& a) { return pow(a, 3); }, [](double a) { return a * a * a; }),
-                unary("scalar_exp0", [](auto& a) { return pow(a, 0); }, [](double) { return 1.0; }),
-                unary("scalar_exp_half", [](auto& a) { return pow(a, 0.5); }, [](double a) { return std::sqrt(a); },
-                      Domain::Positive),
-                unary("scalar_exp_neg1_5", [](auto& a) { return pow(a, -1.5); },
-                      [](double a) { return std::pow(a, -1.5); }, Domain::Positive),
-                unary("scalar_base", [](auto& a) { return pow(2.0, a); }, [](double a) { return std::pow(2.0, a); })}});
+               {binary(
+                    "tensor_tensor", [](auto& a, auto& b) { return pow(a, b); },
+                    [](double a, double b) { return std::pow(a, b); }, Domain::Positive, Domain::Any),
+                unary(
+                    "scalar_exp2", [](auto& a) { return pow(a, 2); }, [](double a) { return a * a; }),
+                unary(
+                    "scalar_exp3", [](auto& a) { return pow(a, 3); }, [](double a) { return a * a * a; }),
+                unary(
+                    "scalar_exp0", [](auto& a) { return pow(a, 0); }, [](double) { return 1.0; }),
+                unary(
+                    "scalar_exp_half", [](auto& a) { return pow(a, 0.5); }, [](double a) { return std::sqrt(a); },
+                    Domain::Positive),
+                unary(
+                    "scalar_exp_neg1_5", [](auto& a) { return pow(a, -1.5); },
+                    [](double a) { return std::pow(a, -1.5); }, Domain::Positive),
+                unary(
+                    "scalar_base", [](auto& a) { return pow(2.0, a); }, [](double a) { return std::pow(2.0, a); })}});
 
   register_floor_div_mod(r);
 
   // ---- math ----
-  r.push_back({"exp", {f32(unary("", [](auto& a) { return exp(a); }, [](double a) { return std::exp(a); }))}});
-  r.push_back({"log", {unary("", [](auto& a) { return log(a); }, [](double a) { return std::log(a); }, Domain::Positive)}});
+  r.push_back({"exp",
+               {f32(unary(
+                   "", [](auto& a) { return exp(a); }, [](double a) { return std::exp(a); }))}});
+  r.push_back({"log",
+               {unary(
+                   "", [](auto& a) { return log(a); }, [](double a) { return std::log(a); }, Domain::Positive)}});
+  r.push_back({"log1p",
+               {unary(
+                   "", [](auto& a) { return log1p(a); }, [](double a) { return std::log1p(a); }, Domain::Unit)}});
+  r.push_back({"sqrt",
+               {unary(
+                   "", [](auto& a) { return sqrt(a); }, [](double a) { return std::sqrt(a); }, Domain::Positive)}});
   r.push_back(
-      {"log1p", {unary("", [](auto& a) { return log1p(a); }, [](double a) { return std::log1p(a); }, Domain::Unit)}});
-  r.push_back(
-      {"sqrt", {unary("", [](auto& a) { return sqrt(a); }, [](double a) { return std::sqrt(a); }, Domain::Positive)}});
-  r.push_back({"rsqrt",
-               {unary("", [](auto& a) { return rsqrt(a); }, [](double a) { return 1.0 / std::sqrt(a); },
-                      Domain::Positive)}});
-  r.push_back({"abs", {unary("", [](auto& a) { return abs(a); }, [](double a) { return std::fabs(a); }, Domain::NonZero)}});
-  r.push_back({"sign", {unary("", [](auto& a) { return sign(a); }, sign_ref, Domain::NonZero)}});
+      {"rsqrt",
+       {unary(
+           "", [](auto& a) { return rsqrt(a); }, [](double a) { return 1.0 / std::sqrt(a); }, Domain::Positive)}});
+  r.push_back({"abs",
+               {unary(
+                   "", [](auto& a) { return abs(a); }, [](double a) { return std::fabs(a); }, Domain::NonZero)}});
+  r.push_back({"sign",
+               {unary(
+                   "", [](auto& a) { return sign(a); }, sign_ref, Domain::NonZero)}});
   {
-    OpCase c = unary("with_zero", [](auto& a) { return sign(a); }, sign_ref);
+    OpCase c = unary(
+        "with_zero", [](auto& a) { return sign(a); }, sign_ref);
     c.samples = {{"4", {vals({4}, {-1.5, 0.0, 2.0, -0.0})}, false}};
     c.differentiable = false;  // forward only: sign(0) == 0
     r.back().cases.push_back(c);
   }
-  r.push_back({"sin", {unary("", [](auto& a) { return sin(a); }, [](double a) { return std::sin(a); })}});
-  r.push_back({"cos", {unary("", [](auto& a) { return cos(a); }, [](double a) { return std::cos(a); })}});
-  r.push_back({"tanh", {f32(unary("", [](auto& a) { return tanh(a); }, [](double a) { return std::tanh(a); }))}});
-  r.push_back({"sigmoid", {f32(unary("", [](auto& a) { return sigmoid(a); }, sigmoid_ref))}});
-  r.push_back({"erf", {unary("", [](auto& a) { return erf(a); }, [](double a) { return std::erf(a); })}});
-  r.push_back({"relu",
-               {unary("", [](auto& a) { return relu(a); }, [](double a) { return a > 0 ? a : 0.0; }, Domain::NonZero),
-                nan_only(unary("nan", [](auto& a) { return relu(a); },
-                               [](double a) { return std::isnan(a) ? a : a > 0 ? a : 0.0; }))}});
+  r.push_back({"sin",
+               {unary(
+                   "", [](auto& a) { return sin(a); }, [](double a) { return std::sin(a); })}});
+  r.push_back({"cos",
+               {unary(
+                   "", [](auto& a) { return cos(a); }, [](double a) { return std::cos(a); })}});
+  r.push_back({"tanh",
+               {f32(unary(
+                   "", [](auto& a) { return tanh(a); }, [](double a) { return std::tanh(a); }))}});
+  r.push_back({"sigmoid",
+               {f32(unary(
+                   "", [](auto& a) { return sigmoid(a); }, sigmoid_ref))}});
+  r.push_back({"erf",
+               {unary(
+                   "", [](auto& a) { return erf(a); }, [](double a) { return std::erf(a); })}});
+  r.push_back(
+      {"relu",
+       {unary(
+            "", [](auto& a) { return relu(a); }, [](double a) { return a > 0 ? a : 0.0; }, Domain::NonZero),
+        nan_only(unary(
+            "nan", [](auto& a) { return relu(a); }, [](double a) { return std::isnan(a) ? a
+                                                                          : a > 0       ? a
+                                                                                        : 0.0; }))}});
   r.push_back({"gelu",
-               {f32(unary("none", [](auto& a) { return gelu(a); },
-                          [](double a) { return 0.5 * a * (1 + std::erf(a / std::sqrt(2.0))); })),
-                unary("tanh", [](auto& a) { return gelu(a, "tanh"); },
-                      [](double a) {
-                        const double k = std::sqrt(2.0 / M_PI);
-                        return 0.5 * a * (1 + std::tanh(k * (a + 0.044715 * a * a * a)));
-                      })}});
-  r.push_back({"silu", {unary("", [](auto& a) { return silu(a); }, [](double a) { return a * sigmoid_ref(a); })}});
+               {f32(unary(
+                    "none", [](auto& a) { return gelu(a); },
+                    [](double a) { return 0.5 * a * (1 + std::erf(a / std::sqrt(2.0))); })),
+                unary(
+                    "tanh", [](auto& a) { return gelu(a, "tanh"); },
+                    [](double a) {
+                      const double k = std::sqrt(2.0 / M_PI);
+                      return 0.5 * a * (1 + std::tanh(k * (a + 0.044715 * a * a * a)));
+                    })}});
+  r.push_back({"silu",
+               {unary(
+                   "", [](auto& a) { return silu(a); }, [](double a) { return a * sigmoid_ref(a); })}});
   r.push_back({"softplus",
-               {unary("default", [](auto& a) { return softplus(a); }, [](double a) { return std::log1p(std::exp(a)); }),
-                unary("beta2_threshold1", [](auto& a) { return softplus(a, 2.0, 1.0); },
-                      [](double a) { return 2 * a > 1.0 ? a : std::log1p(std::exp(2 * a)) / 2; }, Domain::Any,
-                      {0.5})}});
+               {unary(
+                    "default", [](auto& a) { return softplus(a); }, [](double a) { return std::log1p(std::exp(a)); }),
+                unary(
+                    "beta2_threshold1", [](auto& a) { return softplus(a, 2.0, 1.0); },
+                    [](double a) { return 2 * a > 1.0 ? a : std::log1p(std::exp(2 * a)) / 2; }, Domain::Any, {0.5})}});
   r.push_back({"clamp",
-               {unary("min_max", [](auto& a) { return clamp(a, -0.5, 0.5); },
-                      [](double a) { return std::min(std::max(a, -0.5), 0.5); }, Domain::Any, {-0.5, 0.5}),
-                unary("min_only", [](auto& a) { return clamp(a, -0.5); }, [](double a) { return std::max(a, -0.5); },
-                      Domain::Any, {-0.5}),
-                unary("max_only", [](auto& a) { return clamp(a, std::nullopt, 0.5); },
-                      [](double a) { return std::min(a, 0.5); }, Domain::Any, {0.5}),
-                unary("min_gt_max", [](auto& a) { return clamp(a, 1.0, -1.0); }, [](double) { return -1.0; }),
-                nan_only(unary("nan", [](auto& a) { return clamp(a, -0.5, 0.5); },
-                               [](double a) { return std::isnan(a) ? a : std::min(std::max(a, -0.5), 0.5); }))}});
+               {unary(
+                    "min_max", [](auto& a) { return clamp(a, -0.5, 0.5); },
+                    [](double a) { return std::min(std::max(a, -0.5), 0.5); }, Domain::Any, {-0.5, 0.5}),
+                unary(
+                    "min_only", [](auto& a) { return clamp(a, -0.5); }, [](double a) { return std::max(a, -0.5); },
+                    Domain::Any, {-0.5}),
+                unary(
+                    "max_only", [](auto& a) { return clamp(a, std::nullopt, 0.5); },
+                    [](double a) { return std::min(a, 0.5); }, Domain::Any, {0.5}),
+                unary(
+                    "min_gt_max", [](auto& a) { return clamp(a, 1.0, -1.0); }, [](double) { return -1.0; }),
+                nan_only(unary(
+                    "nan", [](auto& a) { return clamp(a, -0.5, 0.5); },
+                    [](double a) { return std::isnan(a) ? a : std::min(std::max(a, -0.5), 0.5); }))}});
   {
     // tensor bounds: values kept >= 0.1 from every kink (x at a bound, min at max)
     auto ref = [](const V& x) {
@@ -298,10 +370,11 @@ void register_elementwise(Registry& r) {
     };
     OpCase both;
     both.variant = "tensor_bounds";
-    both.samples = {{"2x3", {vals({2, 3}, {-1.0, 0.2, 0.9, 1.7, -0.3, 0.6}), vals({2, 3}, {-0.5, -0.5, 0.1, 0.3, 0.0, 0.8}),
-                             vals({2, 3}, {0.5, 0.5, 0.4, 1.2, 0.7, 0.2})}},
-                    {"bcast_lo3_hi0d", {vals({2, 3}, {-1.0, 0.2, 0.9, 1.7, -0.3, 0.6}), vals({3}, {-0.5, 0.4, 0.1}),
-                                        vals({}, {0.7})}}};
+    both.samples = {{"2x3",
+                     {vals({2, 3}, {-1.0, 0.2, 0.9, 1.7, -0.3, 0.6}), vals({2, 3}, {-0.5, -0.5, 0.1, 0.3, 0.0, 0.8}),
+                      vals({2, 3}, {0.5, 0.5, 0.4, 1.2, 0.7, 0.2})}},
+                    {"bcast_lo3_hi0d",
+                     {vals({2, 3}, {-1.0, 0.2, 0.9, 1.7, -0.3, 0.6}), vals({3}, {-0.5, 0.4, 0.1}), vals({}, {0.7})}}};
     both.fn = [](const TensorList& x) { return TensorList{clamp(x[0], x[1], x[2])}; };
     both.ref = ref;
     OpCase lo_only = both;
@@ -336,60 +409,76 @@ void register_elementwise(Registry& r) {
     r.push_back({"where", {tt, ts, st}});
   }
   r.push_back({"maximum",
-               {binary("", [](auto& a, auto& b) { return maximum(a, b); },
-                       [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); })}});
+               {binary(
+                   "", [](auto& a, auto& b) { return maximum(a, b); },
+                   [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); })}});
   {
-    OpCase ties = binary("ties", [](auto& a, auto& b) { return maximum(a, b); },
-                         [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); });
+    OpCase ties = binary(
+        "ties", [](auto& a, auto& b) { return maximum(a, b); },
+        [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); });
     ties.samples = {{"3", {vals({3}, {1, 2, 3}), vals({3}, {0, 2, 4})}, false},
                     {"nan", {vals({3}, {NAN, 2, 1}), vals({3}, {0, NAN, 4})}, false}};
     ties.differentiable = false;  // forward only: not differentiable at a tie
     r.back().cases.push_back(ties);
   }
   r.push_back({"minimum",
-               {binary("", [](auto& a, auto& b) { return minimum(a, b); },
-                       [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); })}});
+               {binary(
+                   "", [](auto& a, auto& b) { return minimum(a, b); },
+                   [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); })}});
 
   // ---- comparisons and logic ----
   r.push_back({"eq",
-               {compare("tensor", [](auto& a, auto& b) { return eq(a, b); }, [](double a, double b) { return a == b; }),
-                compare_scalar("scalar", [](auto& a) { return eq(a, 3); }, [](double a) { return a == 3; })}});
+               {compare(
+                    "tensor", [](auto& a, auto& b) { return eq(a, b); }, [](double a, double b) { return a == b; }),
+                compare_scalar(
+                    "scalar", [](auto& a) { return eq(a, 3); }, [](double a) { return a == 3; })}});
   r.push_back({"ne",
-               {compare("tensor", [](auto& a, auto& b) { return ne(a, b); }, [](double a, double b) { return a != b; }),
-                compare_scalar("scalar", [](auto& a) { return ne(a, 3); }, [](double a) { return a != 3; })}});
+               {compare(
+                    "tensor", [](auto& a, auto& b) { return ne(a, b); }, [](double a, double b) { return a != b; }),
+                compare_scalar(
+                    "scalar", [](auto& a) { return ne(a, 3); }, [](double a) { return a != 3; })}});
   r.push_back({"lt",
-               {compare("tensor", [](auto& a, auto& b) { return lt(a, b); }, [](double a, double b) { return a < b; }),
-                compare_scalar("scalar", [](auto& a) { return lt(a, 3); }, [](double a) { return a < 3; })}});
+               {compare(
+                    "tensor", [](auto& a, auto& b) { return lt(a, b); }, [](double a, double b) { return a < b; }),
+                compare_scalar(
+                    "scalar", [](auto& a) { return lt(a, 3); }, [](double a) { return a < 3; })}});
   r.push_back({"le",
-               {compare("tensor", [](auto& a, auto& b) { return le(a, b); }, [](double a, double b) { return a <= b; }),
-                compare_scalar("scalar", [](auto& a) { return le(a, 3); }, [](double a) { return a <= 3; })}});
+               {compare(
+                    "tensor", [](auto& a, auto& b) { return le(a, b); }, [](double a, double b) { return a <= b; }),
+                compare_scalar(
+                    "scalar", [](auto& a) { return le(a, 3); }, [](double a) { return a <= 3; })}});
   r.push_back({"gt",
-               {compare("tensor", [](auto& a, auto& b) { return gt(a, b); }, [](double a, double b) { return a > b; }),
-                compare_scalar("scalar", [](auto& a) { return gt(a, 3); }, [](double a) { return a > 3; })}});
+               {compare(
+                    "tensor", [](auto& a, auto& b) { return gt(a, b); }, [](double a, double b) { return a > b; }),
+                compare_scalar(
+                    "scalar", [](auto& a) { return gt(a, 3); }, [](double a) { return a > 3; })}});
   r.push_back({"ge",
-               {compare("tensor", [](auto& a, auto& b) { return ge(a, b); }, [](double a, double b) { return a >= b; }),
-                compare_scalar("scalar", [](auto& a) { return ge(a, 3.5); }, [](double a) { return a >= 3.5; })}});
+               {compare(
+                    "tensor", [](auto& a, auto& b) { return ge(a, b); }, [](double a, double b) { return a >= b; }),
+                compare_scalar(
+                    "scalar", [](auto& a) { return ge(a, 3.5); }, [](double a) { return a >= 3.5; })}});
   {
-    std::vector<Sample> logic = {
-        {"bool_2x3_3", {bools({2, 3}, {1, 0, 1, 0, 0, 1}), bools({3}, {1, 1, 0})}},
-        {"float_2x2", {vals({2, 2}, {0, 1.5, -2, 0}), vals({2, 2}, {0, 0, 3, 1})}},
-        {"0d", {bools({}, {1}), bools({}, {0})}},
-        {"empty", {bools({0}, {}), bools({0}, {})}}};
-    OpCase a = compare("", [](auto& x, auto& y) { return logical_and(x, y); },
-                       [](double x, double y) { return x != 0 && y != 0; });
+    std::vector<Sample> logic = {{"bool_2x3_3", {bools({2, 3}, {1, 0, 1, 0, 0, 1}), bools({3}, {1, 1, 0})}},
+                                 {"float_2x2", {vals({2, 2}, {0, 1.5, -2, 0}), vals({2, 2}, {0, 0, 3, 1})}},
+                                 {"0d", {bools({}, {1}), bools({}, {0})}},
+                                 {"empty", {bools({0}, {}), bools({0}, {})}}};
+    OpCase a = compare(
+        "", [](auto& x, auto& y) { return logical_and(x, y); }, [](double x, double y) { return x != 0 && y != 0; });
     a.samples = logic;
-    OpCase o = compare("", [](auto& x, auto& y) { return logical_or(x, y); },
-                       [](double x, double y) { return x != 0 || y != 0; });
+    OpCase o = compare(
+        "", [](auto& x, auto& y) { return logical_or(x, y); }, [](double x, double y) { return x != 0 || y != 0; });
     o.samples = logic;
     r.push_back({"logical_and", {a}});
     r.push_back({"logical_or", {o}});
-    OpCase n = compare_scalar("", [](auto& x) { return logical_not(x); }, [](double x) { return x == 0; });
+    OpCase n = compare_scalar(
+        "", [](auto& x) { return logical_not(x); }, [](double x) { return x == 0; });
     n.samples = {{"bool_2x2", {bools({2, 2}, {1, 0, 0, 1})}},
                  {"float_3", {vals({3}, {0, -1, 2})}},
                  {"0d", {bools({}, {0})}},
                  {"empty", {bools({0, 2}, {})}}};
     r.push_back({"logical_not", {n}});
-    OpCase nan = compare_scalar("", [](auto& x) { return isnan(x); }, [](double x) { return std::isnan(x); });
+    OpCase nan = compare_scalar(
+        "", [](auto& x) { return isnan(x); }, [](double x) { return std::isnan(x); });
     nan.samples = {{"2x2", {vals({2, 2}, {NAN, 1, -INFINITY, NAN})}},
                    {"int_3", {ints({3}, {1, 2, 3})}},
                    {"0d", {vals({}, {NAN})}},

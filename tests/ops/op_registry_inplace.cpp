@@ -30,8 +30,8 @@ OpCase inplace(std::string variant, InFn op, TensorFn outplace, RefFn ref, std::
   c.samples = std::move(samples);
   c.fn = [op](const TensorList& x) {
     // self keeps input 0's layout: the NonContiguous check then runs the op on a strided self
-    Tensor self = x[0].is_contiguous() || x[0].dim() < 2 ? x[0].clone()
-                                                         : x[0].transpose(-1, -2).clone().transpose(-1, -2);
+    Tensor self =
+        x[0].is_contiguous() || x[0].dim() < 2 ? x[0].clone() : x[0].transpose(-1, -2).clone().transpose(-1, -2);
     const uint32_t before = self._version();
     Tensor& ret = op(self, x);
     EXPECT_TRUE(ret.is_same(self)) << "in-place op must return self";
@@ -70,9 +70,10 @@ OpCase on_view(std::string variant, std::function<void(Tensor)> op, std::functio
 // x.mul_(x): forward only. Backward raises the version-counter error (MulBackward0 saved
 // self, which the op then overwrote), as in PyTorch.
 OpCase self_alias_forward_only() {
-  OpCase c = inplace("self_alias", [](Tensor& s, const TensorList&) -> Tensor& { return s.mul_(s); },
-                     [](const TensorList& x) { return TensorList{mul(x[0], x[0])}; },
-                     ref1([](double a) { return a * a; }), self_samples());
+  OpCase c = inplace(
+      "self_alias", [](Tensor& s, const TensorList&) -> Tensor& { return s.mul_(s); },
+      [](const TensorList& x) { return TensorList{mul(x[0], x[0])}; }, ref1([](double a) { return a * a; }),
+      self_samples());
   c.differentiable = false;
   return c;
 }
@@ -118,73 +119,95 @@ RefFn index_put_rows_ref(bool accumulate) {
 
 void register_inplace(Registry& r) {
   r.push_back({"add_",
-               {inplace("tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.add_(x[1]); },
-                        [](const TensorList& x) { return TensorList{add(x[0], x[1])}; },
-                        ref2([](double a, double b) { return a + b; }), self_other_samples()),
-                inplace("tensor_alpha", [](Tensor& s, const TensorList& x) -> Tensor& { return s.add_(x[1], -2); },
-                        [](const TensorList& x) { return TensorList{add(x[0], x[1], -2)}; },
-                        ref2([](double a, double b) { return a - 2 * b; }), self_other_samples()),
-                inplace("scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.add_(0.75); },
-                        [](const TensorList& x) { return TensorList{add(x[0], 0.75)}; },
-                        ref1([](double a) { return a + 0.75; }), self_samples()),
-                inplace("operator", [](Tensor& s, const TensorList& x) -> Tensor& { return s += x[1]; },
-                        [](const TensorList& x) { return TensorList{x[0] + x[1]}; },
-                        ref2([](double a, double b) { return a + b; }), self_other_samples()),
-                on_view("on_view", [](Tensor v) { v.add_(1.5); }, [](double a) { return a + 1.5; })}});
+               {inplace(
+                    "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.add_(x[1]); },
+                    [](const TensorList& x) { return TensorList{add(x[0], x[1])}; },
+                    ref2([](double a, double b) { return a + b; }), self_other_samples()),
+                inplace(
+                    "tensor_alpha", [](Tensor& s, const TensorList& x) -> Tensor& { return s.add_(x[1], -2); },
+                    [](const TensorList& x) { return TensorList{add(x[0], x[1], -2)}; },
+                    ref2([](double a, double b) { return a - 2 * b; }), self_other_samples()),
+                inplace(
+                    "scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.add_(0.75); },
+                    [](const TensorList& x) { return TensorList{add(x[0], 0.75)}; },
+                    ref1([](double a) { return a + 0.75; }), self_samples()),
+                inplace(
+                    "operator", [](Tensor& s, const TensorList& x) -> Tensor& { return s += x[1]; },
+                    [](const TensorList& x) { return TensorList{x[0] + x[1]}; },
+                    ref2([](double a, double b) { return a + b; }), self_other_samples()),
+                on_view(
+                    "on_view", [](Tensor v) { v.add_(1.5); }, [](double a) { return a + 1.5; })}});
   r.push_back({"sub_",
-               {inplace("tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.sub_(x[1]); },
-                        [](const TensorList& x) { return TensorList{sub(x[0], x[1])}; },
-                        ref2([](double a, double b) { return a - b; }), self_other_samples()),
-                inplace("tensor_alpha", [](Tensor& s, const TensorList& x) -> Tensor& { return s.sub_(x[1], 0.5); },
-                        [](const TensorList& x) { return TensorList{sub(x[0], x[1], 0.5)}; },
-                        ref2([](double a, double b) { return a - 0.5 * b; }), self_other_samples()),
-                inplace("scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.sub_(2); },
-                        [](const TensorList& x) { return TensorList{sub(x[0], 2)}; },
-                        ref1([](double a) { return a - 2; }), self_samples())}});
+               {inplace(
+                    "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.sub_(x[1]); },
+                    [](const TensorList& x) { return TensorList{sub(x[0], x[1])}; },
+                    ref2([](double a, double b) { return a - b; }), self_other_samples()),
+                inplace(
+                    "tensor_alpha", [](Tensor& s, const TensorList& x) -> Tensor& { return s.sub_(x[1], 0.5); },
+                    [](const TensorList& x) { return TensorList{sub(x[0], x[1], 0.5)}; },
+                    ref2([](double a, double b) { return a - 0.5 * b; }), self_other_samples()),
+                inplace(
+                    "scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.sub_(2); },
+                    [](const TensorList& x) { return TensorList{sub(x[0], 2)}; }, ref1([](double a) { return a - 2; }),
+                    self_samples())}});
   r.push_back({"mul_",
-               {inplace("tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.mul_(x[1]); },
-                        [](const TensorList& x) { return TensorList{mul(x[0], x[1])}; },
-                        ref2([](double a, double b) { return a * b; }), self_other_samples()),
-                inplace("scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.mul_(-3); },
-                        [](const TensorList& x) { return TensorList{mul(x[0], -3)}; },
-                        ref1([](double a) { return -3 * a; }), self_samples()),
+               {inplace(
+                    "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.mul_(x[1]); },
+                    [](const TensorList& x) { return TensorList{mul(x[0], x[1])}; },
+                    ref2([](double a, double b) { return a * b; }), self_other_samples()),
+                inplace(
+                    "scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.mul_(-3); },
+                    [](const TensorList& x) { return TensorList{mul(x[0], -3)}; },
+                    ref1([](double a) { return -3 * a; }), self_samples()),
                 self_alias_forward_only(),
-                on_view("on_view", [](Tensor v) { v.mul_(2.5); }, [](double a) { return 2.5 * a; })}});
+                on_view(
+                    "on_view", [](Tensor v) { v.mul_(2.5); }, [](double a) { return 2.5 * a; })}});
   r.push_back({"div_",
-               {inplace("tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.div_(x[1]); },
-                        [](const TensorList& x) { return TensorList{div(x[0], x[1])}; },
-                        ref2([](double a, double b) { return a / b; }), self_other_samples(Domain::NonZero)),
-                inplace("scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.div_(0.5); },
-                        [](const TensorList& x) { return TensorList{div(x[0], 0.5)}; },
-                        ref1([](double a) { return a / 0.5; }), self_samples())}});
+               {inplace(
+                    "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.div_(x[1]); },
+                    [](const TensorList& x) { return TensorList{div(x[0], x[1])}; },
+                    ref2([](double a, double b) { return a / b; }), self_other_samples(Domain::NonZero)),
+                inplace(
+                    "scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.div_(0.5); },
+                    [](const TensorList& x) { return TensorList{div(x[0], 0.5)}; },
+                    ref1([](double a) { return a / 0.5; }), self_samples())}});
   r.push_back({"zero_",
-               {inplace("", [](Tensor& s, const TensorList&) -> Tensor& { return s.zero_(); },
-                        [](const TensorList& x) { return TensorList{zeros_like(x[0])}; }, ref1([](double) { return 0.0; }),
-                        self_samples()),
-                on_view("on_view", [](Tensor v) { v.zero_(); }, [](double) { return 0.0; })}});
+               {inplace(
+                    "", [](Tensor& s, const TensorList&) -> Tensor& { return s.zero_(); },
+                    [](const TensorList& x) { return TensorList{zeros_like(x[0])}; }, ref1([](double) { return 0.0; }),
+                    self_samples()),
+                on_view(
+                    "on_view", [](Tensor v) { v.zero_(); }, [](double) { return 0.0; })}});
   r.push_back({"fill_",
-               {inplace("", [](Tensor& s, const TensorList&) -> Tensor& { return s.fill_(-1.25); },
-                        [](const TensorList& x) { return TensorList{full_like(x[0], -1.25)}; },
-                        ref1([](double) { return -1.25; }), self_samples())}});
-  r.push_back({"copy_",
-               {inplace("same_shape", [](Tensor& s, const TensorList& x) -> Tensor& { return s.copy_(x[1]); },
-                        [](const TensorList& x) { return TensorList{x[1].expand_as(x[0]).clone()}; },
-                        ref2([](double, double b) { return b; }), self_other_samples()),
-                on_view("on_view_scalar_src", [](Tensor v) { v.copy_(full({}, 4.0, kFloat64)); },
-                        [](double) { return 4.0; })}});
-  r.push_back({"clamp_",
-               {inplace("min_max", [](Tensor& s, const TensorList&) -> Tensor& { return s.clamp_(-0.5, 0.5); },
-                        [](const TensorList& x) { return TensorList{clamp(x[0], -0.5, 0.5)}; },
-                        ref1([](double a) { return std::min(std::max(a, -0.5), 0.5); }),
-                        self_samples(Domain::Any, {-0.5, 0.5})),
-                inplace("min", [](Tensor& s, const TensorList&) -> Tensor& { return s.clamp_(0.0); },
-                        [](const TensorList& x) { return TensorList{clamp(x[0], 0.0)}; },
-                        ref1([](double a) { return std::max(a, 0.0); }), self_samples(Domain::NonZero))}});
+               {inplace(
+                   "", [](Tensor& s, const TensorList&) -> Tensor& { return s.fill_(-1.25); },
+                   [](const TensorList& x) { return TensorList{full_like(x[0], -1.25)}; },
+                   ref1([](double) { return -1.25; }), self_samples())}});
+  r.push_back(
+      {"copy_",
+       {inplace(
+            "same_shape", [](Tensor& s, const TensorList& x) -> Tensor& { return s.copy_(x[1]); },
+            [](const TensorList& x) { return TensorList{x[1].expand_as(x[0]).clone()}; },
+            ref2([](double, double b) { return b; }), self_other_samples()),
+        on_view(
+            "on_view_scalar_src", [](Tensor v) { v.copy_(full({}, 4.0, kFloat64)); }, [](double) { return 4.0; })}});
+  r.push_back(
+      {"clamp_",
+       {inplace(
+            "min_max", [](Tensor& s, const TensorList&) -> Tensor& { return s.clamp_(-0.5, 0.5); },
+            [](const TensorList& x) { return TensorList{clamp(x[0], -0.5, 0.5)}; },
+            ref1([](double a) { return std::min(std::max(a, -0.5), 0.5); }), self_samples(Domain::Any, {-0.5, 0.5})),
+        inplace(
+            "min", [](Tensor& s, const TensorList&) -> Tensor& { return s.clamp_(0.0); },
+            [](const TensorList& x) { return TensorList{clamp(x[0], 0.0)}; },
+            ref1([](double a) { return std::max(a, 0.0); }), self_samples(Domain::NonZero))}});
   r.push_back({"relu_",
-               {inplace("", [](Tensor& s, const TensorList&) -> Tensor& { return s.relu_(); },
-                        [](const TensorList& x) { return TensorList{relu(x[0])}; },
-                        ref1([](double a) { return a > 0 ? a : 0.0; }), self_samples(Domain::NonZero)),
-                on_view("on_view", [](Tensor v) { v.relu_(); }, [](double a) { return a > 0 ? a : 0.0; })}});
+               {inplace(
+                    "", [](Tensor& s, const TensorList&) -> Tensor& { return s.relu_(); },
+                    [](const TensorList& x) { return TensorList{relu(x[0])}; },
+                    ref1([](double a) { return a > 0 ? a : 0.0; }), self_samples(Domain::NonZero)),
+                on_view(
+                    "on_view", [](Tensor v) { v.relu_(); }, [](double a) { return a > 0 ? a : 0.0; })}});
   r.push_back({"masked_fill_",
                {inplace(
                     "", [](Tensor& s, const TensorList& x) -> Tensor& { return s.masked_fill_(x[1], -0.5); },

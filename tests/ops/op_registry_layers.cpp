@@ -38,7 +38,8 @@ struct Pool {
 V max_pool_ref(const RT& x, Pool g) {
   Shape64 s = as4(x.sizes);
   const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
-  const int64_t OH = pool_len(H, g.kh, g.ph, g.sh, g.dh, g.ceil_mode), OW = pool_len(W, g.kw, g.pw, g.sw, g.dw, g.ceil_mode);
+  const int64_t OH = pool_len(H, g.kh, g.ph, g.sh, g.dh, g.ceil_mode),
+                OW = pool_len(W, g.kw, g.pw, g.sw, g.dw, g.ceil_mode);
   RT out = zeros_rt({N, C, OH, OW}), idx = zeros_rt({N, C, OH, OW}, kInt64);
   for (int64_t p = 0; p < N * C; ++p)
     for (int64_t y = 0; y < OH; ++y)
@@ -78,7 +79,7 @@ RT avg_pool_ref(const RT& x, Pool g, bool count_include_pad, int64_t divisor_ove
               sum += x.v[static_cast<size_t>(p * H * W + iy * W + ix)];
               ++inside;
             }
-        double div = divisor_override ? static_cast<double>(divisor_override)
+        double div = divisor_override    ? static_cast<double>(divisor_override)
                      : count_include_pad ? static_cast<double>((y1 - y0) * (x1 - x0))
                                          : static_cast<double>(inside);
         out.v[static_cast<size_t>((p * OH + y) * OW + xx)] = sum / div;
@@ -141,7 +142,8 @@ RT attention_ref(const RT& q, const RT& k, const RT& v, const std::function<bool
       double mx = -std::numeric_limits<double>::infinity();
       for (int64_t j = 0; j < S; ++j) {
         double dot = 0;
-        for (int64_t e = 0; e < E; ++e) dot += q.v[static_cast<size_t>((b * L + i) * E + e)] * k.v[static_cast<size_t>((b * S + j) * E + e)];
+        for (int64_t e = 0; e < E; ++e)
+          dot += q.v[static_cast<size_t>((b * L + i) * E + e)] * k.v[static_cast<size_t>((b * S + j) * E + e)];
         dot *= scale;
         if (add_mask) dot += add_mask->v[static_cast<size_t>(i * S + j)];
         s[static_cast<size_t>(j)] = keep(i, j) ? dot : -std::numeric_limits<double>::infinity();
@@ -151,7 +153,8 @@ RT attention_ref(const RT& q, const RT& k, const RT& v, const std::function<bool
       for (auto& x : s) z += (x = std::exp(x - mx));
       for (int64_t j = 0; j < S; ++j)
         for (int64_t e = 0; e < Ev; ++e)
-          out.v[static_cast<size_t>((b * L + i) * Ev + e)] += s[static_cast<size_t>(j)] / z * v.v[static_cast<size_t>((b * S + j) * Ev + e)];
+          out.v[static_cast<size_t>((b * L + i) * Ev + e)] +=
+              s[static_cast<size_t>(j)] / z * v.v[static_cast<size_t>((b * S + j) * Ev + e)];
     }
   return out;
 }
@@ -176,7 +179,8 @@ void register_layers(Registry& r) {
       auto [v, i] = max_pool2d_with_indices(x[0], {g.kh, g.kw}, {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, g.ceil_mode);
       return TensorList{v, i};
     };
-    return one(std::move(variant), fn, [g](const V& x) { return max_pool_ref(x[0], g); }, std::move(s));
+    return one(
+        std::move(variant), fn, [g](const V& x) { return max_pool_ref(x[0], g); }, std::move(s));
   };
   r.push_back({"max_pool2d_with_indices",
                {f32(maxpool_case("k2", {2, 2, 2, 2, 0, 0}, {{"2x3x4x4", {rnd({2, 3, 4, 4})}}})),
@@ -186,7 +190,10 @@ void register_layers(Registry& r) {
   {
     OpCase c = one(
         "default_stride", [](const TensorList& x) { return TensorList{max_pool2d(x[0], {2})}; },
-        [](const V& x) { return V{max_pool_ref(x[0], {2, 2, 2, 2, 0, 0})[0]}; }, {{"2x2x4x6", {rnd({2, 2, 4, 6})}}});
+        [](const V& x) {
+          return V{max_pool_ref(x[0], {2, 2, 2, 2, 0, 0})[0]};
+        },
+        {{"2x2x4x6", {rnd({2, 2, 4, 6})}}});
     r.push_back({"max_pool2d", {f32(c)}});
   }
   // ---- average pooling ----
@@ -195,20 +202,24 @@ void register_layers(Registry& r) {
       return TensorList{avg_pool2d(x[0], {g.kh, g.kw}, {g.sh, g.sw}, {g.ph, g.pw}, g.ceil_mode, include_pad,
                                    div ? std::optional<int64_t>(div) : std::nullopt)};
     };
-    return one(std::move(variant), fn, [=](const V& x) { return V{avg_pool_ref(x[0], g, include_pad, div)}; },
-               std::move(s));
+    return one(
+        std::move(variant), fn, [=](const V& x) { return V{avg_pool_ref(x[0], g, include_pad, div)}; }, std::move(s));
   };
-  r.push_back({"avg_pool2d",
-               {f32(avg_case("k2", {2, 2, 2, 2, 0, 0}, true, 0, {{"2x3x4x4", {rnd({2, 3, 4, 4})}}})),
-                avg_case("k3_s2_p1_include_pad", {3, 3, 2, 2, 1, 1}, true, 0, {{"1x2x5x6", {rnd({1, 2, 5, 6})}}}),
-                avg_case("k3_s2_p1_exclude_pad", {3, 3, 2, 2, 1, 1}, false, 0, {{"1x2x5x6", {rnd({1, 2, 5, 6})}}}),
-                avg_case("ceil_mode", {3, 2, 2, 2, 1, 0, 1, 1, true}, true, 0, {{"unbatched_2x6x5", {rnd({2, 6, 5})}}}),
-                avg_case("ceil_exclude_pad", {3, 3, 2, 2, 1, 1, 1, 1, true}, false, 0, {{"1x1x6x6", {rnd({1, 1, 6, 6})}}}),
-                avg_case("divisor_override", {2, 2, 1, 1, 1, 1}, true, 3, {{"1x1x3x3", {rnd({1, 1, 3, 3})}}})}});
+  r.push_back(
+      {"avg_pool2d",
+       {f32(avg_case("k2", {2, 2, 2, 2, 0, 0}, true, 0, {{"2x3x4x4", {rnd({2, 3, 4, 4})}}})),
+        avg_case("k3_s2_p1_include_pad", {3, 3, 2, 2, 1, 1}, true, 0, {{"1x2x5x6", {rnd({1, 2, 5, 6})}}}),
+        avg_case("k3_s2_p1_exclude_pad", {3, 3, 2, 2, 1, 1}, false, 0, {{"1x2x5x6", {rnd({1, 2, 5, 6})}}}),
+        avg_case("ceil_mode", {3, 2, 2, 2, 1, 0, 1, 1, true}, true, 0, {{"unbatched_2x6x5", {rnd({2, 6, 5})}}}),
+        avg_case("ceil_exclude_pad", {3, 3, 2, 2, 1, 1, 1, 1, true}, false, 0, {{"1x1x6x6", {rnd({1, 1, 6, 6})}}}),
+        avg_case("divisor_override", {2, 2, 1, 1, 1, 1}, true, 3, {{"1x1x3x3", {rnd({1, 1, 3, 3})}}})}});
   {
     auto ad = [](std::string variant, int64_t oh, int64_t ow, std::vector<Sample> s) {
       return one(
-          std::move(variant), [=](const TensorList& x) { return TensorList{adaptive_avg_pool2d(x[0], {oh, ow})}; },
+          std::move(variant),
+          [=](const TensorList& x) {
+            return TensorList{adaptive_avg_pool2d(x[0], {oh, ow})};
+          },
           [=](const V& x) { return V{adaptive_ref(x[0], oh, ow)}; }, std::move(s));
     };
     r.push_back({"adaptive_avg_pool2d",
@@ -265,19 +276,18 @@ void register_layers(Registry& r) {
       RT out = zeros_rt(out_sizes);
       for (int64_t i = 0; i < ix.numel(); ++i)
         for (int64_t d = 0; d < D; ++d)
-          out.v[static_cast<size_t>(i * D + d)] = w.v[static_cast<size_t>(static_cast<int64_t>(ix.v[static_cast<size_t>(i)]) * D + d)];
+          out.v[static_cast<size_t>(i * D + d)] =
+              w.v[static_cast<size_t>(static_cast<int64_t>(ix.v[static_cast<size_t>(i)]) * D + d)];
       return V{out};
     };
-    OpCase c = one(
-        "", [](const TensorList& x) { return TensorList{embedding(x[0], x[1])}; }, ref,
-        {{"5x3_idx2x3_repeats", {rnd({5, 3}), ints({2, 3}, {0, 4, 4, 1, 0, 2})}},
-         {"4x2_idx_scalar", {rnd({4, 2}), ints({}, {3})}}});
+    OpCase c = one("", [](const TensorList& x) { return TensorList{embedding(x[0], x[1])}; }, ref,
+                   {{"5x3_idx2x3_repeats", {rnd({5, 3}), ints({2, 3}, {0, 4, 4, 1, 0, 2})}},
+                    {"4x2_idx_scalar", {rnd({4, 2}), ints({}, {3})}}});
     // padding_idx: same values; no gradient into the padding row (checked in nn_ops_test.cpp,
     // since the numerical Jacobian does see that row).
-    OpCase p = one(
-        "padding_idx", [](const TensorList& x) { return TensorList{embedding(x[0], x[1], 1)}; }, ref,
-        {{"4x2_idx5", {rnd({4, 2}), ints({5}, {1, 0, 1, 3, 2})}, false},
-         {"4x2_idx_without_padding_row", {rnd({4, 2}), ints({3}, {0, 2, 3})}}});
+    OpCase p = one("padding_idx", [](const TensorList& x) { return TensorList{embedding(x[0], x[1], 1)}; }, ref,
+                   {{"4x2_idx5", {rnd({4, 2}), ints({5}, {1, 0, 1, 3, 2})}, false},
+                    {"4x2_idx_without_padding_row", {rnd({4, 2}), ints({3}, {0, 2, 3})}}});
     r.push_back({"embedding", {f32(c), p}});
   }
   // ---- attention ----
@@ -292,7 +302,10 @@ void register_layers(Registry& r) {
         [](const TensorList& x) {
           return TensorList{scaled_dot_product_attention(x[0], x[1], x[2], Tensor(), 0.0, true)};
         },
-        [](const V& x) { return V{attention_ref(x[0], x[1], x[2], [](int64_t i, int64_t j) { return j <= i; }, nullptr)}; },
+        [](const V& x) {
+          return V{attention_ref(
+              x[0], x[1], x[2], [](int64_t i, int64_t j) { return j <= i; }, nullptr)};
+        },
         {{"q1x4x3_k1x4x3_v1x4x3", {rnd({1, 4, 3}), rnd({1, 4, 3}), rnd({1, 4, 3})}}});
     OpCase bool_mask = one(
         "bool_mask",
@@ -300,10 +313,12 @@ void register_layers(Registry& r) {
         [](const V& x) {
           const RT& m = x[3];
           const int64_t S = m.sizes[1];
-          return V{attention_ref(x[0], x[1], x[2], [&m, S](int64_t i, int64_t j) { return m.v[static_cast<size_t>(i * S + j)] != 0; },
-                                 nullptr)};
+          return V{attention_ref(
+              x[0], x[1], x[2], [&m, S](int64_t i, int64_t j) { return m.v[static_cast<size_t>(i * S + j)] != 0; },
+              nullptr)};
         },
-        {{"q1x2x3_k1x3x3_v1x3x2_mask2x3", {rnd({1, 2, 3}), rnd({1, 3, 3}), rnd({1, 3, 2}), bools({2, 3}, {1, 0, 1, 1, 1, 0})}}});
+        {{"q1x2x3_k1x3x3_v1x3x2_mask2x3",
+          {rnd({1, 2, 3}), rnd({1, 3, 3}), rnd({1, 3, 2}), bools({2, 3}, {1, 0, 1, 1, 1, 0})}}});
     OpCase add_mask = one(
         "additive_mask",
         [](const TensorList& x) { return TensorList{scaled_dot_product_attention(x[0], x[1], x[2], x[3])}; },

@@ -62,25 +62,28 @@ OpCase two(std::string variant, std::function<Tensor(const Tensor&, const Tensor
 }  // namespace
 
 void register_linalg(Registry& r) {
-  r.push_back({"mm", {f32(two("", [](auto& a, auto& b) { return mm(a, b); },
-                              {{"2x3_3x4", {rnd({2, 3}), rnd({3, 4})}},
-                               {"1x1_1x1", {rnd({1, 1}), rnd({1, 1})}},
-                               {"empty_0x3_3x2", {rnd({0, 3}), rnd({3, 2})}},
-                               {"empty_inner_2x0_0x2", {rnd({2, 0}), rnd({0, 2})}}}))}});
-  r.push_back({"bmm", {two("", [](auto& a, auto& b) { return bmm(a, b); },
-                           {{"2x2x3_2x3x2", {rnd({2, 2, 3}), rnd({2, 3, 2})}},
-                            {"1x3x1_1x1x2", {rnd({1, 3, 1}), rnd({1, 1, 2})}},
-                            {"empty_0x2x3_0x3x2", {rnd({0, 2, 3}), rnd({0, 3, 2})}}})}});
-  r.push_back({"matmul", {f32(two("", [](auto& a, auto& b) { return matmul(a, b); },
-                                  {{"dot_3_3", {rnd({3}), rnd({3})}},
-                                   {"mv_2x3_3", {rnd({2, 3}), rnd({3})}},
-                                   {"vm_3_3x2", {rnd({3}), rnd({3, 2})}},
-                                   {"mm_2x3_3x2", {rnd({2, 3}), rnd({3, 2})}},
-                                   {"3d_2d_2x2x3_3x2", {rnd({2, 2, 3}), rnd({3, 2})}},
-                                   {"3d_1d_2x2x3_3", {rnd({2, 2, 3}), rnd({3})}},
-                                   {"1d_3d_3_2x3x2", {rnd({3}), rnd({2, 3, 2})}},
-                                   {"bcast_2x1x2x3_3x3x1", {rnd({2, 1, 2, 3}), rnd({3, 3, 1})}},
-                                   {"2d_3d_2x3_2x3x2", {rnd({2, 3}), rnd({2, 3, 2})}}}))}});
+  r.push_back({"mm",
+               {f32(two("", [](auto& a, auto& b) { return mm(a, b); },
+                        {{"2x3_3x4", {rnd({2, 3}), rnd({3, 4})}},
+                         {"1x1_1x1", {rnd({1, 1}), rnd({1, 1})}},
+                         {"empty_0x3_3x2", {rnd({0, 3}), rnd({3, 2})}},
+                         {"empty_inner_2x0_0x2", {rnd({2, 0}), rnd({0, 2})}}}))}});
+  r.push_back({"bmm",
+               {two("", [](auto& a, auto& b) { return bmm(a, b); },
+                    {{"2x2x3_2x3x2", {rnd({2, 2, 3}), rnd({2, 3, 2})}},
+                     {"1x3x1_1x1x2", {rnd({1, 3, 1}), rnd({1, 1, 2})}},
+                     {"empty_0x2x3_0x3x2", {rnd({0, 2, 3}), rnd({0, 3, 2})}}})}});
+  r.push_back({"matmul",
+               {f32(two("", [](auto& a, auto& b) { return matmul(a, b); },
+                        {{"dot_3_3", {rnd({3}), rnd({3})}},
+                         {"mv_2x3_3", {rnd({2, 3}), rnd({3})}},
+                         {"vm_3_3x2", {rnd({3}), rnd({3, 2})}},
+                         {"mm_2x3_3x2", {rnd({2, 3}), rnd({3, 2})}},
+                         {"3d_2d_2x2x3_3x2", {rnd({2, 2, 3}), rnd({3, 2})}},
+                         {"3d_1d_2x2x3_3", {rnd({2, 2, 3}), rnd({3})}},
+                         {"1d_3d_3_2x3x2", {rnd({3}), rnd({2, 3, 2})}},
+                         {"bcast_2x1x2x3_3x3x1", {rnd({2, 1, 2, 3}), rnd({3, 3, 1})}},
+                         {"2d_3d_2x3_2x3x2", {rnd({2, 3}), rnd({2, 3, 2})}}}))}});
   {
     OpCase c;
     c.variant = "bias";

@@ -9,8 +9,8 @@ namespace {
 
 using V = std::vector<RT>;
 
-OpCase one(std::string variant, std::function<TensorList(const TensorList&)> fn, RefFn ref,
-           std::vector<Sample> samples, double atol = 1e-12) {
+OpCase one(std::string variant, std::function<TensorList(const TensorList&)> fn, RefFn ref, std::vector<Sample> samples,
+           double atol = 1e-12) {
   OpCase c;
   c.variant = std::move(variant);
   c.fn = std::move(fn);
@@ -162,23 +162,24 @@ RT elementwise_loss(const RT& a, const RT& b, const std::string& red, const std:
 
 void register_norm_loss(Registry& r) {
   // ---- layer_norm ----
-  r.push_back({"layer_norm",
-               {f32(one(
-                    "last_dim_affine",
-                    [](const TensorList& x) { return TensorList{layer_norm(x[0], {4}, x[1], x[2])}; },
-                    [](const V& x) {
-                      RT y = normalize_groups(x[0], 4, 1e-5);
-                      for (int64_t i = 0; i < y.numel(); ++i)
-                        y.v[static_cast<size_t>(i)] = y.v[static_cast<size_t>(i)] * x[1].v[static_cast<size_t>(i % 4)] +
-                                                      x[2].v[static_cast<size_t>(i % 4)];
-                      return V{y};
-                    },
-                    {{"2x3x4", {rnd({2, 3, 4}), rnd({4}), rnd({4})}}}, 1e-10)),
-                one(
-                    "two_dims_no_affine_eps",
-                    [](const TensorList& x) { return TensorList{layer_norm(x[0], {2, 3}, Tensor(), Tensor(), 0.1)}; },
-                    [](const V& x) { return V{normalize_groups(x[0], 6, 0.1)}; }, {{"3x2x3", {rnd({3, 2, 3})}}},
-                    1e-10)}});
+  r.push_back(
+      {"layer_norm",
+       {f32(one(
+            "last_dim_affine", [](const TensorList& x) { return TensorList{layer_norm(x[0], {4}, x[1], x[2])}; },
+            [](const V& x) {
+              RT y = normalize_groups(x[0], 4, 1e-5);
+              for (int64_t i = 0; i < y.numel(); ++i)
+                y.v[static_cast<size_t>(i)] = y.v[static_cast<size_t>(i)] * x[1].v[static_cast<size_t>(i % 4)] +
+                                              x[2].v[static_cast<size_t>(i % 4)];
+              return V{y};
+            },
+            {{"2x3x4", {rnd({2, 3, 4}), rnd({4}), rnd({4})}}}, 1e-10)),
+        one(
+            "two_dims_no_affine_eps",
+            [](const TensorList& x) {
+              return TensorList{layer_norm(x[0], {2, 3}, Tensor(), Tensor(), 0.1)};
+            },
+            [](const V& x) { return V{normalize_groups(x[0], 6, 0.1)}; }, {{"3x2x3", {rnd({3, 2, 3})}}}, 1e-10)}});
   // ---- batch_norm ----
   r.push_back(
       {"batch_norm",
@@ -192,33 +193,32 @@ void register_norm_loss(Registry& r) {
             {{"4x3", {rnd({4, 3}), rnd({3}), rnd({3})}}, {"2x2x3x2", {rnd({2, 2, 3, 2}), rnd({2}), rnd({2})}}}, 1e-10)),
         one(
             "train_no_running_stats",
-            [](const TensorList& x) { return TensorList{batch_norm(x[0], Tensor(), Tensor(), Tensor(), Tensor(), true)}; },
+            [](const TensorList& x) {
+              return TensorList{batch_norm(x[0], Tensor(), Tensor(), Tensor(), Tensor(), true)};
+            },
             [](const V& x) { return V{batch_norm_ref(x[0], nullptr, nullptr, nullptr, nullptr, 1e-5)}; },
             {{"3x2x2", {rnd({3, 2, 2})}}}, 1e-10),
         one(
-            "eval",
-            [](const TensorList& x) { return TensorList{batch_norm(x[0], x[1], x[2], x[3], x[4], false)}; },
+            "eval", [](const TensorList& x) { return TensorList{batch_norm(x[0], x[1], x[2], x[3], x[4], false)}; },
             [](const V& x) { return V{batch_norm_ref(x[0], &x[1], &x[2], &x[3], &x[4], 1e-5)}; },
             {{"3x2x2", {rnd({3, 2, 2}), rnd({2}), rnd({2}, Domain::Positive), rnd({2}), rnd({2})}}}, 1e-10)}});
   // ---- group_norm ----
   r.push_back({"group_norm",
                {f32(one(
-                    "groups2_affine",
-                    [](const TensorList& x) { return TensorList{group_norm(x[0], 2, x[1], x[2])}; },
+                    "groups2_affine", [](const TensorList& x) { return TensorList{group_norm(x[0], 2, x[1], x[2])}; },
                     [](const V& x) {
                       const int64_t N = x[0].sizes[0], C = x[0].sizes[1], S = x[0].numel() / (N * C);
                       RT y = normalize_groups(x[0], (C / 2) * S, 1e-5);
                       for (int64_t i = 0; i < y.numel(); ++i) {
                         int64_t c = (i / S) % C;
-                        y.v[static_cast<size_t>(i)] =
-                            y.v[static_cast<size_t>(i)] * x[1].v[static_cast<size_t>(c)] + x[2].v[static_cast<size_t>(c)];
+                        y.v[static_cast<size_t>(i)] = y.v[static_cast<size_t>(i)] * x[1].v[static_cast<size_t>(c)] +
+                                                      x[2].v[static_cast<size_t>(c)];
                       }
                       return V{y};
                     },
                     {{"2x4x3", {rnd({2, 4, 3}), rnd({4}), rnd({4})}}}, 1e-10)),
                 one(
-                    "one_group_4d",
-                    [](const TensorList& x) { return TensorList{group_norm(x[0], 1)}; },
+                    "one_group_4d", [](const TensorList& x) { return TensorList{group_norm(x[0], 1)}; },
                     [](const V& x) { return V{normalize_groups(x[0], x[0].numel() / x[0].sizes[0], 1e-5)}; },
                     {{"2x2x2x2", {rnd({2, 2, 2, 2})}}}, 1e-10)}});
   // ---- elementwise losses ----
@@ -234,10 +234,12 @@ void register_norm_loss(Registry& r) {
     }
     r.push_back({name, cases});
   };
-  ew("mse_loss", [](auto& a, auto& b, Reduction red) { return mse_loss(a, b, red); },
-     [](double a, double b) { return (a - b) * (a - b); });
-  ew("l1_loss", [](auto& a, auto& b, Reduction red) { return l1_loss(a, b, red); },
-     [](double a, double b) { return std::fabs(a - b); });
+  ew(
+      "mse_loss", [](auto& a, auto& b, Reduction red) { return mse_loss(a, b, red); },
+      [](double a, double b) { return (a - b) * (a - b); });
+  ew(
+      "l1_loss", [](auto& a, auto& b, Reduction red) { return l1_loss(a, b, red); },
+      [](double a, double b) { return std::fabs(a - b); });
   {
     auto sl1 = [](double beta) {
       return [beta](double a, double b) {
@@ -269,27 +271,32 @@ void register_norm_loss(Registry& r) {
         [=](const V& x) { return V{ce_index_ref(x[0], x[1], weighted ? &x[2] : nullptr, red, ignore, eps, ce)}; },
         std::move(samples), 1e-10);
   };
-  r.push_back({"nll_loss",
-               {f32(idx_case(false, "mean", "mean", false, -100, 0, {{"3x4", {rnd({3, 4}), ints({3}, {1, 0, 3})}}})),
-                idx_case(false, "weighted_mean_ignore", "mean", true, 2, 0,
-                         {{"4x3", {rnd({4, 3}), ints({4}, {2, 0, 1, 0}), rnd({3}, Domain::Positive)}}}),
-                idx_case(false, "sum_spatial", "sum", false, -100, 0,
-                         {{"2x3x2", {rnd({2, 3, 2}), ints({2, 2}, {0, 2, 1, 1})}}}),
-                idx_case(false, "none_unbatched", "none", false, -100, 0, {{"4_target0d", {rnd({4}), ints({}, {2})}}})}});
+  r.push_back(
+      {"nll_loss",
+       {f32(idx_case(false, "mean", "mean", false, -100, 0, {{"3x4", {rnd({3, 4}), ints({3}, {1, 0, 3})}}})),
+        idx_case(false, "weighted_mean_ignore", "mean", true, 2, 0,
+                 {{"4x3", {rnd({4, 3}), ints({4}, {2, 0, 1, 0}), rnd({3}, Domain::Positive)}}}),
+        idx_case(false, "sum_spatial", "sum", false, -100, 0,
+                 {{"2x3x2", {rnd({2, 3, 2}), ints({2, 2}, {0, 2, 1, 1})}}}),
+        idx_case(false, "none_unbatched", "none", false, -100, 0, {{"4_target0d", {rnd({4}), ints({}, {2})}}})}});
   r.push_back(
       {"cross_entropy",
        {f32(idx_case(true, "mean", "mean", false, -100, 0, {{"3x5", {rnd({3, 5}), ints({3}, {4, 0, 2})}}})),
         idx_case(true, "weighted_ignore_sum", "sum", true, 1, 0,
                  {{"4x3", {rnd({4, 3}), ints({4}, {1, 0, 2, 0}), rnd({3}, Domain::Positive)}}}),
-        idx_case(true, "spatial_none", "none", false, -100, 0, {{"2x3x2x2", {rnd({2, 3, 2, 2}), ints({2, 2, 2}, {0, 1, 2, 2, 1, 0, 0, 1})}}}),
-        idx_case(true, "label_smoothing_mean", "mean", false, -100, 0.2, {{"3x4", {rnd({3, 4}), ints({3}, {3, 1, 0})}}}),
+        idx_case(true, "spatial_none", "none", false, -100, 0,
+                 {{"2x3x2x2", {rnd({2, 3, 2, 2}), ints({2, 2, 2}, {0, 1, 2, 2, 1, 0, 0, 1})}}}),
+        idx_case(true, "label_smoothing_mean", "mean", false, -100, 0.2,
+                 {{"3x4", {rnd({3, 4}), ints({3}, {3, 1, 0})}}}),
         idx_case(true, "label_smoothing_weighted_ignore_mean", "mean", true, 0, 0.1,
                  {{"4x3", {rnd({4, 3}), ints({4}, {1, 0, 2, 2}), rnd({3}, Domain::Positive)}}}),
         idx_case(true, "label_smoothing_none_ignore", "none", false, 2, 0.3,
                  {{"3x3", {rnd({3, 3}), ints({3}, {2, 0, 1})}}}),
         one(
             "probabilities_mean_smoothing",
-            [](const TensorList& x) { return TensorList{cross_entropy(x[0], x[1], Tensor(), Reduction::Mean, -100, 0.1)}; },
+            [](const TensorList& x) {
+              return TensorList{cross_entropy(x[0], x[1], Tensor(), Reduction::Mean, -100, 0.1)};
+            },
             [](const V& x) { return V{ce_prob_ref(x[0], x[1], nullptr, "mean", 0.1)}; },
             {{"3x4", {rnd({3, 4}), rnd({3, 4}, Domain::Positive)}}}, 1e-10),
         one(
@@ -298,25 +305,26 @@ void register_norm_loss(Registry& r) {
             [](const V& x) { return V{ce_prob_ref(x[0], x[1], &x[2], "none", 0)}; },
             {{"2x3x2", {rnd({2, 3, 2}), rnd({2, 3, 2}, Domain::Positive), rnd({3}, Domain::Positive)}}}, 1e-10)}});
   // ---- binary cross entropy ----
-  auto bce = [](double p, double y) { return -(y * std::max(std::log(p), -100.0) + (1 - y) * std::max(std::log(1 - p), -100.0)); };
+  auto bce = [](double p, double y) {
+    return -(y * std::max(std::log(p), -100.0) + (1 - y) * std::max(std::log(1 - p), -100.0));
+  };
   RT probs = rnd({2, 3}, Domain::Unit);
   for (auto& v : probs.v) v = 0.5 + 0.5 * v;  // in (0.05, 0.95)
-  r.push_back({"binary_cross_entropy",
-               {f32(one(
-                    "mean", [](const TensorList& x) { return TensorList{binary_cross_entropy(x[0], x[1])}; },
-                    [bce](const V& x) { return V{elementwise_loss(x[0], x[1], "mean", bce)}; },
-                    {{"2x3", {probs, vals({2, 3}, {0, 1, 1, 0, 0.3, 1})}}}, 1e-10)),
-                one(
-                    "weighted_sum",
-                    [](const TensorList& x) {
-                      return TensorList{binary_cross_entropy(x[0], x[1], x[2], Reduction::Sum)};
-                    },
-                    [bce](const V& x) {
-                      RT per = zip(x[0], x[1], bce);
-                      for (size_t i = 0; i < per.v.size(); ++i) per.v[i] *= x[2].v[i];
-                      return V{reduce_rt(per, "sum", 0)};
-                    },
-                    {{"2x3", {probs, vals({2, 3}, {1, 0, 0, 1, 1, 0.5}), rnd({2, 3}, Domain::Positive)}}}, 1e-10)}});
+  r.push_back(
+      {"binary_cross_entropy",
+       {f32(one(
+            "mean", [](const TensorList& x) { return TensorList{binary_cross_entropy(x[0], x[1])}; },
+            [bce](const V& x) { return V{elementwise_loss(x[0], x[1], "mean", bce)}; },
+            {{"2x3", {probs, vals({2, 3}, {0, 1, 1, 0, 0.3, 1})}}}, 1e-10)),
+        one(
+            "weighted_sum",
+            [](const TensorList& x) { return TensorList{binary_cross_entropy(x[0], x[1], x[2], Reduction::Sum)}; },
+            [bce](const V& x) {
+              RT per = zip(x[0], x[1], bce);
+              for (size_t i = 0; i < per.v.size(); ++i) per.v[i] *= x[2].v[i];
+              return V{reduce_rt(per, "sum", 0)};
+            },
+            {{"2x3", {probs, vals({2, 3}, {1, 0, 0, 1, 1, 0.5}), rnd({2, 3}, Domain::Positive)}}}, 1e-10)}});
   auto bcel = [](double x, double y, double pw) {
     double sp = std::log1p(std::exp(-std::fabs(x))) + std::max(-x, 0.0);
     return (1 - y) * x + (1 + (pw - 1) * y) * sp;
@@ -329,7 +337,8 @@ void register_norm_loss(Registry& r) {
               return V{elementwise_loss(x[0], x[1], "mean", [bcel](double a, double b) { return bcel(a, b, 1.0); })};
             },
             {{"2x3", {rnd({2, 3}), vals({2, 3}, {0, 1, 1, 0, 0.25, 1})}},
-             {"large_logits", {vals({3}, {30.0, -30.0, 0.0}), vals({3}, {0, 1, 1})}}}, 1e-10)),
+             {"large_logits", {vals({3}, {30.0, -30.0, 0.0}), vals({3}, {0, 1, 1})}}},
+            1e-10)),
         one(
             "pos_weight_weight_none",
             [](const TensorList& x) {
@@ -339,13 +348,15 @@ void register_norm_loss(Registry& r) {
               RT per = x[0];
               for (int64_t i = 0; i < per.numel(); ++i) {
                 int64_t c = i % 3;
-                per.v[static_cast<size_t>(i)] =
-                    bcel(x[0].v[static_cast<size_t>(i)], x[1].v[static_cast<size_t>(i)], x[3].v[static_cast<size_t>(c)]) *
-                    x[2].v[static_cast<size_t>(c)];
+                per.v[static_cast<size_t>(i)] = bcel(x[0].v[static_cast<size_t>(i)], x[1].v[static_cast<size_t>(i)],
+                                                     x[3].v[static_cast<size_t>(c)]) *
+                                                x[2].v[static_cast<size_t>(c)];
               }
               return V{per};
             },
-            {{"2x3", {rnd({2, 3}), vals({2, 3}, {1, 0, 1, 0.5, 1, 0}), rnd({3}, Domain::Positive), rnd({3}, Domain::Positive)}}},
+            {{"2x3",
+              {rnd({2, 3}), vals({2, 3}, {1, 0, 1, 0.5, 1, 0}), rnd({3}, Domain::Positive),
+               rnd({3}, Domain::Positive)}}},
             1e-10)}});
 }
 

@@ -89,32 +89,48 @@ V softmax_ref(const RT& a, int64_t dim, bool log) {
 
 void register_reductions(Registry& r) {
   r.push_back({"sum",
-               {f32(red("all", [](auto& a) { return sum(a); }, {}, false, sum_of, all_samples())),
-                red("dim1", [](auto& a) { return sum(a, {1}); }, {1}, false, sum_of, dim1_samples()),
-                red("dims02_keepdim", [](auto& a) { return sum(a, {0, 2}, true); }, {0, 2}, true, sum_of,
-                    {{"2x3x2", {rnd({2, 3, 2})}}, {"3x2x0", {rnd({3, 2, 0})}}}),
-                red("dim_neg1_keepdim", [](auto& a) { return sum(a, {-1}, true); }, {-1}, true, sum_of, dim1_samples()),
-                red("int_to_int64", [](auto& a) { return sum(a); }, {}, false, sum_of,
+               {f32(red(
+                    "all", [](auto& a) { return sum(a); }, {}, false, sum_of, all_samples())),
+                red(
+                    "dim1", [](auto& a) { return sum(a, {1}); }, {1}, false, sum_of, dim1_samples()),
+                red("dims02_keepdim",
+                    [](auto& a) {
+                      return sum(a, {0, 2}, true);
+                    },
+                    {0, 2}, true, sum_of, {{"2x3x2", {rnd({2, 3, 2})}}, {"3x2x0", {rnd({3, 2, 0})}}}),
+                red(
+                    "dim_neg1_keepdim", [](auto& a) { return sum(a, {-1}, true); }, {-1}, true, sum_of, dim1_samples()),
+                red(
+                    "int_to_int64", [](auto& a) { return sum(a); }, {}, false, sum_of,
                     {{"int_2x2", {ints({2, 2}, {1, -2, 3, 7})}}}, kInt64)}});
-  r.push_back({"mean",
-               {red("all", [](auto& a) { return mean(a); }, {}, false, mean_of, all_samples(false)),
-                red("dim0_keepdim", [](auto& a) { return mean(a, {0}, true); }, {0}, true, mean_of, dim1_samples(false)),
-                red("empty_all_nan", [](auto& a) { return mean(a); }, {}, false, mean_of,
-                    {{"empty", {rnd({0, 2})}, false}}, kFloat64, /*differentiable=*/false)}});
-  r.push_back({"prod",
-               {red("all", [](auto& a) { return prod(a); }, {}, false, prod_of, all_samples()),
-                red("dim1", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of, dim1_samples()),
-                red("dim0_keepdim", [](auto& a) { return prod(a, 0, true); }, {0}, true, prod_of, dim1_samples()),
-                red("all_with_zero", [](auto& a) { return prod(a); }, {}, false, prod_of,
-                    {{"one_zero", {vals({2, 2}, {0.5, 0, 2, -1.5})}}, {"two_zeros", {vals({3}, {0, 1.5, 0})}}}),
-                red("dim1_with_zero", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of,
-                    {{"2x3", {vals({2, 3}, {0.5, 0, 2, -1.5, 0.7, 1.2})}}, {"two_zeros", {vals({1, 3}, {0, 1.5, 0})}}})}});
+  r.push_back(
+      {"mean",
+       {red(
+            "all", [](auto& a) { return mean(a); }, {}, false, mean_of, all_samples(false)),
+        red(
+            "dim0_keepdim", [](auto& a) { return mean(a, {0}, true); }, {0}, true, mean_of, dim1_samples(false)),
+        red(
+            "empty_all_nan", [](auto& a) { return mean(a); }, {}, false, mean_of, {{"empty", {rnd({0, 2})}, false}},
+            kFloat64, /*differentiable=*/false)}});
+  r.push_back(
+      {"prod",
+       {red(
+            "all", [](auto& a) { return prod(a); }, {}, false, prod_of, all_samples()),
+        red(
+            "dim1", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of, dim1_samples()),
+        red(
+            "dim0_keepdim", [](auto& a) { return prod(a, 0, true); }, {0}, true, prod_of, dim1_samples()),
+        red("all_with_zero", [](auto& a) { return prod(a); }, {}, false, prod_of,
+            {{"one_zero", {vals({2, 2}, {0.5, 0, 2, -1.5})}}, {"two_zeros", {vals({3}, {0, 1.5, 0})}}}),
+        red("dim1_with_zero", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of,
+            {{"2x3", {vals({2, 3}, {0.5, 0, 2, -1.5, 0.7, 1.2})}}, {"two_zeros", {vals({1, 3}, {0, 1.5, 0})}}})}});
   {
-    OpCase all = red("all", [](auto& a) { return max(a); }, {}, false, max_of, with_ties(all_samples(false)));
+    OpCase all = red(
+        "all", [](auto& a) { return max(a); }, {}, false, max_of, with_ties(all_samples(false)));
     auto dim_case = [](bool is_max, int64_t dim, bool keepdim) {
       OpCase c;
-      c.variant = std::string("dim") + (dim < 0 ? "_neg" : "") + std::to_string(std::abs(dim)) +
-                  (keepdim ? "_keepdim" : "");
+      c.variant =
+          std::string("dim") + (dim < 0 ? "_neg" : "") + std::to_string(std::abs(dim)) + (keepdim ? "_keepdim" : "");
       c.samples = with_ties({{"2x3", {rnd({2, 3})}}, {"2x2x2", {rnd({2, 2, 2})}}});
       if (dim == 0) c.samples.push_back({"0d", {rnd({})}});
       c.fn = [is_max, dim, keepdim](const TensorList& x) {
@@ -127,7 +143,8 @@ void register_reductions(Registry& r) {
       };
       return c;
     };
-    OpCase mall = red("all", [](auto& a) { return min(a); }, {}, false, min_of, with_ties(all_samples(false)));
+    OpCase mall = red(
+        "all", [](auto& a) { return min(a); }, {}, false, min_of, with_ties(all_samples(false)));
     r.push_back({"max", {all, dim_case(true, 1, false), dim_case(true, 0, true), dim_case(true, -1, false)}});
     r.push_back({"min", {mall, dim_case(false, 1, false), dim_case(false, 0, true), dim_case(false, -1, true)}});
   }
@@ -137,40 +154,62 @@ void register_reductions(Registry& r) {
     auto op = [is_max](const Tensor& a, IntArrayRef dims, bool keepdim) {
       return is_max ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
     };
-    r.push_back({is_max ? "amax" : "amin",
-                 {red("all", [op](auto& a) { return op(a, {}, false); }, {}, false, f, with_ties(all_samples(false))),
-                  red("dim1", [op](auto& a) { return op(a, {1}, false); }, {1}, false, f, with_ties(dim1_samples(false))),
-                  red("dims02_keepdim", [op](auto& a) { return op(a, {0, -1}, true); }, {0, 2}, true, f,
-                      {{"2x2x3", {rnd({2, 2, 3})}}, {"3x1x2", {rnd({3, 1, 2})}}})}});
+    r.push_back(
+        {is_max ? "amax" : "amin",
+         {red(
+              "all", [op](auto& a) { return op(a, {}, false); }, {}, false, f, with_ties(all_samples(false))),
+          red(
+              "dim1", [op](auto& a) { return op(a, {1}, false); }, {1}, false, f, with_ties(dim1_samples(false))),
+          red("dims02_keepdim",
+              [op](auto& a) {
+                return op(a, {0, -1}, true);
+              },
+              {0, 2}, true, f, {{"2x2x3", {rnd({2, 2, 3})}}, {"3x1x2", {rnd({3, 1, 2})}}})}});
   }
-  r.push_back({"argmax",
-               {red("all", [](auto& a) { return argmax(a); }, {}, false, argmax_of, with_ties(all_samples(false)), kInt64),
-                red("dim1", [](auto& a) { return argmax(a, 1); }, {1}, false, argmax_of, with_ties(dim1_samples(false)),
-                    kInt64),
-                red("dim0_keepdim", [](auto& a) { return argmax(a, 0, true); }, {0}, true, argmax_of,
-                    with_ties(dim1_samples(false)), kInt64)}});
-  r.push_back({"argmin",
-               {red("all", [](auto& a) { return argmin(a); }, {}, false, argmin_of, with_ties(all_samples(false)), kInt64),
-                red("dim1_keepdim", [](auto& a) { return argmin(a, 1, true); }, {1}, true, argmin_of,
-                    with_ties(dim1_samples(false)), kInt64)}});
+  r.push_back(
+      {"argmax",
+       {red(
+            "all", [](auto& a) { return argmax(a); }, {}, false, argmax_of, with_ties(all_samples(false)), kInt64),
+        red(
+            "dim1", [](auto& a) { return argmax(a, 1); }, {1}, false, argmax_of, with_ties(dim1_samples(false)),
+            kInt64),
+        red(
+            "dim0_keepdim", [](auto& a) { return argmax(a, 0, true); }, {0}, true, argmax_of,
+            with_ties(dim1_samples(false)), kInt64)}});
+  r.push_back(
+      {"argmin",
+       {red(
+            "all", [](auto& a) { return argmin(a); }, {}, false, argmin_of, with_ties(all_samples(false)), kInt64),
+        red(
+            "dim1_keepdim", [](auto& a) { return argmin(a, 1, true); }, {1}, true, argmin_of,
+            with_ties(dim1_samples(false)), kInt64)}});
   std::vector<Sample> var_samples = {{"2x3", {rnd({2, 3})}}, {"3x1x2", {rnd({3, 1, 2})}}};
-  r.push_back({"var",
-               {red("all", [](auto& a) { return var(a); }, {}, false, [](const Group& g) { return var_of(g, 1); },
-                    var_samples),
-                red("dim1_correction0_keepdim", [](auto& a) { return var(a, {1}, 0, true); }, {1}, true,
-                    [](const Group& g) { return var_of(g, 0); }, {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}}),
-                red("dim0", [](auto& a) { return var(a, {0}); }, {0}, false, [](const Group& g) { return var_of(g, 1); },
-                    var_samples)}});
+  r.push_back(
+      {"var",
+       {red(
+            "all", [](auto& a) { return var(a); }, {}, false, [](const Group& g) { return var_of(g, 1); }, var_samples),
+        red(
+            "dim1_correction0_keepdim", [](auto& a) { return var(a, {1}, 0, true); }, {1}, true,
+            [](const Group& g) { return var_of(g, 0); }, {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}}),
+        red(
+            "dim0", [](auto& a) { return var(a, {0}); }, {0}, false, [](const Group& g) { return var_of(g, 1); },
+            var_samples)}});
   r.push_back({"std",
-               {red("all", [](auto& a) { return std(a); }, {}, false,
+               {red(
+                    "all", [](auto& a) { return std(a); }, {}, false,
                     [](const Group& g) { return std::sqrt(var_of(g, 1)); }, var_samples),
-                red("dim1_correction0_keepdim", [](auto& a) { return std(a, {1}, 0, true); }, {1}, true,
+                red(
+                    "dim1_correction0_keepdim", [](auto& a) { return std(a, {1}, 0, true); }, {1}, true,
                     [](const Group& g) { return std::sqrt(var_of(g, 0)); },
                     {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}})}});
   r.push_back({"logsumexp",
-               {red("dim1", [](auto& a) { return logsumexp(a, {1}); }, {1}, false, lse_of, dim1_samples(false)),
-                red("dims01_keepdim", [](auto& a) { return logsumexp(a, {0, 1}, true); }, {0, 1}, true, lse_of,
-                    {{"2x3", {rnd({2, 3})}}, {"2x2x2", {rnd({2, 2, 2})}}}),
+               {red(
+                    "dim1", [](auto& a) { return logsumexp(a, {1}); }, {1}, false, lse_of, dim1_samples(false)),
+                red("dims01_keepdim",
+                    [](auto& a) {
+                      return logsumexp(a, {0, 1}, true);
+                    },
+                    {0, 1}, true, lse_of, {{"2x3", {rnd({2, 3})}}, {"2x2x2", {rnd({2, 2, 2})}}}),
                 red("large_values", [](auto& a) { return logsumexp(a, {0}); }, {0}, false, lse_of,
                     {{"3", {vals({3}, {1000, 1001, 999.5})}}})}});
   for (bool log : {false, true}) {
@@ -210,32 +249,35 @@ void register_reductions(Registry& r) {
       return c;
     };
     {
-    // dist: the p-norm of a - b over everything; values keep |a - b| away from 0 and from ties
-    auto dist_ref = [](double p) {
-      return [p](const V& x) {
-        RT d = zip(x[0], x[1], [](double a, double b) { return std::fabs(a - b); });
-        return V{reduce(d, {}, false, [p](const Group& g) {
-          if (p == 0) return static_cast<double>(std::count_if(g.begin(), g.end(), [](double v) { return v != 0; }));
-          if (std::isinf(p)) return p > 0 ? *std::max_element(g.begin(), g.end()) : *std::min_element(g.begin(), g.end());
-          double s = 0;
-          for (double v : g) s += std::pow(v, p);
-          return std::pow(s, 1.0 / p);
-        })};
+      // dist: the p-norm of a - b over everything; values keep |a - b| away from 0 and from ties
+      auto dist_ref = [](double p) {
+        return [p](const V& x) {
+          RT d = zip(x[0], x[1], [](double a, double b) { return std::fabs(a - b); });
+          return V{reduce(d, {}, false, [p](const Group& g) {
+            if (p == 0) return static_cast<double>(std::count_if(g.begin(), g.end(), [](double v) { return v != 0; }));
+            if (std::isinf(p))
+              return p > 0 ? *std::max_element(g.begin(), g.end()) : *std::min_element(g.begin(), g.end());
+            double s = 0;
+            for (double v : g) s += std::pow(v, p);
+            return std::pow(s, 1.0 / p);
+          })};
+        };
       };
-    };
-    auto dist_case = [&](const char* variant, double p) {
-      OpCase c;
-      c.variant = variant;
-      c.fn = [p](const TensorList& x) { return TensorList{dist(x[0], x[1], p)}; };
-      c.ref = dist_ref(p);
-      c.samples = {{"2x3", {vals({2, 3}, {0.5, -1.2, 2.0, 0.3, 1.1, -0.7}), vals({2, 3}, {-0.4, 0.6, 1.2, 1.5, -0.2, 0.9})}},
-                   {"bcast_3_1x3", {vals({3}, {0.9, -0.8, 2.2}), vals({1, 3}, {-0.3, 0.5, 0.1})}}};
-      return c;
-    };
-    r.push_back({"dist", {dist_case("p2", 2.0), dist_case("p1", 1.0), dist_case("p3", 3.0), dist_case("p0", 0.0),
-                          dist_case("p_inf", INFINITY), dist_case("p_neg_inf", -INFINITY)}});
-  }
-  r.push_back({"sum_to",
+      auto dist_case = [&](const char* variant, double p) {
+        OpCase c;
+        c.variant = variant;
+        c.fn = [p](const TensorList& x) { return TensorList{dist(x[0], x[1], p)}; };
+        c.ref = dist_ref(p);
+        c.samples = {
+            {"2x3", {vals({2, 3}, {0.5, -1.2, 2.0, 0.3, 1.1, -0.7}), vals({2, 3}, {-0.4, 0.6, 1.2, 1.5, -0.2, 0.9})}},
+            {"bcast_3_1x3", {vals({3}, {0.9, -0.8, 2.2}), vals({1, 3}, {-0.3, 0.5, 0.1})}}};
+        return c;
+      };
+      r.push_back({"dist",
+                   {dist_case("p2", 2.0), dist_case("p1", 1.0), dist_case("p3", 3.0), dist_case("p0", 0.0),
+                    dist_case("p_inf", INFINITY), dist_case("p_neg_inf", -INFINITY)}});
+    }
+    r.push_back({"sum_to",
                  {sum_to_case("2x3_to_3", {2, 3}, {3}), sum_to_case("2x3_to_2x1", {2, 3}, {2, 1}),
                   sum_to_case("2x3_to_1x3", {2, 3}, {1, 3}), sum_to_case("2x3_to_0d", {2, 3}, {}),
                   sum_to_case("2x1x3_to_1x1", {2, 1, 3}, {1, 1}), sum_to_case("same", {2, 3}, {2, 3}),

@@ -36,7 +36,8 @@ RT select_ref(const RT& a, int64_t dim, int64_t index) {
 }
 RT expand_ref(const RT& a, Shape64 to) {
   RT z{to, std::vector<double>(static_cast<size_t>(numel_of(to)), 0.0), kFloat64};
-  return zip(a, z, [](double x, double) { return x; }, a.dtype);
+  return zip(
+      a, z, [](double x, double) { return x; }, a.dtype);
 }
 RT swap_ref(const RT& a, int64_t d0, int64_t d1) {
   Shape64 p;
@@ -47,7 +48,10 @@ RT swap_ref(const RT& a, int64_t d0, int64_t d1) {
 RT cat_ref(const std::vector<RT>& xs, int64_t dim) {
   const RT* ref = nullptr;
   for (auto& x : xs)
-    if (!(x.dim() == 1 && x.numel() == 0)) { ref = &x; break; }
+    if (!(x.dim() == 1 && x.numel() == 0)) {
+      ref = &x;
+      break;
+    }
   if (!ref) return vals({0}, {});
   const int64_t d = wrap(dim, ref->dim());
   Shape64 out = ref->sizes;
@@ -94,52 +98,130 @@ void register_shape_index(Registry& r) {
   std::vector<Sample> s23 = {{"2x3", {rnd({2, 3})}}};
   // ---- views ----
   {
-    OpCase v = one("2x3_to_3x2", [](auto& a) { return a.view({3, 2}); }, [](const RT& a) { return reshape_ref(a, {3, 2}); },
-                   {{"2x3", {rnd({2, 3})}}});
+    OpCase v = one(
+        "2x3_to_3x2",
+        [](auto& a) {
+          return a.view({3, 2});
+        },
+        [](const RT& a) {
+          return reshape_ref(a, {3, 2});
+        },
+        {{"2x3", {rnd({2, 3})}}});
     v.noncontig = false;  // view of a non-contiguous input is (correctly) an error for these shapes
-    OpCase v2 = one("infer_to_2x1x3", [](auto& a) { return a.view({2, -1, 3}); },
-                    [](const RT& a) { return reshape_ref(a, {2, 1, 3}); }, {{"6", {rnd({6})}}, {"2x3", {rnd({2, 3})}}});
+    OpCase v2 = one(
+        "infer_to_2x1x3",
+        [](auto& a) {
+          return a.view({2, -1, 3});
+        },
+        [](const RT& a) {
+          return reshape_ref(a, {2, 1, 3});
+        },
+        {{"6", {rnd({6})}}, {"2x3", {rnd({2, 3})}}});
     v2.noncontig = false;
-    OpCase v3 = one("0d_to_1", [](auto& a) { return a.view({1}); }, [](const RT& a) { return reshape_ref(a, {1}); },
-                    {{"0d", {rnd({})}}});
-    OpCase v4 = one("empty", [](auto& a) { return a.view({3, 0}); }, [](const RT& a) { return reshape_ref(a, {3, 0}); },
-                    {{"0x3", {rnd({0, 3})}}});
+    OpCase v3 = one(
+        "0d_to_1", [](auto& a) { return a.view({1}); }, [](const RT& a) { return reshape_ref(a, {1}); },
+        {{"0d", {rnd({})}}});
+    OpCase v4 = one(
+        "empty",
+        [](auto& a) {
+          return a.view({3, 0});
+        },
+        [](const RT& a) {
+          return reshape_ref(a, {3, 0});
+        },
+        {{"0x3", {rnd({0, 3})}}});
     r.push_back({"view", {v, v2, v3, v4}});
   }
   r.push_back({"reshape",
-               {one("2x3_to_3x2", [](auto& a) { return a.reshape({3, 2}); },
-                    [](const RT& a) { return reshape_ref(a, {3, 2}); }, {{"2x3", {rnd({2, 3})}}, {"6", {rnd({6})}}}),
-                one("flat_infer", [](auto& a) { return a.reshape({-1}); },
+               {one(
+                    "2x3_to_3x2",
+                    [](auto& a) {
+                      return a.reshape({3, 2});
+                    },
+                    [](const RT& a) {
+                      return reshape_ref(a, {3, 2});
+                    },
+                    {{"2x3", {rnd({2, 3})}}, {"6", {rnd({6})}}}),
+                one(
+                    "flat_infer", [](auto& a) { return a.reshape({-1}); },
                     [](const RT& a) { return reshape_ref(a, {a.numel()}); },
                     {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"empty_2x0", {rnd({2, 0})}}}),
-                one("to_0d", [](auto& a) { return a.reshape({}); }, [](const RT& a) { return reshape_ref(a, {}); },
+                one(
+                    "to_0d", [](auto& a) { return a.reshape({}); }, [](const RT& a) { return reshape_ref(a, {}); },
                     {{"1x1", {rnd({1, 1})}}})}});
-  r.push_back({"transpose",
-               {one("0_1", [](auto& a) { return a.transpose(0, 1); }, [](const RT& a) { return swap_ref(a, 0, 1); },
-                    {{"2x3", {rnd({2, 3})}}, {"2x3x2", {rnd({2, 3, 2})}}, {"empty_0x2", {rnd({0, 2})}}}),
-                one("0_neg1", [](auto& a) { return a.transpose(0, -1); }, [](const RT& a) { return swap_ref(a, 0, -1); },
-                    {{"2x3x2", {rnd({2, 3, 2})}}}),
-                one("0d", [](auto& a) { return a.transpose(0, -1); }, [](const RT& a) { return a; },
-                    {{"0d", {rnd({})}}})}});
+  r.push_back(
+      {"transpose",
+       {one(
+            "0_1", [](auto& a) { return a.transpose(0, 1); }, [](const RT& a) { return swap_ref(a, 0, 1); },
+            {{"2x3", {rnd({2, 3})}}, {"2x3x2", {rnd({2, 3, 2})}}, {"empty_0x2", {rnd({0, 2})}}}),
+        one(
+            "0_neg1", [](auto& a) { return a.transpose(0, -1); }, [](const RT& a) { return swap_ref(a, 0, -1); },
+            {{"2x3x2", {rnd({2, 3, 2})}}}),
+        one(
+            "0d", [](auto& a) { return a.transpose(0, -1); }, [](const RT& a) { return a; }, {{"0d", {rnd({})}}})}});
   r.push_back({"t",
-               {one("2d", [](auto& a) { return a.t(); }, [](const RT& a) { return swap_ref(a, 0, 1); }, s23),
-                one("1d_0d", [](auto& a) { return a.t(); }, [](const RT& a) { return a; },
+               {one(
+                    "2d", [](auto& a) { return a.t(); }, [](const RT& a) { return swap_ref(a, 0, 1); }, s23),
+                one(
+                    "1d_0d", [](auto& a) { return a.t(); }, [](const RT& a) { return a; },
                     {{"3", {rnd({3})}}, {"0d", {rnd({})}}})}});
   r.push_back({"permute",
-               {one("2_0_1", [](auto& a) { return a.permute({2, 0, 1}); },
-                    [](const RT& a) { return permute_ref(a, {2, 0, 1}); },
+               {one(
+                    "2_0_1",
+                    [](auto& a) {
+                      return a.permute({2, 0, 1});
+                    },
+                    [](const RT& a) {
+                      return permute_ref(a, {2, 0, 1});
+                    },
                     {{"2x3x2", {rnd({2, 3, 2})}}, {"empty_2x0x3", {rnd({2, 0, 3})}}}),
-                one("neg_dims", [](auto& a) { return a.permute({-1, 0}); },
-                    [](const RT& a) { return permute_ref(a, {1, 0}); }, s23),
-                one("0d", [](auto& a) { return a.permute({}); }, [](const RT& a) { return a; }, {{"0d", {rnd({})}}})}});
+                one(
+                    "neg_dims",
+                    [](auto& a) {
+                      return a.permute({-1, 0});
+                    },
+                    [](const RT& a) {
+                      return permute_ref(a, {1, 0});
+                    },
+                    s23),
+                one(
+                    "0d", [](auto& a) { return a.permute({}); }, [](const RT& a) { return a; }, {{"0d", {rnd({})}}})}});
   r.push_back({"expand",
-               {one("3x1_to_2x3x2", [](auto& a) { return a.expand({2, 3, 2}); },
-                    [](const RT& a) { return expand_ref(a, {2, 3, 2}); }, {{"3x1", {rnd({3, 1})}}}),
-                one("minus1", [](auto& a) { return a.expand({2, -1}); }, [](const RT& a) { return expand_ref(a, {2, 3}); },
+               {one(
+                    "3x1_to_2x3x2",
+                    [](auto& a) {
+                      return a.expand({2, 3, 2});
+                    },
+                    [](const RT& a) {
+                      return expand_ref(a, {2, 3, 2});
+                    },
+                    {{"3x1", {rnd({3, 1})}}}),
+                one(
+                    "minus1",
+                    [](auto& a) {
+                      return a.expand({2, -1});
+                    },
+                    [](const RT& a) {
+                      return expand_ref(a, {2, 3});
+                    },
                     {{"3", {rnd({3})}}, {"1x3", {rnd({1, 3})}}}),
-                one("0d_to_2x2", [](auto& a) { return a.expand({2, 2}); }, [](const RT& a) { return expand_ref(a, {2, 2}); },
+                one(
+                    "0d_to_2x2",
+                    [](auto& a) {
+                      return a.expand({2, 2});
+                    },
+                    [](const RT& a) {
+                      return expand_ref(a, {2, 2});
+                    },
                     {{"0d", {rnd({})}}}),
-                one("to_empty", [](auto& a) { return a.expand({0, 3}); }, [](const RT& a) { return expand_ref(a, {0, 3}); },
+                one(
+                    "to_empty",
+                    [](auto& a) {
+                      return a.expand({0, 3});
+                    },
+                    [](const RT& a) {
+                      return expand_ref(a, {0, 3});
+                    },
                     {{"1x3", {rnd({1, 3})}}})}});
   auto squeezed = [](const RT& a, int64_t only) {
     Shape64 s;
@@ -147,62 +229,98 @@ void register_shape_index(Registry& r) {
       if (!(a.sizes[d] == 1 && (only < 0 || d == only))) s.push_back(a.sizes[d]);
     return reshape_ref(a, s);
   };
-  r.push_back({"squeeze",
-               {one("all", [](auto& a) { return a.squeeze(); }, [squeezed](const RT& a) { return squeezed(a, -1); },
-                    {{"2x1x3x1", {rnd({2, 1, 3, 1})}}, {"1x1", {rnd({1, 1})}}, {"0d", {rnd({})}}, {"1x0", {rnd({1, 0})}}}),
-                one("dim1", [](auto& a) { return a.squeeze(1); }, [squeezed](const RT& a) { return squeezed(a, 1); },
-                    {{"2x1x3", {rnd({2, 1, 3})}}, {"2x3_noop", {rnd({2, 3})}}})}});
+  r.push_back(
+      {"squeeze",
+       {one(
+            "all", [](auto& a) { return a.squeeze(); }, [squeezed](const RT& a) { return squeezed(a, -1); },
+            {{"2x1x3x1", {rnd({2, 1, 3, 1})}}, {"1x1", {rnd({1, 1})}}, {"0d", {rnd({})}}, {"1x0", {rnd({1, 0})}}}),
+        one(
+            "dim1", [](auto& a) { return a.squeeze(1); }, [squeezed](const RT& a) { return squeezed(a, 1); },
+            {{"2x1x3", {rnd({2, 1, 3})}}, {"2x3_noop", {rnd({2, 3})}}})}});
   auto unsq = [](const RT& a, int64_t d) {
     Shape64 s = a.sizes;
     s.insert(s.begin() + wrap(d, a.dim() + 1), 1);
     return reshape_ref(a, s);
   };
   r.push_back({"unsqueeze",
-               {one("0", [](auto& a) { return a.unsqueeze(0); }, [unsq](const RT& a) { return unsq(a, 0); },
+               {one(
+                    "0", [](auto& a) { return a.unsqueeze(0); }, [unsq](const RT& a) { return unsq(a, 0); },
                     {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"empty_0", {rnd({0})}}}),
-                one("neg1", [](auto& a) { return a.unsqueeze(-1); }, [unsq](const RT& a) { return unsq(a, -1); },
+                one(
+                    "neg1", [](auto& a) { return a.unsqueeze(-1); }, [unsq](const RT& a) { return unsq(a, -1); },
                     {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}}),
-                one("1", [](auto& a) { return a.unsqueeze(1); }, [unsq](const RT& a) { return unsq(a, 1); },
+                one(
+                    "1", [](auto& a) { return a.unsqueeze(1); }, [unsq](const RT& a) { return unsq(a, 1); },
                     {{"2x3", {rnd({2, 3})}}})}});
   r.push_back({"flatten",
-               {one("all", [](auto& a) { return a.flatten(); }, [](const RT& a) { return reshape_ref(a, {a.numel()}); },
+               {one(
+                    "all", [](auto& a) { return a.flatten(); }, [](const RT& a) { return reshape_ref(a, {a.numel()}); },
                     {{"2x3x2", {rnd({2, 3, 2})}}, {"0d", {rnd({})}}, {"empty_2x0", {rnd({2, 0})}}}),
-                one("start1", [](auto& a) { return a.flatten(1); },
-                    [](const RT& a) { return reshape_ref(a, {a.sizes[0], a.numel() / a.sizes[0]}); },
+                one(
+                    "start1", [](auto& a) { return a.flatten(1); },
+                    [](const RT& a) {
+                      return reshape_ref(a, {a.sizes[0], a.numel() / a.sizes[0]});
+                    },
                     {{"2x3x2", {rnd({2, 3, 2})}}})}});
   r.push_back({"narrow",
-               {one("dim0", [](auto& a) { return a.narrow(0, 1, 2); }, [](const RT& a) { return slice_ref(a, 0, 1, 2); },
-                    {{"4x2", {rnd({4, 2})}}}),
-                one("dim1_neg_start", [](auto& a) { return a.narrow(1, -2, 1); },
+               {one(
+                    "dim0", [](auto& a) { return a.narrow(0, 1, 2); },
+                    [](const RT& a) { return slice_ref(a, 0, 1, 2); }, {{"4x2", {rnd({4, 2})}}}),
+                one(
+                    "dim1_neg_start", [](auto& a) { return a.narrow(1, -2, 1); },
                     [](const RT& a) { return slice_ref(a, 1, a.sizes[1] - 2, 1); }, {{"2x3", {rnd({2, 3})}}}),
-                one("empty_len0", [](auto& a) { return a.narrow(1, 1, 0); },
+                one(
+                    "empty_len0", [](auto& a) { return a.narrow(1, 1, 0); },
                     [](const RT& a) { return slice_ref(a, 1, 1, 0); }, {{"2x3", {rnd({2, 3})}}})}});
-  r.push_back({"select",
-               {one("dim0", [](auto& a) { return a.select(0, 1); }, [](const RT& a) { return select_ref(a, 0, 1); },
-                    {{"3x2", {rnd({3, 2})}}, {"2", {rnd({2})}}}),
-                one("dim_neg1_idx_neg1", [](auto& a) { return a.select(-1, -1); },
-                    [](const RT& a) { return select_ref(a, -1, -1); }, {{"2x3", {rnd({2, 3})}}, {"2x2x3", {rnd({2, 2, 3})}}}),
-                one("operator_index", [](auto& a) { return a[0]; }, [](const RT& a) { return select_ref(a, 0, 0); },
-                    {{"2x3", {rnd({2, 3})}}})}});
+  r.push_back(
+      {"select",
+       {one(
+            "dim0", [](auto& a) { return a.select(0, 1); }, [](const RT& a) { return select_ref(a, 0, 1); },
+            {{"3x2", {rnd({3, 2})}}, {"2", {rnd({2})}}}),
+        one(
+            "dim_neg1_idx_neg1", [](auto& a) { return a.select(-1, -1); },
+            [](const RT& a) { return select_ref(a, -1, -1); }, {{"2x3", {rnd({2, 3})}}, {"2x2x3", {rnd({2, 2, 3})}}}),
+        one(
+            "operator_index", [](auto& a) { return a[0]; }, [](const RT& a) { return select_ref(a, 0, 0); },
+            {{"2x3", {rnd({2, 3})}}})}});
   r.push_back({"slice",
-               {one("step2", [](auto& a) { return a.slice(1, 0, std::nullopt, 2); },
+               {one(
+                    "step2", [](auto& a) { return a.slice(1, 0, std::nullopt, 2); },
                     [](const RT& a) { return slice_ref(a, 1, 0, (a.sizes[1] + 1) / 2, 2); },
                     {{"2x5", {rnd({2, 5})}}, {"3x4", {rnd({3, 4})}}}),
-                one("neg_start_end", [](auto& a) { return a.slice(0, -3, -1); },
+                one(
+                    "neg_start_end", [](auto& a) { return a.slice(0, -3, -1); },
                     [](const RT& a) { return slice_ref(a, 0, a.sizes[0] - 3, 2); }, {{"4x2", {rnd({4, 2})}}}),
-                one("clamped_end", [](auto& a) { return a.slice(0, 1, 100); },
+                one(
+                    "clamped_end", [](auto& a) { return a.slice(0, 1, 100); },
                     [](const RT& a) { return slice_ref(a, 0, 1, a.sizes[0] - 1); }, {{"3", {rnd({3})}}}),
-                one("empty_result", [](auto& a) { return a.slice(0, 2, 1); }, [](const RT& a) { return slice_ref(a, 0, 2, 0); },
-                    {{"3x2", {rnd({3, 2})}}})}});
+                one(
+                    "empty_result", [](auto& a) { return a.slice(0, 2, 1); },
+                    [](const RT& a) { return slice_ref(a, 0, 2, 0); }, {{"3x2", {rnd({3, 2})}}})}});
   {
-    OpCase a = one("window", [](auto& x) { return x.as_strided({2, 2}, {1, 3}, 1); },
-                   [](const RT& x) { return window(x, {2, 2}, {1, 3}, 1); }, {{"3x3", {rnd({3, 3})}}});
+    OpCase a = one(
+        "window",
+        [](auto& x) {
+          return x.as_strided({2, 2}, {1, 3}, 1);
+        },
+        [](const RT& x) {
+          return window(x, {2, 2}, {1, 3}, 1);
+        },
+        {{"3x3", {rnd({3, 3})}}});
     a.noncontig = false;  // strides are storage strides: a non-contiguous input means something else
-    OpCase ov = one("overlapping", [](auto& x) { return x.as_strided({3, 2}, {1, 1}); },
-                    [](const RT& x) { return window(x, {3, 2}, {1, 1}, 0); }, {{"4", {rnd({4})}}});
+    OpCase ov = one(
+        "overlapping",
+        [](auto& x) {
+          return x.as_strided({3, 2}, {1, 1});
+        },
+        [](const RT& x) {
+          return window(x, {3, 2}, {1, 1}, 0);
+        },
+        {{"4", {rnd({4})}}});
     ov.noncontig = false;
-    OpCase s0 = one("to_0d", [](auto& x) { return x.as_strided({}, {}, 2); },
-                    [](const RT& x) { return window(x, {}, {}, 2); }, {{"2x2", {rnd({2, 2})}}});
+    OpCase s0 = one(
+        "to_0d", [](auto& x) { return x.as_strided({}, {}, 2); }, [](const RT& x) { return window(x, {}, {}, 2); },
+        {{"2x2", {rnd({2, 2})}}});
     s0.noncontig = false;
     r.push_back({"as_strided", {a, ov, s0}});
   }
@@ -232,38 +350,50 @@ void register_shape_index(Registry& r) {
   }
   // ---- copies ----
   std::vector<Sample> copy_samples = {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"empty", {rnd({0, 2})}}};
-  r.push_back({"contiguous", {one("", [](auto& a) { return a.contiguous(); }, [](const RT& a) { return a; }, copy_samples)}});
+  r.push_back({"contiguous",
+               {one(
+                   "", [](auto& a) { return a.contiguous(); }, [](const RT& a) { return a; }, copy_samples)}});
   {
-    OpCase c = one("", [](auto& a) { return clone(a); }, [](const RT& a) { return a; }, copy_samples);
+    OpCase c = one(
+        "", [](auto& a) { return clone(a); }, [](const RT& a) { return a; }, copy_samples);
     c.f32 = true;
-    r.push_back({"clone", {c, one("method", [](auto& a) { return a.clone(); }, [](const RT& a) { return a; }, copy_samples)}});
+    r.push_back({"clone",
+                 {c, one(
+                         "method", [](auto& a) { return a.clone(); }, [](const RT& a) { return a; }, copy_samples)}});
   }
   {
-    OpCase f = one("to_float32", [](auto& a) { return a.to(kFloat32); },
-                   [](const RT& a) {
-                     RT o = map(a, [](double x) { return static_cast<double>(static_cast<float>(x)); });
-                     o.dtype = kFloat32;
-                     return o;
-                   },
-                   copy_samples);
+    OpCase f = one(
+        "to_float32", [](auto& a) { return a.to(kFloat32); },
+        [](const RT& a) {
+          RT o = map(a, [](double x) { return static_cast<double>(static_cast<float>(x)); });
+          o.dtype = kFloat32;
+          return o;
+        },
+        copy_samples);
     f.differentiable = false;  // float32 output: finite differences are too coarse
-    OpCase rt = one("float64_float32_roundtrip_grad", [](auto& a) { return a.to(kFloat32).to(kFloat64); },
-                    [](const RT& a) { return map(a, [](double x) { return static_cast<double>(static_cast<float>(x)); }); },
-                    {{"2x3", {vals({2, 3}, {0.5, -1, 2, 0.25, 1.5, -2})}}});
+    OpCase rt = one(
+        "float64_float32_roundtrip_grad", [](auto& a) { return a.to(kFloat32).to(kFloat64); },
+        [](const RT& a) { return map(a, [](double x) { return static_cast<double>(static_cast<float>(x)); }); },
+        {{"2x3", {vals({2, 3}, {0.5, -1, 2, 0.25, 1.5, -2})}}});
     rt.differentiable = false;  // gradient checked in NonContiguous (backward through both casts)
-    OpCase cp = one("same_dtype_copy", [](auto& a) { return a.to(kFloat64, true); }, [](const RT& a) { return a; },
-                    copy_samples);
-    OpCase il = one("to_int64", [](auto& a) { return a.to(kInt64); },
-                    [](const RT& a) { return map(a, [](double x) { return std::trunc(x); }, kInt64); },
-                    {{"4", {vals({4}, {1.5, -2.5, 0.2, 3})}}});
+    OpCase cp = one(
+        "same_dtype_copy", [](auto& a) { return a.to(kFloat64, true); }, [](const RT& a) { return a; }, copy_samples);
+    OpCase il = one(
+        "to_int64", [](auto& a) { return a.to(kInt64); },
+        [](const RT& a) {
+          return map(
+              a, [](double x) { return std::trunc(x); }, kInt64);
+        },
+        {{"4", {vals({4}, {1.5, -2.5, 0.2, 3})}}});
     il.differentiable = false;
-    OpCase fi = one("int_to_float64", [](auto& a) { return a.to(kFloat64); },
-                    [](const RT& a) {
-                      RT o = a;
-                      o.dtype = kFloat64;
-                      return o;
-                    },
-                    {{"3", {ints({3}, {1, -2, 7})}}});
+    OpCase fi = one(
+        "int_to_float64", [](auto& a) { return a.to(kFloat64); },
+        [](const RT& a) {
+          RT o = a;
+          o.dtype = kFloat64;
+          return o;
+        },
+        {{"3", {ints({3}, {1, -2, 7})}}});
     fi.differentiable = false;
     r.push_back({"to_dtype", {f, rt, cp, il, fi}});
   }
@@ -294,14 +424,15 @@ void register_shape_index(Registry& r) {
                              {"legacy_skip_1d_empty", {rnd({2, 2}), rnd({0}), rnd({1, 2})}, false}}),
                   list_case("dim_neg1", false, -1, {{"2x1_2x3", {rnd({2, 1}), rnd({2, 3})}}}),
                   list_case("single", false, 1, {{"2x2", {rnd({2, 2})}}})}});
-    r.push_back({"stack",
-                 {list_case("dim0", true, 0, {{"3_3", {rnd({3}), rnd({3})}}, {"0d_0d_0d", {rnd({}), rnd({}), rnd({})}}}),
-                  list_case("dim_neg1", true, -1, {{"2x2_2x2", {rnd({2, 2}), rnd({2, 2})}}}),
-                  list_case("dim1_empty", true, 1, {{"0x2_0x2", {rnd({0, 2}), rnd({0, 2})}}})}});
+    r.push_back(
+        {"stack",
+         {list_case("dim0", true, 0, {{"3_3", {rnd({3}), rnd({3})}}, {"0d_0d_0d", {rnd({}), rnd({}), rnd({})}}}),
+          list_case("dim_neg1", true, -1, {{"2x2_2x2", {rnd({2, 2}), rnd({2, 2})}}}),
+          list_case("dim1_empty", true, 1, {{"0x2_0x2", {rnd({0, 2}), rnd({0, 2})}}})}});
   }
   {
-    auto split_case = [](std::string variant, std::function<TensorList(const Tensor&)> f, std::function<Shape64(const RT&)> pieces,
-                         int64_t dim, std::vector<Sample> samples) {
+    auto split_case = [](std::string variant, std::function<TensorList(const Tensor&)> f,
+                         std::function<Shape64(const RT&)> pieces, int64_t dim, std::vector<Sample> samples) {
       OpCase c;
       c.variant = std::move(variant);
       c.samples = std::move(samples);
@@ -310,31 +441,60 @@ void register_shape_index(Registry& r) {
       return c;
     };
     r.push_back({"split",
-                 {split_case("size2_dim0", [](const Tensor& a) { return split(a, 2, 0); },
-                             [](const RT& a) {
-                               Shape64 p;
-                               for (int64_t s = 0; s < a.sizes[0]; s += 2) p.push_back(std::min<int64_t>(2, a.sizes[0] - s));
-                               return p;
-                             },
-                             0, {{"5x2", {rnd({5, 2})}}, {"4", {rnd({4})}}}),
-                  split_case("size1_dim1", [](const Tensor& a) { return a.split(1, 1); },
-                             [](const RT&) { return Shape64{1, 1, 1}; }, 1, {{"2x3", {rnd({2, 3})}}}),
-                  split_case("with_sizes", [](const Tensor& a) { return split_with_sizes(a, {1, 0, 2}, -1); },
-                             [](const RT&) { return Shape64{1, 0, 2}; }, -1, {{"2x3", {rnd({2, 3})}}}),
-                  split_case("one_output_used", [](const Tensor& a) { return TensorList{split(a, 2, 0)[1]}; },
-                             [](const RT&) { return Shape64{2}; }, 0, {}),
-                  split_case("empty_dim", [](const Tensor& a) { return split(a, 2, 1); },
-                             [](const RT&) { return Shape64{2, 1}; }, 1, {{"0x3", {rnd({0, 3})}}})}});
+                 {split_case(
+                      "size2_dim0", [](const Tensor& a) { return split(a, 2, 0); },
+                      [](const RT& a) {
+                        Shape64 p;
+                        for (int64_t s = 0; s < a.sizes[0]; s += 2) p.push_back(std::min<int64_t>(2, a.sizes[0] - s));
+                        return p;
+                      },
+                      0, {{"5x2", {rnd({5, 2})}}, {"4", {rnd({4})}}}),
+                  split_case(
+                      "size1_dim1", [](const Tensor& a) { return a.split(1, 1); },
+                      [](const RT&) {
+                        return Shape64{1, 1, 1};
+                      },
+                      1, {{"2x3", {rnd({2, 3})}}}),
+                  split_case(
+                      "with_sizes",
+                      [](const Tensor& a) {
+                        return split_with_sizes(a, {1, 0, 2}, -1);
+                      },
+                      [](const RT&) {
+                        return Shape64{1, 0, 2};
+                      },
+                      -1, {{"2x3", {rnd({2, 3})}}}),
+                  split_case(
+                      "one_output_used", [](const Tensor& a) { return TensorList{split(a, 2, 0)[1]}; },
+                      [](const RT&) { return Shape64{2}; }, 0, {}),
+                  split_case(
+                      "empty_dim", [](const Tensor& a) { return split(a, 2, 1); },
+                      [](const RT&) {
+                        return Shape64{2, 1};
+                      },
+                      1, {{"0x3", {rnd({0, 3})}}})}});
     // reference for one_output_used: the second piece of size 2 along dim 0
     r.back().cases[3].samples = {{"4x2", {rnd({4, 2})}}};
     r.back().cases[3].ref = [](const V& x) { return V{slice_ref(x[0], 0, 2, 2)}; };
     r.push_back({"chunk",
-                 {split_case("3_of_5", [](const Tensor& a) { return chunk(a, 3, 0); },
-                             [](const RT&) { return Shape64{2, 2, 1}; }, 0, {{"5x2", {rnd({5, 2})}}}),
-                  split_case("2_of_4_dim1", [](const Tensor& a) { return a.chunk(2, 1); },
-                             [](const RT&) { return Shape64{2, 2}; }, 1, {{"2x4", {rnd({2, 4})}}}),
-                  split_case("4_of_3", [](const Tensor& a) { return chunk(a, 4, 0); },
-                             [](const RT&) { return Shape64{1, 1, 1}; }, 0, {{"3", {rnd({3})}}})}});
+                 {split_case(
+                      "3_of_5", [](const Tensor& a) { return chunk(a, 3, 0); },
+                      [](const RT&) {
+                        return Shape64{2, 2, 1};
+                      },
+                      0, {{"5x2", {rnd({5, 2})}}}),
+                  split_case(
+                      "2_of_4_dim1", [](const Tensor& a) { return a.chunk(2, 1); },
+                      [](const RT&) {
+                        return Shape64{2, 2};
+                      },
+                      1, {{"2x4", {rnd({2, 4})}}}),
+                  split_case(
+                      "4_of_3", [](const Tensor& a) { return chunk(a, 4, 0); },
+                      [](const RT&) {
+                        return Shape64{1, 1, 1};
+                      },
+                      0, {{"3", {rnd({3})}}})}});
   }
   {
     // unbind: every select along dim as one multi-output call
@@ -517,7 +677,10 @@ void register_shape_index(Registry& r) {
     i.variant = "int";
     i.samples = {{"int_3", {ints({3}, {1, 2, 3}), bools({3}, {0, 1, 0})}}};
     i.fn = [](const TensorList& x) { return TensorList{x[0].masked_fill(x[1], 9)}; };
-    i.ref = [](const V& x) { return V{zip(x[0], x[1], [](double a, double m) { return m != 0 ? 9 : a; }, kInt64)}; };
+    i.ref = [](const V& x) {
+      return V{zip(
+          x[0], x[1], [](double a, double m) { return m != 0 ? 9 : a; }, kInt64)};
+    };
     i.differentiable = false;
     r.push_back({"masked_fill", {c, b, i}});
   }

@@ -65,7 +65,8 @@ TensorList make_all(const Sample& s, DType fdt) {
 Tensor noncontig(const Tensor& t) {
   NoGradGuard ng;
   if (t.dim() == 0 || t.numel() <= 1) return t;
-  if (t.dim() >= 2 && t.size(-1) > 1 && t.size(-2) > 1) return t.transpose(-1, -2).contiguous().transpose(-1, -2).detach();
+  if (t.dim() >= 2 && t.size(-1) > 1 && t.size(-2) > 1)
+    return t.transpose(-1, -2).contiguous().transpose(-1, -2).detach();
   std::vector<int64_t> big = t.sizes().vec();
   big.back() *= 2;
   Tensor buf = zeros(big, dtype(t.dtype()));
@@ -96,8 +97,8 @@ void expect_matches(const Tensor& got, const RT& want, DType fdt, double atol, d
   auto g = got.to_vector<double>();
   ASSERT_EQ(g.size(), want.v.size()) << what;
   for (size_t i = 0; i < g.size(); ++i)
-    EXPECT_TRUE(close(g[i], want.v[i], atol, rtol)) << what << ": at flat index " << i << " got " << g[i]
-                                                    << " expected " << want.v[i];
+    EXPECT_TRUE(close(g[i], want.v[i], atol, rtol))
+        << what << ": at flat index " << i << " got " << g[i] << " expected " << want.v[i];
 }
 void expect_same(const Tensor& a, const Tensor& b, double tol, const std::string& what) {
   ASSERT_EQ(a.defined(), b.defined()) << what;

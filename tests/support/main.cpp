@@ -11,8 +11,8 @@ class ZeroLiveBytes : public ::testing::EmptyTestEventListener {
     const int64_t now = graft::memory_allocated();
     if (now != start_)
       ADD_FAILURE() << info.test_suite_name() << "." << info.name() << " leaked: " << (now - start_)
-                    << " bytes still allocated after the test ("
-                    << graft::memory_stats().at("allocation.all.current") << " live allocations)";
+                    << " bytes still allocated after the test (" << graft::memory_stats().at("allocation.all.current")
+                    << " live allocations)";
   }
   int64_t start_ = 0;
 };

@@ -35,22 +35,22 @@ class WarningCapture {
 }  // namespace graft::testing
 
 /// Expects `stmt` to throw graft::ErrType whose what() equals `msg` exactly.
-#define EXPECT_THROW_MSG(stmt, ErrType, msg)                                  \
-  do {                                                                        \
-    try {                                                                     \
-      stmt;                                                                   \
-      ADD_FAILURE() << "expected " #ErrType " from: " #stmt;                  \
-    } catch (const ::graft::ErrType& e) {                                     \
-      EXPECT_EQ(std::string(e.what()), std::string(msg));                     \
-    }                                                                         \
+#define EXPECT_THROW_MSG(stmt, ErrType, msg)                 \
+  do {                                                       \
+    try {                                                    \
+      stmt;                                                  \
+      ADD_FAILURE() << "expected " #ErrType " from: " #stmt; \
+    } catch (const ::graft::ErrType& e) {                    \
+      EXPECT_EQ(std::string(e.what()), std::string(msg));    \
+    }                                                        \
   } while (0)
 /// Expects `stmt` to throw graft::ErrType whose message contains `part`.
-#define EXPECT_THROW_HAS(stmt, ErrType, part)                                 \
-  do {                                                                        \
-    try {                                                                     \
-      stmt;                                                                   \
-      ADD_FAILURE() << "expected " #ErrType " from: " #stmt;                  \
-    } catch (const ::graft::ErrType& e) {                                     \
+#define EXPECT_THROW_HAS(stmt, ErrType, part)                                     \
+  do {                                                                            \
+    try {                                                                         \
+      stmt;                                                                       \
+      ADD_FAILURE() << "expected " #ErrType " from: " #stmt;                      \
+    } catch (const ::graft::ErrType& e) {                                         \
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what(); \
-    }                                                                         \
+    }                                                                             \
   } while (0)

@@ -20,12 +20,12 @@
 
 namespace graft::alloc {
 
-inline constexpr size_t kMinBlockSize = 512;          ///< every block is a multiple of this
-inline constexpr size_t kSmallSize = 1 << 20;         ///< requests up to this use the small pool
-inline constexpr size_t kSmallBuffer = 2 << 20;       ///< small-pool segment size
-inline constexpr size_t kMinLargeAlloc = 10 << 20;    ///< large requests below this share 20 MiB
-inline constexpr size_t kLargeBuffer = 20 << 20;      ///< large-pool segment size for 1-10 MiB
-inline constexpr size_t kRoundLarge = 2 << 20;        ///< segments for >= 10 MiB round to this
+inline constexpr size_t kMinBlockSize = 512;        ///< every block is a multiple of this
+inline constexpr size_t kSmallSize = 1 << 20;       ///< requests up to this use the small pool
+inline constexpr size_t kSmallBuffer = 2 << 20;     ///< small-pool segment size
+inline constexpr size_t kMinLargeAlloc = 10 << 20;  ///< large requests below this share 20 MiB
+inline constexpr size_t kLargeBuffer = 20 << 20;    ///< large-pool segment size for 1-10 MiB
+inline constexpr size_t kRoundLarge = 2 << 20;      ///< segments for >= 10 MiB round to this
 
 /// A block of a segment, as memory_snapshot() reports it.
 struct BlockInfo {
@@ -53,12 +53,12 @@ class CachingAllocator;
 struct OomInfo {
   Device device;
   const CachingAllocator* allocator = nullptr;  ///< the allocator that failed
-  size_t requested = 0;   ///< the rounded request
-  size_t alloc_size = 0;  ///< the segment size it needed
-  int64_t allocated = 0;  ///< bytes of live blocks
-  int64_t reserved = 0;   ///< bytes of segments still held
-  std::optional<size_t> limit;    ///< the per-process cap, if any
-  std::optional<MemInfo> device_info;  ///< the device's free/total, when known
+  size_t requested = 0;                         ///< the rounded request
+  size_t alloc_size = 0;                        ///< the segment size it needed
+  int64_t allocated = 0;                        ///< bytes of live blocks
+  int64_t reserved = 0;                         ///< bytes of segments still held
+  std::optional<size_t> limit;                  ///< the per-process cap, if any
+  std::optional<MemInfo> device_info;           ///< the device's free/total, when known
 };
 /// Called on every OutOfMemoryError, outside the allocator's lock, before the exception is
 /// thrown; what it returns is appended to the exception's message (the leak doctor writes its
@@ -147,7 +147,7 @@ class CachingAllocator final : public Allocator {
   size_t round_size(size_t size) const;
   bool get_free_block(BlockPool& pool, size_t size, Block*& out);
   bool alloc_segment(BlockPool& pool, size_t alloc_size, bool is_retry, Block*& out);
-  void reserve_headers();  // keeps spare Block/Segment headers so no step fails half-way
+  void reserve_headers();    // keeps spare Block/Segment headers so no step fails half-way
   void on_config_changed();  // recomputes what derives from config_ (max_split_size stat, roundup flag)
   bool release_available_cached_blocks(BlockPool& pool, size_t size);
   void release_cached_blocks();
@@ -183,7 +183,7 @@ class CachingAllocator final : public Allocator {
   bool roundup_enabled_ = false;  // any roundup_power2_divisions > 1 (skips the lookup when not)
   std::unique_ptr<SpinLock> lock_;
   std::unique_ptr<BlockPool> small_, large_;
-  Segment* segments_ = nullptr;  // intrusive list of live segments
+  Segment* segments_ = nullptr;    // intrusive list of live segments
   Block* spare_blocks_ = nullptr;  // recycled Block objects (linked through next)
   size_t num_spare_blocks_ = 0;
   Segment* spare_segments_ = nullptr;  // recycled Segment objects (linked through next)
@@ -191,10 +191,10 @@ class CachingAllocator final : public Allocator {
   // allocated_bytes, so stats() derives them instead of the hot path updating them twice.
   // (A CUDA backend with record_stream will need them kept separately.)
   DeviceStats stats_;
-  size_t reserved_total_ = 0;      // bytes of all segments (PyTorch's total_allocated_memory)
-  std::optional<size_t> limit_;    // the per-device cap (PyTorch's allowed_memory_maximum)
+  size_t reserved_total_ = 0;    // bytes of all segments (PyTorch's total_allocated_memory)
+  std::optional<size_t> limit_;  // the per-device cap (PyTorch's allowed_memory_maximum)
   bool has_allocated_ = false;
-  bool orphaned_ = false;          // the owner was destroyed: delete this with the last block
+  bool orphaned_ = false;  // the owner was destroyed: delete this with the last block
   // the context of the entry point in progress (under the lock), for segment events
   std::shared_ptr<const AllocContext> event_ctx_;
   MemoryHistory history_;  // an heir starts with a fresh one (nobody can read the old)

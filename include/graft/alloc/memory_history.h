@@ -27,11 +27,11 @@ struct AllocContext {
 struct TraceEntry {
   enum class Action : uint8_t { Alloc, FreeRequested, FreeCompleted, SegmentAlloc, SegmentFree, Oom };
   Action action;
-  uintptr_t addr;       ///< block or segment address; for Oom, the device's free bytes
-  size_t size;          ///< block, segment or (Oom) requested size
+  uintptr_t addr;  ///< block or segment address; for Oom, the device's free bytes
+  size_t size;     ///< block, segment or (Oom) requested size
   size_t requested_size;
   MemoryCategory category;
-  int64_t time_us;      ///< microseconds since the epoch (system clock)
+  int64_t time_us;  ///< microseconds since the epoch (system clock)
   std::shared_ptr<const AllocContext> context;
 };
 /// "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "oom".

@@ -30,23 +30,23 @@ enum StatType : int { kAggregate = 0, kSmallPool = 1, kLargePool = 2 };
 using StatArray = std::array<Stat, 3>;
 
 struct DeviceStats {
-  StatArray allocation;            ///< handed-out blocks
-  StatArray segment;               ///< raw allocations (segments)
-  StatArray active;                ///< allocated blocks plus blocks awaiting free
-  StatArray inactive_split;        ///< free blocks inside split segments (non-releasable)
+  StatArray allocation;      ///< handed-out blocks
+  StatArray segment;         ///< raw allocations (segments)
+  StatArray active;          ///< allocated blocks plus blocks awaiting free
+  StatArray inactive_split;  ///< free blocks inside split segments (non-releasable)
   StatArray allocated_bytes;
   StatArray reserved_bytes;
   StatArray active_bytes;
   StatArray inactive_split_bytes;
-  StatArray requested_bytes;       ///< the sizes asked for, before rounding
-  int64_t num_alloc_retries = 0;   ///< raw allocations retried after releasing the whole cache
-  int64_t num_ooms = 0;            ///< OutOfMemoryErrors raised
+  StatArray requested_bytes;      ///< the sizes asked for, before rounding
+  int64_t num_alloc_retries = 0;  ///< raw allocations retried after releasing the whole cache
+  int64_t num_ooms = 0;           ///< OutOfMemoryErrors raised
   int64_t num_sync_all_streams = 0;
-  int64_t num_device_alloc = 0;    ///< raw allocate calls that succeeded
-  int64_t num_device_free = 0;     ///< raw free calls
-  Stat oversize_allocations;       ///< blocks handed out with size >= max_split_size
-  Stat oversize_segments;          ///< segments with size >= max_split_size
-  int64_t max_split_size = -1;     ///< bytes; -1 when unlimited
+  int64_t num_device_alloc = 0;  ///< raw allocate calls that succeeded
+  int64_t num_device_free = 0;   ///< raw free calls
+  Stat oversize_allocations;     ///< blocks handed out with size >= max_split_size
+  Stat oversize_segments;        ///< segments with size >= max_split_size
+  int64_t max_split_size = -1;   ///< bytes; -1 when unlimited
 
   void reset_peak();
   void reset_accumulated();

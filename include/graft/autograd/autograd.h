@@ -22,8 +22,8 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors = {},
 /// Returns d(outputs)/d(inputs) without touching `.grad` (torch.autograd.grad). Unused inputs
 /// raise unless `allow_unused` (then the entry is undefined), or get zeros with `materialize_grads`.
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},
-                std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
-                bool allow_unused = false, bool materialize_grads = false);
+                std::optional<bool> retain_graph = std::nullopt, bool create_graph = false, bool allow_unused = false,
+                bool materialize_grads = false);
 
 /// The id of the backward pass (graph task) running on this thread, or -1 outside one
 /// (torch._C._current_graph_task_id). A backward started inside a backward (reentrant: a

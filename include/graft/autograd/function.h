@@ -48,7 +48,9 @@ class IValue {
   bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
   bool toBool() const { return get<bool>("bool"); }
   int64_t toInt() const { return get<int64_t>("int"); }
-  double toDouble() const { return v_.index() == 2 ? static_cast<double>(std::get<int64_t>(v_)) : get<double>("double"); }
+  double toDouble() const {
+    return v_.index() == 2 ? static_cast<double>(std::get<int64_t>(v_)) : get<double>("double");
+  }
   const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
   const std::string& toStringRef() const { return get<std::string>("string"); }
   const std::vector<int64_t>& toIntVector() const { return get<std::vector<int64_t>>("int list"); }
@@ -103,8 +105,8 @@ class CppNodeBase : public Node {
   /// Materializes grads, calls the user's backward and checks what it returned.
   TensorList run_backward(TensorList&& grads);
   AutogradContext ctx;
-  std::vector<bool> is_tensor_input;   // per forward argument
-  std::vector<int> edge_of_input;      // per forward argument: edge index or -1
+  std::vector<bool> is_tensor_input;  // per forward argument
+  std::vector<int> edge_of_input;     // per forward argument: edge index or -1
   std::string name_;
   bool once_differentiable_ = false;
 
@@ -171,8 +173,10 @@ struct Function {
     }
     TensorList outs = detail::as_list(result);
     detail::wrap_outputs(node.get(), tensors, outs, executable);
-    if constexpr (std::is_same_v<Out, Tensor>) return outs[0];
-    else return outs;
+    if constexpr (std::is_same_v<Out, Tensor>)
+      return outs[0];
+    else
+      return outs;
   }
 
  private:

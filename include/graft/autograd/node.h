@@ -29,7 +29,10 @@ class HeldVisitor {
   virtual ~HeldVisitor() = default;
   virtual void saved(const SavedVariable& sv, std::string_view what) = 0;
   virtual void tensor(const Tensor& t, std::string_view what) = 0;
-  virtual void node(const Node& n, std::string_view what) { (void)n; (void)what; }
+  virtual void node(const Node& n, std::string_view what) {
+    (void)n;
+    (void)what;
+  }
 };
 
 /// (function, input_nr): which input of `function` a gradient flows into.
@@ -257,7 +260,7 @@ class SavedVariable {
   uint32_t generation() const { return generation_; }
 
  private:
-  struct Packed;                    // state kept when saved-tensor hooks were active
+  struct Packed;  // state kept when saved-tensor hooks were active
   std::shared_ptr<Packed> packed_;
   Tensor data_;  // inputs: the tensor itself; outputs: an alias without history
   uint32_t saved_version_ = 0;

@@ -23,8 +23,13 @@ class DataPtr {
   DataPtr& operator=(DataPtr&& o) noexcept {
     if (this != &o) {
       free();
-      data_ = o.data_; ctx_ = o.ctx_; deleter_ = o.deleter_; device_ = o.device_;
-      o.data_ = nullptr; o.ctx_ = nullptr; o.deleter_ = nullptr;
+      data_ = o.data_;
+      ctx_ = o.ctx_;
+      deleter_ = o.deleter_;
+      device_ = o.device_;
+      o.data_ = nullptr;
+      o.ctx_ = nullptr;
+      o.deleter_ = nullptr;
     }
     return *this;
   }

@@ -23,11 +23,16 @@ inline constexpr DType kInt = DType::Int32;
 /// Bytes per element.
 constexpr size_t element_size(DType t) {
   switch (t) {
-    case DType::Bool: return 1;
-    case DType::Int32: return 4;
-    case DType::Int64: return 8;
-    case DType::Float32: return 4;
-    case DType::Float64: return 8;
+    case DType::Bool:
+      return 1;
+    case DType::Int32:
+      return 4;
+    case DType::Int64:
+      return 8;
+    case DType::Float32:
+      return 4;
+    case DType::Float64:
+      return 8;
   }
   return 0;
 }
@@ -51,34 +56,71 @@ std::ostream& operator<<(std::ostream& os, DType t);
 
 template <class T>
 struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::Float64;
+};
 
 }  // namespace graft
 
 /// Runs the body with `scalar_t` bound to the C++ type of `dtype`.
-#define GRAFT_DISPATCH_ALL(dtype, opname, ...)                                          \
-  [&] {                                                                                 \
-    switch (dtype) {                                                                    \
-      case ::graft::DType::Bool: { using scalar_t = bool; return __VA_ARGS__(); }      \
-      case ::graft::DType::Int32: { using scalar_t = int32_t; return __VA_ARGS__(); }  \
-      case ::graft::DType::Int64: { using scalar_t = int64_t; return __VA_ARGS__(); }  \
-      case ::graft::DType::Float32: { using scalar_t = float; return __VA_ARGS__(); }  \
-      case ::graft::DType::Float64: { using scalar_t = double; return __VA_ARGS__(); } \
-    }                                                                                   \
+#define GRAFT_DISPATCH_ALL(dtype, opname, ...)                                             \
+  [&] {                                                                                    \
+    switch (dtype) {                                                                       \
+      case ::graft::DType::Bool: {                                                         \
+        using scalar_t = bool;                                                             \
+        return __VA_ARGS__();                                                              \
+      }                                                                                    \
+      case ::graft::DType::Int32: {                                                        \
+        using scalar_t = int32_t;                                                          \
+        return __VA_ARGS__();                                                              \
+      }                                                                                    \
+      case ::graft::DType::Int64: {                                                        \
+        using scalar_t = int64_t;                                                          \
+        return __VA_ARGS__();                                                              \
+      }                                                                                    \
+      case ::graft::DType::Float32: {                                                      \
+        using scalar_t = float;                                                            \
+        return __VA_ARGS__();                                                              \
+      }                                                                                    \
+      case ::graft::DType::Float64: {                                                      \
+        using scalar_t = double;                                                           \
+        return __VA_ARGS__();                                                              \
+      }                                                                                    \
+    }                                                                                      \
     throw ::graft::TypeError(::graft::detail::str(opname, ": unsupported dtype ", dtype)); \
   }()
 
 /// Like GRAFT_DISPATCH_ALL, for float32 and float64 only.
-#define GRAFT_DISPATCH_FLOATING(dtype, opname, ...)                                     \
-  [&] {                                                                                 \
-    switch (dtype) {                                                                    \
-      case ::graft::DType::Float32: { using scalar_t = float; return __VA_ARGS__(); }  \
-      case ::graft::DType::Float64: { using scalar_t = double; return __VA_ARGS__(); } \
-      default: break;                                                                   \
-    }                                                                                   \
+#define GRAFT_DISPATCH_FLOATING(dtype, opname, ...)                                                               \
+  [&] {                                                                                                           \
+    switch (dtype) {                                                                                              \
+      case ::graft::DType::Float32: {                                                                             \
+        using scalar_t = float;                                                                                   \
+        return __VA_ARGS__();                                                                                     \
+      }                                                                                                           \
+      case ::graft::DType::Float64: {                                                                             \
+        using scalar_t = double;                                                                                  \
+        return __VA_ARGS__();                                                                                     \
+      }                                                                                                           \
+      default:                                                                                                    \
+        break;                                                                                                    \
+    }                                                                                                             \
     throw ::graft::TypeError(::graft::detail::str(opname, ": expected a floating point tensor but got ", dtype)); \
   }()

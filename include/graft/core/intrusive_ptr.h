@@ -53,9 +53,7 @@ inline bool intrusive_try_incref(const RefCounted* p) {
   return false;
 }
 /// Returns true when the count reached zero.
-inline bool intrusive_decref(const RefCounted* p) {
-  return p->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1;
-}
+inline bool intrusive_decref(const RefCounted* p) { return p->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 
 /// Whether intrusive_ptr<T> drops references with intrusive_decref_tensor (which watches
 /// kOwnsPyObjectBit) instead of a plain decrement. Only TensorImpl pays for the check.

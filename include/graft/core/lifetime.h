@@ -79,12 +79,12 @@ using SiteId = uint32_t;  ///< 0: unknown
 /// the model is the site and the forward's line is kept as `inner`. C++ sites keep the raw
 /// return addresses and are symbolised when first asked for.
 struct Site {
-  std::string file;      ///< "train.py" (Python: as the code object names it)
+  std::string file;  ///< "train.py" (Python: as the code object names it)
   int line = 0;
   std::string function;  ///< "train" / "main"
   std::string scope;     ///< innermost nn.Module being called, when known ("Net.encoder")
   bool python = false;
-  std::string inner;     ///< "Net.forward at model.py:40": the innermost user frame, if not this one
+  std::string inner;  ///< "Net.forward at model.py:40": the innermost user frame, if not this one
   /// "train.py:42" (or the function name when a C++ frame has no line).
   std::string where() const;
   /// where(), plus the inner frame when there is one: "train.py:42 (Net.forward at model.py:40)".
@@ -189,8 +189,10 @@ class LiveList {
     LiveLinks<T>& l = o->*Links;
     if (!l.linked) return;
     std::lock_guard<std::mutex> g(mu_);
-    if (l.prev) (l.prev->*Links).next = l.next;
-    else head_ = l.next;
+    if (l.prev)
+      (l.prev->*Links).next = l.next;
+    else
+      head_ = l.next;
     if (l.next) (l.next->*Links).prev = l.prev;
     l.prev = l.next = nullptr;
     l.linked = false;

@@ -47,8 +47,7 @@ class OrderedDict {
 
   /// Appends key -> value; throws if the key is already present.
   Value& insert(Key key, Value value) {
-    if (index_.count(key))
-      throw KeyError(detail::str(key_description_, " '", key, "' already defined"));
+    if (index_.count(key)) throw KeyError(detail::str(key_description_, " '", key, "' already defined"));
     items_.emplace_back(key, std::move(value));
     try {
       index_.emplace(std::move(key), items_.size() - 1);

@@ -27,9 +27,12 @@ class Scalar {
   int64_t to_long() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }
   template <class T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) return kind_ == Kind::Float ? d_ != 0 : i_ != 0;
-    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(to_double());
-    else return kind_ == Kind::Float ? static_cast<T>(d_) : static_cast<T>(i_);
+    if constexpr (std::is_same_v<T, bool>)
+      return kind_ == Kind::Float ? d_ != 0 : i_ != 0;
+    else if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(to_double());
+    else
+      return kind_ == Kind::Float ? static_cast<T>(d_) : static_cast<T>(i_);
   }
   /// Whether the value does not fit T, by PyTorch's rule (c10::overflows): an integer outside
   /// T's range; a floating value outside T's finite range (an infinity fits a floating T, a NaN
@@ -64,11 +67,20 @@ class Scalar {
   /// checked_to for the C++ type of `dtype`: throws when the value does not fit.
   void check_fits(DType dtype) const {
     switch (dtype) {
-      case DType::Bool: return;
-      case DType::Int32: (void)checked_to<int32_t>(); return;
-      case DType::Int64: (void)checked_to<int64_t>(); return;
-      case DType::Float32: (void)checked_to<float>(); return;
-      case DType::Float64: (void)checked_to<double>(); return;
+      case DType::Bool:
+        return;
+      case DType::Int32:
+        (void)checked_to<int32_t>();
+        return;
+      case DType::Int64:
+        (void)checked_to<int64_t>();
+        return;
+      case DType::Float32:
+        (void)checked_to<float>();
+        return;
+      case DType::Float64:
+        (void)checked_to<double>();
+        return;
     }
   }
   /// The dtype a tensor made from this scalar gets: int64, float32 (default dtype) or bool.
@@ -79,11 +91,16 @@ class Scalar {
  private:
   template <class T>
   static const char* cpp_type_name() {  // c10's names in its overflow message
-    if constexpr (std::is_same_v<T, int32_t>) return "int";
-    else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
-    else if constexpr (std::is_same_v<T, float>) return "float";
-    else if constexpr (std::is_same_v<T, double>) return "double";
-    else return "bool";
+    if constexpr (std::is_same_v<T, int32_t>)
+      return "int";
+    else if constexpr (std::is_same_v<T, int64_t>)
+      return "int64_t";
+    else if constexpr (std::is_same_v<T, float>)
+      return "float";
+    else if constexpr (std::is_same_v<T, double>)
+      return "double";
+    else
+      return "bool";
   }
   enum class Kind : uint8_t { Int, Float, Bool } kind_;
   union {

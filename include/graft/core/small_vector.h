@@ -22,15 +22,23 @@ class SmallVector {
   SmallVector(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   explicit SmallVector(size_t n, const T& v = T()) { resize(n, v); }
   template <class It, class = decltype(*std::declval<It>())>
-  SmallVector(It b, It e) { assign(b, e); }
+  SmallVector(It b, It e) {
+    assign(b, e);
+  }
   SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept { steal(std::move(o)); }
   SmallVector& operator=(const SmallVector& o) {
-    if (this != &o) { clear(); assign(o.begin(), o.end()); }
+    if (this != &o) {
+      clear();
+      assign(o.begin(), o.end());
+    }
     return *this;
   }
   SmallVector& operator=(SmallVector&& o) noexcept {
-    if (this != &o) { destroy(); steal(std::move(o)); }
+    if (this != &o) {
+      destroy();
+      steal(std::move(o));
+    }
     return *this;
   }
   ~SmallVector() { destroy(); }

@@ -23,7 +23,11 @@ class HookHandle {
   HookHandle() = default;
   explicit HookHandle(std::function<void()> remover) : remover_(std::move(remover)) {}
   void remove() {
-    if (remover_) { auto r = std::move(remover_); remover_ = nullptr; r(); }
+    if (remover_) {
+      auto r = std::move(remover_);
+      remover_ = nullptr;
+      r();
+    }
   }
 
  private:
@@ -70,7 +74,7 @@ class Tensor {
   /// PyTorch's `_version`: bumped by every in-place op on this tensor or an alias.
   uint32_t _version() const { return impl_->version(); }
   bool is_inference() const { return impl_->is_inference; }
-  std::string str() const;  ///< the repr PyTorch prints
+  std::string str() const;       ///< the repr PyTorch prints
   std::string toString() const;  ///< type string such as "CPUFloatType"
 
   // ---- autograd ----

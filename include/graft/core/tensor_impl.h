@@ -60,12 +60,12 @@ class TensorImpl final : public RefCounted {
   lifetime::LiveLinks<TensorImpl> live_links;  ///< in the live list while a doctor session counts
 
   // --- hot autograd fields (see src/autograd/variable.cpp) ---
-  intrusive_ptr<Node> grad_fn;       ///< null for leaves
-  uint32_t output_nr = 0;            ///< which output of grad_fn this is
-  bool requires_grad_leaf = false;   ///< requires_grad flag of a leaf
-  bool is_wrapped_number = false;    ///< made from a C++ scalar argument (`x * 2`)
-  bool is_inference = false;         ///< created under InferenceMode
-  std::unique_ptr<AutogradMeta> meta; ///< cold autograd state; null until needed
+  intrusive_ptr<Node> grad_fn;         ///< null for leaves
+  uint32_t output_nr = 0;              ///< which output of grad_fn this is
+  bool requires_grad_leaf = false;     ///< requires_grad flag of a leaf
+  bool is_wrapped_number = false;      ///< made from a C++ scalar argument (`x * 2`)
+  bool is_inference = false;           ///< created under InferenceMode
+  std::unique_ptr<AutogradMeta> meta;  ///< cold autograd state; null until needed
   // --- Python object preservation (docs/notes/python.md, "Tensor identity") ---
   /// The Python object this tensor owns one reference to, or null. Set and read by the
   /// Python layer under the GIL; non-null exactly while kOwnsPyObjectBit is set.

@@ -30,17 +30,17 @@ namespace graft::doctor {
 
 /// The rule catalogue; ids are stable ("LD001").
 enum class Rule : uint8_t {
-  GraphGrowth = 0,          ///< LD000: a graph grows across steps and no rule below explains it
-  AccumulatedLoss = 1,      ///< LD001: `total_loss += loss` (or a list of losses) keeps graphs
-  CarriedAcrossSteps = 2,   ///< LD002: a tensor carried into the next step keeps its graph
-  OutputsKeptUnderGrad = 3, ///< LD003: outputs kept in containers in steps without backward
-  CreateGraphGradCycle = 4, ///< LD004: `.grad` with a grad_fn after backward(create_graph=True)
-  HookCapture = 5,          ///< LD005: a hook's closure (or an attribute set in a hook) keeps graphs
-  CycleHeld = 6,            ///< LD006: memory freed only by the cyclic garbage collector
-  DetachedTooLate = 7,      ///< LD007: carried state detached only every few steps
-  MissingZeroGrad = 8,      ///< LD008: gradients accumulated across optimizer steps
-  RetainGraphUnused = 9,    ///< LD009: retain_graph=True and no second backward reached the graph
-  GradModeEval = 10,        ///< LD010: forward under grad mode with no backward saved bytes for nothing
+  GraphGrowth = 0,           ///< LD000: a graph grows across steps and no rule below explains it
+  AccumulatedLoss = 1,       ///< LD001: `total_loss += loss` (or a list of losses) keeps graphs
+  CarriedAcrossSteps = 2,    ///< LD002: a tensor carried into the next step keeps its graph
+  OutputsKeptUnderGrad = 3,  ///< LD003: outputs kept in containers in steps without backward
+  CreateGraphGradCycle = 4,  ///< LD004: `.grad` with a grad_fn after backward(create_graph=True)
+  HookCapture = 5,           ///< LD005: a hook's closure (or an attribute set in a hook) keeps graphs
+  CycleHeld = 6,             ///< LD006: memory freed only by the cyclic garbage collector
+  DetachedTooLate = 7,       ///< LD007: carried state detached only every few steps
+  MissingZeroGrad = 8,       ///< LD008: gradients accumulated across optimizer steps
+  RetainGraphUnused = 9,     ///< LD009: retain_graph=True and no second backward reached the graph
+  GradModeEval = 10,         ///< LD010: forward under grad mode with no backward saved bytes for nothing
 };
 inline constexpr int kNumRules = 11;
 
@@ -51,11 +51,11 @@ const char* severity_name(Severity s);
 /// What a rule says, independent of any run.
 struct RuleInfo {
   Rule rule;
-  const char* id;        ///< "LD001"
-  const char* name;      ///< "accumulated-loss"
+  const char* id;    ///< "LD001"
+  const char* name;  ///< "accumulated-loss"
   Severity severity;
-  const char* summary;   ///< one line: what happens
-  const char* fix;       ///< one line: what to write instead
+  const char* summary;  ///< one line: what happens
+  const char* fix;      ///< one line: what to write instead
 };
 const RuleInfo& rule_info(Rule r);
 /// Every rule, LD000 first.
@@ -65,15 +65,15 @@ const std::vector<RuleInfo>& rules();
 
 /// A slot a node keeps for its backward.
 struct SavedInfo {
-  std::string what;         ///< the member's name ("self", "indices")
+  std::string what;  ///< the member's name ("self", "indices")
   std::vector<int64_t> shape;
-  std::string dtype;        ///< "float32"
-  int64_t bytes = 0;        ///< of its storage (0 once released or when packed by hooks)
-  uintptr_t storage = 0;    ///< identity of the storage (shared storages count once)
+  std::string dtype;      ///< "float32"
+  int64_t bytes = 0;      ///< of its storage (0 once released or when packed by hooks)
+  uintptr_t storage = 0;  ///< identity of the storage (shared storages count once)
   uint32_t generation = 0;
   bool released = false;
-  bool packed = false;      ///< kept by saved_tensors_hooks
-  bool parameter = false;   ///< the storage belongs to a parameter (not counted as saved bytes)
+  bool packed = false;     ///< kept by saved_tensors_hooks
+  bool parameter = false;  ///< the storage belongs to a parameter (not counted as saved bytes)
 };
 
 /// A live graph node.
@@ -84,12 +84,12 @@ struct NodeInfo {
   uint32_t generation = 0;   ///< absolute generation
   int64_t step = 0;          ///< the session step that made it (1-based; 0: before the session)
   lifetime::SiteId site = 0;
-  bool executed = false;     ///< a backward pass visited it
-  int64_t host_bytes = 0;    ///< the node object's heap block
+  bool executed = false;        ///< a backward pass visited it
+  int64_t host_bytes = 0;       ///< the node object's heap block
   std::vector<uintptr_t> next;  ///< edges (ids of the nodes its gradients flow into)
   std::vector<SavedInfo> saved;
   std::vector<int64_t> output_shape;  ///< shape of forward output 0
-  uintptr_t variable = 0;    ///< AccumulateGrad: the leaf it accumulates into (TensorImpl identity)
+  uintptr_t variable = 0;             ///< AccumulateGrad: the leaf it accumulates into (TensorImpl identity)
 };
 
 /// A tensor that holds a node of a graph: the user's handle (or a gradient, or a tensor the
@@ -106,16 +106,16 @@ struct HandleInfo {
 
 /// One connected piece of the live backward graph.
 struct GraphComponent {
-  int64_t id = 0;                ///< stable within one census
-  std::vector<NodeInfo> nodes;   ///< newest first
+  int64_t id = 0;               ///< stable within one census
+  std::vector<NodeInfo> nodes;  ///< newest first
   std::map<std::string, int64_t> nodes_by_type;
-  int64_t saved_bytes = 0;       ///< storages held by saved slots, each counted once (parameters excluded)
-  int64_t parameter_bytes = 0;   ///< parameter storages the slots reference (alive anyway)
-  int64_t host_bytes = 0;        ///< node objects
+  int64_t saved_bytes = 0;      ///< storages held by saved slots, each counted once (parameters excluded)
+  int64_t parameter_bytes = 0;  ///< parameter storages the slots reference (alive anyway)
+  int64_t host_bytes = 0;       ///< node objects
   int64_t oldest_step = 0, newest_step = 0;
-  int64_t stale_steps = 0;       ///< distinct steps before the current one with live nodes here
-  bool executed = false;         ///< some node was run by a backward pass
-  bool cross_step_edges = false; ///< a node of a later step points into an earlier step's node
+  int64_t stale_steps = 0;        ///< distinct steps before the current one with live nodes here
+  bool executed = false;          ///< some node was run by a backward pass
+  bool cross_step_edges = false;  ///< a node of a later step points into an earlier step's node
   std::vector<HandleInfo> handles;
   std::vector<lifetime::SiteId> sites;  ///< creation sites present, most nodes first
 };
@@ -142,19 +142,19 @@ struct Holder {
 /// One diagnosis.
 struct Finding {
   Rule rule = Rule::GraphGrowth;
-  std::string id;          ///< "LD001"
+  std::string id;  ///< "LD001"
   Severity severity = Severity::Leak;
   int64_t step = 0;        ///< the step it was reported at
   int64_t first_step = 0;  ///< the first step of the evidence
   std::string message;     ///< one line, with this run's numbers
   std::string fix;
-  std::string line;        ///< the user's line ("train.py:89")
+  std::string line;  ///< the user's line ("train.py:89")
   std::vector<Holder> holders;
-  int64_t nodes = 0;               ///< graph nodes held (leaks)
+  int64_t nodes = 0;  ///< graph nodes held (leaks)
   int64_t saved_bytes = 0;
   int64_t host_bytes = 0;
-  double nodes_per_step = 0;       ///< growth rate over the confirmation steps
-  std::string key;                 ///< what makes two findings the same (rule + line + holder)
+  double nodes_per_step = 0;         ///< growth rate over the confirmation steps
+  std::string key;                   ///< what makes two findings the same (rule + line + holder)
   std::string graph_dot, graph_svg;  ///< the leaking graph when it was reported (growth rules)
 };
 
@@ -168,11 +168,11 @@ struct Ledger {
   Device device;
   int64_t reserved = 0;
   std::map<std::string, int64_t> live_by_category;  ///< requested bytes of live blocks, by owner
-  int64_t rounding = 0;          ///< block sizes minus requested sizes of live blocks
-  int64_t cached_releasable = 0; ///< whole free segments (empty_cache() returns them)
-  int64_t free_trapped = 0;      ///< free blocks inside segments that also hold live blocks
-  int64_t graph_host_bytes = 0;  ///< graph node objects on the host (not part of reserved)
-  std::optional<int64_t> outside;  ///< device memory in use outside this allocator, when known
+  int64_t rounding = 0;                             ///< block sizes minus requested sizes of live blocks
+  int64_t cached_releasable = 0;                    ///< whole free segments (empty_cache() returns them)
+  int64_t free_trapped = 0;                         ///< free blocks inside segments that also hold live blocks
+  int64_t graph_host_bytes = 0;                     ///< graph node objects on the host (not part of reserved)
+  std::optional<int64_t> outside;                   ///< device memory in use outside this allocator, when known
   /// One plain sentence per line.
   std::vector<std::string> sentences() const;
 };
@@ -207,20 +207,20 @@ void set_external_memory_query(ExternalMemoryQuery q);
 /// What was live at one step's peak, from the storages' creation and destruction.
 struct PeakReport {
   int64_t step = 0;
-  int64_t peak_bytes = 0;    ///< live storage blocks at the peak
-  int64_t start_bytes = 0;   ///< live at the start of the step
+  int64_t peak_bytes = 0;   ///< live storage blocks at the peak
+  int64_t start_bytes = 0;  ///< live at the start of the step
   std::map<std::string, int64_t> by_category;
-  std::vector<std::pair<std::string, int64_t>> by_line;  ///< "train.py:40" -> bytes, largest first
-  std::vector<std::pair<std::string, int64_t>> by_scope; ///< module path -> saved bytes at the peak
+  std::vector<std::pair<std::string, int64_t>> by_line;   ///< "train.py:40" -> bytes, largest first
+  std::vector<std::pair<std::string, int64_t>> by_scope;  ///< module path -> saved bytes at the peak
   std::vector<std::string> sentences() const;
 };
 
 // ---------------------------------------------------------------- step diff
 
 struct DiffEntry {
-  std::string kind;   ///< "node", "saved_slot", "storage"
-  std::string line;   ///< creation line
-  std::string type;   ///< node type, or storage category
+  std::string kind;  ///< "node", "saved_slot", "storage"
+  std::string line;  ///< creation line
+  std::string type;  ///< node type, or storage category
   int64_t count = 0;
   int64_t bytes = 0;
   int64_t per_step = 0;  ///< the count each step of (from, to] made, when every one made as many (0: uneven)
@@ -237,20 +237,20 @@ struct Diff {
 /// How a Session watches.
 struct Options {
   lifetime::Tier tier = lifetime::Tier::Sites;  ///< Counters: verdicts only; Sites: + lines
-  int warmup = 2;    ///< steps whose new long-lived objects are accepted
-  int confirm = 3;   ///< further steps over which growth must continue
-  bool step_on_optimizer = true;  ///< the optimizers end the doctor's steps, one per iteration
-                                  ///< (docs/notes/doctor.md, "Steps")
-  int max_holders = 5;            ///< holder paths per finding
-  std::string oom_report_path;    ///< where an OutOfMemoryError's report is written ("" : not written)
-  size_t max_events = 100000;     ///< timeline events kept (a ring)
-  bool deterministic = false;     ///< sequence numbers instead of times in the timeline
+  int warmup = 2;                               ///< steps whose new long-lived objects are accepted
+  int confirm = 3;                              ///< further steps over which growth must continue
+  bool step_on_optimizer = true;                ///< the optimizers end the doctor's steps, one per iteration
+                                                ///< (docs/notes/doctor.md, "Steps")
+  int max_holders = 5;                          ///< holder paths per finding
+  std::string oom_report_path;                  ///< where an OutOfMemoryError's report is written ("" : not written)
+  size_t max_events = 100000;                   ///< timeline events kept (a ring)
+  bool deterministic = false;                   ///< sequence numbers instead of times in the timeline
 };
 
 /// One step's record in the timeline.
 struct StepRecord {
   int64_t step = 0;
-  double seconds = 0;  ///< since the session started (0 when deterministic)
+  double seconds = 0;                                ///< since the session started (0 when deterministic)
   std::map<std::string, int64_t> bytes_by_category;  ///< allocator categories at the boundary
   int64_t reserved = 0;
   int64_t graph_nodes = 0, stale_nodes = 0, saved_slots = 0, stale_saved_slots = 0;

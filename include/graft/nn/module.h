@@ -48,7 +48,7 @@ class Module : public std::enable_shared_from_this<Module> {
   }
   /// Same for a ModuleHolder (nn::Linear, nn::Conv2d, ...): returns the holder.
   template <class Holder>
-    requires requires(const Holder& h) { h.ptr(); }
+  requires requires(const Holder& h) { h.ptr(); }
   Holder register_module(std::string name, Holder holder) {
     register_module_impl(std::move(name), holder.ptr());
     return holder;
@@ -133,8 +133,9 @@ class ModuleHolder {
   using ImplType = Impl;
   /// Constructs the implementation from the given arguments.
   template <class... Args>
-    requires(!(sizeof...(Args) == 1 && (std::is_base_of_v<ModuleHolder, std::decay_t<Args>> && ...)))
-  explicit ModuleHolder(Args&&... args) : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
+  requires(!(sizeof...(Args) == 1 &&
+             (std::is_base_of_v<ModuleHolder, std::decay_t<Args>> && ...))) explicit ModuleHolder(Args&&... args)
+      : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
   ModuleHolder(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}  // NOLINT: implicit, as libtorch
   /// An empty holder (libtorch's `Linear lin{nullptr}`).
   ModuleHolder(std::nullptr_t) {}  // NOLINT
@@ -157,9 +158,9 @@ class ModuleHolder {
 };
 
 /// Declares `Name` as ModuleHolder<NameImpl>, as libtorch's TORCH_MODULE.
-#define GRAFT_MODULE(Name)                              \
-  class Name : public ::graft::nn::ModuleHolder<Name##Impl> { \
-   public:                                              \
+#define GRAFT_MODULE(Name)                                     \
+  class Name : public ::graft::nn::ModuleHolder<Name##Impl> {  \
+   public:                                                     \
     using ::graft::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
   }
 

@@ -41,9 +41,9 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 // ---- pooling ----
 /// Max pooling; stride defaults to kernel_size (pass {} for that). Returns (values, indices):
 /// indices are flat positions h*W + w within each input plane, as PyTorch's.
-std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                  IntArrayRef stride = {}, IntArrayRef padding = {0},
-                                                  IntArrayRef dilation = {1}, bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                  IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                                                  bool ceil_mode = false);
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   IntArrayRef dilation = {1}, bool ceil_mode = false);
 /// Average pooling; count_include_pad counts padding zeros in the divisor;
@@ -70,8 +70,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
 /// or additive float, broadcast to [..., L, S]; is_causal masks j > i; scale defaults to
 /// 1/sqrt(E); dropout_p applies dropout to the attention weights.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                   const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false,
-                                   std::optional<double> scale = std::nullopt);
+                                    const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
 
 // ---- normalization ----
 /// Normalizes over the trailing dims `normalized_shape` (biased variance), then
@@ -103,8 +103,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 /// target of the input's shape, class probabilities. label_smoothing mixes in the uniform
 /// distribution, as PyTorch's.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100,
-                     double label_smoothing = 0.0);
+                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100, double label_smoothing = 0.0);
 /// -(y log p + (1-y) log(1-p)), logs clamped at -100 as PyTorch's; input in [0, 1].
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                             Reduction reduction = Reduction::Mean);

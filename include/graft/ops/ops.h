@@ -21,9 +21,22 @@ struct TensorOptions {
   TensorOptions() = default;
   TensorOptions(DType d) : dtype_(d), has_dtype_(true) {}
   TensorOptions(Device d) : device_(d) {}
-  TensorOptions dtype(DType d) const { auto o = *this; o.dtype_ = d; o.has_dtype_ = true; return o; }
-  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
-  TensorOptions requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
+  TensorOptions dtype(DType d) const {
+    auto o = *this;
+    o.dtype_ = d;
+    o.has_dtype_ = true;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    auto o = *this;
+    o.device_ = d;
+    return o;
+  }
+  TensorOptions requires_grad(bool r = true) const {
+    auto o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
 };
 inline TensorOptions dtype(DType d) { return TensorOptions().dtype(d); }
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
@@ -61,8 +74,7 @@ Tensor tensor(std::initializer_list<double> values, TensorOptions opts = {});
 /// A 0-d tensor.
 Tensor scalar_tensor(const Scalar& s, TensorOptions opts = {});
 /// Wraps memory the caller owns; `deleter` (optional) runs when the last alias dies.
-Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter = nullptr,
-                 TensorOptions opts = {});
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter = nullptr, TensorOptions opts = {});
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter = nullptr,
                  TensorOptions opts = {});
 /// Seeds the default generator (rand, randn, randint, randperm, dropout).

@@ -34,7 +34,6 @@ void save_checkpoint(const nn::Module& model, const optim::Optimizer& optimizer,
                      const Metadata& metadata = {});
 /// Loads a save_checkpoint file into both, all or nothing: if the optimizer's part is
 /// rejected after the model's was accepted, the model is put back as it was.
-Metadata load_checkpoint(nn::Module& model, optim::Optimizer& optimizer, const std::string& path,
-                         bool strict = true);
+Metadata load_checkpoint(nn::Module& model, optim::Optimizer& optimizer, const std::string& path, bool strict = true);
 
 }  // namespace graft

@@ -11,8 +11,10 @@ namespace {
 
 template <class T>
 T sign_of(T x) {
-  if constexpr (std::is_same_v<T, bool>) return x;
-  else return static_cast<T>((T(0) < x) - (x < T(0)));
+  if constexpr (std::is_same_v<T, bool>)
+    return x;
+  else
+    return static_cast<T>((T(0) < x) - (x < T(0)));
 }
 
 template <class T>
@@ -37,13 +39,19 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
   auto run = [&](auto f) { elementwise<T, T>(out, f, a); };
   switch (op) {
     case UnaryOp::Neg:
-      if constexpr (std::is_same_v<T, bool>) throw TypeError("neg: Negation, the `-` operator, on a bool tensor is not supported.");
-      else return run([](T x) { return static_cast<T>(-x); });
+      if constexpr (std::is_same_v<T, bool>)
+        throw TypeError("neg: Negation, the `-` operator, on a bool tensor is not supported.");
+      else
+        return run([](T x) { return static_cast<T>(-x); });
     case UnaryOp::Abs:
-      if constexpr (std::is_same_v<T, bool>) return run([](T x) { return x; });
-      else return run([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
-    case UnaryOp::Sign: return run([](T x) { return sign_of(x); });
-    case UnaryOp::Relu: return run([](T x) { return (x > T(0) || x != x) ? x : T(0); });  // NaN propagates
+      if constexpr (std::is_same_v<T, bool>)
+        return run([](T x) { return x; });
+      else
+        return run([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::Sign:
+      return run([](T x) { return sign_of(x); });
+    case UnaryOp::Relu:
+      return run([](T x) { return (x > T(0) || x != x) ? x : T(0); });  // NaN propagates
     case UnaryOp::Clamp: {
       // p0 / p1: the bounds, -inf / +inf when absent; a NaN bound makes every output NaN
       const bool has_lo = !(std::isinf(p0) && p0 < 0), has_hi = !(std::isinf(p1) && p1 > 0);
@@ -68,20 +76,31 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
         return x;
       });
     }
-    default: break;
+    default:
+      break;
   }
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case UnaryOp::Exp: return run([](T x) { return std::exp(x); });
-      case UnaryOp::Log: return run([](T x) { return std::log(x); });
-      case UnaryOp::Log1p: return run([](T x) { return std::log1p(x); });
-      case UnaryOp::Sqrt: return run([](T x) { return std::sqrt(x); });
-      case UnaryOp::Rsqrt: return run([](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Sin: return run([](T x) { return std::sin(x); });
-      case UnaryOp::Cos: return run([](T x) { return std::cos(x); });
-      case UnaryOp::Tanh: return run([](T x) { return std::tanh(x); });
-      case UnaryOp::Sigmoid: return run([](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      case UnaryOp::Erf: return run([](T x) { return std::erf(x); });
+      case UnaryOp::Exp:
+        return run([](T x) { return std::exp(x); });
+      case UnaryOp::Log:
+        return run([](T x) { return std::log(x); });
+      case UnaryOp::Log1p:
+        return run([](T x) { return std::log1p(x); });
+      case UnaryOp::Sqrt:
+        return run([](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt:
+        return run([](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Sin:
+        return run([](T x) { return std::sin(x); });
+      case UnaryOp::Cos:
+        return run([](T x) { return std::cos(x); });
+      case UnaryOp::Tanh:
+        return run([](T x) { return std::tanh(x); });
+      case UnaryOp::Sigmoid:
+        return run([](T x) { return T(1) / (T(1) + std::exp(-x)); });
+      case UnaryOp::Erf:
+        return run([](T x) { return std::erf(x); });
       case UnaryOp::Gelu:
         return run([](T x) { return static_cast<T>(C(0.5) * x * (C(1) + std::erf(x * C(M_SQRT1_2)))); });
       case UnaryOp::GeluTanh:
@@ -89,7 +108,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
           const C k = C(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2/pi)
           return static_cast<T>(C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x))));
         });
-      case UnaryOp::Silu: return run([](T x) { return x / (T(1) + std::exp(-x)); });
+      case UnaryOp::Silu:
+        return run([](T x) { return x / (T(1) + std::exp(-x)); });
       case UnaryOp::Softplus: {
         const C beta = p0, threshold = p1;
         return run([=](T x) {
@@ -97,7 +117,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
           return static_cast<T>(bx > threshold ? C(x) : std::log1p(std::exp(bx)) / beta);
         });
       }
-      default: break;
+      default:
+        break;
     }
   }
   GRAFT_INTERNAL_ASSERT(false, "unary kernel: op not implemented for dtype ", out.dtype());
@@ -112,29 +133,36 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       if constexpr (std::is_same_v<T, bool>) {
         if (!alpha_s.to<bool>()) return run([](T x, T) { return x; });  // x + y * False
         return run([](T x, T y) { return x || y; });
-      }
-      else {
+      } else {
         const T alpha = alpha_s.to<T>();
         if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x + y); });
         return run([=](T x, T y) { return static_cast<T>(x + alpha * y); });
       }
     case BinaryOp::Sub:
-      if constexpr (std::is_same_v<T, bool>) break;
+      if constexpr (std::is_same_v<T, bool>)
+        break;
       else {
         const T alpha = alpha_s.to<T>();
         if (alpha == T(1)) return run([](T x, T y) { return static_cast<T>(x - y); });
         return run([=](T x, T y) { return static_cast<T>(x - alpha * y); });
       }
     case BinaryOp::Mul:
-      if constexpr (std::is_same_v<T, bool>) return run([](T x, T y) { return x && y; });
-      else return run([](T x, T y) { return static_cast<T>(x * y); });
+      if constexpr (std::is_same_v<T, bool>)
+        return run([](T x, T y) { return x && y; });
+      else
+        return run([](T x, T y) { return static_cast<T>(x * y); });
     case BinaryOp::Div:
-      if constexpr (std::is_floating_point_v<T>) return run([](T x, T y) { return x / y; });
-      else break;
+      if constexpr (std::is_floating_point_v<T>)
+        return run([](T x, T y) { return x / y; });
+      else
+        break;
     case BinaryOp::Pow:
-      if constexpr (std::is_floating_point_v<T>) return run([](T x, T y) { return std::pow(x, y); });
-      else if constexpr (!std::is_same_v<T, bool>) return run([](T x, T y) { return int_pow<T>(x, y); });
-      else break;
+      if constexpr (std::is_floating_point_v<T>)
+        return run([](T x, T y) { return std::pow(x, y); });
+      else if constexpr (!std::is_same_v<T, bool>)
+        return run([](T x, T y) { return int_pow<T>(x, y); });
+      else
+        break;
     case BinaryOp::Maximum:
       return run([](T x, T y) {
         if constexpr (std::is_floating_point_v<T>) {
@@ -149,14 +177,22 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         }
         return x < y ? x : y;
       });
-    case BinaryOp::Eq: return pred([](T x, T y) { return x == y; });
-    case BinaryOp::Ne: return pred([](T x, T y) { return x != y; });
-    case BinaryOp::Lt: return pred([](T x, T y) { return x < y; });
-    case BinaryOp::Le: return pred([](T x, T y) { return x <= y; });
-    case BinaryOp::Gt: return pred([](T x, T y) { return x > y; });
-    case BinaryOp::Ge: return pred([](T x, T y) { return x >= y; });
-    case BinaryOp::LogicalAnd: return pred([](T x, T y) { return static_cast<bool>(x) && static_cast<bool>(y); });
-    case BinaryOp::LogicalOr: return pred([](T x, T y) { return static_cast<bool>(x) || static_cast<bool>(y); });
+    case BinaryOp::Eq:
+      return pred([](T x, T y) { return x == y; });
+    case BinaryOp::Ne:
+      return pred([](T x, T y) { return x != y; });
+    case BinaryOp::Lt:
+      return pred([](T x, T y) { return x < y; });
+    case BinaryOp::Le:
+      return pred([](T x, T y) { return x <= y; });
+    case BinaryOp::Gt:
+      return pred([](T x, T y) { return x > y; });
+    case BinaryOp::Ge:
+      return pred([](T x, T y) { return x >= y; });
+    case BinaryOp::LogicalAnd:
+      return pred([](T x, T y) { return static_cast<bool>(x) && static_cast<bool>(y); });
+    case BinaryOp::LogicalOr:
+      return pred([](T x, T y) { return static_cast<bool>(x) || static_cast<bool>(y); });
   }
   GRAFT_INTERNAL_ASSERT(false, "binary kernel: op not implemented for dtype ", a.dtype());
 }
@@ -177,8 +213,10 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
       case BinaryOp::Sub:
         if (rev) return run([=](T x) { return static_cast<T>(s - alpha * x); });
         return run([=](T x) { return static_cast<T>(x - sa); });
-      case BinaryOp::Mul: return run([=](T x) { return static_cast<T>(x * s); });
-      default: break;
+      case BinaryOp::Mul:
+        return run([=](T x) { return static_cast<T>(x * s); });
+      default:
+        break;
     }
     if constexpr (std::is_floating_point_v<T>) {
       if (op == BinaryOp::Div) {
@@ -203,19 +241,28 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
     }
   }
   switch (op) {
-    case BinaryOp::Eq: return pred([=](T x) { return x == s; });
-    case BinaryOp::Ne: return pred([=](T x) { return x != s; });
-    case BinaryOp::Lt: return rev ? pred([=](T x) { return s < x; }) : pred([=](T x) { return x < s; });
-    case BinaryOp::Le: return rev ? pred([=](T x) { return s <= x; }) : pred([=](T x) { return x <= s; });
-    case BinaryOp::Gt: return rev ? pred([=](T x) { return s > x; }) : pred([=](T x) { return x > s; });
-    case BinaryOp::Ge: return rev ? pred([=](T x) { return s >= x; }) : pred([=](T x) { return x >= s; });
-    default: break;
+    case BinaryOp::Eq:
+      return pred([=](T x) { return x == s; });
+    case BinaryOp::Ne:
+      return pred([=](T x) { return x != s; });
+    case BinaryOp::Lt:
+      return rev ? pred([=](T x) { return s < x; }) : pred([=](T x) { return x < s; });
+    case BinaryOp::Le:
+      return rev ? pred([=](T x) { return s <= x; }) : pred([=](T x) { return x <= s; });
+    case BinaryOp::Gt:
+      return rev ? pred([=](T x) { return s > x; }) : pred([=](T x) { return x > s; });
+    case BinaryOp::Ge:
+      return rev ? pred([=](T x) { return s >= x; }) : pred([=](T x) { return x >= s; });
+    default:
+      break;
   }
   // Everything else goes through the tensor path with a 0-d operand.
   Tensor st = scratch({}, a.dtype());
   fill(st, s_);
-  if (rev) binary_typed<T>(op, out, st, a, alpha_s);
-  else binary_typed<T>(op, out, a, st, alpha_s);
+  if (rev)
+    binary_typed<T>(op, out, st, a, alpha_s);
+  else
+    binary_typed<T>(op, out, a, st, alpha_s);
 }
 
 }  // namespace
@@ -223,16 +270,24 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
 void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1) {
   if (op == UnaryOp::IsNan) {
     GRAFT_DISPATCH_ALL(a.dtype(), "isnan", [&] {
-      elementwise<bool, scalar_t>(out, [](scalar_t x) {
-        if constexpr (std::is_floating_point_v<scalar_t>) return std::isnan(x);
-        else { (void)x; return false; }
-      }, a);
+      elementwise<bool, scalar_t>(
+          out,
+          [](scalar_t x) {
+            if constexpr (std::is_floating_point_v<scalar_t>)
+              return std::isnan(x);
+            else {
+              (void)x;
+              return false;
+            }
+          },
+          a);
     });
     return;
   }
   if (op == UnaryOp::LogicalNot) {
     GRAFT_DISPATCH_ALL(a.dtype(), "logical_not", [&] {
-      elementwise<bool, scalar_t>(out, [](scalar_t x) { return !static_cast<bool>(x); }, a);
+      elementwise<bool, scalar_t>(
+          out, [](scalar_t x) { return !static_cast<bool>(x); }, a);
     });
     return;
   }
@@ -250,8 +305,8 @@ void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   GRAFT_DISPATCH_ALL(out.dtype(), "where", [&] {
-    elementwise<scalar_t, bool, scalar_t, scalar_t>(out, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; },
-                                                    cond, a, b);
+    elementwise<scalar_t, bool, scalar_t, scalar_t>(
+        out, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; }, cond, a, b);
   });
 }
 
@@ -266,10 +321,15 @@ void copy(const Tensor& dst, const Tensor& src) {
           return;
         }
       }
-      elementwise<D, S>(dst, [](S x) {
-        if constexpr (std::is_same_v<D, bool>) return x != S(0);
-        else return static_cast<D>(x);
-      }, src);
+      elementwise<D, S>(
+          dst,
+          [](S x) {
+            if constexpr (std::is_same_v<D, bool>)
+              return x != S(0);
+            else
+              return static_cast<D>(x);
+          },
+          src);
     });
   });
 }
@@ -283,7 +343,8 @@ void fill(const Tensor& dst, const Scalar& v) {
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) p[i] = x;
       return;
     }
-    elementwise<scalar_t, scalar_t>(dst, [=](scalar_t) { return x; }, dst);
+    elementwise<scalar_t, scalar_t>(
+        dst, [=](scalar_t) { return x; }, dst);
   });
 }
 

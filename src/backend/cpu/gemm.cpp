@@ -18,16 +18,18 @@ BlasView blas_view(const Tensor& m) {
   const int64_t r = m.dim() - 2;
   int64_t rows = m.size(r), cols = m.size(r + 1);
   int64_t rs = m.stride(r), cs = m.stride(r + 1);
-  if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) return {m, false, std::max<int64_t>(rows == 1 ? cols : rs, 1)};
-  if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1)) return {m, true, std::max<int64_t>(cols == 1 ? rows : cs, 1)};
+  if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1))
+    return {m, false, std::max<int64_t>(rows == 1 ? cols : rs, 1)};
+  if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1))
+    return {m, true, std::max<int64_t>(cols == 1 ? rows : cs, 1)};
   Tensor c = scratch(m.sizes(), m.dtype());
   copy(c, m);
   return {c, false, std::max<int64_t>(cols, 1)};
 }
 
 template <class T>
-void gemm_loop(T* c, const T* a, const T* b, int64_t M, int64_t N, int64_t K, int64_t as0, int64_t as1,
-               int64_t bs0, int64_t bs1, int64_t cs0) {
+void gemm_loop(T* c, const T* a, const T* b, int64_t M, int64_t N, int64_t K, int64_t as0, int64_t as1, int64_t bs0,
+               int64_t bs1, int64_t cs0) {
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) {
       T acc = 0;
@@ -45,7 +47,10 @@ void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
   const int64_t B = batched ? c.size(0) : 1;
   const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
   if (M == 0 || N == 0 || B == 0) return;
-  if (K == 0) { fill(c, 0); return; }
+  if (K == 0) {
+    fill(c, 0);
+    return;
+  }
   const DType dt = c.dtype();
   const int64_t ldc = M == 1 ? N : c.stride(-2);
   GRAFT_INTERNAL_ASSERT((c.stride(-1) == 1 || N == 1) && ldc >= N);
@@ -72,9 +77,9 @@ void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
     for (int64_t bi = 0; bi < B; ++bi) {
       Tensor ab = batched ? raw_select0(a, bi) : a;
       Tensor bb = batched ? raw_select0(b, bi) : b;
-      gemm_loop<scalar_t>(static_cast<scalar_t*>(c.data_ptr()) + bi * cbs,
-                          static_cast<const scalar_t*>(ab.data_ptr()), static_cast<const scalar_t*>(bb.data_ptr()),
-                          M, N, K, ab.stride(0), ab.stride(1), bb.stride(0), bb.stride(1), ldc);
+      gemm_loop<scalar_t>(static_cast<scalar_t*>(c.data_ptr()) + bi * cbs, static_cast<const scalar_t*>(ab.data_ptr()),
+                          static_cast<const scalar_t*>(bb.data_ptr()), M, N, K, ab.stride(0), ab.stride(1),
+                          bb.stride(0), bb.stride(1), ldc);
     }
   });
 }

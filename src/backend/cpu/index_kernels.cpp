@@ -83,8 +83,10 @@ void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tens
                        [&](const std::array<int64_t, 3>& off) {
                          for (int64_t j = 0; j < L; ++j) {
                            T& dst = o[off[0] + ix[off[2] + j * ist] * ost];
-                           if constexpr (std::is_same_v<T, bool>) dst = dst || s[off[1] + j * sst];
-                           else dst = static_cast<T>(dst + s[off[1] + j * sst]);
+                           if constexpr (std::is_same_v<T, bool>)
+                             dst = dst || s[off[1] + j * sst];
+                           else
+                             dst = static_cast<T>(dst + s[off[1] + j * sst]);
                          }
                        });
   });

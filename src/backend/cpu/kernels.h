@@ -23,7 +23,10 @@ inline Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, 
 inline Tensor select_raw(const Tensor& t, int64_t dim, int64_t i) {
   Shape sz, st;
   for (int64_t d = 0; d < t.dim(); ++d)
-    if (d != dim) { sz.push_back(t.size(d)); st.push_back(t.stride(d)); }
+    if (d != dim) {
+      sz.push_back(t.size(d));
+      st.push_back(t.stride(d));
+    }
   return raw_view(t, sz, st, t.storage_offset() + i * t.stride(dim));
 }
 /// raw_view of t[i] along dim 0.
@@ -33,12 +36,29 @@ inline Tensor raw_select0(const Tensor& t, int64_t i) {
 }
 
 enum class UnaryOp {
-  Neg, Exp, Log, Log1p, Sqrt, Rsqrt, Abs, Sign, Sin, Cos, Tanh, Sigmoid, Erf, Relu,
-  Gelu, GeluTanh, Silu, Softplus, Clamp, LogicalNot, IsNan
+  Neg,
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Sign,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Relu,
+  Gelu,
+  GeluTanh,
+  Silu,
+  Softplus,
+  Clamp,
+  LogicalNot,
+  IsNan
 };
-enum class BinaryOp {
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
-};
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr };
 /// True for ops whose output is bool.
 inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
 

@@ -51,7 +51,10 @@ struct LoopPlan {
     for (int d = 1; d < ndim; ++d) {
       bool can = true;
       for (int k = 0; k < K; ++k)
-        if (strides[k][out] != strides[k][d] * sizes[d]) { can = false; break; }
+        if (strides[k][out] != strides[k][d] * sizes[d]) {
+          can = false;
+          break;
+        }
       if (can) {
         sizes[out] *= sizes[d];
         for (int k = 0; k < K; ++k) strides[k][out] = strides[k][d];
@@ -110,7 +113,8 @@ void elementwise(const Tensor& out, F f, const std::conditional_t<true, Tensor, 
     [&]<size_t... I>(std::index_sequence<I...>) {
       std::tuple<const In*...> in{reinterpret_cast<const In*>(base[I + 1])...};
       for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(in)[i]...);
-    }(std::index_sequence_for<In...>{});
+    }
+    (std::index_sequence_for<In...>{});
     return;
   }
   std::array<size_t, K> es{sizeof(Out), sizeof(In)...};
@@ -124,7 +128,8 @@ void elementwise(const Tensor& out, F f, const std::conditional_t<true, Tensor, 
       } else {
         for (int64_t i = 0; i < n; ++i) o[i * so] = f(std::get<I>(in)[i * st[I + 1]]...);
       }
-    }(std::index_sequence_for<In...>{});
+    }
+    (std::index_sequence_for<In...>{});
   });
 }
 

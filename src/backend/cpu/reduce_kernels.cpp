@@ -18,10 +18,16 @@ Tensor reduced_last(const Tensor& a, uint64_t mask, int64_t& R) {
   for (int64_t d = 0; d < a.dim(); ++d)
     if (!(mask >> d & 1)) perm.push_back(d);
   for (int64_t d = 0; d < a.dim(); ++d)
-    if (mask >> d & 1) { perm.push_back(d); R *= a.size(d); }
+    if (mask >> d & 1) {
+      perm.push_back(d);
+      R *= a.size(d);
+    }
   // geometry-only permute (no autograd: callers run under no-grad kernels)
   Shape sizes, strides;
-  for (auto d : perm) { sizes.push_back(a.size(d)); strides.push_back(a.stride(d)); }
+  for (auto d : perm) {
+    sizes.push_back(a.size(d));
+    strides.push_back(a.stride(d));
+  }
   Tensor p = raw_view(a, sizes, strides, a.storage_offset());
   if (p.is_contiguous()) return p;
   Tensor c = scratch(sizes, a.dtype());
@@ -59,7 +65,9 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
       for (int64_t m = 0; m < M; ++m) {
         const T* b = x + m * R;
         switch (op) {
-          case ReduceOp::Sum: o[m] = static_cast<O>(sum_block<T, Acc>(b, R)); break;
+          case ReduceOp::Sum:
+            o[m] = static_cast<O>(sum_block<T, Acc>(b, R));
+            break;
           case ReduceOp::Prod: {
             Acc p = 1;
             for (int64_t i = 0; i < R; ++i) p *= static_cast<Acc>(b[i]);
@@ -73,7 +81,10 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
               T v = b[i];
               if constexpr (std::is_floating_point_v<T>) {
                 if (std::isnan(best)) break;
-                if (std::isnan(v)) { best = v; break; }
+                if (std::isnan(v)) {
+                  best = v;
+                  break;
+                }
               }
               if (op == ReduceOp::Max ? v > best : v < best) best = v;
             }
@@ -86,11 +97,19 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
               bool nan = false;  // a NaN anywhere makes the result NaN (std::max would skip it)
               for (int64_t i = 0; i < R; ++i) {
                 const double v = static_cast<double>(b[i]);
-                if (v != v) nan = true;
-                else mx = std::max(mx, v);
+                if (v != v)
+                  nan = true;
+                else
+                  mx = std::max(mx, v);
               }
-              if (nan) { o[m] = std::numeric_limits<O>::quiet_NaN(); break; }
-              if (std::isinf(mx)) { o[m] = static_cast<O>(mx); break; }
+              if (nan) {
+                o[m] = std::numeric_limits<O>::quiet_NaN();
+                break;
+              }
+              if (std::isinf(mx)) {
+                o[m] = static_cast<O>(mx);
+                break;
+              }
               double s = 0;
               for (int64_t i = 0; i < R; ++i) s += std::exp(static_cast<double>(b[i]) - mx);
               o[m] = static_cast<O>(mx + std::log(s));
@@ -119,9 +138,16 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
       for (int64_t i = 1; i < R; ++i) {
         if constexpr (std::is_floating_point_v<T>) {
           if (std::isnan(best)) break;
-          if (std::isnan(b[i])) { best = b[i]; bi = i; break; }
+          if (std::isnan(b[i])) {
+            best = b[i];
+            bi = i;
+            break;
+          }
         }
-        if (is_max ? b[i] > best : b[i] < best) { best = b[i]; bi = i; }
+        if (is_max ? b[i] > best : b[i] < best) {
+          best = b[i];
+          bi = i;
+        }
       }
       if (v) v[m] = best;
       ix[m] = bi;

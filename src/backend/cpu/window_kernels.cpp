@@ -29,7 +29,7 @@ void im2col_impl(T* cols, const T* x, int64_t N, int64_t C, int64_t H, int64_t W
             }
             const T* src = plane + iy * W;
             const int64_t x0 = kj * w.dw - w.pw;  // input column of output column 0
-            if (w.sw == 1) {  // zeros left of the input, one copy, zeros right of it
+            if (w.sw == 1) {                      // zeros left of the input, one copy, zeros right of it
               const int64_t lo = std::clamp<int64_t>(-x0, 0, w.ow), hi = std::clamp<int64_t>(W - x0, lo, w.ow);
               // plain loops: rows are short (ow elements), a library call each costs more
               const T* s0 = src + x0;
@@ -122,8 +122,8 @@ void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, 
 void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w) {
   GRAFT_INTERNAL_ASSERT(x.is_contiguous() && out.is_contiguous() && indices.is_contiguous() && x.dim() == 3);
   GRAFT_DISPATCH_FLOATING(x.dtype(), "max_pool2d", [&] {
-    max_pool_impl(out.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), x.data_ptr<scalar_t>(), x.size(0),
-                  x.size(1), x.size(2), w);
+    max_pool_impl(out.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), x.data_ptr<scalar_t>(), x.size(0), x.size(1),
+                  x.size(2), w);
   });
 }
 

@@ -10,8 +10,8 @@ namespace graft::nn {
 
 namespace {
 std::vector<int64_t> expand(const std::vector<int64_t>& v, int64_t n, const char* what, const std::string& layer) {
-  GRAFT_CHECK(static_cast<int64_t>(v.size()) == 1 || static_cast<int64_t>(v.size()) == n, ValueError, layer, ": ",
-              what, " must have 1 or ", n, " values");
+  GRAFT_CHECK(static_cast<int64_t>(v.size()) == 1 || static_cast<int64_t>(v.size()) == n, ValueError, layer, ": ", what,
+              " must have 1 or ", n, " values");
   std::vector<int64_t> out;
   for (int64_t i = 0; i < n; ++i) out.push_back(v.size() == 1 ? v[0] : v[static_cast<size_t>(i)]);
   return out;

@@ -46,10 +46,10 @@ void BilinearImpl::reset_parameters() {
 }
 
 Tensor BilinearImpl::forward(const Tensor& x1, const Tensor& x2) {
-  GRAFT_CHECK(x1.dim() >= 1 && x2.dim() >= 1 && x1.size(-1) == options.in1_features() &&
-                  x2.size(-1) == options.in2_features(),
-              RuntimeError, "Bilinear: expected inputs [..., ", options.in1_features(), "] and [..., ",
-              options.in2_features(), "], but got ", x1.sizes(), " and ", x2.sizes());
+  GRAFT_CHECK(
+      x1.dim() >= 1 && x2.dim() >= 1 && x1.size(-1) == options.in1_features() && x2.size(-1) == options.in2_features(),
+      RuntimeError, "Bilinear: expected inputs [..., ", options.in1_features(), "] and [..., ", options.in2_features(),
+      "], but got ", x1.sizes(), " and ", x2.sizes());
   // y[..., k] = sum_i x1[..., i] * sum_j W[k, i, j] x2[..., j]
   const int64_t out = options.out_features(), in1 = options.in1_features();
   Tensor t = matmul(x2, weight.reshape({out * in1, options.in2_features()}).t());  // [..., out*in1]

@@ -54,7 +54,8 @@ void BatchNormImplBase::reset_parameters() {
 }
 Tensor BatchNormImplBase::forward(const Tensor& input) {
   GRAFT_CHECK(input.dim() >= min_dim_ && input.dim() <= max_dim_, ValueError, "expected ",
-              min_dim_ == max_dim_ ? std::to_string(min_dim_) + "D" : std::to_string(min_dim_) + "D or " + std::to_string(max_dim_) + "D",
+              min_dim_ == max_dim_ ? std::to_string(min_dim_) + "D"
+                                   : std::to_string(min_dim_) + "D or " + std::to_string(max_dim_) + "D",
               " input (got ", input.dim(), "D input)");
   double momentum = options.momentum().value_or(0.0);
   if (is_training() && options.track_running_stats()) {
@@ -68,8 +69,10 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
 }
 void BatchNormImplBase::pretty_print(std::ostream& os) const {
   os << name_ << "(" << options.num_features() << ", eps=" << options.eps() << ", momentum=";
-  if (options.momentum()) os << *options.momentum();
-  else os << "None";
+  if (options.momentum())
+    os << *options.momentum();
+  else
+    os << "None";
   os << ", affine=" << (options.affine() ? "true" : "false")
      << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false") << ")";
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "graft/core/python_format.h"
 #include "graft/autograd/grad_mode.h"
+#include "graft/core/python_format.h"
 #include "graft/ops/ops.h"
 
 namespace graft::nn::utils {

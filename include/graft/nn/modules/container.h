@@ -44,8 +44,7 @@ class SequentialImpl : public Module {
  public:
   SequentialImpl() : Module("Sequential") {}
   template <class... Ms>
-    requires(sizeof...(Ms) > 0)
-  explicit SequentialImpl(Ms&&... modules) : Module("Sequential") {
+  requires(sizeof...(Ms) > 0) explicit SequentialImpl(Ms&&... modules) : Module("Sequential") {
     (push_back(std::forward<Ms>(modules)), ...);
   }
   template <class M>
