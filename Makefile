@@ -66,6 +66,7 @@ fuzz: python
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 tools/fuzz_diff.py --seed $(FUZZ_SEED) --cases $(FUZZ_CASES) --out $(BUILD)/fuzz_diff.json
 
 format:
+	@tools/install-deps.sh clang-format
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
 
 clean:
