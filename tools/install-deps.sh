@@ -3,6 +3,8 @@
 # Usage: tools/install-deps.sh [extra packages...]
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make libopenblas-dev libgtest-dev nlohmann-json3-dev
+      # the op generator (tools/opgen) reads src/ops/ops.yaml
+      python3-yaml
       # the Python package: Debian's interpreter, pybind11, DLPack, NumPy, pytest, and pip/venv for the install check
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-pip python3-venv python3-setuptools
       python3-wheel "$@")

@@ -630,24 +630,33 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
 
   // ---- unary math ----
-#define GRAFT_UNARY(name) def_both(m, cls, #name, [](const Tensor& a) { return name(a); });
-  GRAFT_UNARY(neg)
-  GRAFT_UNARY(exp)
-  GRAFT_UNARY(log)
-  GRAFT_UNARY(log1p) GRAFT_UNARY(sqrt) GRAFT_UNARY(rsqrt) GRAFT_UNARY(abs) GRAFT_UNARY(sign) GRAFT_UNARY(sin)
-      GRAFT_UNARY(cos) GRAFT_UNARY(tanh) GRAFT_UNARY(sigmoid) GRAFT_UNARY(erf) GRAFT_UNARY(relu) GRAFT_UNARY(floor)
-#undef GRAFT_UNARY
-          m.attr("negative") = m.attr("neg");
+  using UnaryFn = Tensor (*)(const Tensor&);
+  for (auto [name, fn] : {std::pair<const char*, UnaryFn>{"neg", &graft::neg},
+                          {"abs", &graft::abs},
+                          {"sign", &graft::sign},
+                          {"relu", &graft::relu},
+                          {"floor", &graft::floor}})
+    def_both(m, cls, name, [fn = fn](const Tensor& a) { return fn(a); });
+  // the unary_float ops declared in src/ops/ops.yaml (exp, log, tanh, ...): function, method and
+  // in-place method; graft/__init__.py exports the names listed in _C._unary_float_ops
+  py::list unary_float_names;
+#define GRAFT_UNARY_FLOAT_OP(name)                                         \
+  def_both(m, cls, #name, [](const Tensor& a) { return graft::name(a); }); \
+  cls.def(#name "_", [](py::handle s) {                                    \
+    Tensor t = self_of(s, #name "_");                                      \
+    graft::name##_(t);                                                     \
+    return s;                                                              \
+  });                                                                      \
+  unary_float_names.append(#name);
+#include "graft/ops/unary_float_ops.def"
+#undef GRAFT_UNARY_FLOAT_OP
+  m.attr("_unary_float_ops") = py::tuple(unary_float_names);
+  m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
   def_both(m, cls, "square", [](const Tensor& a) {  // pow(a, 2): a bool squares as int64
     return a.dtype() == kBool ? mul(a.to(kInt64), a.to(kInt64)) : mul(a, a);
   });
-  def_both(m, cls, "reciprocal", [](const Tensor& a) { return Scalar(1.0) / a; });
-  def_both(m, cls, "exp2", [](const Tensor& a) { return pow(Scalar(2.0), a); });
-  def_both(m, cls, "log2", [](const Tensor& a) { return div(log(a), std::log(2.0)); });
-  def_both(m, cls, "log10", [](const Tensor& a) { return div(log(a), std::log(10.0)); });
-  def_both(m, cls, "expm1", [](const Tensor& a) { return sub(exp(a), 1); });
   def_both(
       m, cls, "softplus", [](const Tensor& a, double beta, double threshold) { return softplus(a, beta, threshold); },
       py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
@@ -960,11 +969,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
     assign_result(t, r);                                                \
     return s;                                                           \
   });
-  GRAFT_INPLACE_VIA_COPY(exp, exp(a))
-  GRAFT_INPLACE_VIA_COPY(log, log(a))
-  GRAFT_INPLACE_VIA_COPY(sqrt, sqrt(a))
-  GRAFT_INPLACE_VIA_COPY(tanh, tanh(a))
-  GRAFT_INPLACE_VIA_COPY(sigmoid, sigmoid(a))
   GRAFT_INPLACE_VIA_COPY(neg, neg(a))
   GRAFT_INPLACE_VIA_COPY(abs, abs(a))
   GRAFT_INPLACE_VIA_COPY(floor, floor(a))

@@ -177,17 +177,7 @@ struct PowBackward2 final : Node {  // scalar ** tensor
     }                                           \
   };
 
-GRAFT_UNARY_RESULT_NODE(ExpBackward0, gr* y)
-GRAFT_UNARY_SELF_NODE(LogBackward0, gr / x)
-GRAFT_UNARY_SELF_NODE(Log1PBackward0, gr / (x + 1))
-GRAFT_UNARY_RESULT_NODE(SqrtBackward0, gr / (y * 2))
-GRAFT_UNARY_RESULT_NODE(RsqrtBackward0, gr* pow(y, 3) * -0.5)
 GRAFT_UNARY_SELF_NODE(AbsBackward0, gr* sign(x))
-GRAFT_UNARY_SELF_NODE(SinBackward0, gr* cos(x))
-GRAFT_UNARY_SELF_NODE(CosBackward0, gr* neg(sin(x)))
-GRAFT_UNARY_RESULT_NODE(TanhBackward0, gr*(1 - y * y))
-GRAFT_UNARY_RESULT_NODE(SigmoidBackward0, gr* y*(1 - y))
-GRAFT_UNARY_SELF_NODE(ErfBackward0, gr* exp(neg(x* x)) * M_2_SQRTPI)
 GRAFT_UNARY_RESULT_NODE(ReluBackward0, masked_fill(gr, y <= 0, 0))
 GRAFT_UNARY_SELF_NODE(SiluBackward0, ([&] {
                         Tensor s = sigmoid(x);
@@ -627,18 +617,14 @@ Tensor pow(const Scalar& base, const Tensor& e) {
 }
 
 // ---------------- unary math ----------------
-Tensor exp(const Tensor& a) {
-  return record_unary_result<ExpBackward0>(unary_forward(UnaryOp::Exp, a, "exp", true), a);
-}
-Tensor log(const Tensor& a) { return record_unary_self<LogBackward0>(unary_forward(UnaryOp::Log, a, "log", true), a); }
-Tensor log1p(const Tensor& a) {
-  return record_unary_self<Log1PBackward0>(unary_forward(UnaryOp::Log1p, a, "log1p", true), a);
-}
-Tensor sqrt(const Tensor& a) {
-  return record_unary_result<SqrtBackward0>(unary_forward(UnaryOp::Sqrt, a, "sqrt", true), a);
-}
-Tensor rsqrt(const Tensor& a) {
-  return record_unary_result<RsqrtBackward0>(unary_forward(UnaryOp::Rsqrt, a, "rsqrt", true), a);
+Tensor detail::unary_float_forward(const Tensor& self, const char* name, UnaryKernel kernel) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name);
+  const DType dt = detail::float_result(self.dtype());
+  Tensor out = detail::new_empty(self.sizes(), dt);
+  Tensor tmp;
+  kernel(out, detail::as_dtype(self, dt, tmp));
+  return out;
 }
 Tensor abs(const Tensor& a) {
   if (a.defined() && a.dtype() == kBool) detail::kernel_not_implemented("abs_cpu", kBool);
@@ -649,15 +635,6 @@ Tensor sign(const Tensor& a) {
   if (any_requires_grad({&a})) set_history(out, make_node<SignBackward0>({&a}));
   return out;
 }
-Tensor sin(const Tensor& a) { return record_unary_self<SinBackward0>(unary_forward(UnaryOp::Sin, a, "sin", true), a); }
-Tensor cos(const Tensor& a) { return record_unary_self<CosBackward0>(unary_forward(UnaryOp::Cos, a, "cos", true), a); }
-Tensor tanh(const Tensor& a) {
-  return record_unary_result<TanhBackward0>(unary_forward(UnaryOp::Tanh, a, "tanh", true), a);
-}
-Tensor sigmoid(const Tensor& a) {
-  return record_unary_result<SigmoidBackward0>(unary_forward(UnaryOp::Sigmoid, a, "sigmoid", true), a);
-}
-Tensor erf(const Tensor& a) { return record_unary_self<ErfBackward0>(unary_forward(UnaryOp::Erf, a, "erf", true), a); }
 Tensor relu(const Tensor& a) {
   detail::check_tensor(a, "relu");
   GRAFT_CHECK(a.defined() && a.dtype() != kBool, RuntimeError, "Boolean inputs not supported for relu");

@@ -25,13 +25,14 @@ Tensor snapshot_with_history(const Tensor& self) {
   return s;
 }
 
-void check_result(const Tensor& self, const Tensor& r, const char* op) {
-  GRAFT_CHECK(r.sizes().equals(self.sizes()), RuntimeError, op, ": output with shape ", self.sizes(),
+// PyTorch's texts, which do not name the op.
+void check_result(const Tensor& self, const Tensor& r) {
+  GRAFT_CHECK(r.sizes().equals(self.sizes()), RuntimeError, "output with shape ", self.sizes(),
               " doesn't match the broadcast shape ", r.sizes());
   GRAFT_CHECK(!(is_floating_point(r.dtype()) && !is_floating_point(self.dtype())) &&
                   !(r.dtype() != kBool && self.dtype() == kBool),
-              RuntimeError, op, ": result type ", scalar_type_name(r.dtype()),
-              " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
+              RuntimeError, "result type ", scalar_type_name(r.dtype()), " can't be cast to the desired output type ",
+              scalar_type_name(self.dtype()));
 }
 
 // Generic in-place: `fn(x)` computes the out-of-place result from x (self or its snapshot).
@@ -46,13 +47,13 @@ Tensor& inplace(Tensor& self, const char* op, bool others_require_grad, F fn) {
       NoGradGuard ng;
       r = fn(self);
     }
-    check_result(self, r, op);
+    check_result(self, r);
     cpu::copy(self, r);
     autograd::bump_version(self);
     return self;
   }
   Tensor r = fn(snapshot_with_history(self));
-  check_result(self, r, op);
+  check_result(self, r);
   cpu::copy(self, r);
   autograd::bump_version(self);
   autograd::rebase_history(self, r.grad_fn());
@@ -239,6 +240,10 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   autograd::bump_version(self);
   return self;
 }
+Tensor& detail::inplace_unary(Tensor& self, const char* name, Tensor (*op)(const Tensor&)) {
+  return inplace(self, name, false, op);
+}
+
 Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
   return graft::index_put_(*this, indices, values, accumulate);
 }

@@ -57,4 +57,15 @@ inline DType wrapped_dtype(const Scalar& s) {
 void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
 std::string shape_str(IntArrayRef s);
 
+/// A kernel writing f(a) into out (a already converted to out's dtype).
+using UnaryKernel = void (*)(const Tensor& out, const Tensor& a);
+/// The forward of an elementwise op with a floating result (the generated unary_float ops):
+/// checks `self`, allocates the result (integer and bool inputs give the default dtype) and runs
+/// `kernel`; no autograd.
+Tensor unary_float_forward(const Tensor& self, const char* name, UnaryKernel kernel);
+/// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
+/// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
+/// op's node; a result that cannot be cast back to self's dtype is refused).
+Tensor& inplace_unary(Tensor& self, const char* name, Tensor (*op)(const Tensor&));
+
 }  // namespace graft::detail

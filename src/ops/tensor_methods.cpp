@@ -78,17 +78,8 @@ Tensor Tensor::div(const Scalar& o) const { return graft::div(*this, o); }
 Tensor Tensor::neg() const { return graft::neg(*this); }
 Tensor Tensor::pow(const Tensor& e) const { return graft::pow(*this, e); }
 Tensor Tensor::pow(const Scalar& e) const { return graft::pow(*this, e); }
-Tensor Tensor::exp() const { return graft::exp(*this); }
-Tensor Tensor::log() const { return graft::log(*this); }
-Tensor Tensor::log1p() const { return graft::log1p(*this); }
-Tensor Tensor::sqrt() const { return graft::sqrt(*this); }
-Tensor Tensor::rsqrt() const { return graft::rsqrt(*this); }
 Tensor Tensor::abs() const { return graft::abs(*this); }
 Tensor Tensor::sign() const { return graft::sign(*this); }
-Tensor Tensor::sin() const { return graft::sin(*this); }
-Tensor Tensor::cos() const { return graft::cos(*this); }
-Tensor Tensor::tanh() const { return graft::tanh(*this); }
-Tensor Tensor::sigmoid() const { return graft::sigmoid(*this); }
 Tensor Tensor::relu() const { return graft::relu(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return graft::clamp(*this, lo, hi); }
 Tensor Tensor::maximum(const Tensor& o) const { return graft::maximum(*this, o); }

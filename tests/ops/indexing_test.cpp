@@ -365,7 +365,7 @@ TEST(MaskedFillInplace, FillsBumpsVersionAndRecords) {
   EXPECT_EQ(a._version(), 1u);
   expect_tensor(a, {2, 3}, {1.5, 0, 1.5, 1.5, 0, 1.5});
   EXPECT_THROW_MSG(a.masked_fill_(bools({1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}).reshape({2, 2, 3}), 1.0), RuntimeError,
-                   "masked_fill_: output with shape [2, 3] doesn't match the broadcast shape [2, 2, 3]");
+                   "output with shape [2, 3] doesn't match the broadcast shape [2, 2, 3]");
   EXPECT_EQ(a._version(), 1u);
   Tensor x = ones({3}, requires_grad());
   Tensor y = x * 2;

@@ -38,6 +38,9 @@ RT rnd(Shape64 sizes, Domain dom, std::vector<double> kinks) {
         case Domain::Unit:
           x = -0.9 + 1.8 * u;
           break;
+        case Domain::AboveOne:
+          x = 1.25 + 1.75 * u;
+          break;
       }
       bool ok = true;
       for (double k : kinks) ok = ok && std::fabs(x - k) >= 0.1;

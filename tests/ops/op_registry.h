@@ -34,6 +34,7 @@ enum class Domain {
   Positive,  ///< [0.5, 2]
   NonZero,   ///< [-2, 2] with |x| >= 0.25 (abs, sign, relu, div denominators, ...)
   Unit,      ///< [-0.9, 0.9]
+  AboveOne,  ///< [1.25, 3] (acosh)
 };
 
 // ---- sample builders (deterministic pseudo-random values) ----

@@ -82,6 +82,27 @@ OpCase nan_only(OpCase c) {
   return c;
 }
 
+// A unary_float op (src/ops/ops.yaml): the function (float64, and a float32 smoke test), the
+// method, and integer inputs, which compute in the default dtype.
+std::vector<OpCase> unary_float_cases(UFn f, UFn method, R1 r, Domain d) {
+  OpCase m = unary("method", method, r, d);
+  m.differentiable = false;  // the same op: gradcheck runs on the function
+  OpCase i;
+  i.variant = "int_input";
+  const std::vector<double> iv = d == Domain::Any        ? std::vector<double>{-2, -1, 0, 1, 2}
+                                 : d == Domain::Positive ? std::vector<double>{1, 2}
+                                 : d == Domain::NonZero  ? std::vector<double>{-2, -1, 1, 2}
+                                 : d == Domain::Unit     ? std::vector<double>{0}
+                                                         : std::vector<double>{2, 3};
+  i.samples = {{"int", {ints({static_cast<int64_t>(iv.size())}, iv)}, false}};
+  i.fn = [f](const TensorList& x) { return TensorList{f(x[0])}; };
+  i.ref = [r](const V& x) { return V{map(x[0], r, kFloat32)}; };
+  i.differentiable = false;
+  i.atol = 1e-6;
+  i.rtol = 1e-6;
+  return {f32(unary("", f, r, d)), m, i};
+}
+
 double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double sign_ref(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
 
@@ -275,22 +296,13 @@ void register_elementwise(Registry& r) {
   register_floor_div_mod(r);
 
   // ---- math ----
-  r.push_back({"exp",
-               {f32(unary(
-                   "", [](auto& a) { return exp(a); }, [](double a) { return std::exp(a); }))}});
-  r.push_back({"log",
-               {unary(
-                   "", [](auto& a) { return log(a); }, [](double a) { return std::log(a); }, Domain::Positive)}});
-  r.push_back({"log1p",
-               {unary(
-                   "", [](auto& a) { return log1p(a); }, [](double a) { return std::log1p(a); }, Domain::Unit)}});
-  r.push_back({"sqrt",
-               {unary(
-                   "", [](auto& a) { return sqrt(a); }, [](double a) { return std::sqrt(a); }, Domain::Positive)}});
-  r.push_back(
-      {"rsqrt",
-       {unary(
-           "", [](auto& a) { return rsqrt(a); }, [](double a) { return 1.0 / std::sqrt(a); }, Domain::Positive)}});
+  // the unary_float ops (src/ops/ops.yaml): function, method, and an integer input
+#define GRAFT_UNARY_FLOAT_CASE(name, domain, reference)                                                            \
+  r.push_back(                                                                                                     \
+      {#name, unary_float_cases([](const Tensor& a) { return name(a); }, [](const Tensor& a) { return a.name(); }, \
+                                [](double x) { return reference; }, Domain::domain)});
+#include "unary_float_registry.def"
+#undef GRAFT_UNARY_FLOAT_CASE
   r.push_back({"abs",
                {unary(
                    "", [](auto& a) { return abs(a); }, [](double a) { return std::fabs(a); }, Domain::NonZero)}});
@@ -304,21 +316,6 @@ void register_elementwise(Registry& r) {
     c.differentiable = false;  // forward only: sign(0) == 0
     r.back().cases.push_back(c);
   }
-  r.push_back({"sin",
-               {unary(
-                   "", [](auto& a) { return sin(a); }, [](double a) { return std::sin(a); })}});
-  r.push_back({"cos",
-               {unary(
-                   "", [](auto& a) { return cos(a); }, [](double a) { return std::cos(a); })}});
-  r.push_back({"tanh",
-               {f32(unary(
-                   "", [](auto& a) { return tanh(a); }, [](double a) { return std::tanh(a); }))}});
-  r.push_back({"sigmoid",
-               {f32(unary(
-                   "", [](auto& a) { return sigmoid(a); }, sigmoid_ref))}});
-  r.push_back({"erf",
-               {unary(
-                   "", [](auto& a) { return erf(a); }, [](double a) { return std::erf(a); })}});
   r.push_back(
       {"relu",
        {unary(

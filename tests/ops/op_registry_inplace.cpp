@@ -50,10 +50,11 @@ RefFn ref1(std::function<double(double)> f) {
 }
 
 // In-place op on a view of the clone (rows 0..1 of dim 0): exercises CopySlices.
-OpCase on_view(std::string variant, std::function<void(Tensor)> op, std::function<double(double)> f) {
+OpCase on_view(std::string variant, std::function<void(Tensor)> op, std::function<double(double)> f,
+               Domain d = Domain::Any) {
   OpCase c;
   c.variant = std::move(variant);
-  c.samples = {{"3x2", {rnd({3, 2})}}};
+  c.samples = {{"3x2", {rnd({3, 2}, d)}}};
   c.fn = [op](const TensorList& x) {
     Tensor self = x[0].clone();
     op(self.narrow(0, 0, 2));
@@ -201,6 +202,18 @@ void register_inplace(Registry& r) {
             "min", [](Tensor& s, const TensorList&) -> Tensor& { return s.clamp_(0.0); },
             [](const TensorList& x) { return TensorList{clamp(x[0], 0.0)}; },
             ref1([](double a) { return std::max(a, 0.0); }), self_samples(Domain::NonZero))}});
+  // the in-place forms of the unary_float ops (src/ops/ops.yaml)
+#define GRAFT_UNARY_FLOAT_CASE(name, domain, reference)                                                           \
+  r.push_back(                                                                                                    \
+      {#name "_",                                                                                                 \
+       {inplace(                                                                                                  \
+            "", [](Tensor& s, const TensorList&) -> Tensor& { return s.name##_(); },                              \
+            [](const TensorList& x) { return TensorList{name(x[0])}; }, ref1([](double x) { return reference; }), \
+            self_samples(Domain::domain)),                                                                        \
+        on_view(                                                                                                  \
+            "on_view", [](Tensor v) { graft::name##_(v); }, [](double x) { return reference; }, Domain::domain)}});
+#include "unary_float_registry.def"
+#undef GRAFT_UNARY_FLOAT_CASE
   r.push_back({"relu_",
                {inplace(
                     "", [](Tensor& s, const TensorList&) -> Tensor& { return s.relu_(); },

@@ -157,17 +157,11 @@ class Tensor {
   Tensor neg() const;
   Tensor pow(const Tensor& e) const;
   Tensor pow(const Scalar& e) const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor log1p() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
+  // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...: generated from
+  // src/ops/ops.yaml (unary_float)
+#include "graft/core/tensor_unary_float_methods.inc"
   Tensor abs() const;
   Tensor sign() const;
-  Tensor sin() const;
-  Tensor cos() const;
-  Tensor tanh() const;
-  Tensor sigmoid() const;
   Tensor relu() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor maximum(const Tensor& o) const;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graft/core/tensor.h"
+#include "graft/ops/unary_float_ops.h"  // generated from src/ops/ops.yaml
 
 namespace graft {
 
@@ -122,18 +123,10 @@ Tensor remainder(const Scalar& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& e);
 Tensor pow(const Tensor& a, const Scalar& e);
 Tensor pow(const Scalar& a, const Tensor& e);
-Tensor exp(const Tensor& a);
-Tensor log(const Tensor& a);
-Tensor log1p(const Tensor& a);
-Tensor sqrt(const Tensor& a);
-Tensor rsqrt(const Tensor& a);
+// exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result
+// are declared in src/ops/ops.yaml (unary_float) and generated: graft/ops/unary_float_ops.h.
 Tensor abs(const Tensor& a);
 Tensor sign(const Tensor& a);
-Tensor sin(const Tensor& a);
-Tensor cos(const Tensor& a);
-Tensor tanh(const Tensor& a);
-Tensor sigmoid(const Tensor& a);
-Tensor erf(const Tensor& a);
 Tensor relu(const Tensor& a);
 /// approximate: "none" (erf form) or "tanh".
 Tensor gelu(const Tensor& a, const std::string& approximate = "none");

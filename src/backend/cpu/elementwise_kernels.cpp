@@ -81,26 +81,6 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
   }
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case UnaryOp::Exp:
-        return run([](T x) { return std::exp(x); });
-      case UnaryOp::Log:
-        return run([](T x) { return std::log(x); });
-      case UnaryOp::Log1p:
-        return run([](T x) { return std::log1p(x); });
-      case UnaryOp::Sqrt:
-        return run([](T x) { return std::sqrt(x); });
-      case UnaryOp::Rsqrt:
-        return run([](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Sin:
-        return run([](T x) { return std::sin(x); });
-      case UnaryOp::Cos:
-        return run([](T x) { return std::cos(x); });
-      case UnaryOp::Tanh:
-        return run([](T x) { return std::tanh(x); });
-      case UnaryOp::Sigmoid:
-        return run([](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      case UnaryOp::Erf:
-        return run([](T x) { return std::erf(x); });
       case UnaryOp::Gelu:
         return run([](T x) { return static_cast<T>(C(0.5) * x * (C(1) + std::erf(x * C(M_SQRT1_2)))); });
       case UnaryOp::GeluTanh:

@@ -35,29 +35,9 @@ inline Tensor raw_select0(const Tensor& t, int64_t i) {
                   t.storage_offset() + i * t.stride(0));
 }
 
-enum class UnaryOp {
-  Neg,
-  Exp,
-  Log,
-  Log1p,
-  Sqrt,
-  Rsqrt,
-  Abs,
-  Sign,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Erf,
-  Relu,
-  Gelu,
-  GeluTanh,
-  Silu,
-  Softplus,
-  Clamp,
-  LogicalNot,
-  IsNan
-};
+/// The hand-written unary kernels; the unary_float ops (exp, tanh, ...) have generated kernels
+/// (unary_float_kernels.h, from src/ops/ops.yaml).
+enum class UnaryOp { Neg, Abs, Sign, Relu, Gelu, GeluTanh, Silu, Softplus, Clamp, LogicalNot, IsNan };
 enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr };
 /// True for ops whose output is bool.
 inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }

@@ -1,0 +1,92 @@
+"""Parity tier for the ops generated from src/ops/ops.yaml: every op listed in
+graft._C._unary_float_ops (so a new declaration is tested here without an edit) against
+Debian's PyTorch: function, method and in-place values, integer inputs, grad_fn names, first
+and second derivatives, and the in-place form's refusal of an integer tensor."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python3-torch) is not installed")
+import graft  # noqa: E402
+
+OPS = list(graft._C._unary_float_ops)
+
+# inputs inside each op's domain (as the C++ registry's domains)
+DOMAIN = {"log": (0.5, 2), "log2": (0.5, 2), "log10": (0.5, 2), "log1p": (0.5, 2), "sqrt": (0.5, 2),
+          "rsqrt": (0.5, 2), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atanh": (-0.9, 0.9), "tan": (-0.9, 0.9),
+          "acosh": (1.25, 3)}
+
+
+def values(op, n=7, seed=0):
+    lo, hi = DOMAIN.get(op, (-2, 2))
+    v = np.random.default_rng(seed).uniform(lo, hi, n)
+    if op == "reciprocal":
+        v = np.where(np.abs(v) < 0.25, 0.5, v)
+    return v
+
+
+def test_the_generated_ops_include_the_ones_that_lived_in_the_bindings():
+    for name in ("exp", "log", "tanh", "sigmoid", "log2", "log10", "exp2", "expm1", "reciprocal", "asinh", "erfc"):
+        assert name in OPS
+        assert getattr(graft, name) is getattr(graft._C, name)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_values_and_gradients_match_pytorch(op):
+    v = values(op)
+    out = []
+    for lib in (torch, graft):
+        x = lib.tensor(v, dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, op)(x)
+        m = getattr(x, op)()
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        out.append((y.detach().numpy(), m.detach().numpy(), g.detach().numpy(), gg.numpy(), type(y.grad_fn).__name__
+                    if lib is torch else y.grad_fn.name()))
+    (ty, tm, tg, tgg, tname), (y, m, g, gg, name) = out
+    np.testing.assert_allclose(y, ty, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(m, tm, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gg, tgg, rtol=1e-9, atol=1e-11)
+    assert name == tname
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_integer_inputs_give_the_default_float_dtype(op):
+    lo, hi = DOMAIN.get(op, (-2, 2))
+    ints = [i for i in range(-2, 4) if lo <= i <= hi] or [0]
+    t = getattr(torch, op)(torch.tensor(ints))
+    g = getattr(graft, op)(graft.tensor(ints))
+    assert g.dtype == graft.float32 and t.dtype == torch.float32
+    np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_in_place_form_matches_and_refuses_an_integer_tensor(op):
+    v = values(op, seed=1)
+    a, b = torch.tensor(v), graft.tensor(v)
+    ra, rb = getattr(a, op + "_")(), getattr(b, op + "_")()
+    assert rb is b and ra is a
+    np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-12, atol=1e-14)
+    with pytest.raises(RuntimeError) as te:
+        getattr(torch.tensor([1, 2]), op + "_")()
+    with pytest.raises(RuntimeError) as ge:
+        getattr(graft.tensor([1, 2]), op + "_")()
+    assert str(ge.value) == str(te.value)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_in_place_on_a_non_leaf_records_the_op(op):
+    v = values(op, seed=2)
+    # torch's out-of-place gradient is the reference: torch 1.13 has no derivative for the
+    # in-place asinh_, acosh_ and atanh_ ("the derivative for 'inplace version of asinh' is
+    # not implemented"), which graft records as any other in-place op
+    x = torch.tensor(v, requires_grad=True)
+    getattr(torch, op)(x * 1.0).sum().backward()
+    g = graft.tensor(v, requires_grad=True)
+    y = g * 1.0
+    getattr(y, op + "_")()
+    assert y.grad_fn.name() == type(getattr(torch, op)(x * 1.0).grad_fn).__name__
+    y.sum().backward()
+    np.testing.assert_allclose(g.grad.numpy(), x.grad.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        getattr(graft.tensor(v, requires_grad=True), op + "_")()
