@@ -1,9 +1,10 @@
-// Adam, and the update it shares with AdamW: state creation, fused loop, tensor-op fallback.
+// The Adam family (Adam and AdamW, graft/optim/adam.h): argument checks, state creation, the
+// fused loop and the tensor-op fallback. The two differ only in where weight decay goes.
 #include "graft/optim/adam.h"
 
 #include <cmath>
 
-#include "adam_update.h"
+#include "fused_kernels.h"
 #include "graft/core/python_format.h"
 #include "update_util.h"
 
@@ -57,8 +58,10 @@ void adam_fallback(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& e
 
 }  // namespace
 
-void adam_update_group(std::unordered_map<const TensorImpl*, ParamState>& state, OptimizerParamGroup& group,
-                       AdamArgs a) {
+void adam_step(std::unordered_map<const TensorImpl*, ParamState>& state, OptimizerParamGroup& group, double lr,
+               const std::tuple<double, double>& betas, double eps, double weight_decay, bool amsgrad, bool maximize,
+               bool decoupled) {
+  AdamArgs a{lr, std::get<0>(betas), std::get<1>(betas), eps, weight_decay, amsgrad, maximize, decoupled, 0};
   for (Tensor& param : group.params()) {
     const Tensor& grad = param.grad();
     if (!grad.defined()) continue;
@@ -85,31 +88,5 @@ void adam_update_group(std::unordered_map<const TensorImpl*, ParamState>& state,
 }
 
 }  // namespace detail
-
-void AdamOptions::visit(OptionVisitor& v) {
-  v.number("lr", lr_);
-  v.pair("betas", betas_);
-  v.number("eps", eps_);
-  v.number("weight_decay", weight_decay_);
-  v.flag("amsgrad", amsgrad_);
-  v.flag("maximize", maximize_);
-}
-
-void AdamOptions::validate() const { detail::validate_adam(lr_, eps_, betas_, weight_decay_); }
-
-Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
-    : Optimizer(std::move(param_groups), std::make_unique<AdamOptions>(defaults)) {}
-Adam::Adam(std::vector<Tensor> params, AdamOptions defaults) : Adam(single_group(std::move(params)), defaults) {}
-
-Optimizer::StateSchema Adam::state_schema(const OptimizerOptions& options) const {
-  return detail::adam_state_schema(static_cast<const AdamOptions&>(options).amsgrad());
-}
-
-void Adam::update_group(OptimizerParamGroup& group) {
-  const auto& o = static_cast<const AdamOptions&>(group.options());
-  detail::AdamArgs a{o.lr(),      std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-                     o.amsgrad(), o.maximize(),           /*decoupled=*/false,    0};
-  detail::adam_update_group(state(), group, a);
-}
 
 }  // namespace graft::optim

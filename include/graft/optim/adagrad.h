@@ -16,8 +16,6 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
   GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
   /// lr, lr_decay, eps, weight_decay, initial_accumulator_value, maximize (PyTorch's order).
   void visit(OptionVisitor& v) override;
   /// "Invalid learning rate: ...", "Invalid lr_decay value: ...", "Invalid weight_decay value: ...",

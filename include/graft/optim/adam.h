@@ -1,46 +1,107 @@
 #pragma once
 /// Adam (Kingma & Ba) with L2 weight decay, AMSGrad and maximize: PyTorch 2.x's torch.optim.Adam.
 #include <tuple>
+#include <unordered_map>
 
 #include "graft/optim/optimizer.h"
 
 namespace graft::optim {
 
-/// Adam's options (PyTorch's defaults).
-struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
-  AdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit like libtorch
+namespace detail {
+
+/// PyTorch's Adam/AdamW argument checks, with its messages: "Invalid learning rate: ...",
+/// "Invalid epsilon value: ...", "Invalid beta parameter at index 0: ...", "... index 1: ...",
+/// "Invalid weight_decay value: ...".
+void validate_adam(double lr, double eps, const std::tuple<double, double>& betas, double weight_decay);
+
+/// The options Adam and AdamW share (they differ only in weight_decay's default): lr, betas,
+/// eps, weight_decay, amsgrad, maximize, each with a chained setter returning Derived.
+template <class Derived>
+class AdamFamilyOptions : public OptimizerCloneableOptions<Derived> {
+ public:
   /// (beta1, beta2).
   using betas_t = std::tuple<double, double>;
-  GRAFT_OPTIM_ARG(double, lr);
-  GRAFT_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
-  GRAFT_OPTIM_ARG(double, eps) = 1e-8;
-  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
-  GRAFT_OPTIM_ARG(bool, amsgrad) = false;
-  GRAFT_OPTIM_ARG(bool, maximize) = false;
+  AdamFamilyOptions(double lr, double weight_decay) : lr_(lr), weight_decay_(weight_decay) {}
 
- public:
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
+#define GRAFT_ADAM_ARG(T, name)                      \
+  Derived& name(const T& value) {                    \
+    name##_ = value;                                 \
+    return static_cast<Derived&>(*this);             \
+  }                                                  \
+  const T& name() const noexcept { return name##_; } \
+  T& name() noexcept { return name##_; }
+  GRAFT_ADAM_ARG(double, lr)
+  GRAFT_ADAM_ARG(betas_t, betas)
+  GRAFT_ADAM_ARG(double, eps)
+  GRAFT_ADAM_ARG(double, weight_decay)
+  GRAFT_ADAM_ARG(bool, amsgrad)
+  GRAFT_ADAM_ARG(bool, maximize)
+#undef GRAFT_ADAM_ARG
+
   /// lr, betas, eps, weight_decay, amsgrad, maximize.
-  void visit(OptionVisitor& v) override;
-  /// "Invalid learning rate: ...", "Invalid epsilon value: ...", "Invalid beta parameter at
-  /// index 0: ...", "... index 1: ...", "Invalid weight_decay value: ...".
-  void validate() const override;
+  void visit(OptionVisitor& v) override {
+    v.number("lr", lr_);
+    v.pair("betas", betas_);
+    v.number("eps", eps_);
+    v.number("weight_decay", weight_decay_);
+    v.flag("amsgrad", amsgrad_);
+    v.flag("maximize", maximize_);
+  }
+  void validate() const override { validate_adam(lr_, eps_, betas_, weight_decay_); }
+
+ private:
+  double lr_;
+  betas_t betas_ = std::make_tuple(0.9, 0.999);
+  double eps_ = 1e-8;
+  double weight_decay_;
+  bool amsgrad_ = false;
+  bool maximize_ = false;
 };
 
-/// Per step t: g = ±grad (+ weight_decay * p); m = lerp(m, g, 1 - beta1);
+/// One Adam step over a group: g = +-grad (+ weight_decay * p unless `decoupled`); m, v and
+/// (AMSGrad) vmax updated; p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps),
+/// after p *= 1 - lr * weight_decay when `decoupled` (AdamW).
+void adam_step(std::unordered_map<const TensorImpl*, ParamState>& state, OptimizerParamGroup& group, double lr,
+               const std::tuple<double, double>& betas, double eps, double weight_decay, bool amsgrad, bool maximize,
+               bool decoupled);
+/// step, exp_avg, exp_avg_sq (+ max_exp_avg_sq with amsgrad).
+Optimizer::StateSchema adam_state_schema(bool amsgrad);
+
+/// The optimizer Adam and AdamW share: Options is AdamOptions or AdamWOptions; `Decoupled`
+/// says where weight decay goes.
+template <class Options, bool Decoupled>
+class AdamFamily : public Optimizer {
+ public:
+  explicit AdamFamily(std::vector<OptimizerParamGroup> param_groups, Options defaults = {})
+      : Optimizer(std::move(param_groups), std::make_unique<Options>(defaults)) {}
+  explicit AdamFamily(std::vector<Tensor> params, Options defaults = {})
+      : AdamFamily(single_group(std::move(params)), defaults) {}
+
+ protected:
+  StateSchema state_schema(const OptimizerOptions& options) const override {
+    return adam_state_schema(static_cast<const Options&>(options).amsgrad());
+  }
+  void update_group(OptimizerParamGroup& group) override {
+    const auto& o = static_cast<const Options&>(group.options());
+    adam_step(state(), group, o.lr(), o.betas(), o.eps(), o.weight_decay(), o.amsgrad(), o.maximize(), Decoupled);
+  }
+};
+
+}  // namespace detail
+
+/// Adam's options (PyTorch's defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8, no weight decay).
+struct AdamOptions : public detail::AdamFamilyOptions<AdamOptions> {
+  AdamOptions(double lr = 1e-3) : AdamFamilyOptions(lr, 0.0) {}  // NOLINT: implicit like libtorch
+};
+
+/// Per step t: g = +-grad (+ weight_decay * p); m = lerp(m, g, 1 - beta1);
 /// v = beta2 * v + (1 - beta2) * g * g; (AMSGrad: vmax = max(vmax, v), used for v);
 /// p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
 /// State: "step" (0-d float32), "exp_avg", "exp_avg_sq", "max_exp_avg_sq" (AMSGrad).
-class Adam : public Optimizer {
+class Adam : public detail::AdamFamily<AdamOptions, /*Decoupled=*/false> {
  public:
-  explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {});
-  explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {});
+  using AdamFamily::AdamFamily;
   std::string name() const override { return "Adam"; }
-
- protected:
-  StateSchema state_schema(const OptimizerOptions& options) const override;
-  void update_group(OptimizerParamGroup& group) override;
 };
 
 }  // namespace graft::optim

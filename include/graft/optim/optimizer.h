@@ -71,13 +71,15 @@ class OptimizerOptions {
   void set_option(const std::string& name, const std::vector<double>& values);
 };
 
-/// Base for concrete options: clone() by copy.
+/// Base for concrete options: clone() by copy, and the learning rate through Derived's lr().
 template <class Derived>
 class OptimizerCloneableOptions : public OptimizerOptions {
  public:
   std::unique_ptr<OptimizerOptions> clone() const override {
     return std::make_unique<Derived>(static_cast<const Derived&>(*this));
   }
+  double get_lr() const override { return static_cast<const Derived&>(*this).lr(); }
+  void set_lr(double lr) override { static_cast<Derived&>(*this).lr(lr); }
 };
 
 /// A list of parameters optimized with the same options. A group built without options

@@ -17,8 +17,6 @@ struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
   GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
   /// lr, momentum, alpha, eps, centered, weight_decay, maximize (PyTorch's order).
   void visit(OptionVisitor& v) override;
   /// "Invalid learning rate: ...", "Invalid epsilon value: ...", "Invalid momentum value: ...",

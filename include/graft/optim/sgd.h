@@ -16,8 +16,6 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
   /// lr, momentum, dampening, weight_decay, nesterov, maximize.
   void visit(OptionVisitor& v) override;
   /// "Invalid learning rate: ...", "Invalid momentum value: ...", "Invalid weight_decay value: ...",
