@@ -614,12 +614,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         return ne(a.dtype() == kBool ? a : a.ne(0), b.dtype() == kBool ? b : b.ne(0));
       },
       py::arg("other"));
-  def_both(m, cls, "isnan", [](const Tensor& a) { return isnan(a); });
-  def_both(m, cls, "isfinite", [](const Tensor& a) {
-    NoGradGuard ng;
-    if (!a.is_floating_point()) return ones_like(a, TensorOptions(kBool));
-    return logical_not(logical_or(isnan(a), abs(a).eq(std::numeric_limits<double>::infinity())));
-  });
   def_both(
       m, cls, "allclose",
       [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
@@ -651,6 +645,14 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
 #include "graft/ops/unary_float_ops.def"
 #undef GRAFT_UNARY_FLOAT_OP
   m.attr("_unary_float_ops") = py::tuple(unary_float_names);
+  // the unary_predicate ops (isnan, isfinite, ...): function and method
+  py::list unary_predicate_names;
+#define GRAFT_UNARY_PREDICATE_OP(name)                                     \
+  def_both(m, cls, #name, [](const Tensor& a) { return graft::name(a); }); \
+  unary_predicate_names.append(#name);
+#include "graft/ops/unary_predicate_ops.def"
+#undef GRAFT_UNARY_PREDICATE_OP
+  m.attr("_unary_predicate_ops") = py::tuple(unary_predicate_names);
   m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");

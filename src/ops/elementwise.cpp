@@ -807,10 +807,11 @@ Tensor logical_not(const Tensor& a) {
   cpu::unary(UnaryOp::LogicalNot, out, a);
   return out;
 }
-Tensor isnan(const Tensor& a) {
-  detail::check_tensor(a, "isnan");
-  Tensor out = detail::new_empty(a.sizes(), kBool);
-  cpu::unary(UnaryOp::IsNan, out, a);
+Tensor detail::unary_predicate_forward(const Tensor& self, const char* name, UnaryKernel kernel) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name);
+  Tensor out = detail::new_empty(self.sizes(), kBool);
+  kernel(out, self);
   return out;
 }
 

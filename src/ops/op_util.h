@@ -63,6 +63,9 @@ using UnaryKernel = void (*)(const Tensor& out, const Tensor& a);
 /// checks `self`, allocates the result (integer and bool inputs give the default dtype) and runs
 /// `kernel`; no autograd.
 Tensor unary_float_forward(const Tensor& self, const char* name, UnaryKernel kernel);
+/// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
+/// self's shape written by `kernel`; no autograd (bool results never require grad).
+Tensor unary_predicate_forward(const Tensor& self, const char* name, UnaryKernel kernel);
 /// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
 /// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
 /// op's node; a result that cannot be cast back to self's dtype is refused).

@@ -103,6 +103,15 @@ std::vector<OpCase> unary_float_cases(UFn f, UFn method, R1 r, Domain d) {
   return {f32(unary("", f, r, d)), m, i};
 }
 
+// Inputs of the unary_predicate ops: every float class (NaN, +-inf, +-0, normal), integers, bools.
+std::vector<Sample> predicate_samples() {
+  return {{"2x4", {vals({2, 4}, {1.5, -INFINITY, INFINITY, NAN, -0.0, 0.0, -2, 3e300})}},
+          {"int_3", {ints({3}, {-3, 0, 5})}},
+          {"bool_2", {bools({2}, {1, 0})}},
+          {"0d", {vals({}, {-INFINITY})}},
+          {"empty", {vals({0}, {})}}};
+}
+
 double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double sign_ref(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
 
@@ -474,13 +483,20 @@ void register_elementwise(Registry& r) {
                  {"0d", {bools({}, {0})}},
                  {"empty", {bools({0, 2}, {})}}};
     r.push_back({"logical_not", {n}});
-    OpCase nan = compare_scalar(
-        "", [](auto& x) { return isnan(x); }, [](double x) { return std::isnan(x); });
-    nan.samples = {{"2x2", {vals({2, 2}, {NAN, 1, -INFINITY, NAN})}},
-                   {"int_3", {ints({3}, {1, 2, 3})}},
-                   {"0d", {vals({}, {NAN})}},
-                   {"empty", {vals({0}, {})}}};
-    r.push_back({"isnan", {nan}});
+    // the unary_predicate ops (src/ops/ops.yaml): float (NaN, infinities, signed zeros), integer
+    // and bool inputs, function and method
+#define GRAFT_UNARY_PREDICATE_CASE(name, reference)                               \
+  {                                                                               \
+    OpCase f = compare_scalar(                                                    \
+        "", [](auto& x) { return name(x); }, [](double x) { return reference; }); \
+    f.samples = predicate_samples();                                              \
+    OpCase m = f;                                                                 \
+    m.variant = "method";                                                         \
+    m.fn = [](const TensorList& x) { return TensorList{x[0].name()}; };           \
+    r.push_back({#name, {f, m}});                                                 \
+  }
+#include "unary_predicate_registry.def"
+#undef GRAFT_UNARY_PREDICATE_CASE
   }
 }
 

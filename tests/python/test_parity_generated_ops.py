@@ -1,7 +1,8 @@
-"""Parity tier for the ops generated from src/ops/ops.yaml: every op listed in
-graft._C._unary_float_ops (so a new declaration is tested here without an edit) against
-Debian's PyTorch: function, method and in-place values, integer inputs, grad_fn names, first
-and second derivatives, and the in-place form's refusal of an integer tensor."""
+"""Parity tier for the ops generated from src/ops/ops.yaml, against Debian's PyTorch. Every op
+listed in graft._C._unary_float_ops and graft._C._unary_predicate_ops is covered (so a new
+declaration is tested here without an edit): function, method and in-place values, integer
+and bool inputs, grad_fn names, first and second derivatives, the in-place form's refusal of
+an integer tensor; the predicates on every float class, integers and bools."""
 import numpy as np
 import pytest
 
@@ -9,6 +10,7 @@ torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python
 import graft  # noqa: E402
 
 OPS = list(graft._C._unary_float_ops)
+PREDICATES = list(graft._C._unary_predicate_ops)
 
 # inputs inside each op's domain (as the C++ registry's domains)
 DOMAIN = {"log": (0.5, 2), "log2": (0.5, 2), "log10": (0.5, 2), "log1p": (0.5, 2), "sqrt": (0.5, 2),
@@ -90,3 +92,28 @@ def test_in_place_on_a_non_leaf_records_the_op(op):
     np.testing.assert_allclose(g.grad.numpy(), x.grad.numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
         getattr(graft.tensor(v, requires_grad=True), op + "_")()
+
+
+def test_the_predicates_include_isnan_and_isfinite():
+    for name in ("isnan", "isfinite", "isinf", "isposinf", "isneginf", "signbit"):
+        assert name in PREDICATES
+        assert getattr(graft, name) is getattr(graft._C, name)
+
+
+@pytest.mark.parametrize("op", PREDICATES)
+@pytest.mark.parametrize("data", [[1.5, -float("inf"), float("inf"), float("nan"), -0.0, 0.0, -2.0, 3e300],
+                                  [-3, 0, 5], [True, False]], ids=["float", "int", "bool"])
+def test_predicates_match_pytorch(op, data):
+    for dt in ((torch.float32, graft.float32), (torch.float64, graft.float64)) if isinstance(data[0], float) else [
+            (None, None)]:
+        t = torch.tensor(data, dtype=dt[0]) if dt[0] is not None else torch.tensor(data)
+        g = graft.tensor(data, dtype=dt[1]) if dt[1] is not None else graft.tensor(data)
+        tr, gr, gm = getattr(torch, op)(t), getattr(graft, op)(g), getattr(g, op)()
+        assert gr.dtype == graft.bool and gr.tolist() == tr.tolist() and gm.tolist() == tr.tolist()
+
+
+@pytest.mark.parametrize("op", PREDICATES)
+def test_predicates_never_require_grad(op):
+    x = graft.tensor([1.0, float("inf")], requires_grad=True)
+    y = getattr(graft, op)(x)
+    assert not y.requires_grad and y.grad_fn is None

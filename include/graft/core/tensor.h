@@ -157,9 +157,9 @@ class Tensor {
   Tensor neg() const;
   Tensor pow(const Tensor& e) const;
   Tensor pow(const Scalar& e) const;
-  // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...: generated from
-  // src/ops/ops.yaml (unary_float)
-#include "graft/core/tensor_unary_float_methods.inc"
+  // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
+  // ...: generated from src/ops/ops.yaml
+#include "graft/core/tensor_generated_methods.inc"
   Tensor abs() const;
   Tensor sign() const;
   Tensor relu() const;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "graft/core/tensor.h"
-#include "graft/ops/unary_float_ops.h"  // generated from src/ops/ops.yaml
+#include "graft/ops/generated_ops.h"  // from src/ops/ops.yaml
 
 namespace graft {
 
@@ -123,8 +123,9 @@ Tensor remainder(const Scalar& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& e);
 Tensor pow(const Tensor& a, const Scalar& e);
 Tensor pow(const Scalar& a, const Tensor& e);
-// exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result
-// are declared in src/ops/ops.yaml (unary_float) and generated: graft/ops/unary_float_ops.h.
+// exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
+// and isnan, isfinite, isinf, ..., are declared in src/ops/ops.yaml and generated:
+// graft/ops/generated_ops.h.
 Tensor abs(const Tensor& a);
 Tensor sign(const Tensor& a);
 Tensor relu(const Tensor& a);
@@ -158,7 +159,6 @@ Tensor ge(const Tensor& a, const Scalar& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
-Tensor isnan(const Tensor& a);
 /// True when every element is within atol + rtol * |b| of b (both floating).
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 /// True when sizes and all values are equal.

@@ -248,22 +248,6 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
 }  // namespace
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1) {
-  if (op == UnaryOp::IsNan) {
-    GRAFT_DISPATCH_ALL(a.dtype(), "isnan", [&] {
-      elementwise<bool, scalar_t>(
-          out,
-          [](scalar_t x) {
-            if constexpr (std::is_floating_point_v<scalar_t>)
-              return std::isnan(x);
-            else {
-              (void)x;
-              return false;
-            }
-          },
-          a);
-    });
-    return;
-  }
   if (op == UnaryOp::LogicalNot) {
     GRAFT_DISPATCH_ALL(a.dtype(), "logical_not", [&] {
       elementwise<bool, scalar_t>(

@@ -36,13 +36,13 @@ inline Tensor raw_select0(const Tensor& t, int64_t i) {
 }
 
 /// The hand-written unary kernels; the unary_float ops (exp, tanh, ...) have generated kernels
-/// (unary_float_kernels.h, from src/ops/ops.yaml).
+/// (generated_kernels.h, from src/ops/ops.yaml).
 enum class UnaryOp { Neg, Abs, Sign, Relu, Gelu, GeluTanh, Silu, Softplus, Clamp, LogicalNot, IsNan };
 enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr };
 /// True for ops whose output is bool.
 inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
 
-/// out = op(a); `a` has out's dtype (IsNan/LogicalNot: out is bool). p0/p1: Softplus
+/// out = op(a); `a` has out's dtype (LogicalNot: out is bool). p0/p1: Softplus
 /// (beta, threshold), Clamp (min, max; NaN = none).
 void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0);
 /// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
