@@ -617,6 +617,25 @@ void init_nn_functional(py::module_& m) {
   py::module_ utils = nn.def_submodule("utils", "torch.nn.utils' gradient clipping");
   init_utils_part(utils);
   nn.def("_backward_hook_identity", &backward_hook_identity, py::arg("tensors"), py::arg("hook"));
+  // one step of each recurrence (graft::nn::*_cell_step), for graft.nn.RNN/LSTM/GRU and their cells
+  nn.def(
+      "_rnn_cell_step",
+      [](const Tensor& gi, const Tensor& h, const Tensor& w_hh, const std::optional<Tensor>& b_hh, bool relu) {
+        return nn::rnn_cell_step(gi, h, w_hh, opt(b_hh), relu);
+      },
+      py::arg("gi"), py::arg("h"), py::arg("w_hh"), py::arg("b_hh"), py::arg("relu"));
+  nn.def(
+      "_lstm_cell_step",
+      [](const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh, const std::optional<Tensor>& b_hh) {
+        return nn::lstm_cell_step(gi, h, c, w_hh, opt(b_hh));
+      },
+      py::arg("gi"), py::arg("h"), py::arg("c"), py::arg("w_hh"), py::arg("b_hh"));
+  nn.def(
+      "_gru_cell_step",
+      [](const Tensor& gi, const Tensor& h, const Tensor& w_hh, const std::optional<Tensor>& b_hh) {
+        return nn::gru_cell_step(gi, h, w_hh, opt(b_hh));
+      },
+      py::arg("gi"), py::arg("h"), py::arg("w_hh"), py::arg("b_hh"));
 }
 
 }  // namespace graft::python

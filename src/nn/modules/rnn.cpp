@@ -48,33 +48,6 @@ Tensor find_param(const OrderedDict<std::string, Tensor>& params, const std::str
   return t ? *t : Tensor();
 }
 
-// ---- one time step of each recurrence; gi = x W_ih^T + b_ih ----
-
-Tensor rnn_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh, bool use_relu) {
-  Tensor pre = gi + linear(h, w_hh, b_hh);
-  return use_relu ? relu(pre) : tanh(pre);
-}
-
-// Returns (h', c'); w_hr (projection, may be undefined) maps o * tanh(c') to proj_size.
-std::pair<Tensor, Tensor> lstm_step(const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh,
-                                    const Tensor& b_hh, const Tensor& w_hr = Tensor()) {
-  std::vector<Tensor> g = (gi + linear(h, w_hh, b_hh)).chunk(4, -1);
-  Tensor i = sigmoid(g[0]), f = sigmoid(g[1]), cand = tanh(g[2]), o = sigmoid(g[3]);
-  Tensor c_next = f * c + i * cand;
-  Tensor h_next = o * tanh(c_next);
-  if (w_hr.defined()) h_next = linear(h_next, w_hr);
-  return {h_next, c_next};
-}
-
-Tensor gru_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
-  std::vector<Tensor> x = gi.chunk(3, -1);
-  std::vector<Tensor> hh = linear(h, w_hh, b_hh).chunk(3, -1);
-  Tensor r = sigmoid(x[0] + hh[0]);
-  Tensor z = sigmoid(x[1] + hh[1]);
-  Tensor n = tanh(x[2] + r * hh[2]);
-  return (1.0 - z) * n + z * h;
-}
-
 void check_dropout(double p, int64_t num_layers) {
   GRAFT_CHECK(p >= 0.0 && p <= 1.0, ValueError,
               "dropout should be a number in range [0, 1] representing the probability of an element being zeroed");
@@ -92,6 +65,30 @@ RNNMode rnn_mode(const std::string& nonlinearity) {
 }
 
 }  // namespace
+
+Tensor rnn_cell_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh, bool relu) {
+  Tensor pre = gi + linear(h, w_hh, b_hh);
+  return relu ? graft::relu(pre) : tanh(pre);
+}
+
+std::pair<Tensor, Tensor> lstm_cell_step(const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh,
+                                         const Tensor& b_hh, const Tensor& w_hr) {
+  std::vector<Tensor> g = (gi + linear(h, w_hh, b_hh)).chunk(4, -1);
+  Tensor i = sigmoid(g[0]), f = sigmoid(g[1]), cand = tanh(g[2]), o = sigmoid(g[3]);
+  Tensor c_next = f * c + i * cand;
+  Tensor h_next = o * tanh(c_next);
+  if (w_hr.defined()) h_next = linear(h_next, w_hr);
+  return {h_next, c_next};
+}
+
+Tensor gru_cell_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
+  std::vector<Tensor> x = gi.chunk(3, -1);
+  std::vector<Tensor> hh = linear(h, w_hh, b_hh).chunk(3, -1);
+  Tensor r = sigmoid(x[0] + hh[0]);
+  Tensor z = sigmoid(x[1] + hh[1]);
+  Tensor n = tanh(x[2] + r * hh[2]);
+  return (1.0 - z) * n + z * h;
+}
 
 // ---------------------------------------------------------------------------------------
 // RNNImplBase
@@ -228,16 +225,16 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input_in, bool
         const Tensor x = gi.select(0, t);
         switch (mode) {
           case RNNMode::RNN_TANH:
-            h = rnn_step(x, h, w_hh, b_hh, false);
+            h = rnn_cell_step(x, h, w_hh, b_hh, false);
             break;
           case RNNMode::RNN_RELU:
-            h = rnn_step(x, h, w_hh, b_hh, true);
+            h = rnn_cell_step(x, h, w_hh, b_hh, true);
             break;
           case RNNMode::LSTM:
-            std::tie(h, c) = lstm_step(x, h, c, w_hh, b_hh, w_hr);
+            std::tie(h, c) = lstm_cell_step(x, h, c, w_hh, b_hh, w_hr);
             break;
           case RNNMode::GRU:
-            h = gru_step(x, h, w_hh, b_hh);
+            h = gru_cell_step(x, h, w_hh, b_hh);
             break;
         }
         steps[static_cast<size_t>(t)] = h;
@@ -412,7 +409,7 @@ Tensor RNNCellImpl::forward(const Tensor& input, const Tensor& hx) {
   std::vector<Tensor> hidden = {hx};
   const bool batched = batch_cell_args("RNNCell", x, hidden, hidden_size, false);
   const Step s = prepare(x, hidden);
-  Tensor h = rnn_step(s.gi, hidden[0], s.w_hh, s.b_hh, options.nonlinearity() == "relu");
+  Tensor h = rnn_cell_step(s.gi, hidden[0], s.w_hh, s.b_hh, options.nonlinearity() == "relu");
   return batched ? h : h.squeeze(0);
 }
 
@@ -437,7 +434,7 @@ std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
   }
   const bool batched = batch_cell_args("LSTMCell", x, hidden, hidden_size, true);
   const Step s = prepare(x, hidden);
-  auto [h, c] = lstm_step(s.gi, hidden[0], hidden[1], s.w_hh, s.b_hh);
+  auto [h, c] = lstm_cell_step(s.gi, hidden[0], hidden[1], s.w_hh, s.b_hh);
   if (!batched) return {h.squeeze(0), c.squeeze(0)};
   return {h, c};
 }
@@ -450,7 +447,7 @@ Tensor GRUCellImpl::forward(const Tensor& input, const Tensor& hx) {
   std::vector<Tensor> hidden = {hx};
   const bool batched = batch_cell_args("GRUCell", x, hidden, hidden_size, false);
   const Step s = prepare(x, hidden);
-  Tensor h = gru_step(s.gi, hidden[0], s.w_hh, s.b_hh);
+  Tensor h = gru_cell_step(s.gi, hidden[0], s.w_hh, s.b_hh);
   return batched ? h : h.squeeze(0);
 }
 

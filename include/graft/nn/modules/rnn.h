@@ -20,6 +20,21 @@
 
 namespace graft::nn {
 
+// ---- one time step of each recurrence, PyTorch's formulas ----
+// gi is the input projection x W_ih^T + b_ih (the layers compute it for a whole sequence at
+// once); b_hh may be undefined (bias=False). The modules here and the Python package's
+// (graft.nn.RNN, LSTM, GRU and their cells) all step through these.
+
+/// h' = act(gi + h W_hh^T + b_hh), act tanh or relu.
+Tensor rnn_cell_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh, bool relu);
+/// (h', c'): i, f, g, o = chunks of gi + h W_hh^T + b_hh; c' = sigmoid(f) c + sigmoid(i) tanh(g);
+/// h' = sigmoid(o) tanh(c'), then h' W_hr^T when w_hr is defined (proj_size).
+std::pair<Tensor, Tensor> lstm_cell_step(const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh,
+                                         const Tensor& b_hh, const Tensor& w_hr = Tensor());
+/// r, z = sigmoid(gi_r + gh_r), sigmoid(gi_z + gh_z) with gh = h W_hh^T + b_hh;
+/// n = tanh(gi_n + r gh_n); h' = (1 - z) n + z h.
+Tensor gru_cell_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh);
+
 /// Options for RNN (libtorch's RNNOptions). nonlinearity is "tanh" or "relu".
 struct RNNOptions {
   RNNOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}

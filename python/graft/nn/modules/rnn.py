@@ -1,5 +1,6 @@
-"""Recurrent layers: RNN, LSTM, GRU and their single-step cells. The time loop runs in Python
-over graft ops (the input projections of a whole sequence are one matmul per layer)."""
+"""Recurrent layers: RNN, LSTM, GRU and their single-step cells. The time loop runs in Python;
+each step is the C++ library's (the input projections of a whole sequence are one matmul per
+layer)."""
 import math
 import numbers
 import warnings
@@ -13,25 +14,11 @@ from .module import Module
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _rnn_step(x_proj, h, w_hh, b_hh, relu):
-    return (_C.relu if relu else _C.tanh)(x_proj + F.linear(h, w_hh, b_hh))
-
-
-def _lstm_step(x_proj, h, c, w_hh, b_hh):
-    gates = x_proj + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, 1)
-    c = _C.sigmoid(f) * c + _C.sigmoid(i) * _C.tanh(g)
-    return _C.sigmoid(o) * _C.tanh(c), c
-
-
-def _gru_step(x_proj, h, w_hh, b_hh):
-    gh = F.linear(h, w_hh, b_hh)
-    xr, xz, xn = x_proj.chunk(3, 1)
-    hr, hz, hn = gh.chunk(3, 1)
-    r = _C.sigmoid(xr + hr)
-    z = _C.sigmoid(xz + hz)
-    n = _C.tanh(xn + r * hn)
-    return n + z * (h - n)
+# one time step of each recurrence: the C++ library's (graft::nn::rnn_cell_step, lstm_cell_step,
+# gru_cell_step), shared with the C++ modules; x_proj = x W_ih^T + b_ih
+_rnn_step = _C._nn._rnn_cell_step
+_lstm_step = _C._nn._lstm_cell_step
+_gru_step = _C._nn._gru_cell_step
 
 
 class RNNBase(Module):
