@@ -286,6 +286,28 @@ struct Col2ImBackward0 final : Node {
   }
 };
 
+// What conv2d and conv_transpose2d check alike, in PyTorch's order and texts naming `op`: the
+// tensors, their dtypes, stride/padding/dilation as pairs, the window, a 3-d or 4-d input
+// (returned batched), the weight and bias shapes against the input and groups.
+struct ConvArgs {
+  Tensor x;
+  Pair s, p, d;
+};
+ConvArgs check_conv_args(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups,
+                         bool transposed) {
+  detail::check_tensor(input, op);
+  detail::check_tensor(weight, op, "weight");
+  if (bias.defined()) detail::check_tensor(bias, op, "bias");
+  check_conv_dtypes(op, input, weight, bias);
+  ConvArgs a{Tensor(), detail::pair_arg(stride, op, "stride"), detail::pair_arg(padding, op, "padding"),
+             detail::pair_arg(dilation, op, "dilation")};
+  check_window_args(op, a.s, a.p, a.d);
+  a.x = batched4(input, op);
+  check_conv_shapes(op, a.x, weight, bias, groups, transposed);
+  return a;
+}
+
 }  // namespace
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
@@ -372,16 +394,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   alloc::MemoryOpScope mem_scope("conv2d");
-  detail::check_tensor(input, "conv2d");
-  detail::check_tensor(weight, "conv2d", "weight");
-  if (bias.defined()) detail::check_tensor(bias, "conv2d", "bias");
-  check_conv_dtypes("conv2d", input, weight, bias);
-  const Pair s = detail::pair_arg(stride, "conv2d", "stride");
-  const Pair p = detail::pair_arg(padding, "conv2d", "padding");
-  const Pair d = detail::pair_arg(dilation, "conv2d", "dilation");
-  check_window_args("conv2d", s, p, d);
-  Tensor x = batched4(input, "conv2d");
-  check_conv_shapes("conv2d", x, weight, bias, groups, false);
+  const auto [x, s, p, d] = check_conv_args("conv2d", input, weight, bias, stride, padding, dilation, groups, false);
   const int64_t ph = checked_add(x.size(2), checked_mul(2, p[0])), pw = checked_add(x.size(3), checked_mul(2, p[1]));
   const int64_t ekh = checked_add(checked_mul(d[0], weight.size(2) - 1), 1),
                 ekw = checked_add(checked_mul(d[1], weight.size(3) - 1), 1);
@@ -411,17 +424,9 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   alloc::MemoryOpScope mem_scope("conv_transpose2d");
-  detail::check_tensor(input, "conv_transpose2d");
-  detail::check_tensor(weight, "conv_transpose2d", "weight");
-  if (bias.defined()) detail::check_tensor(bias, "conv_transpose2d", "bias");
-  check_conv_dtypes("conv_transpose2d", input, weight, bias);
-  const Pair s = detail::pair_arg(stride, "conv_transpose2d", "stride");
-  const Pair p = detail::pair_arg(padding, "conv_transpose2d", "padding");
+  const auto [x, s, p, d] =
+      check_conv_args("conv_transpose2d", input, weight, bias, stride, padding, dilation, groups, true);
   const Pair op = detail::pair_arg(output_padding, "conv_transpose2d", "output_padding");
-  const Pair d = detail::pair_arg(dilation, "conv_transpose2d", "dilation");
-  check_window_args("conv_transpose2d", s, p, d);
-  Tensor x = batched4(input, "conv_transpose2d");
-  check_conv_shapes("conv_transpose2d", x, weight, bias, groups, true);
   GRAFT_CHECK(op[0] >= 0 && op[1] >= 0 && (op[0] < s[0] || op[0] < d[0]) && (op[1] < s[1] || op[1] < d[1]),
               RuntimeError,
               "output padding must be smaller than either stride or dilation, but got output_padding_height: ", op[0],
