@@ -645,6 +645,19 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
 #include "graft/ops/unary_float_ops.def"
 #undef GRAFT_UNARY_FLOAT_OP
   m.attr("_unary_float_ops") = py::tuple(unary_float_names);
+  // the unary_rounding ops (floor, ceil, round, trunc, frac): the same three forms
+  py::list unary_rounding_names;
+#define GRAFT_UNARY_ROUNDING_OP(name)                                      \
+  def_both(m, cls, #name, [](const Tensor& a) { return graft::name(a); }); \
+  cls.def(#name "_", [](py::handle s) {                                    \
+    Tensor t = self_of(s, #name "_");                                      \
+    graft::name##_(t);                                                     \
+    return s;                                                              \
+  });                                                                      \
+  unary_rounding_names.append(#name);
+#include "graft/ops/unary_rounding_ops.def"
+#undef GRAFT_UNARY_ROUNDING_OP
+  m.attr("_unary_rounding_ops") = py::tuple(unary_rounding_names);
   // the unary_predicate ops (isnan, isfinite, ...): function and method
   py::list unary_predicate_names;
 #define GRAFT_UNARY_PREDICATE_OP(name)                                     \
@@ -973,7 +986,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   });
   GRAFT_INPLACE_VIA_COPY(neg, neg(a))
   GRAFT_INPLACE_VIA_COPY(abs, abs(a))
-  GRAFT_INPLACE_VIA_COPY(floor, floor(a))
 #undef GRAFT_INPLACE_VIA_COPY
   cls.def(
       "pow_",

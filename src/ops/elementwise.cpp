@@ -363,10 +363,6 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
   return out;
 }
 
-struct FloorBackward0 final : Node {
-  GRAFT_NODE_NAME("FloorBackward0")
-  TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
-};
 struct RemainderBackward0 final : Node {  // tensor % scalar
   GRAFT_NODE_NAME("RemainderBackward0")
   TensorList apply(TensorList&& g) override { return {g[0]}; }
@@ -526,21 +522,17 @@ Tensor neg(const Tensor& a) {
   if (any_requires_grad({&a})) set_history(out, make_node<NegBackward0>({&a}));
   return out;
 }
-Tensor floor(const Tensor& a) {
-  alloc::MemoryOpScope mem_scope("floor");
-  detail::check_tensor(a, "floor");
-  GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "\"floor_vml_cpu\" not implemented for 'Bool'");
-  Tensor out = detail::new_empty(a.sizes(), a.dtype());
-  if (!a.is_floating_point()) {
-    cpu::copy(out, a);  // integers are their own floor
-    return out;
-  }
-  GRAFT_DISPATCH_FLOATING(a.dtype(), "floor", [&] {
-    using T = scalar_t;
-    cpu::elementwise<T, T>(
-        out, [](T x) { return std::floor(x); }, a);
-  });
-  if (any_requires_grad({&a})) set_history(out, make_node<FloorBackward0>({&a}));
+Tensor detail::unary_rounding_forward(const Tensor& self, const char* name, UnaryKernel kernel, const char* refused_as,
+                                      bool copy_integers) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name);
+  if (self.dtype() == kBool || (!copy_integers && !self.is_floating_point()))
+    detail::kernel_not_implemented(refused_as, self.dtype());
+  Tensor out = detail::new_empty(self.sizes(), self.dtype());
+  if (self.is_floating_point())
+    kernel(out, self);
+  else
+    cpu::copy(out, self);  // integers are their own floor, ceil, round and trunc
   return out;
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) { return rounding_div(a, b, DivMode::Floor, "floor_divide"); }

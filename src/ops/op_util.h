@@ -63,6 +63,11 @@ using UnaryKernel = void (*)(const Tensor& out, const Tensor& a);
 /// checks `self`, allocates the result (integer and bool inputs give the default dtype) and runs
 /// `kernel`; no autograd.
 Tensor unary_float_forward(const Tensor& self, const char* name, UnaryKernel kernel);
+/// The forward of an elementwise op keeping self's dtype (the generated unary_rounding ops):
+/// floats through `kernel`, integers copied when `copy_integers` and otherwise refused, bool
+/// refused ('"<refused_as>" not implemented for ...'); no autograd.
+Tensor unary_rounding_forward(const Tensor& self, const char* name, UnaryKernel kernel, const char* refused_as,
+                              bool copy_integers);
 /// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
 /// self's shape written by `kernel`; no autograd (bool results never require grad).
 Tensor unary_predicate_forward(const Tensor& self, const char* name, UnaryKernel kernel);

@@ -131,7 +131,6 @@ Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
   return graft::index_put(*this, i, v, acc);
 }
-Tensor Tensor::floor() const { return graft::floor(*this); }
 Tensor Tensor::floor_divide(const Tensor& o) const { return graft::floor_divide(*this, o); }
 Tensor Tensor::floor_divide(const Scalar& o) const { return graft::floor_divide(*this, o); }
 Tensor Tensor::remainder(const Tensor& o) const { return graft::remainder(*this, o); }

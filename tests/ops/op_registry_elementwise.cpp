@@ -103,6 +103,27 @@ std::vector<OpCase> unary_float_cases(UFn f, UFn method, R1 r, Domain d) {
   return {f32(unary("", f, r, d)), m, i};
 }
 
+// A unary_rounding op: the function (float64, float32 smoke), the method, and (when the op
+// copies integers) an int64 input that comes back unchanged.
+std::vector<OpCase> unary_rounding_cases(UFn f, UFn method, R1 r, bool copies_integers, std::vector<double> kinks) {
+  OpCase m = unary("method", method, r, Domain::Any, kinks);
+  m.differentiable = false;  // the same op: gradcheck runs on the function
+  std::vector<OpCase> cases = {f32(unary("", f, r, Domain::Any, kinks)), m};
+  if (copies_integers) {
+    OpCase i;
+    i.variant = "int_input";
+    i.samples = {{"int", {ints({4}, {4, -2, 0, 7})}, false}};
+    i.fn = [f](const TensorList& x) { return TensorList{f(x[0])}; };
+    i.ref = [](const V& x) {
+      return V{map(
+          x[0], [](double v) { return v; }, kInt64)};
+    };
+    i.differentiable = false;
+    cases.push_back(i);
+  }
+  return cases;
+}
+
 // Inputs of the unary_predicate ops: every float class (NaN, +-inf, +-0, normal), integers, bools.
 std::vector<Sample> predicate_samples() {
   return {{"2x4", {vals({2, 4}, {1.5, -INFINITY, INFINITY, NAN, -0.0, 0.0, -2, 3e300})}},
@@ -115,7 +136,7 @@ std::vector<Sample> predicate_samples() {
 double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double sign_ref(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
 
-// Python's // and % (and floor), kept out of register_elementwise so each stays small.
+// Python's // and %, kept out of register_elementwise so each stays small.
 void register_floor_div_mod(Registry& r) {
   // float quotients stay >= 0.05 away from integers, so the floor (and remainder's
   // gradient with respect to the divisor) is smooth around every sample
@@ -152,14 +173,6 @@ void register_floor_div_mod(Registry& r) {
     c.differentiable = false;
     return c;
   };
-  // floor: zero gradient away from the integers
-  r.push_back({"floor",
-               {f32(unary(
-                    "", [](auto& a) { return floor(a); }, [](double a) { return std::floor(a); }, Domain::Any,
-                    {-2, -1, 0, 1, 2})),
-                nondiff(ucase(
-                    "int", [](auto& a) { return a.floor(); }, [](double a) { return a; },
-                    {{"int_3", {ints({3}, {4, -2, 0})}}}, kInt64))}});
   r.push_back(
       {"floor_divide",
        {nondiff(f32(bcase(
@@ -312,6 +325,14 @@ void register_elementwise(Registry& r) {
                                 [](double x) { return reference; }, Domain::domain)});
 #include "unary_float_registry.def"
 #undef GRAFT_UNARY_FLOAT_CASE
+  // the unary_rounding ops (src/ops/ops.yaml): function (samples away from the kinks), method,
+  // and integer inputs (copied, or refused)
+#define GRAFT_UNARY_ROUNDING_CASE(name, copies_integers, reference, ...)                                              \
+  r.push_back(                                                                                                        \
+      {#name, unary_rounding_cases([](const Tensor& a) { return name(a); }, [](const Tensor& a) { return a.name(); }, \
+                                   [](double x) { return reference; }, copies_integers, {__VA_ARGS__})});
+#include "unary_rounding_registry.def"
+#undef GRAFT_UNARY_ROUNDING_CASE
   r.push_back({"abs",
                {unary(
                    "", [](auto& a) { return abs(a); }, [](double a) { return std::fabs(a); }, Domain::NonZero)}});

@@ -214,6 +214,15 @@ void register_inplace(Registry& r) {
             "on_view", [](Tensor v) { graft::name##_(v); }, [](double x) { return reference; }, Domain::domain)}});
 #include "unary_float_registry.def"
 #undef GRAFT_UNARY_FLOAT_CASE
+  // and of the unary_rounding ops (samples away from their kinks)
+#define GRAFT_UNARY_ROUNDING_CASE(name, copies_integers, reference, ...)                    \
+  r.push_back({#name "_",                                                                   \
+               {inplace(                                                                    \
+                   "", [](Tensor& s, const TensorList&) -> Tensor& { return s.name##_(); }, \
+                   [](const TensorList& x) { return TensorList{name(x[0])}; },              \
+                   ref1([](double x) { return reference; }), self_samples(Domain::Any, {__VA_ARGS__}))}});
+#include "unary_rounding_registry.def"
+#undef GRAFT_UNARY_ROUNDING_CASE
   r.push_back({"relu_",
                {inplace(
                     "", [](Tensor& s, const TensorList&) -> Tensor& { return s.relu_(); },

@@ -1,5 +1,5 @@
 """Parity tier for the ops generated from src/ops/ops.yaml, against Debian's PyTorch. Every op
-listed in graft._C._unary_float_ops and graft._C._unary_predicate_ops is covered (so a new
+listed in graft._C._unary_float_ops, _unary_rounding_ops and _unary_predicate_ops is covered (so a new
 declaration is tested here without an edit): function, method and in-place values, integer
 and bool inputs, grad_fn names, first and second derivatives, the in-place form's refusal of
 an integer tensor; the predicates on every float class, integers and bools."""
@@ -11,6 +11,7 @@ import graft  # noqa: E402
 
 OPS = list(graft._C._unary_float_ops)
 PREDICATES = list(graft._C._unary_predicate_ops)
+ROUNDING = list(graft._C._unary_rounding_ops)
 
 # inputs inside each op's domain (as the C++ registry's domains)
 DOMAIN = {"log": (0.5, 2), "log2": (0.5, 2), "log10": (0.5, 2), "log1p": (0.5, 2), "sqrt": (0.5, 2),
@@ -117,3 +118,49 @@ def test_predicates_never_require_grad(op):
     x = graft.tensor([1.0, float("inf")], requires_grad=True)
     y = getattr(graft, op)(x)
     assert not y.requires_grad and y.grad_fn is None
+
+
+@pytest.mark.parametrize("op", ROUNDING)
+def test_rounding_ops_match_pytorch(op):
+    halves = [1.5, -2.5, 0.5, -0.5, 2.7, -2.7, 1e300, -0.0]  # round: halves to even, as PyTorch
+    for dt in ("float32", "float64"):
+        t = getattr(torch, op)(torch.tensor(halves, dtype=getattr(torch, dt)))
+        g = getattr(graft, op)(graft.tensor(halves, dtype=getattr(graft, dt)))
+        m = getattr(graft.tensor(halves, dtype=getattr(graft, dt)), op)()
+        assert g.dtype == getattr(graft, dt)
+        np.testing.assert_array_equal(g.numpy(), t.numpy())
+        np.testing.assert_array_equal(m.numpy(), t.numpy())
+        np.testing.assert_array_equal(np.signbit(g.numpy()), np.signbit(t.numpy()))  # -0.0 kept
+
+
+@pytest.mark.parametrize("op", ROUNDING)
+@pytest.mark.parametrize("data", [[-3, 0, 5], [True, False]], ids=["int", "bool"])
+def test_rounding_ops_on_integers_and_bools_as_pytorch(op, data):
+    try:
+        expected = getattr(torch, op)(torch.tensor(data))
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as ge:
+            getattr(graft, op)(graft.tensor(data))
+        assert str(ge.value) == str(e)
+        with pytest.raises(RuntimeError) as gi:
+            getattr(graft.tensor(data), op + "_")()
+        assert str(gi.value) == str(e)
+        return
+    got = getattr(graft, op)(graft.tensor(data))
+    assert got.tolist() == expected.tolist() and str(got.dtype) == str(expected.dtype).replace("torch", "graft")
+
+
+@pytest.mark.parametrize("op", ROUNDING)
+def test_rounding_gradients_and_in_place_match_pytorch(op):
+    v = [1.3, -2.6, 0.2]
+    out = []
+    for lib in (torch, graft):
+        x = lib.tensor(v, dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, op)(x)
+        y.sum().backward()
+        z = x.detach().clone()
+        getattr(z, op + "_")()
+        out.append((x.grad.numpy(), z.numpy(), type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name()))
+    np.testing.assert_array_equal(out[1][0], out[0][0])
+    np.testing.assert_array_equal(out[1][1], out[0][1])
+    assert out[1][2] == out[0][2]

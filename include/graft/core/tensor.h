@@ -208,7 +208,6 @@ class Tensor {
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
   Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate = false) const;
-  Tensor floor() const;
   Tensor floor_divide(const Tensor& o) const;
   Tensor floor_divide(const Scalar& o) const;
   Tensor remainder(const Tensor& o) const;

@@ -108,7 +108,6 @@ Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
 Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode);
 Tensor neg(const Tensor& a);
 /// Largest integer <= x, elementwise. Integer inputs give a copy; bool raises. Zero gradient.
-Tensor floor(const Tensor& a);
 /// Python's `a // b`: the quotient rounded toward -inf (ints and floats alike), promoted dtype.
 /// Integer division by zero raises RuntimeError("ZeroDivisionError"); floats give +-inf/nan.
 /// Not differentiable: the result never requires grad.
