@@ -136,64 +136,12 @@ Tensor operand(py::handle o, const Tensor& like) {
   return is_tensor(o) ? as_tensor_unchecked(o) : scalar_like(to_scalar(o), like);
 }
 
-/// PyTorch's result_type for two tensors: dimensioned tensors > 0-d tensors > wrapped
-/// numbers; a lower tier wins only with a higher category (bool < integer < floating).
-DType result_dtype(const Tensor& a, const Tensor& b) {
-  auto tier = [](const Tensor& t) { return t.impl()->is_wrapped_number ? 0 : (t.dim() == 0 ? 1 : 2); };
-  int ta = tier(a), tb = tier(b);
-  if (ta == tb) return promote_types(a.dtype(), b.dtype());
-  const Tensor& hi = ta > tb ? a : b;
-  const Tensor& lo = ta > tb ? b : a;
-  if (category(lo.dtype()) <= category(hi.dtype())) return hi.dtype();
-  if (lo.impl()->is_wrapped_number) return is_floating_point(lo.dtype()) ? default_dtype() : kInt64;
-  return lo.dtype();
-}
-
-std::vector<int64_t> broadcast_sizes(IntArrayRef a, IntArrayRef b) {
-  const size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t x = i + a.size() < n ? 1 : a[i + a.size() - n];
-    int64_t y = i + b.size() < n ? 1 : b[i + b.size() - n];
-    GRAFT_CHECK(x == y || x == 1 || y == 1, RuntimeError, "The size of tensor a (", x,
-                ") must match the size of tensor b (", y, ") at non-singleton dimension ", i);
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
-}
-
 enum class BitOp { And, Or, Xor };
 
-/// a & b, a | b, a ^ b: logical on bool tensors, bitwise (two's complement) on integer
-/// tensors, RuntimeError on floating ones, as PyTorch.
+/// a & b, a | b, a ^ b: the library's bitwise_and/or/xor (logical on bool, PyTorch's
+/// refusal of floats).
 Tensor bitwise(BitOp op, const Tensor& a, const Tensor& b) {
-  const char* name = op == BitOp::And ? "bitwise_and" : op == BitOp::Or ? "bitwise_or" : "bitwise_xor";
-  const DType d = result_dtype(a, b);
-  GRAFT_CHECK(!is_floating_point(d), RuntimeError, "\"", name, "_cpu\" not implemented for '", scalar_type_name(d),
-              "'");
-  NoGradGuard ng;
-  if (d == kBool) {
-    return op == BitOp::And ? logical_and(a, b) : op == BitOp::Or ? logical_or(a, b) : ne(a, b);
-  }
-  GRAFT_CHECK(a.device().is_cpu() && b.device().is_cpu(), NotImplementedError, name,
-              ": integer tensors are only supported on the CPU");
-  std::vector<int64_t> sizes = broadcast_sizes(a.sizes(), b.sizes());
-  Tensor x = a.to(kInt64).expand(sizes).contiguous(), y = b.to(kInt64).expand(sizes).contiguous();
-  Tensor out = empty(sizes, TensorOptions(kInt64));
-  const int64_t* px = x.data_ptr<int64_t>();
-  const int64_t* py_ = y.data_ptr<int64_t>();
-  int64_t* po = out.data_ptr<int64_t>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i)
-    po[i] = op == BitOp::And ? (px[i] & py_[i]) : op == BitOp::Or ? (px[i] | py_[i]) : (px[i] ^ py_[i]);
-  return out.to(d);
-}
-
-/// ~a: logical not on bool tensors, -a - 1 (two's complement) on integer tensors.
-Tensor bitwise_not(const Tensor& a) {
-  GRAFT_CHECK(!a.is_floating_point(), RuntimeError, "\"bitwise_not_cpu\" not implemented for '",
-              scalar_type_name(a.dtype()), "'");
-  NoGradGuard ng;
-  return a.dtype() == kBool ? logical_not(a) : sub(neg(a), 1);
+  return op == BitOp::And ? bitwise_and(a, b) : op == BitOp::Or ? bitwise_or(a, b) : bitwise_xor(a, b);
 }
 
 /// The operator form: NotImplemented for operands that are neither tensors nor numbers.
@@ -608,12 +556,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   }
   def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
   def_both(
-      m, cls, "logical_xor",
-      [](const Tensor& a, const Tensor& b) {
-        NoGradGuard ng;
-        return ne(a.dtype() == kBool ? a : a.ne(0), b.dtype() == kBool ? b : b.ne(0));
-      },
-      py::arg("other"));
+      m, cls, "logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); }, py::arg("other"));
   def_both(
       m, cls, "allclose",
       [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

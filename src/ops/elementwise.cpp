@@ -19,7 +19,7 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
-  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
+  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
   DType ct = detail::result_type(a, b);
   if (op == BinaryOp::Div) ct = detail::float_result(ct);
   if (op == BinaryOp::Add || op == BinaryOp::Sub)
@@ -320,7 +320,7 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
-  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
+  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
   DType ct = detail::result_type(a, b);
   if (ct == kBool)
     detail::kernel_not_implemented(rem                      ? "remainder_cpu"
@@ -744,7 +744,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   GRAFT_CHECK(cond.dtype() == kBool, RuntimeError,
               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
               scalar_type_name(cond.dtype()));
-  Shape s = detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Shape s = detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   DType ct = detail::result_type(a, b);
   Tensor out = detail::new_empty(s, ct);
   cpu::where(out, cond, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct));
@@ -793,6 +793,51 @@ Tensor logical_and(const Tensor& a, const Tensor& b) {
   return binary_forward(BinaryOp::LogicalAnd, a, b, "logical_and");
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::LogicalOr, a, b, "logical_or"); }
+namespace {
+// bitwise_and/or/xor: integer and bool operands (bool results for bool), PyTorch's refusal of
+// floats naming its kernel ("bitwise_and_cpu"); not differentiable (no float operand).
+const char* bitwise_kernel_name(BinaryOp op) {
+  return op == BinaryOp::BitAnd ? "bitwise_and_cpu" : op == BinaryOp::BitOr ? "bitwise_or_cpu" : "bitwise_xor_cpu";
+}
+const char* bitwise_name(BinaryOp op) {
+  return op == BinaryOp::BitAnd ? "bitwise_and" : op == BinaryOp::BitOr ? "bitwise_or" : "bitwise_xor";
+}
+Tensor bitwise(BinaryOp op, const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, bitwise_name(op), "self");
+  detail::check_tensor(b, bitwise_name(op), "other");
+  const DType ct = detail::result_type(a, b);
+  if (is_floating_point(ct)) detail::kernel_not_implemented(bitwise_kernel_name(op), ct);
+  return binary_forward(op, a, b, bitwise_name(op));
+}
+Tensor bitwise(BinaryOp op, const Tensor& a, const Scalar& b) {
+  detail::check_tensor(a, bitwise_name(op), "self");
+  const DType ct = detail::result_type(a, b);
+  if (is_floating_point(ct)) detail::kernel_not_implemented(bitwise_kernel_name(op), ct);
+  return scalar_forward(op, a, b, bitwise_name(op));
+}
+}  // namespace
+
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return bitwise(BinaryOp::BitAnd, a, b); }
+Tensor bitwise_and(const Tensor& a, const Scalar& b) { return bitwise(BinaryOp::BitAnd, a, b); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return bitwise(BinaryOp::BitOr, a, b); }
+Tensor bitwise_or(const Tensor& a, const Scalar& b) { return bitwise(BinaryOp::BitOr, a, b); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return bitwise(BinaryOp::BitXor, a, b); }
+Tensor bitwise_xor(const Tensor& a, const Scalar& b) { return bitwise(BinaryOp::BitXor, a, b); }
+Tensor bitwise_not(const Tensor& a) {
+  alloc::MemoryOpScope mem_scope("bitwise_not");
+  detail::check_tensor(a, "bitwise_not");
+  if (a.is_floating_point()) detail::kernel_not_implemented("bitwise_not_cpu", a.dtype());
+  Tensor out = detail::new_empty(a.sizes(), a.dtype());
+  cpu::unary(UnaryOp::BitNot, out, a);
+  return out;
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, "logical_xor", "self");
+  detail::check_tensor(b, "logical_xor", "other");
+  NoGradGuard ng;  // a bool result: never differentiable
+  return ne(a.dtype() == kBool ? a : ne(a, 0), b.dtype() == kBool ? b : ne(b, 0));
+}
+
 Tensor logical_not(const Tensor& a) {
   detail::check_tensor(a, "logical_not");
   Tensor out = detail::new_empty(a.sizes(), kBool);

@@ -214,7 +214,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   detail::check_tensor(mask, "masked_fill", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
-  Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes(), "masked_fill");
+  Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes());
   Tensor out = detail::new_empty(s, a.dtype());
   Tensor v = detail::wrapped_scalar(value, a.dtype());
   cpu::where(out, mask, v, a);

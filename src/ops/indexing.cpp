@@ -451,7 +451,7 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
   detail::check_tensor(a, "masked_select", "self");
   detail::check_tensor(mask, "masked_select", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_select: expected BoolTensor for mask");
-  const Shape bs = detail::broadcast_shapes(a.sizes(), mask.sizes(), "masked_select");
+  const Shape bs = detail::broadcast_shapes(a.sizes(), mask.sizes());
   Tensor m = mask.sizes().equals(bs) ? mask : mask.expand(bs);
   Tensor src = a;
   if (!a.sizes().equals(bs)) {  // a read-only broadcast view, without autograd

@@ -69,8 +69,7 @@ bool direct_ok(const Tensor& self, const Tensor* other, DType ct) {
   if (self.impl()->is_inference && !InferenceMode::is_enabled()) return false;
   if (ct != self.dtype()) return false;
   if (other && other->impl()->storage().get() == self.impl()->storage().get()) return false;
-  if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes(), "inplace")).equals(self.sizes()))
-    return false;
+  if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes())).equals(self.sizes())) return false;
   autograd::check_inplace(self, /*will_record=*/false);  // view rules still apply (no-grad views)
   return true;
 }
@@ -188,8 +187,8 @@ Tensor& Tensor::zero_() { return fill_impl(*this, 0, true); }
 Tensor& Tensor::copy_(const Tensor& src) {
   detail::check_tensor(*this, "copy_", "self");
   detail::check_tensor(src, "copy_", "src");
-  detail::broadcast_shapes(sizes(), src.sizes(), "copy_");
-  GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(sizes(), src.sizes(), "copy_")).equals(sizes()), RuntimeError,
+  detail::broadcast_shapes(sizes(), src.sizes());
+  GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(sizes(), src.sizes())).equals(sizes()), RuntimeError,
               "copy_: the source of shape ", src.sizes(), " cannot be broadcast to the destination of shape ", sizes());
   const bool record =
       GradMode::is_enabled() && (autograd::requires_grad(impl()) || autograd::requires_grad(src.impl()));

@@ -116,7 +116,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   GRAFT_CHECK(m == m2, RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [", m2, ", ", m,
               "] but got: [", m2, ", ", p, "]. (matmul shapes ", a.sizes(), " and ", b.sizes(), ")");
   Shape ba(a3.sizes().begin(), a3.sizes().end() - 2), bb(b3.sizes().begin(), b3.sizes().end() - 2);
-  Shape batch = detail::broadcast_shapes(ba, bb, "matmul");
+  Shape batch = detail::broadcast_shapes(ba, bb);
   int64_t B = compute_numel(batch);
   Shape ea = batch, eb = batch;
   ea.push_back(n);

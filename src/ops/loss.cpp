@@ -242,8 +242,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
     }
   }
   GRAFT_CHECK(
-      !weight.defined() || IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes(), "binary_cross_entropy"))
-                               .equals(input.sizes()),
+      !weight.defined() || IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes())).equals(input.sizes()),
       RuntimeError, "binary_cross_entropy: weight of size ", weight.sizes(), " does not broadcast to the input's size ",
       input.sizes());
   Tensor loss;

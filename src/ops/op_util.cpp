@@ -27,15 +27,15 @@ std::string shape_str(IntArrayRef s) {
   return os.str();
 }
 
-Shape broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+Shape broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   Shape out(n, 1);
   for (size_t i = 0; i < n; ++i) {
     int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
     int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
     if (x != y && x != 1 && y != 1)
-      throw RuntimeError(str(op, ": The size of tensor a (", x, ") must match the size of tensor b (", y,
-                             ") at non-singleton dimension ", n - 1 - i, "; shapes are ", a, " and ", b));
+      throw RuntimeError(str("The size of tensor a (", x, ") must match the size of tensor b (", y,
+                             ") at non-singleton dimension ", n - 1 - i));
     out[n - 1 - i] = x == 1 ? y : x;
   }
   return out;

@@ -19,8 +19,9 @@ inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
 }
 /// Bitmask of reduced dims (empty = all).
 uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op);
-/// Broadcast shape of two shapes, or ValueError naming the op and both shapes.
-Shape broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+/// Broadcast shape of two shapes, or PyTorch's RuntimeError "The size of tensor a (3) must
+/// match the size of tensor b (4) at non-singleton dimension 1" (which names no op).
+Shape broadcast_shapes(IntArrayRef a, IntArrayRef b);
 /// PyTorch's result_type for two tensors (0-d and wrapped scalars have lower priority).
 DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, const Scalar& s);

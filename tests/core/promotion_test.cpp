@@ -96,13 +96,14 @@ TEST(Broadcasting, Shapes) {
   expect_tensor(t + tensor({10.0, 20.0}), {3, 2}, {10, 23, 11, 24, 12, 25});
 }
 
-TEST(Broadcasting, ErrorsNameBothShapes) {
-  EXPECT_THROW_HAS(zeros({2, 3}) + zeros({4}), RuntimeError,
+// PyTorch's text word for word (torch 1.13): it names neither the op nor the shapes.
+TEST(Broadcasting, ErrorsArePyTorchsText) {
+  EXPECT_THROW_MSG(zeros({2, 3}) + zeros({4}), RuntimeError,
                    "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1");
-  EXPECT_THROW_HAS(zeros({2, 3}) + zeros({4}), RuntimeError, "[2, 3]");
-  EXPECT_THROW_HAS(zeros({2, 3}) + zeros({4}), RuntimeError, "[4]");
-  EXPECT_THROW_HAS(mul(zeros({2, 3}), zeros({3, 3})), RuntimeError, "mul");
-  EXPECT_THROW_HAS(where(ones({2}, kBool), zeros({3}), zeros({3})), RuntimeError, "where");
-  EXPECT_THROW_HAS(zeros({0}) + zeros({2}), RuntimeError,
+  EXPECT_THROW_MSG(mul(zeros({2, 3}), zeros({3, 3})), RuntimeError,
+                   "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  EXPECT_THROW_MSG(where(ones({2}, kBool), zeros({3}), zeros({3})), RuntimeError,
+                   "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  EXPECT_THROW_MSG(zeros({0}) + zeros({2}), RuntimeError,
                    "The size of tensor a (0) must match the size of tensor b (2) at non-singleton dimension 0");
 }

@@ -504,6 +504,69 @@ void register_elementwise(Registry& r) {
                  {"0d", {bools({}, {0})}},
                  {"empty", {bools({0, 2}, {})}}};
     r.push_back({"logical_not", {n}});
+    OpCase x = compare(
+        "", [](auto& a, auto& b) { return logical_xor(a, b); },
+        [](double a, double b) { return (a != 0) != (b != 0); });
+    x.samples = logic;
+    r.push_back({"logical_xor", {x}});
+    // bitwise ops: int64 (two's complement, broadcast, with a Python number) and bool operands
+    auto bitwise_case = [](BFn f, std::function<int64_t(int64_t, int64_t)> op) {
+      OpCase c;
+      c.samples = {{"int_2x3_3", {ints({2, 3}, {12, -7, 0, 5, 255, -1}), ints({3}, {10, 3, -8})}},
+                   {"int_0d_0d", {ints({}, {6}), ints({}, {-3})}},
+                   {"empty_0x3_3", {ints({0, 3}, {}), ints({3}, {1, 2, 3})}}};
+      c.fn = [f](const TensorList& t) { return TensorList{f(t[0], t[1])}; };
+      c.ref = [op](const V& t) {
+        return V{zip(
+            t[0], t[1],
+            [op](double a, double b) {
+              return static_cast<double>(op(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+            },
+            kInt64)};
+      };
+      c.differentiable = false;
+      OpCase b = c;
+      b.variant = "bool";
+      b.samples = {{"bool_2x2_2", {bools({2, 2}, {1, 0, 1, 0}), bools({2}, {1, 1})}}};
+      b.ref = [op](const V& t) {
+        return V{zip(
+            t[0], t[1],
+            [op](double a, double bb) {
+              return static_cast<double>(op(static_cast<int64_t>(a), static_cast<int64_t>(bb)) != 0);
+            },
+            kBool)};
+      };
+      return std::vector<OpCase>{c, b};
+    };
+    OpCase scalar;  // a Python number operand
+    scalar.variant = "scalar";
+    scalar.samples = {{"int_4", {ints({4}, {12, -7, 0, 5})}}};
+    scalar.fn = [](const TensorList& t) { return TensorList{bitwise_and(t[0], 6)}; };
+    scalar.ref = [](const V& t) {
+      return V{map(
+          t[0], [](double a) { return static_cast<double>(static_cast<int64_t>(a) & 6); }, kInt64)};
+    };
+    scalar.differentiable = false;
+    std::vector<OpCase> and_cases =
+        bitwise_case([](auto& a, auto& b) { return bitwise_and(a, b); }, [](int64_t a, int64_t b) { return a & b; });
+    and_cases.push_back(scalar);
+    r.push_back({"bitwise_and", and_cases});
+    r.push_back({"bitwise_or", bitwise_case([](auto& a, auto& b) { return bitwise_or(a, b); },
+                                            [](int64_t a, int64_t b) { return a | b; })});
+    r.push_back({"bitwise_xor", bitwise_case([](auto& a, auto& b) { return bitwise_xor(a, b); },
+                                             [](int64_t a, int64_t b) { return a ^ b; })});
+    OpCase bn;
+    bn.samples = {{"int_5", {ints({5}, {0, -1, 7, -8, 1LL << 40})}}, {"bool_2", {bools({2}, {1, 0})}}};
+    bn.fn = [](const TensorList& t) { return TensorList{bitwise_not(t[0])}; };
+    bn.ref = [](const V& t) {
+      if (t[0].dtype == kBool)
+        return V{map(
+            t[0], [](double a) { return a == 0 ? 1.0 : 0.0; }, kBool)};
+      return V{map(
+          t[0], [](double a) { return static_cast<double>(~static_cast<int64_t>(a)); }, kInt64)};
+    };
+    bn.differentiable = false;
+    r.push_back({"bitwise_not", {bn}});
     // the unary_predicate ops (src/ops/ops.yaml): float (NaN, infinities, signed zeros), integer
     // and bool inputs, function and method
 #define GRAFT_UNARY_PREDICATE_CASE(name, reference)                               \

@@ -309,7 +309,7 @@ def test_fewer_tensors_and_metadata_checks():
     mode["n"] = 2
     out = checkpoint(grows, x, use_reentrant=False, determinism_check="none")
     mode["n"] = 3
-    with pytest.raises(RuntimeError, match="mul: The size of tensor a") as error:
+    with pytest.raises(RuntimeError, match="^The size of tensor a") as error:
         out.backward()  # not checked: the backward formula gets whatever was recomputed
     assert not isinstance(error.value, CheckpointError)
     with pytest.raises(ValueError, match=r"^determinism_check should be one of \['default', 'none'\], but got "

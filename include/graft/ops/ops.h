@@ -158,6 +158,18 @@ Tensor ge(const Tensor& a, const Scalar& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
+/// a != b as truth values (nonzero is true); a bool result.
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+/// Bitwise and/or/xor of integer or bool tensors (logical for bool), broadcast with PyTorch's
+/// promotion; floats raise PyTorch's '"bitwise_and_cpu" not implemented for 'Float''.
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_and(const Tensor& a, const Scalar& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Scalar& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Scalar& b);
+/// ~a: two's complement not of integers, logical not of bool.
+Tensor bitwise_not(const Tensor& a);
 /// True when every element is within atol + rtol * |b| of b (both floating).
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 /// True when sizes and all values are equal.

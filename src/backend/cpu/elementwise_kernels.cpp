@@ -48,6 +48,13 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
         return run([](T x) { return x; });
       else
         return run([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::BitNot:
+      if constexpr (std::is_same_v<T, bool>)
+        return run([](T x) { return !x; });
+      else if constexpr (std::is_integral_v<T>)
+        return run([](T x) { return static_cast<T>(~x); });
+      else
+        break;
     case UnaryOp::Sign:
       return run([](T x) { return sign_of(x); });
     case UnaryOp::Relu:
@@ -157,6 +164,16 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         }
         return x < y ? x : y;
       });
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+      if constexpr (std::is_integral_v<T>) {
+        if (op == BinaryOp::BitAnd) return run([](T x, T y) { return static_cast<T>(x & y); });
+        if (op == BinaryOp::BitOr) return run([](T x, T y) { return static_cast<T>(x | y); });
+        return run([](T x, T y) { return static_cast<T>(x ^ y); });
+      } else {
+        break;
+      }
     case BinaryOp::Eq:
       return pred([](T x, T y) { return x == y; });
     case BinaryOp::Ne:

@@ -37,8 +37,40 @@ inline Tensor raw_select0(const Tensor& t, int64_t i) {
 
 /// The hand-written unary kernels; the unary_float ops (exp, tanh, ...) have generated kernels
 /// (generated_kernels.h, from src/ops/ops.yaml).
-enum class UnaryOp { Neg, Abs, Sign, Relu, Gelu, GeluTanh, Silu, Softplus, Clamp, LogicalNot, IsNan };
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr };
+enum class UnaryOp {
+  Neg,
+  Abs,
+  Sign,
+  Relu,
+  Gelu,
+  GeluTanh,
+  Silu,
+  Softplus,
+  Clamp,
+  LogicalNot,
+  BitNot  ///< ~x on integers, not on bool
+};
+/// BitAnd, BitOr, BitXor: integer and bool operands only.
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr
+};
 /// True for ops whose output is bool.
 inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
 
