@@ -9,12 +9,11 @@ Each output is rewritten only when its text changes, so an unchanged declaration
 nothing. What comes out (docs/notes/ops.md):
 
   include/graft/ops/generated_ops.h       graft::name(self) (and graft::name_(self) for the
-                                          unary_float family), documented; ops.h includes it
+                                          differentiable families), documented; ops.h includes it
   include/graft/core/tensor_generated_methods.inc
                                           the Tensor methods (included inside class Tensor)
-  include/graft/ops/<family>_ops.def      X-macro rows, GRAFT_UNARY_FLOAT_OP(name) /
-                                          GRAFT_UNARY_PREDICATE_OP(name): the op table and the
-                                          Python bindings expand them
+  include/graft/ops/<family>_ops.def      X-macro rows, GRAFT_<FAMILY>_OP(name): the op table
+                                          and the Python bindings expand them
   src/ops/generated_ops.cpp               backward nodes, forwards with their autograd wiring,
                                           in-place forms, Tensor methods
   src/backend/cpu/generated_kernels.{h,cpp}

@@ -1,0 +1,81 @@
+"""The op generator (tools/opgen/gen_ops.py): what it refuses in a declaration, what a node
+saves, and that an unchanged declaration rewrites no file (so it rebuilds nothing)."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("yaml", reason="the op generator needs PyYAML (Debian's python3-yaml)")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GEN = ROOT / "tools" / "opgen" / "gen_ops.py"
+
+TANH = """
+  - name: tanh
+    doc: Hyperbolic tangent.
+    kernel: std::tanh(x)
+    derivative: grad * (1 - result * result)
+    node: TanhBackward0
+    reference: std::tanh(x)
+    domain: Any
+"""
+SIN = """
+  - name: sin
+    doc: Sine.
+    kernel: std::sin(x)
+    derivative: grad * cos(self)
+    node: SinBackward0
+    reference: std::sin(x)
+    domain: Any
+"""
+
+
+def run(tmp_path, text):
+    decl = tmp_path / "ops.yaml"
+    decl.write_text(text)
+    return subprocess.run([sys.executable, str(GEN), "--decl", str(decl), "--out", str(tmp_path / "gen")],
+                          capture_output=True, text=True)
+
+
+def test_a_node_saves_exactly_what_its_formula_names(tmp_path):
+    r = run(tmp_path, "unary_float:" + TANH + SIN)
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    tanh_node = code[code.index("struct TanhBackward0"):code.index("struct SinBackward0")]
+    sin_node = code[code.index("struct SinBackward0"):code.index("}  // namespace\n")]
+    assert "SavedVariable result_;" in tanh_node and "self_" not in tanh_node
+    assert "SavedVariable self_;" in sin_node and "result_" not in sin_node
+    assert 'v.saved(self_, "self");' in sin_node and "self_.reset_data();" in sin_node
+    assert "return {grad * cos(self)};" in sin_node
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "Tensor tanh(const Tensor& self);" in header and "Tensor& sin_(Tensor& self);" in header
+    rows = (tmp_path / "gen/include/graft/ops/unary_float_ops.def").read_text()
+    assert "GRAFT_UNARY_FLOAT_OP(tanh)\nGRAFT_UNARY_FLOAT_OP(sin)" in rows
+
+
+def test_an_unchanged_declaration_rewrites_no_file(tmp_path):
+    assert run(tmp_path, "unary_float:" + TANH).returncode == 0
+    files = sorted(p for p in (tmp_path / "gen").rglob("*") if p.is_file())
+    before = {p: p.stat().st_mtime_ns for p in files}
+    for p in files:
+        os.utime(p, ns=(1, 1))  # so a rewrite would show
+    assert run(tmp_path, "unary_float:" + TANH).returncode == 0
+    assert all(p.stat().st_mtime_ns == 1 for p in files), before
+    assert run(tmp_path, "unary_float:" + TANH + SIN).returncode == 0  # a new op rewrites
+    assert (tmp_path / "gen/src/ops/generated_ops.cpp").stat().st_mtime_ns != 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("unary_float:" + TANH.replace("    domain: Any\n", ""), "unary_float op 'tanh' lacks ['domain']"),
+    ("unary_float:" + TANH + TANH, "op 'tanh' is declared twice"),
+    ("unary_float:" + TANH.replace("grad * (1", "(1"), "op 'tanh': the derivative does not use grad"),
+    ("unary_float:" + TANH.replace("domain: Any", "domain: Everywhere"), "domain 'Everywhere' is not one of"),
+    ("unary_float:" + TANH + "    colour: red\n", "unary_float op 'tanh' has unknown fields ['colour']"),
+    ("binary_magic:" + TANH, "unknown op families ['binary_magic']"),
+])
+def test_a_bad_declaration_is_refused_with_a_reason(tmp_path, text, message):
+    r = run(tmp_path, text)
+    assert r.returncode != 0
+    assert message in r.stderr
