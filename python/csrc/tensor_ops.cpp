@@ -571,35 +571,28 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   for (auto [name, fn] : {std::pair<const char*, UnaryFn>{"neg", &graft::neg},
                           {"abs", &graft::abs},
                           {"sign", &graft::sign},
-                          {"relu", &graft::relu},
-                          {"floor", &graft::floor}})
+                          {"relu", &graft::relu}})
     def_both(m, cls, name, [fn = fn](const Tensor& a) { return fn(a); });
-  // the unary_float ops declared in src/ops/ops.yaml (exp, log, tanh, ...): function, method and
-  // in-place method; graft/__init__.py exports the names listed in _C._unary_float_ops
-  py::list unary_float_names;
-#define GRAFT_UNARY_FLOAT_OP(name)                                         \
+  // the ops declared in src/ops/ops.yaml with an in-place form (unary_float: exp, log, tanh, ...;
+  // unary_rounding: floor, ceil, ...): function, method and in-place method, each family's names
+  // listed in _C._<family>_ops for graft/__init__.py to export
+  py::list unary_float_names, unary_rounding_names;
+#define GRAFT_BIND_UNARY_WITH_INPLACE(name, names)                         \
   def_both(m, cls, #name, [](const Tensor& a) { return graft::name(a); }); \
   cls.def(#name "_", [](py::handle s) {                                    \
     Tensor t = self_of(s, #name "_");                                      \
     graft::name##_(t);                                                     \
     return s;                                                              \
   });                                                                      \
-  unary_float_names.append(#name);
+  names.append(#name);
+#define GRAFT_UNARY_FLOAT_OP(name) GRAFT_BIND_UNARY_WITH_INPLACE(name, unary_float_names)
 #include "graft/ops/unary_float_ops.def"
 #undef GRAFT_UNARY_FLOAT_OP
-  m.attr("_unary_float_ops") = py::tuple(unary_float_names);
-  // the unary_rounding ops (floor, ceil, round, trunc, frac): the same three forms
-  py::list unary_rounding_names;
-#define GRAFT_UNARY_ROUNDING_OP(name)                                      \
-  def_both(m, cls, #name, [](const Tensor& a) { return graft::name(a); }); \
-  cls.def(#name "_", [](py::handle s) {                                    \
-    Tensor t = self_of(s, #name "_");                                      \
-    graft::name##_(t);                                                     \
-    return s;                                                              \
-  });                                                                      \
-  unary_rounding_names.append(#name);
+#define GRAFT_UNARY_ROUNDING_OP(name) GRAFT_BIND_UNARY_WITH_INPLACE(name, unary_rounding_names)
 #include "graft/ops/unary_rounding_ops.def"
 #undef GRAFT_UNARY_ROUNDING_OP
+#undef GRAFT_BIND_UNARY_WITH_INPLACE
+  m.attr("_unary_float_ops") = py::tuple(unary_float_names);
   m.attr("_unary_rounding_ops") = py::tuple(unary_rounding_names);
   // the unary_predicate ops (isnan, isfinite, ...): function and method
   py::list unary_predicate_names;
