@@ -105,7 +105,7 @@ Tensor from_sequence(py::handle data, std::optional<DType> dtype) {
   GRAFT_CHECK(static_cast<int64_t>(sd.values.size()) == compute_numel(sd.shape), ValueError,
               "tensor(): ragged nested sequence (", sd.values.size(), " numbers for shape ", IntArrayRef(sd.shape),
               ")");
-  Tensor t = empty(sd.shape, TensorOptions(d));
+  Tensor t = empty(sd.shape, TensorOptions(d).device(kCPU));  // host values, moved by the caller
   GRAFT_DISPATCH_ALL(d, "tensor", [&] {
     auto* p = t.data_ptr<scalar_t>();
     for (size_t i = 0; i < sd.values.size(); ++i) p[i] = checked_cast<scalar_t>(sd.values[i], d);
@@ -332,7 +332,9 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
         } else {
           t = from_sequence(data, dtype);  // numbers too (0-d), with the overflow check
         }
-        if (!device.is_none()) t = t.to(to_device(device));
+        // no device: the default one (graft.set_default_device), as PyTorch
+        const Device target = device.is_none() ? default_device() : to_device(device);
+        if (t.device() != target) t = t.to(target);
         if (requires_grad) t.requires_grad_(true);
         return t;
       },
@@ -355,7 +357,10 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
           t = from_sequence(data, dtype);
         }
         if (dtype && t.dtype() != *dtype) t = t.to(*dtype);
-        if (!device.is_none()) t = t.to(to_device(device));
+        if (!device.is_none())
+          t = t.to(to_device(device));
+        else if (!is_tensor(data) && t.device() != default_device())
+          t = t.to(default_device());
         return t;
       },
       py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
@@ -375,6 +380,7 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, intrusive_ptr<Tensor
       .def("tolist",
            [](const Tensor& t) {
              Tensor c = t;
+             GRAFT_CHECK(!c.device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
              return tolist_rec(static_cast<const char*>(c.data_ptr()), c, 0);
            })
       .def(

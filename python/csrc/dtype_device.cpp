@@ -15,6 +15,8 @@ py::handle g_dtype_class;
 
 }  // namespace
 
+static const char* device_type_name(const Device& d) { return d.is_cpu() ? "cpu" : d.is_meta() ? "meta" : "cuda"; }
+
 void init_dtype_device(py::module_& m) {
   py::class_<DTypeObject> dt(m, "dtype");
   dt.def_property_readonly("is_floating_point", [](const DTypeObject& d) { return is_floating_point(d.dtype); })
@@ -46,7 +48,7 @@ void init_dtype_device(py::module_& m) {
              return d;
            }),
            py::arg("type"), py::arg("index"))
-      .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("type", [](const Device& d) { return device_type_name(d); })
       .def_property_readonly("index",
                              [](const Device& d) -> py::object {
                                if (d.index < 0) return py::none();
@@ -55,7 +57,7 @@ void init_dtype_device(py::module_& m) {
       .def("__str__", [](const Device& d) { return d.str(); })
       .def("__repr__",
            [](const Device& d) {
-             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             std::string s = std::string("device(type='") + device_type_name(d) + "'";
              if (d.index >= 0) s += ", index=" + std::to_string(d.index);
              return s + ")";
            })
@@ -67,6 +69,8 @@ void init_dtype_device(py::module_& m) {
            })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; });
   dev.attr("__module__") = "graft";
+  m.def("_get_default_device", [] { return default_device(); });
+  m.def("_set_default_device", [](py::handle d) { set_default_device(to_device(d)); });
 }
 
 Device to_device(py::handle o) {

@@ -205,7 +205,7 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
 
 Tensor value_tensor(py::handle value, const Tensor& like) {
   if (is_tensor(value)) return as_tensor_unchecked(value);
-  if (is_number(value)) return scalar_tensor(to_scalar(value), TensorOptions(like.dtype()));
+  if (is_number(value)) return scalar_tensor(to_scalar(value), TensorOptions(like.dtype()).device(like.device()));
   py::object t = py::module_::import("graft").attr("tensor")(value, py::arg("dtype") = py::cast(like.dtype()));
   return t.cast<Tensor>();
 }

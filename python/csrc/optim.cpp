@@ -25,8 +25,8 @@ using OptTensor = std::optional<Tensor>;
 /// fail inside the arithmetic; graft fails before touching anything).
 void check_param(const char* opt, size_t i, const Tensor& param, const Tensor& grad,
                  std::initializer_list<const OptTensor*> state) {
-  GRAFT_CHECK(param.device().is_cpu(), NotImplementedError, opt, ".step: parameter ", i, " is on ",
-              param.device().str(), "; graft.optim updates CPU tensors only");
+  GRAFT_CHECK(!param.device().is_cuda(), NotImplementedError, opt, ".step: parameter ", i, " is on ",
+              param.device().str(), "; graft.optim updates CPU (and meta) tensors only");
   GRAFT_CHECK(param.dtype() == kFloat32 || param.dtype() == kFloat64, TypeError, opt, ".step: parameter ", i,
               " has dtype ", param.dtype(), "; graft.optim updates float32 and float64 parameters");
   GRAFT_CHECK(grad.sizes().equals(param.sizes()), RuntimeError, opt, ".step: parameter ", i,
@@ -67,10 +67,13 @@ void run_fused(const Tensor& param, const Tensor& grad, std::vector<Tensor> stat
   std::vector<Tensor> work;
   work.reserve(state.size());
   for (const Tensor& s : state) work.push_back(working_copy(s, dt));
-  if (dt == kFloat32)
+  if (param.device().is_meta()) {
+    // meta: no values to update; the working copies above are what the step costs
+  } else if (dt == kFloat32) {
     kernel(float{}, p, g, work);
-  else
+  } else {
     kernel(double{}, p, g, work);
+  }
   auto write_back = [](const Tensor& target, Tensor& result) {
     if (!target.defined()) return;
     if (result.impl() == target.impl()) {
@@ -240,7 +243,9 @@ void init_optim(py::module_& m) {
       "full_state", [](const Tensor& p, double v) { return optim::detail::full_state(p, v); }, py::arg("param"),
       py::arg("value"), "`value` shaped like param (contiguous, its dtype), tagged optimizer_state.");
   o.def(
-      "new_step", [] { return optim::detail::new_step(); }, "PyTorch's step state: a 0-d float32 zero.");
+      "new_step",
+      [](py::object device) { return optim::detail::new_step(device.is_none() ? kCPU : to_device(device)); },
+      py::arg("device") = py::none(), "PyTorch's step state: a 0-d float32 zero (on meta for meta parameters).");
   o.def(
       "tag_state", [](const Tensor& t) { set_memory_category(t, MemoryCategory::OptimizerState); }, py::arg("tensor"),
       "Reports the memory behind `tensor` as optimizer_state (for state loaded from a state dict).");

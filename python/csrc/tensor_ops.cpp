@@ -95,7 +95,7 @@ py::object inplace(const char* name, py::handle self_obj, py::handle other, FT&&
 /// A number as a 0-d tensor of its natural dtype, marked as a wrapped number so that type
 /// promotion treats it as the Python scalar it was (`2 // x` keeps x's integer dtype).
 Tensor scalar_like(const Scalar& s, const Tensor&) {
-  Tensor t = scalar_tensor(s, TensorOptions(s.natural_dtype()));
+  Tensor t = scalar_tensor(s, TensorOptions(s.natural_dtype()).device(kCPU));  // goes with any device
   t.impl()->is_wrapped_number = true;
   return t;
 }

@@ -50,3 +50,31 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(".doctor", __name__)
     raise AttributeError(f"module 'graft' has no attribute '{name}'")
+
+
+def get_default_device():
+    """The device factories use when given none (PyTorch 2.x's torch.get_default_device)."""
+    return _C._get_default_device()
+
+
+def set_default_device(device):
+    """Sets the device factories and module constructors use when given none ("cpu" or
+    "meta"; None means "cpu"), process-wide, as PyTorch 2.x's torch.set_default_device."""
+    _C._set_default_device("cpu" if device is None else device)
+
+
+def _device_enter(self):
+    # `with graft.device("meta"):` makes it the default device inside the block (PyTorch 2.x)
+    stack = _device_enter.__dict__.setdefault("stack", [])
+    stack.append(get_default_device())
+    set_default_device(self)
+    return self
+
+
+def _device_exit(self, *exc):
+    set_default_device(_device_enter.stack.pop())
+    return False
+
+
+device.__enter__ = _device_enter
+device.__exit__ = _device_exit

@@ -57,7 +57,7 @@ size_t roundup_power2_next_division(size_t size, size_t divisions) {
   return floor == size ? size : floor + power2_division;
 }
 
-std::string device_kind(Device d) { return d.is_cuda() ? "CUDA" : "CPU"; }
+std::string device_kind(Device d) { return d.is_cuda() ? "CUDA" : d.is_meta() ? "Meta" : "CPU"; }
 
 std::atomic<OomObserver> g_oom_observer{nullptr};
 
@@ -113,9 +113,11 @@ CachingAllocator::~CachingAllocator() {
 // ---------------------------------------------------------------- allocate / free
 
 DataPtr CachingAllocator::allocate(size_t nbytes) {
-  if (nbytes == 0) return DataPtr(g_empty_allocation, nullptr, nullptr, device_);
+  // A meta tensor's data pointer is null, as in PyTorch; its block keeps the fake address.
+  const bool meta = device_.is_meta();
+  if (nbytes == 0) return DataPtr(meta ? nullptr : g_empty_allocation, nullptr, nullptr, device_);
   Block* b = malloc_block(nbytes, MemoryCategoryGuard::current());
-  return DataPtr(b->ptr, b, &CachingAllocator::free_ctx, device_);
+  return DataPtr(meta ? nullptr : b->ptr, b, &CachingAllocator::free_ctx, device_);
 }
 
 void CachingAllocator::free_ctx(void* ctx) {

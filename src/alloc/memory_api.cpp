@@ -14,6 +14,12 @@ alloc::CachingAllocator& device_allocator(Device device) {
   // during static destruction, after any destructor of ours would have run.
   static alloc::CachingAllocator* cpu = new alloc::CachingAllocator(kCPU, std::make_unique<alloc::HostRawAllocator>(),
                                                                     alloc::AllocatorConfig::from_env());
+  if (device.is_meta()) {
+    // The same policy and settings as the CPU's, over addresses with nothing behind them.
+    static alloc::CachingAllocator* meta = new alloc::CachingAllocator(
+        kMeta, std::make_unique<alloc::MetaRawAllocator>(), alloc::AllocatorConfig::from_env());
+    return *meta;
+  }
   return *cpu;
 }
 

@@ -139,7 +139,8 @@ TensorList CppNodeBase::run_backward(TensorList&& grads) {
   if (ctx.materialize_grads_) {
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined() && i < num_inputs())
-        grads[i] = zeros(input_metadata(i).shape, TensorOptions(input_metadata(i).dtype));
+        grads[i] =
+            zeros(input_metadata(i).shape, TensorOptions(input_metadata(i).dtype).device(input_metadata(i).device));
   }
   TensorList res = call_backward(std::move(grads));
   const size_t n_args = is_tensor_input.size();

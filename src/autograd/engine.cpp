@@ -300,7 +300,7 @@ class GraphTask {
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (!outputs[i].defined() || !outputs[i].is_floating_point()) continue;
         NoGradGuard ng;
-        if (isnan(outputs[i]).to(kInt64).sum().item<int64_t>()) {
+        if (!outputs[i].device().is_meta() && isnan(outputs[i]).to(kInt64).sum().item<int64_t>()) {
           // like any error inside a node, it first reports where the node came from
           warn("Error detected in " + fn->name() + ". Traceback of forward call that caused the error:\n" +
                fn->anomaly_trace());

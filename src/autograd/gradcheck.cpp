@@ -99,7 +99,7 @@ std::vector<std::vector<Matrix>> analytical(const Problem& p) {
     for (size_t j = 0; j < xs.size(); ++j) J[o][j].assign(y.numel(), std::vector<double>(xs[j].numel(), 0.0));
     if (!y.requires_grad()) continue;
     for (int64_t r = 0; r < y.numel(); ++r) {
-      Tensor onehot = zeros(y.sizes(), TensorOptions(y.dtype()));
+      Tensor onehot = zeros(y.sizes(), TensorOptions(y.dtype()).device(y.device()));
       set(onehot, r, 1.0);
       TensorList g = grad({y}, xs, {onehot}, /*retain_graph=*/true, false, /*allow_unused=*/true);
       for (size_t j = 0; j < xs.size(); ++j) {

@@ -164,22 +164,31 @@ std::string Tensor::str() const {
   NoGradGuard ng;
   std::ostringstream os;
   os << "tensor(";
-  const bool summarize = numel() > kThreshold;
-  std::vector<Scalar> vals;
-  Tensor d = detach();
-  if (numel() > 0) collect(d, summarize, vals);
-  Formatter f(vals, dtype());
-  if (numel() == 0)
-    os << "[]";
-  else
-    render(os, d, f, summarize, 7);
   std::vector<std::string> suffixes;
-  if (numel() == 0) {
-    if (dim() != 1) {
-      std::string sz = "size=(";
-      for (int64_t i = 0; i < dim(); ++i) sz += (i ? ", " : "") + std::to_string(size(i));
-      suffixes.push_back(sz + (dim() == 1 ? ",)" : ")"));
-    }
+  auto size_suffix = [&] {
+    std::string sz = "size=(";
+    for (int64_t i = 0; i < dim(); ++i) sz += (i ? ", " : "") + std::to_string(size(i));
+    return sz + (dim() == 1 ? ",)" : ")");
+  };
+  if (device().is_meta()) {  // no values to show: PyTorch's "tensor(..., device='meta', size=(2, 3))"
+    os << "...";
+    suffixes.push_back("device='meta'");
+    suffixes.push_back(size_suffix());
+    if (dtype() != default_dtype()) suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));
+  } else {
+    const bool summarize = numel() > kThreshold;
+    std::vector<Scalar> vals;
+    Tensor d = detach();
+    if (numel() > 0) collect(d, summarize, vals);
+    Formatter f(vals, dtype());
+    if (numel() == 0)
+      os << "[]";
+    else
+      render(os, d, f, summarize, 7);
+  }
+  if (device().is_meta()) {
+  } else if (numel() == 0) {
+    if (dim() != 1) suffixes.push_back(size_suffix());
     if (dtype() != default_dtype()) suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));
   } else if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) {
     suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));

@@ -1,4 +1,5 @@
 // DType names and Device parsing.
+#include <atomic>
 #include <sstream>
 
 #include "graft/core/device.h"
@@ -81,6 +82,10 @@ Device::Device(const std::string& spec) {
     type = DeviceType::CPU;
     return;
   }
+  if (spec == "meta") {
+    type = DeviceType::Meta;
+    return;
+  }
   if (spec.rfind("cuda", 0) == 0) {
     type = DeviceType::CUDA;
     if (spec.size() == 4) return;
@@ -99,13 +104,23 @@ Device::Device(const std::string& spec) {
 }
 std::string Device::str() const {
   if (type == DeviceType::CPU) return "cpu";
+  if (type == DeviceType::Meta) return "meta";
   return index < 0 ? "cuda" : "cuda:" + std::to_string(index);
 }
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 
+namespace {
+std::atomic<uint8_t> g_default_device{static_cast<uint8_t>(DeviceType::CPU)};
+}
+Device default_device() { return Device(static_cast<DeviceType>(g_default_device.load(std::memory_order_relaxed))); }
+void set_default_device(Device d) {
+  check_device_available(d, "set_default_device");
+  g_default_device.store(static_cast<uint8_t>(d.type), std::memory_order_relaxed);
+}
+
 bool cuda_is_available() { return false; }
 void check_device_available(const Device& d, const char* op) {
-  GRAFT_CHECK(d.is_cpu(), RuntimeError, op, ": device ", d.str(),
+  GRAFT_CHECK(!d.is_cuda(), RuntimeError, op, ": device ", d.str(),
               " is not available: graft was built without CUDA support");
 }
 

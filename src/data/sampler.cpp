@@ -32,7 +32,8 @@ std::vector<int64_t> permutation(std::mt19937_64& g, int64_t n) {
 // A seed drawn from graft's default generator (what PyTorch's RandomSampler does without a
 // generator), so graft::manual_seed makes unseeded shuffles reproducible.
 uint64_t seed_from_default_generator() {
-  return static_cast<uint64_t>(randint(0, std::numeric_limits<int64_t>::max(), {}, kInt64).item<int64_t>());
+  return static_cast<uint64_t>(
+      randint(0, std::numeric_limits<int64_t>::max(), {}, TensorOptions(kInt64).device(kCPU)).item<int64_t>());
 }
 }  // namespace
 

@@ -58,6 +58,7 @@ Tensor uniform_(Tensor t, double a, double b) {
   GRAFT_CHECK(b - a <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<",
               scalar_type_name(t.dtype()), ">::max(), but found to=", b, " and from=", a,
               " which result in to-from to exceed the limit");
+  if (t.device().is_meta()) return t;  // no values to draw (and no host memory to spend)
   return fill_from(t, rand(t.sizes(), kFloat64) * (b - a) + a);
 }
 Tensor normal_(Tensor t, double mean, double std) {
@@ -65,6 +66,7 @@ Tensor normal_(Tensor t, double mean, double std) {
   GRAFT_CHECK(std >= 0.0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
   GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
               scalar_type_name(t.dtype()), "'");
+  if (t.device().is_meta()) return t;  // no values to draw (and no host memory to spend)
   return fill_from(t, randn(t.sizes(), kFloat64) * std + mean);
 }
 Tensor constant_(Tensor t, double value) {
@@ -76,6 +78,7 @@ Tensor ones_(Tensor t) { return constant_(t, 1.0); }
 Tensor zeros_(Tensor t) { return constant_(t, 0.0); }
 Tensor eye_(Tensor t) {
   GRAFT_CHECK(t.dim() == 2, ValueError, "Only tensors with 2 dimensions are supported");
+  if (t.device().is_meta()) return t;
   return fill_from(t, eye(t.size(0), t.size(1), kFloat64));
 }
 Tensor xavier_uniform_(Tensor t, double gain) {
@@ -98,6 +101,7 @@ Tensor kaiming_normal_(Tensor t, double a, const std::string& mode, const std::s
 }
 Tensor trunc_normal_(Tensor t, double mean, double std, double a, double b) {
   GRAFT_CHECK(a < b, ValueError, "trunc_normal_: expected a < b, but got a=", a, " and b=", b);
+  if (t.device().is_meta()) return t;
   Tensor v = randn(t.sizes(), kFloat64) * std + mean;
   Tensor out = v;
   // redraw the values outside [a, b] until none is left

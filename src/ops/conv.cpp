@@ -26,7 +26,7 @@ int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
   return (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
 }
 
-cpu::Window2d window(Pair k, Pair s, Pair p, Pair d, int64_t oh, int64_t ow) {
+kernel::Window2d window(Pair k, Pair s, Pair p, Pair d, int64_t oh, int64_t ow) {
   return {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
 }
 
@@ -41,64 +41,64 @@ void check_window_args(const char* op, Pair s, Pair p, Pair d) {
 // form a [C*kh*kw, N*L] matrix, and the output comes out as [O, N*L] ("rows" layout), which a
 // strided copy turns into [N, O, L].
 
-using cpu::raw_view;
+using kernel::raw_view;
 
 // x [N, C, H, W] contiguous -> its window columns as one [C*kh*kw, N*L] matrix.
-Tensor columns(const Tensor& x, const cpu::Window2d& win) {
+Tensor columns(const Tensor& x, const kernel::Window2d& win) {
   const int64_t N = x.size(0), K = x.size(1) * win.kh * win.kw, L = win.oh * win.ow;
-  Tensor cols = detail::new_empty({K, N * L}, x.dtype());
-  cpu::im2col(cols, x, win, L, N * L);
+  Tensor cols = detail::new_empty({K, N * L}, x.dtype(), x.device());
+  kernel::im2col(cols, x, win, L, N * L);
   return cols;
 }
 // t [N, R, L...] (any strides, viewed as [N, R, L]) -> contiguous [R, N*L].
 Tensor to_rows(const Tensor& t) {
   const int64_t N = t.size(0), R = t.size(1), L = N == 0 || R == 0 ? 0 : t.numel() / (N * R);
   Tensor tc = t.contiguous();
-  Tensor out = detail::new_empty({R, N * L}, t.dtype());
-  cpu::copy(raw_view(out, {N, R, L}, {L, N * L, 1}, 0), raw_view(tc, {N, R, L}, {R * L, L, 1}, tc.storage_offset()));
+  Tensor out = detail::new_empty({R, N * L}, t.dtype(), t.device());
+  kernel::copy(raw_view(out, {N, R, L}, {L, N * L, 1}, 0), raw_view(tc, {N, R, L}, {R * L, L, 1}, tc.storage_offset()));
   return out;
 }
 // rows [R, N*L] -> a new contiguous tensor of `sizes` ([N, R, ...] with L spatial elements).
 Tensor from_rows(const Tensor& rows, IntArrayRef sizes) {
   const int64_t N = sizes[0], R = sizes[1], L = N == 0 || R == 0 ? 0 : compute_numel(sizes) / (N * R);
-  Tensor out = detail::new_empty(sizes, rows.dtype());
-  cpu::copy(raw_view(out, {N, R, L}, {R * L, L, 1}, 0), raw_view(rows, {N, R, L}, {L, N * L, 1}, 0));
+  Tensor out = detail::new_empty(sizes, rows.dtype(), rows.device());
+  kernel::copy(raw_view(out, {N, R, L}, {R * L, L, 1}, 0), raw_view(rows, {N, R, L}, {L, N * L, 1}, 0));
   return out;
 }
 // x [N, C, H, W] contiguous, w [O, C/g, kh, kw] -> [N, O, oh, ow]
-Tensor conv_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups) {
+Tensor conv_values(const Tensor& x, const Tensor& w, const kernel::Window2d& win, int64_t groups) {
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0), NL = N * win.oh * win.ow;
   const int64_t Kg = (C / groups) * win.kh * win.kw, Og = O / groups;
   Tensor cols = columns(x, win);
   Tensor wc = w.contiguous();
-  Tensor out_rows = detail::new_empty({O, NL}, x.dtype());
+  Tensor out_rows = detail::new_empty({O, NL}, x.dtype(), x.device());
   for (int64_t g = 0; g < groups; ++g)
-    cpu::gemm(raw_view(out_rows, {Og, NL}, {NL, 1}, g * Og * NL),
-              raw_view(wc, {Og, Kg}, {Kg, 1}, wc.storage_offset() + g * Og * Kg),
-              raw_view(cols, {Kg, NL}, {NL, 1}, g * Kg * NL));
+    kernel::gemm(raw_view(out_rows, {Og, NL}, {NL, 1}, g * Og * NL),
+                 raw_view(wc, {Og, Kg}, {Kg, 1}, wc.storage_offset() + g * Og * Kg),
+                 raw_view(cols, {Kg, NL}, {NL, 1}, g * Kg * NL));
   return from_rows(out_rows, {N, O, win.oh, win.ow});
 }
 
 // x_rows [Cin, N*H*W] (an input in rows layout), w [Cin, Cout/g, kh, kw] -> [N, Cout, OH, OW];
 // win.oh/ow = H, W. Also the first-order input gradient of conv2d (its adjoint).
-Tensor conv_transpose_rows(const Tensor& x_rows, int64_t N, const Tensor& w, const cpu::Window2d& win, int64_t groups,
-                           int64_t OH, int64_t OW) {
+Tensor conv_transpose_rows(const Tensor& x_rows, int64_t N, const Tensor& w, const kernel::Window2d& win,
+                           int64_t groups, int64_t OH, int64_t OW) {
   const int64_t Cin = x_rows.size(0), HW = win.oh * win.ow, NHW = N * HW;
   const int64_t Cin_g = Cin / groups, Cout_g = w.size(1), Cout = Cout_g * groups;
   const int64_t Kg = Cout_g * win.kh * win.kw;
   Tensor wc = w.contiguous();
-  Tensor cols = detail::new_empty({Cout * win.kh * win.kw, NHW}, x_rows.dtype());
+  Tensor cols = detail::new_empty({Cout * win.kh * win.kw, NHW}, x_rows.dtype(), x_rows.device());
   for (int64_t g = 0; g < groups; ++g)  // cols_g [Kg, N*HW] = w_g^T [Kg, Cin_g] @ x_g [Cin_g, N*HW]
-    cpu::gemm(raw_view(cols, {Kg, NHW}, {NHW, 1}, g * Kg * NHW),
-              raw_view(wc, {Kg, Cin_g}, {1, Kg}, wc.storage_offset() + g * Cin_g * Kg),
-              raw_view(x_rows, {Cin_g, NHW}, {NHW, 1}, g * Cin_g * NHW));
-  Tensor out = zeros({N, Cout, OH, OW}, TensorOptions(x_rows.dtype()));
-  cpu::col2im(out, cols, win, HW, NHW);
+    kernel::gemm(raw_view(cols, {Kg, NHW}, {NHW, 1}, g * Kg * NHW),
+                 raw_view(wc, {Kg, Cin_g}, {1, Kg}, wc.storage_offset() + g * Cin_g * Kg),
+                 raw_view(x_rows, {Cin_g, NHW}, {NHW, 1}, g * Cin_g * NHW));
+  Tensor out = zeros({N, Cout, OH, OW}, TensorOptions(x_rows.dtype()).device(x_rows.device()));
+  kernel::col2im(out, cols, win, HW, NHW);
   return out;
 }
 
 // x [N, Cin, H, W] contiguous; see conv_transpose_rows.
-Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const cpu::Window2d& win, int64_t groups, int64_t OH,
+Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const kernel::Window2d& win, int64_t groups, int64_t OH,
                              int64_t OW) {
   return conv_transpose_rows(to_rows(x), x.size(0), w, win, groups, OH, OW);
 }
@@ -106,17 +106,17 @@ Tensor conv_transpose_values(const Tensor& x, const Tensor& w, const cpu::Window
 // dW [rows_total, Kg] per group: rows_g [R_g, NL] @ cols_g^T [NL, Kg] (cols in [K, NL] layout).
 Tensor weight_grad_values(const Tensor& rows, const Tensor& cols, int64_t groups, IntArrayRef w_sizes) {
   const int64_t R = rows.size(0), NL = rows.size(1), Rg = R / groups, Kg = cols.size(0) / groups;
-  Tensor dw = detail::new_empty({R, Kg}, rows.dtype());
+  Tensor dw = detail::new_empty({R, Kg}, rows.dtype(), rows.device());
   for (int64_t g = 0; g < groups; ++g)
-    cpu::gemm(raw_view(dw, {Rg, Kg}, {Kg, 1}, g * Rg * Kg), raw_view(rows, {Rg, NL}, {NL, 1}, g * Rg * NL),
-              raw_view(cols, {NL, Kg}, {1, NL}, g * Kg * NL));
+    kernel::gemm(raw_view(dw, {Rg, Kg}, {Kg, 1}, g * Rg * Kg), raw_view(rows, {Rg, NL}, {NL, 1}, g * Rg * NL),
+                 raw_view(cols, {NL, Kg}, {1, NL}, g * Kg * NL));
   return dw.view(w_sizes);
 }
 
 Tensor add_bias(Tensor out, const Tensor& bias) {
   if (!bias.defined()) return out;
   Tensor b = bias.view({1, bias.numel(), 1, 1});
-  cpu::binary(cpu::BinaryOp::Add, out, out, b);
+  kernel::binary(kernel::BinaryOp::Add, out, out, b);
   return out;
 }
 
@@ -334,8 +334,8 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
               "), calculated shape of the array of sliding blocks as (", oh, ", ", ow,
               "), but its components must be at least one.");
   const int64_t rows = checked_mul(checked_mul(x.size(1), k[0]), k[1]);
-  Tensor out = detail::new_empty({x.size(0), rows, checked_mul(oh, ow)}, x.dtype());
-  cpu::im2col(out, x, window(k, s, p, d, oh, ow), rows * oh * ow, oh * ow);
+  Tensor out = detail::new_empty({x.size(0), rows, checked_mul(oh, ow)}, x.dtype(), x.device());
+  kernel::im2col(out, x, window(k, s, p, d, oh, ow), rows * oh * ow, oh * ow);
   if (any_requires_grad({&input})) {
     auto n = make_node<Im2ColBackward0>({&input});
     n->in_hw = {H, W};
@@ -378,8 +378,9 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", oh, " * ",
               ow, " = ", oh * ow, ", but got input.size(2)=", input.size(2), ".");
   Tensor cols = input.contiguous();
-  Tensor out = zeros({input.size(0), input.size(1) / kk, os[0], os[1]}, TensorOptions(input.dtype()));
-  cpu::col2im(out, cols, window(k, s, p, d, oh, ow), input.size(1) * oh * ow, oh * ow);
+  Tensor out =
+      zeros({input.size(0), input.size(1) / kk, os[0], os[1]}, TensorOptions(input.dtype()).device(input.device()));
+  kernel::col2im(out, cols, window(k, s, p, d, oh, ow), input.size(1) * oh * ow, oh * ow);
   if (any_requires_grad({&input})) {
     auto n = make_node<Col2ImBackward0>({&input});
     n->k = k;

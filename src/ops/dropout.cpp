@@ -20,8 +20,8 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   {
     NoGradGuard ng;
     Tensor keep = ge(rand_like(input), p);  // kept with probability 1 - p
-    noise = where(keep, scalar_tensor(1.0 / (1.0 - p), TensorOptions(input.dtype())),
-                  scalar_tensor(0.0, TensorOptions(input.dtype())));
+    noise = where(keep, scalar_tensor(1.0 / (1.0 - p), TensorOptions(input.dtype()).device(input.device())),
+                  scalar_tensor(0.0, TensorOptions(input.dtype()).device(input.device())));
   }
   return input * noise;
 }

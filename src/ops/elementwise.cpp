@@ -3,15 +3,15 @@
 #include <cmath>
 #include <type_traits>
 
-#include "../backend/cpu/loops.h"
 #include "node_util.h"
 
 namespace graft {
 using autograd::any_requires_grad;
 using autograd::set_history;
-using cpu::BinaryOp;
-using cpu::UnaryOp;
 using detail::make_node;
+using kernel::BinaryOp;
+using kernel::DivMode;
+using kernel::UnaryOp;
 
 namespace {
 
@@ -24,9 +24,10 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   if (op == BinaryOp::Div) ct = detail::float_result(ct);
   if (op == BinaryOp::Add || op == BinaryOp::Sub)
     detail::check_add_sub(a.dtype(), b.dtype(), ct, alpha, op == BinaryOp::Sub);
-  Tensor out = detail::new_empty(shape, cpu::is_predicate(op) ? kBool : ct);
+  const Device dev = detail::common_device(a, b);
+  Tensor out = detail::new_empty(shape, kernel::is_predicate(op) ? kBool : ct, dev);
   Tensor ta, tb;
-  cpu::binary(op, out, detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
+  kernel::binary(op, out, detail::as_operand(a, ct, dev, ta), detail::as_operand(b, ct, dev, tb), alpha);
   return out;
 }
 
@@ -43,9 +44,9 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
     else
       detail::check_add_sub(a.dtype(), sd, ct, alpha, op == BinaryOp::Sub);
   }
-  Tensor out = detail::new_empty(a.sizes(), cpu::is_predicate(op) ? kBool : ct);
+  Tensor out = detail::new_empty(a.sizes(), kernel::is_predicate(op) ? kBool : ct, a.device());
   Tensor ta;
-  cpu::binary_scalar(op, out, detail::as_dtype(a, ct, ta), s, alpha, reverse);
+  kernel::binary_scalar(op, out, detail::as_dtype(a, ct, ta), s, alpha, reverse);
   return out;
 }
 
@@ -53,14 +54,17 @@ Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_floa
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name);
   DType dt = to_float ? detail::float_result(a.dtype()) : a.dtype();
-  Tensor out = detail::new_empty(a.sizes(), dt);
+  Tensor out = detail::new_empty(a.sizes(), dt, a.device());
   Tensor ta;
-  cpu::unary(op, out, detail::as_dtype(a, dt, ta), p0, p1);
+  kernel::unary(op, out, detail::as_dtype(a, dt, ta), p0, p1);
   return out;
 }
 
 // PyTorch wraps a Python number in a 0-d double/long tensor; saved by mul/div like any input.
-Tensor wrap(const Scalar& s) { return detail::wrapped_scalar(s, detail::wrapped_dtype(s)); }
+// On `like`'s device (PyTorch keeps wrapped numbers on the CPU and lets them mix with any device).
+Tensor wrap(const Scalar& s, const Tensor& like) {
+  return detail::wrapped_scalar(s, detail::wrapped_dtype(s), like.device());
+}
 
 // ---------------- nodes ----------------
 struct AddBackward0 final : Node {
@@ -79,7 +83,7 @@ struct SubBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     TensorList r(2);
     if (should_compute_output(0)) r[0] = g[0];
-    if (should_compute_output(1)) r[1] = (alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha));
+    if (should_compute_output(1)) r[1] = (alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha, g[0]));
     return r;
   }
 };
@@ -87,7 +91,7 @@ struct RsubBackward1 final : Node {  // number - tensor
   GRAFT_NODE_NAME("RsubBackward1")
   Scalar alpha;
   TensorList apply(TensorList&& g) override {
-    return {(alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha))};
+    return {(alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha, g[0]))};
   }
 };
 struct MulBackward0 final : Node {
@@ -121,7 +125,7 @@ struct PowBackward0 final : Node {  // tensor ** scalar
   Scalar exponent;
   TensorList apply(TensorList&& g) override {
     Tensor x = self.unpack(this);
-    if (exponent.to_double() == 0.0) return {zeros_like(x, TensorOptions(g[0].dtype()))};
+    if (exponent.to_double() == 0.0) return {zeros_like(x, TensorOptions(g[0].dtype()).device(g[0].device()))};
     Scalar em1 = exponent.is_floating_point() ? Scalar(exponent.to_double() - 1) : Scalar(exponent.to_long() - 1);
     return {g[0] * exponent * pow(x, em1)};
   }
@@ -254,65 +258,7 @@ struct MaxMinBackward final : Node {  // maximum / minimum
   }
 };
 
-// ---------------- floor, floor division, remainder ----------------
-// Python's semantics: the quotient rounds toward -inf and the remainder takes the divisor's
-// sign. Floats follow the fmod-based formulation (as PyTorch and CPython do), so that
-// a == b * q + r holds as closely as rounding allows; division by a float zero gives inf/nan.
-template <class T>
-T floor_div_value(T a, T b, bool& zero_div) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    T mod = std::fmod(a, b);
-    T q = (a - mod) / b;
-    if (mod != 0 && (b < 0) != (mod < 0)) q -= 1;
-    if (q == 0) return std::copysign(T(0), a / b);
-    T fq = std::floor(q);
-    return q - fq > T(0.5) ? fq + 1 : fq;
-  } else {
-    if (b == 0) {
-      zero_div = true;
-      return 0;
-    }
-    // -1 separately: INT_MIN / -1 overflows (wraps, as two's complement negation does)
-    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
-    T q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-    return q;
-  }
-}
-// C's division: the quotient rounded toward zero (div's rounding_mode='trunc').
-template <class T>
-T trunc_div_value(T a, T b, bool& zero_div) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::trunc(a / b);
-  } else {
-    if (b == 0) {
-      zero_div = true;
-      return 0;
-    }
-    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
-    return a / b;
-  }
-}
-template <class T>
-T remainder_value(T a, T b, bool& zero_div) {
-  if constexpr (std::is_floating_point_v<T>) {
-    T mod = std::fmod(a, b);
-    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
-    return mod;
-  } else {
-    if (b == 0) {
-      zero_div = true;
-      return 0;
-    }
-    if (b == -1) return 0;
-    T r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  }
-}
-
-enum class DivMode { Floor, Remainder, Trunc };
+// ---------------- floor division, remainder ----------------
 
 // out = a // b, a % b or trunc(a / b), broadcast, in the promoted dtype (bool rejected, as PyTorch).
 Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* name) {
@@ -327,38 +273,12 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
                                    : mode == DivMode::Trunc ? "div_trunc_cpu"
                                                             : "div_floor_cpu",
                                    kBool);
-  Tensor out = detail::new_empty(shape, ct);
+  const Device dev = detail::common_device(a, b);
+  Tensor out = detail::new_empty(shape, ct, dev);
   Tensor ta, tb;
-  const Tensor& x = detail::as_dtype(a, ct, ta);
-  const Tensor& y = detail::as_dtype(b, ct, tb);
-  bool zero_div = false;
-  auto run = [&]<class T>() {
-    if (rem)
-      cpu::elementwise<T, T, T>(
-          out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
-    else if (mode == DivMode::Trunc)
-      cpu::elementwise<T, T, T>(
-          out, [&](T p, T q) { return trunc_div_value(p, q, zero_div); }, x, y);
-    else
-      cpu::elementwise<T, T, T>(
-          out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
-  };
-  switch (ct) {
-    case kInt32:
-      run.template operator()<int32_t>();
-      break;
-    case kInt64:
-      run.template operator()<int64_t>();
-      break;
-    case kFloat32:
-      run.template operator()<float>();
-      break;
-    case kFloat64:
-      run.template operator()<double>();
-      break;
-    case kBool:
-      break;  // rejected above
-  }
+  const Tensor& x = detail::as_operand(a, ct, dev, ta);
+  const Tensor& y = detail::as_operand(b, ct, dev, tb);
+  const bool zero_div = kernel::rounding_div(mode, out, x, y);
   GRAFT_CHECK(!zero_div, RuntimeError, "ZeroDivisionError");
   return out;
 }
@@ -463,7 +383,7 @@ Tensor mul(const Tensor& a, const Scalar& b) {
   if (any_requires_grad({&a})) {
     Tensor none;
     auto n = make_node<MulBackward0>({&a, &none});
-    n->other = SavedVariable(wrap(b), false);
+    n->other = SavedVariable(wrap(b, a), false);
     set_history(out, n);
   }
   return out;
@@ -483,7 +403,7 @@ Tensor div(const Tensor& a, const Scalar& b) {
   if (any_requires_grad({&a})) {
     Tensor none;
     auto n = make_node<DivBackward0>({&a, &none});
-    n->other = SavedVariable(wrap(b), false);
+    n->other = SavedVariable(wrap(b, a), false);
     set_history(out, n);
   }
   return out;
@@ -512,7 +432,7 @@ Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode) {
 }
 Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode) {
   detail::check_tensor(a, "div", "self");
-  return div(a, wrap(b), rounding_mode);
+  return div(a, wrap(b, a), rounding_mode);
 }
 Tensor neg(const Tensor& a) {
   GRAFT_CHECK(!a.defined() || a.dtype() != kBool, RuntimeError,
@@ -522,23 +442,23 @@ Tensor neg(const Tensor& a) {
   if (any_requires_grad({&a})) set_history(out, make_node<NegBackward0>({&a}));
   return out;
 }
-Tensor detail::unary_rounding_forward(const Tensor& self, const char* name, UnaryKernel kernel, const char* refused_as,
-                                      bool copy_integers) {
+Tensor detail::unary_rounding_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
+                                      const char* refused_as, bool copy_integers) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
   if (self.dtype() == kBool || (!copy_integers && !self.is_floating_point()))
     detail::kernel_not_implemented(refused_as, self.dtype());
-  Tensor out = detail::new_empty(self.sizes(), self.dtype());
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
   if (self.is_floating_point())
-    kernel(out, self);
+    kernel::generated(static_cast<int>(k), out, self);
   else
-    cpu::copy(out, self);  // integers are their own floor, ceil, round and trunc
+    kernel::copy(out, self);  // integers are their own floor, ceil, round and trunc
   return out;
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) { return rounding_div(a, b, DivMode::Floor, "floor_divide"); }
 Tensor floor_divide(const Tensor& a, const Scalar& b) {
   detail::check_tensor(a, "floor_divide", "self");
-  return rounding_div(a, wrap(b), DivMode::Floor, "floor_divide");
+  return rounding_div(a, wrap(b, a), DivMode::Floor, "floor_divide");
 }
 Tensor remainder(const Tensor& a, const Tensor& b) {
   Tensor out = rounding_div(a, b, DivMode::Remainder, "remainder");
@@ -554,13 +474,13 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
 }
 Tensor remainder(const Tensor& a, const Scalar& b) {
   detail::check_tensor(a, "remainder", "self");
-  Tensor out = rounding_div(a, wrap(b), DivMode::Remainder, "remainder");
+  Tensor out = rounding_div(a, wrap(b, a), DivMode::Remainder, "remainder");
   if (any_requires_grad({&a})) set_history(out, make_node<RemainderBackward0>({&a}));
   return out;
 }
 Tensor remainder(const Scalar& a, const Tensor& b) {
   detail::check_tensor(b, "remainder", "other");
-  Tensor wa = wrap(a);
+  Tensor wa = wrap(a, b);
   Tensor out = rounding_div(wa, b, DivMode::Remainder, "remainder");
   if (any_requires_grad({&b})) {
     auto n = make_node<RemainderBackward1>({&b});
@@ -609,13 +529,13 @@ Tensor pow(const Scalar& base, const Tensor& e) {
 }
 
 // ---------------- unary math ----------------
-Tensor detail::unary_float_forward(const Tensor& self, const char* name, UnaryKernel kernel) {
+Tensor detail::unary_float_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
   const DType dt = detail::float_result(self.dtype());
-  Tensor out = detail::new_empty(self.sizes(), dt);
+  Tensor out = detail::new_empty(self.sizes(), dt, self.device());
   Tensor tmp;
-  kernel(out, detail::as_dtype(self, dt, tmp));
+  kernel::generated(static_cast<int>(k), out, detail::as_dtype(self, dt, tmp));
   return out;
 }
 Tensor abs(const Tensor& a) {
@@ -746,8 +666,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
               scalar_type_name(cond.dtype()));
   Shape s = detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   DType ct = detail::result_type(a, b);
-  Tensor out = detail::new_empty(s, ct);
-  cpu::where(out, cond, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct));
+  Tensor out = detail::new_empty(s, ct, a.device());
+  kernel::where(out, cond, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct));
   if (any_requires_grad({&a, &b})) {
     auto n = make_node<WhereBackward0>({&a, &b});
     n->condition = SavedVariable(cond, false);
@@ -757,11 +677,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
   detail::check_tensor(a, "where", "self");
-  return where(cond, a, detail::wrapped_scalar(b, detail::result_type(a, b)));
+  return where(cond, a, detail::wrapped_scalar(b, detail::result_type(a, b), a.device()));
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
   detail::check_tensor(b, "where", "other");
-  return where(cond, detail::wrapped_scalar(a, detail::result_type(b, a)), b);
+  return where(cond, detail::wrapped_scalar(a, detail::result_type(b, a), b.device()), b);
 }
 
 static Tensor max_min_elementwise(const Tensor& a, const Tensor& b, bool is_max) {
@@ -827,8 +747,8 @@ Tensor bitwise_not(const Tensor& a) {
   alloc::MemoryOpScope mem_scope("bitwise_not");
   detail::check_tensor(a, "bitwise_not");
   if (a.is_floating_point()) detail::kernel_not_implemented("bitwise_not_cpu", a.dtype());
-  Tensor out = detail::new_empty(a.sizes(), a.dtype());
-  cpu::unary(UnaryOp::BitNot, out, a);
+  Tensor out = detail::new_empty(a.sizes(), a.dtype(), a.device());
+  kernel::unary(UnaryOp::BitNot, out, a);
   return out;
 }
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
@@ -840,21 +760,22 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
 
 Tensor logical_not(const Tensor& a) {
   detail::check_tensor(a, "logical_not");
-  Tensor out = detail::new_empty(a.sizes(), kBool);
-  cpu::unary(UnaryOp::LogicalNot, out, a);
+  Tensor out = detail::new_empty(a.sizes(), kBool, a.device());
+  kernel::unary(UnaryOp::LogicalNot, out, a);
   return out;
 }
-Tensor detail::unary_predicate_forward(const Tensor& self, const char* name, UnaryKernel kernel) {
+Tensor detail::unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
-  Tensor out = detail::new_empty(self.sizes(), kBool);
-  kernel(out, self);
+  Tensor out = detail::new_empty(self.sizes(), kBool, self.device());
+  kernel::generated(static_cast<int>(k), out, self);
   return out;
 }
 
 bool equal(const Tensor& a, const Tensor& b) {
   detail::check_tensor(a, "equal", "self");
   detail::check_tensor(b, "equal", "other");
+  if (!detail::has_data(a)) kernel::not_implemented_for("aten::equal", a.device());
   if (!a.sizes().equals(b.sizes())) return false;
   NoGradGuard ng;
   return a.numel() == 0 || logical_not(eq(a, b)).to(kInt64).sum().item<int64_t>() == 0;

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "../autograd/variable.h"
-#include "../backend/cpu/kernels.h"
 #include "op_util.h"
 
 namespace graft {
@@ -50,14 +49,16 @@ Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
 }
 Tensor alloc_tensor(IntArrayRef sizes, const TensorOptions& o, const char* op) {
   alloc::MemoryOpScope mem_scope(op);
-  check_device_available(o.device_, op);
-  return new_empty(sizes, o.dtype_, o.device_);
+  const Device device = o.has_device_ ? o.device_ : default_device();
+  check_device_available(device, op);
+  return new_empty(sizes, o.dtype_, device);
 }
 TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o, const char* op) {
   detail::check_tensor(t, op);
   if (!o) return TensorOptions(t.dtype()).device(t.device());
   TensorOptions r = *o;
   if (!r.has_dtype_) r = r.dtype(t.dtype());
+  if (!r.has_device_) r = r.device(t.device());
   return r;
 }
 }  // namespace
@@ -122,17 +123,17 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
 Tensor full(IntArrayRef sizes, const Scalar& v, TensorOptions o) {
   if (!o.has_dtype_) o = o.dtype(v.natural_dtype());
   Tensor t = alloc_tensor(sizes, o, "full");
-  cpu::fill(t, v);
+  kernel::fill(t, v);
   return finish(t, o, "full");
 }
 Tensor zeros(IntArrayRef sizes, TensorOptions o) {
   Tensor t = alloc_tensor(sizes, o, "zeros");
-  if (t.numel()) std::memset(t.data_ptr(), 0, t.nbytes());
+  if (t.numel() && detail::has_data(t)) std::memset(t.data_ptr(), 0, t.nbytes());
   return finish(t, o, "zeros");
 }
 Tensor ones(IntArrayRef sizes, TensorOptions o) {
   Tensor t = alloc_tensor(sizes, o, "ones");
-  cpu::fill(t, 1);
+  kernel::fill(t, 1);
   return finish(t, o, "ones");
 }
 
@@ -163,15 +164,16 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
                       : static_cast<int64_t>(approx);
   if (n < 0) n = 0;
   Tensor t = alloc_tensor({n}, o, "arange");
-  GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {
-    auto* p = static_cast<scalar_t*>(t.data_ptr());
-    for (int64_t i = 0; i < n; ++i) {
-      if (all_int)
-        p[i] = static_cast<scalar_t>(start.to_long() + i * step.to_long());
-      else
-        p[i] = static_cast<scalar_t>(vs + static_cast<double>(i) * vst);
-    }
-  });
+  if (detail::has_data(t))  // meta: sizes only
+    GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {
+      auto* p = static_cast<scalar_t*>(t.data_ptr());
+      for (int64_t i = 0; i < n; ++i) {
+        if (all_int)
+          p[i] = static_cast<scalar_t>(start.to_long() + i * step.to_long());
+        else
+          p[i] = static_cast<scalar_t>(vs + static_cast<double>(i) * vst);
+      }
+    });
   return finish(t, o, "arange");
 }
 
@@ -182,18 +184,19 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
     Scalar(end).check_fits(o.dtype_);
   }
   Tensor t = alloc_tensor({steps}, o, "linspace");
-  GRAFT_DISPATCH_ALL(t.dtype(), "linspace", [&] {
-    auto* p = static_cast<scalar_t*>(t.data_ptr());
-    const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
-    const int64_t half = steps / 2;
-    if (steps == 1) {
-      p[0] = static_cast<scalar_t>(start);
-      return;
-    }
-    for (int64_t i = 0; i < steps; ++i)  // symmetric evaluation, as PyTorch does
-      p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
-                                            : end - step * static_cast<double>(steps - i - 1));
-  });
+  if (detail::has_data(t))  // meta: sizes only
+    GRAFT_DISPATCH_ALL(t.dtype(), "linspace", [&] {
+      auto* p = static_cast<scalar_t*>(t.data_ptr());
+      const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+      const int64_t half = steps / 2;
+      if (steps == 1) {
+        p[0] = static_cast<scalar_t>(start);
+        return;
+      }
+      for (int64_t i = 0; i < steps; ++i)  // symmetric evaluation, as PyTorch does
+        p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
+                                              : end - step * static_cast<double>(steps - i - 1));
+    });
   return finish(t, o, "linspace");
 }
 
@@ -201,10 +204,11 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
   int64_t m = m_opt.value_or(n);
   GRAFT_CHECK(n >= 0 && m >= 0, RuntimeError, "eye: n and m must be non-negative, got ", n, " and ", m);
   Tensor t = zeros({n, m}, TensorOptions(o.dtype_).device(o.device_));
-  GRAFT_DISPATCH_ALL(t.dtype(), "eye", [&] {
-    auto* p = static_cast<scalar_t*>(t.data_ptr());
-    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = scalar_t(1);
-  });
+  if (detail::has_data(t))  // meta: sizes only
+    GRAFT_DISPATCH_ALL(t.dtype(), "eye", [&] {
+      auto* p = static_cast<scalar_t*>(t.data_ptr());
+      for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = scalar_t(1);
+    });
   return finish(t, o, "eye");
 }
 
@@ -212,6 +216,7 @@ Tensor rand(IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"check_uniform_bounds\" not implemented for '",
               scalar_type_name(o.dtype_), "'");
   Tensor t = alloc_tensor(sizes, o, "rand");
+  if (!detail::has_data(t)) return finish(t, o, "rand");  // meta: sizes only, the generator untouched
   std::lock_guard<std::mutex> g(g_rng_mu);
   GRAFT_DISPATCH_FLOATING(t.dtype(), "rand", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
@@ -228,6 +233,7 @@ Tensor randn(IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
               scalar_type_name(o.dtype_), "'");
   Tensor t = alloc_tensor(sizes, o, "randn");
+  if (!detail::has_data(t)) return finish(t, o, "randn");  // meta: sizes only, the generator untouched
   std::lock_guard<std::mutex> g(g_rng_mu);
   GRAFT_DISPATCH_FLOATING(t.dtype(), "randn", [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
@@ -248,6 +254,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
                 dtype_cpp_name(o.dtype_));
   }
   Tensor t = alloc_tensor(sizes, o, "randint");
+  if (!detail::has_data(t)) return finish(t, o, "randint");  // meta: sizes only, the generator untouched
   std::lock_guard<std::mutex> g(g_rng_mu);
   std::uniform_int_distribution<int64_t> d(low, high - 1);
   GRAFT_DISPATCH_ALL(t.dtype(), "randint", [&] {
@@ -263,7 +270,8 @@ Tensor randperm(int64_t n, TensorOptions o) {
   GRAFT_CHECK(o.dtype_ != kBool, TypeError, "randperm: unsupported dtype ", o.dtype_);
   // shuffled in place in a tensor from the caching allocator: a size beyond the memory (or the
   // cap) is an OutOfMemoryError before any work, not a host vector built outside it
-  Tensor t = empty({n}, TensorOptions(kInt64));
+  Tensor t = empty({n}, TensorOptions(kInt64).device(o.device_));
+  if (!detail::has_data(t)) return finish(o.dtype_ == kInt64 ? t : t.to(o.dtype_), o, "randperm");
   int64_t* idx = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) idx[i] = i;
   {
@@ -318,7 +326,7 @@ Tensor tensor(const std::vector<T>& values, TensorOptions o) {
                                   values.size() * sizeof(T)),
       dtype_of<T>::value, IntArrayRef{static_cast<int64_t>(values.size())}, IntArrayRef{1}, 0));
   Tensor t = alloc_tensor({static_cast<int64_t>(values.size())}, o, "tensor");
-  cpu::copy(t, src);
+  kernel::copy(t, src);
   return finish(t, o, "tensor");
 }
 template Tensor tensor<float>(const std::vector<float>&, TensorOptions);
@@ -333,7 +341,7 @@ Tensor tensor(std::initializer_list<double> values, TensorOptions o) {
 Tensor scalar_tensor(const Scalar& s, TensorOptions o) {
   if (!o.has_dtype_) o = o.dtype(s.natural_dtype());
   Tensor t = alloc_tensor({}, o, "scalar_tensor");
-  cpu::fill(t, s);
+  kernel::fill(t, s);
   return finish(t, o, "scalar_tensor");
 }
 

@@ -20,6 +20,7 @@ Tensor check_index(const Tensor& index, const char* op, int64_t max_dim) {
 // PyTorch's texts: index_select/index_add raise IndexError "index out of range in self",
 // gather/scatter RuntimeError naming the index, the dim and its size.
 void check_range(const Tensor& idx, int64_t n, const char* op, int64_t dim = -1) {
+  if (!detail::has_data(idx)) return;  // meta: no values to check
   const int64_t* p = static_cast<const int64_t*>(idx.data_ptr());
   if (dim < 0) {
     GRAFT_CHECK(n > 0 || idx.numel() == 0, RuntimeError, op, "(): self indexing axis dim should be positive");
@@ -40,7 +41,7 @@ struct IndexSelectBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     Tensor idx = index.unpack(this);
     Tensor gg = in_sizes.empty() ? g[0].reshape({1}) : g[0];
-    Tensor z = zeros(in_sizes.empty() ? Shape{1} : in_sizes, TensorOptions(g[0].dtype()));
+    Tensor z = zeros(in_sizes.empty() ? Shape{1} : in_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
     Tensor r = index_add(z, dim, idx.reshape({-1}), gg);
     return {in_sizes.empty() ? r.reshape({}) : r};
   }
@@ -66,7 +67,8 @@ struct GatherBackward0 final : Node {
   Shape in_sizes;
   int64_t dim = 0;
   TensorList apply(TensorList&& g) override {
-    return {scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype())), dim, index.unpack(this), g[0])};
+    return {
+        scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, index.unpack(this), g[0])};
   }
 };
 struct ScatterAddBackward0 final : Node {
@@ -121,9 +123,9 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
   check_range(index, src.size(d), "index_select");
   Shape os = src.sizes().shape();
   os[d] = index.numel();
-  Tensor out = detail::new_empty(os, a.dtype());
-  cpu::index_select(out, src, d, index.reshape({-1}));
-  if (a.dim() == 0) out = cpu::raw_view(out, {}, {}, 0);
+  Tensor out = detail::new_empty(os, a.dtype(), a.device());
+  kernel::index_select(out, src, d, index.reshape({-1}));
+  if (a.dim() == 0) out = kernel::raw_view(out, {}, {}, 0);
   if (any_requires_grad({&a})) {
     auto n = make_node<IndexSelectBackward0>({&a});
     n->index = SavedVariable(index, false);
@@ -154,10 +156,10 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Ten
               ") should be equal to source.size(dim) (", src1.size(d), ")");
   check_range(index, self1.size(d), "index_add");
   DType dt = a.dtype();
-  Tensor out = detail::new_empty(self1.sizes(), dt);
-  cpu::copy(out, self1);
-  cpu::index_add(out, d, index.reshape({-1}), detail::cast_nograd(src1, dt));
-  if (a.dim() == 0) out = cpu::raw_view(out, {}, {}, 0);
+  Tensor out = detail::new_empty(self1.sizes(), dt, self1.device());
+  kernel::copy(out, self1);
+  kernel::index_add(out, d, index.reshape({-1}), detail::cast_nograd(src1, dt));
+  if (a.dim() == 0) out = kernel::raw_view(out, {}, {}, 0);
   if (any_requires_grad({&a, &source})) {
     auto n = make_node<IndexAddBackward0>({&a, &source});
     n->index = SavedVariable(index.reshape({-1}), false);
@@ -175,8 +177,8 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
   int64_t d = wrap_dim(dim, a.dim(), "gather");
   check_gather_shapes(a, d, index, nullptr, "gather");
   check_range(index, a.dim() ? a.size(d) : 1, "gather", d);
-  Tensor out = detail::new_empty(index.sizes(), a.dtype());
-  cpu::gather(out, a, d, index);
+  Tensor out = detail::new_empty(index.sizes(), a.dtype(), a.device());
+  kernel::gather(out, a, d, index);
   if (any_requires_grad({&a})) {
     auto n = make_node<GatherBackward0>({&a});
     n->index = SavedVariable(index, false);
@@ -196,9 +198,9 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const T
   GRAFT_CHECK(src.dtype() == a.dtype(), RuntimeError, "scatter_add(): Expected self.dtype to be equal to src.dtype");
   check_gather_shapes(a, d, index, &src, "scatter_add");
   check_range(index, a.dim() ? a.size(d) : 1, "scatter_add", d);
-  Tensor out = detail::new_empty(a.sizes(), a.dtype());
-  cpu::copy(out, a);
-  cpu::scatter_add(out, d, index, src);
+  Tensor out = detail::new_empty(a.sizes(), a.dtype(), a.device());
+  kernel::copy(out, a);
+  kernel::scatter_add(out, d, index, src);
   if (any_requires_grad({&a, &src})) {
     auto n = make_node<ScatterAddBackward0>({&a, &src});
     n->index = SavedVariable(index, false);
@@ -215,9 +217,9 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes());
-  Tensor out = detail::new_empty(s, a.dtype());
-  Tensor v = detail::wrapped_scalar(value, a.dtype());
-  cpu::where(out, mask, v, a);
+  Tensor out = detail::new_empty(s, a.dtype(), a.device());
+  Tensor v = detail::wrapped_scalar(value, a.dtype(), a.device());
+  kernel::where(out, mask, v, a);
   if (any_requires_grad({&a})) {
     auto n = make_node<MaskedFillBackward0>({&a});
     n->mask = SavedVariable(mask, false);

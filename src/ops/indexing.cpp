@@ -52,7 +52,7 @@ struct IndexBackward0 final : Node {
   SavedIndices indices;
   Shape self_sizes;
   TensorList apply(TensorList&& g) override {
-    Tensor z = zeros(self_sizes, TensorOptions(g[0].dtype()));
+    Tensor z = zeros(self_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
     index_put_(z, indices.unpack(this), g[0], /*accumulate=*/true);
     return {z};
   }
@@ -68,7 +68,7 @@ struct IndexPutBackward0 final : Node {
     TensorList r(2);
     auto idx = indices.unpack(this);
     if (should_compute_output(0))
-      r[0] = accumulate ? g[0] : index_put(g[0], idx, zeros({}, TensorOptions(g[0].dtype())));
+      r[0] = accumulate ? g[0] : index_put(g[0], idx, zeros({}, TensorOptions(g[0].dtype()).device(g[0].device())));
     if (should_compute_output(1)) r[1] = sum_to(index(g[0], idx), values_sizes);
     return r;
   }
@@ -80,7 +80,7 @@ struct MaskedSelectBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     Tensor m = mask.unpack(this);
     if (!m.sizes().equals(bcast_sizes)) m = m.expand(bcast_sizes);
-    Tensor z = zeros(bcast_sizes, TensorOptions(g[0].dtype()));
+    Tensor z = zeros(bcast_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
     index_put_(z, {m}, g[0]);
     return {sum_to(z, self_sizes)};
   }
@@ -172,7 +172,8 @@ void walk_box(IntArrayRef sizes, IntArrayRef sa, IntArrayRef sb, std::vector<int
 Tensor wrapped_index(const Tensor& ix, int64_t size, int64_t ordinal) {
   Tensor c = detail::cast_nograd(ix, kInt64).contiguous();
   GRAFT_CHECK(size > 0 || c.numel() == 0, IndexError, "index is out of bounds for dimension with size 0");
-  Tensor out = detail::new_empty(c.sizes(), kInt64);
+  if (!detail::has_data(c)) return c.clone();  // meta: no values to check or wrap
+  Tensor out = detail::new_empty(c.sizes(), kInt64, c.device());
   const int64_t* src = c.data_ptr<int64_t>();
   int64_t* dst = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i) {
@@ -215,7 +216,7 @@ IndexPlan plan_index(IntArrayRef sizes, const std::vector<std::optional<Tensor>>
   for (auto& e : indices) {
     if (present(e) && e->dtype() == kBool && e->dim() == 0) {
       // NumPy's x[True] / x[False]: a new dim of size 1, taken once or not at all
-      Tensor ix = new_empty({e->item<bool>() ? 1 : 0}, kInt64);
+      Tensor ix = new_empty({e->item<bool>() ? 1 : 0}, kInt64, (*e).device());
       if (ix.numel()) ix.data_ptr<int64_t>()[0] = 0;
       add_dim(1, -1, ix, true);
       p.expanded.push_back(*e);
@@ -242,8 +243,8 @@ IndexPlan plan_index(IntArrayRef sizes, const std::vector<std::optional<Tensor>>
     }
     Tensor nz = nonzero(ix);
     for (int64_t j = 0; j < ix.dim(); ++j) {
-      Tensor col = new_empty({nz.size(0)}, kInt64);
-      cpu::copy(col, cpu::select_raw(nz, 1, j));
+      Tensor col = new_empty({nz.size(0)}, kInt64, nz.device());
+      kernel::copy(col, kernel::select_raw(nz, 1, j));
       add_dim(sizes[pos + j], pos + j, col, true);
       p.expanded.push_back(col);
     }
@@ -327,7 +328,7 @@ void check_index_put_values(const Tensor& self, const IndexPlan& p, const Tensor
 }
 
 void index_gather(const Tensor& out, const Tensor& src, const IndexPlan& p) {
-  if (out.numel() == 0) return;
+  if (out.numel() == 0 || !detail::has_data(out)) return;  // meta: nothing to move
   const Shape ws = work_strides(src, p);
   Shape ob, rs, rsa, rsb;
   for (auto d : p.out_bpos) ob.push_back(out.strides()[d]);
@@ -348,7 +349,7 @@ void index_gather(const Tensor& out, const Tensor& src, const IndexPlan& p) {
 }
 
 void index_scatter(const Tensor& dst, const IndexPlan& p, const Tensor& values, bool accumulate) {
-  if (numel_of(p.out_sizes) == 0) return;
+  if (numel_of(p.out_sizes) == 0 || !detail::has_data(dst)) return;  // meta: nothing to move
   const Shape ws = work_strides(dst, p);
   // values' strides broadcast to the indexed shape
   const int64_t nd = static_cast<int64_t>(p.out_sizes.size());
@@ -378,8 +379,8 @@ void index_scatter(const Tensor& dst, const IndexPlan& p, const Tensor& values, 
 }
 
 Tensor index_put_planned(const Tensor& self, const IndexPlan& p, const Tensor& values, bool accumulate) {
-  Tensor out = new_empty(self.sizes(), self.dtype());
-  cpu::copy(out, self);
+  Tensor out = new_empty(self.sizes(), self.dtype(), self.device());
+  kernel::copy(out, self);
   index_scatter(out, p, values, accumulate);
   if (any_requires_grad({&self, &values})) {
     auto n = make_node<IndexPutBackward0>({&self, &values});
@@ -397,7 +398,7 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
   alloc::MemoryOpScope mem_scope("index");
   detail::check_tensor(self, "index", "self");
   IndexPlan p = detail::plan_index(self.sizes(), indices);
-  Tensor out = detail::new_empty(p.out_sizes, self.dtype());
+  Tensor out = detail::new_empty(p.out_sizes, self.dtype(), self.device());
   detail::index_gather(out, self, p);
   if (any_requires_grad({&self})) {
     auto n = make_node<IndexBackward0>({&self});
@@ -421,6 +422,7 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 Tensor nonzero(const Tensor& a) {
   alloc::MemoryOpScope mem_scope("nonzero");
   detail::check_tensor(a, "nonzero");
+  if (!detail::has_data(a)) kernel::not_implemented_for("aten::nonzero", a.device());  // data-dependent size
   Tensor flags;
   {
     NoGradGuard ng;
@@ -430,7 +432,7 @@ Tensor nonzero(const Tensor& a) {
   const int64_t n = flags.numel(), nd = a.dim();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += f[i] ? 1 : 0;
-  Tensor out = detail::new_empty({count, nd}, kInt64);
+  Tensor out = detail::new_empty({count, nd}, kInt64, a.device());
   int64_t* o = out.data_ptr<int64_t>();
   std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -458,10 +460,10 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
     Shape st(bs.size(), 0);
     const int64_t lead = static_cast<int64_t>(bs.size()) - a.dim();
     for (int64_t i = 0; i < a.dim(); ++i) st[lead + i] = a.size(i) == 1 ? 0 : a.stride(i);
-    src = cpu::raw_view(a, bs, st, a.storage_offset());
+    src = kernel::raw_view(a, bs, st, a.storage_offset());
   }
   IndexPlan p = detail::plan_index(bs, {m});
-  Tensor out = detail::new_empty(p.out_sizes, a.dtype());
+  Tensor out = detail::new_empty(p.out_sizes, a.dtype(), a.device());
   detail::index_gather(out, src, p);
   if (any_requires_grad({&a})) {
     auto n = make_node<MaskedSelectBackward0>({&a});

@@ -15,8 +15,8 @@ namespace {
 
 // A copy of self's data that carries self's autograd history (not a view, not saved state).
 Tensor snapshot_with_history(const Tensor& self) {
-  Tensor s = detail::new_empty(self.sizes(), self.dtype());
-  cpu::copy(s, self);
+  Tensor s = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  kernel::copy(s, self);
   Edge e = autograd::gradient_edge(self);
   if (e.is_valid()) {
     s.impl()->grad_fn = e.function;
@@ -48,13 +48,13 @@ Tensor& inplace(Tensor& self, const char* op, bool others_require_grad, F fn) {
       r = fn(self);
     }
     check_result(self, r);
-    cpu::copy(self, r);
+    kernel::copy(self, r);
     autograd::bump_version(self);
     return self;
   }
   Tensor r = fn(snapshot_with_history(self));
   check_result(self, r);
-  cpu::copy(self, r);
+  kernel::copy(self, r);
   autograd::bump_version(self);
   autograd::rebase_history(self, r.grad_fn());
   return self;
@@ -101,7 +101,7 @@ Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   if (defined() && o.defined())
     detail::check_add_sub(dtype(), o.dtype(), detail::result_type(*this, o), alpha, /*is_sub=*/false);
   if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
-    cpu::binary(cpu::BinaryOp::Add, *this, *this, detail::cast_nograd(o, dtype()), alpha);
+    kernel::binary(kernel::BinaryOp::Add, *this, *this, detail::cast_nograd(o, dtype()), alpha);
     autograd::bump_version(*this);
     return *this;
   }
@@ -112,7 +112,7 @@ Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
   if (defined())
     detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/false);
   if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o)) && dtype() != kBool) {
-    cpu::binary_scalar(cpu::BinaryOp::Add, *this, *this, o, alpha);
+    kernel::binary_scalar(kernel::BinaryOp::Add, *this, *this, o, alpha);
     autograd::bump_version(*this);
     return *this;
   }
@@ -122,7 +122,7 @@ Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
   if (defined() && o.defined())
     detail::check_add_sub(dtype(), o.dtype(), detail::result_type(*this, o), alpha, /*is_sub=*/true);
   if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
-    cpu::binary(cpu::BinaryOp::Sub, *this, *this, detail::cast_nograd(o, dtype()), alpha);
+    kernel::binary(kernel::BinaryOp::Sub, *this, *this, detail::cast_nograd(o, dtype()), alpha);
     autograd::bump_version(*this);
     return *this;
   }
@@ -136,7 +136,7 @@ Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
 }
 Tensor& Tensor::mul_(const Tensor& o) {
   if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o))) {
-    cpu::binary(cpu::BinaryOp::Mul, *this, *this, detail::cast_nograd(o, dtype()));
+    kernel::binary(kernel::BinaryOp::Mul, *this, *this, detail::cast_nograd(o, dtype()));
     autograd::bump_version(*this);
     return *this;
   }
@@ -145,7 +145,7 @@ Tensor& Tensor::mul_(const Tensor& o) {
 }
 Tensor& Tensor::mul_(const Scalar& o) {
   if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o))) {
-    cpu::binary_scalar(cpu::BinaryOp::Mul, *this, *this, o);
+    kernel::binary_scalar(kernel::BinaryOp::Mul, *this, *this, o);
     autograd::bump_version(*this);
     return *this;
   }
@@ -171,7 +171,7 @@ static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
   const bool record = GradMode::is_enabled() && autograd::requires_grad(self.impl());
   autograd::check_inplace(self, record, /*check_overlap=*/false);  // PyTorch fills an expanded tensor
   v.check_fits(self.dtype());                                      // before the version bump and the history
-  cpu::fill(self, v);
+  kernel::fill(self, v);
   autograd::bump_version(self);
   if (record) {
     auto n = make_node<FillBackward0>({&self});
@@ -194,11 +194,11 @@ Tensor& Tensor::copy_(const Tensor& src) {
       GradMode::is_enabled() && (autograd::requires_grad(impl()) || autograd::requires_grad(src.impl()));
   autograd::check_inplace(*this, record);
   if (src.impl()->storage().get() == impl()->storage().get() && !src.is_same(*this)) {
-    Tensor tmp = detail::new_empty(src.sizes(), src.dtype());
-    cpu::copy(tmp, src);
-    cpu::copy(*this, tmp);
+    Tensor tmp = detail::new_empty(src.sizes(), src.dtype(), src.device());
+    kernel::copy(tmp, src);
+    kernel::copy(*this, tmp);
   } else {
-    cpu::copy(*this, src);
+    kernel::copy(*this, src);
   }
   autograd::bump_version(*this);
   if (record && is_floating_point()) {
@@ -232,8 +232,8 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   autograd::check_inplace(self, /*will_record=*/false);
   Tensor v = values;
   if (values.impl()->storage().get() == self.impl()->storage().get()) {  // read before any write
-    v = detail::new_empty(values.sizes(), values.dtype());
-    cpu::copy(v, values);
+    v = detail::new_empty(values.sizes(), values.dtype(), values.device());
+    kernel::copy(v, values);
   }
   detail::index_scatter(self, plan, v, accumulate);
   autograd::bump_version(self);

@@ -47,8 +47,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   GRAFT_CHECK(a.size(1) == b.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x",
               a.size(1), " and ", b.size(0), "x", b.size(1), ")");
   check_same_dtype(a, b, "mm");
-  Tensor out = detail::new_empty({a.size(0), b.size(1)}, a.dtype());
-  cpu::gemm(out, a, b);
+  Tensor out = detail::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
+  kernel::gemm(out, a, b);
   if (any_requires_grad({&a, &b})) {
     auto n = make_node<MmBackward0>({&a, &b});
     if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
@@ -68,8 +68,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
               "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
               "] but got: [", b.size(0), ", ", b.size(1), "].");
   check_same_dtype(a, b, "bmm");
-  Tensor out = detail::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype());
-  cpu::gemm(out, a, b);
+  Tensor out = detail::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
+  kernel::gemm(out, a, b);
   if (any_requires_grad({&a, &b})) {
     auto n = make_node<BmmBackward0>({&a, &b});
     if (n->should_compute_output(1)) n->self = SavedVariable(a, false);

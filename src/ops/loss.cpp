@@ -77,17 +77,18 @@ std::pair<Tensor, Tensor> nll_terms(const Tensor& logp2, const Tensor& tgt, cons
   {
     NoGradGuard ng;
     Tensor bad = logical_and(valid, logical_or(lt(tgt, 0), ge(tgt, C)));
-    if (bad.to(kInt64).sum().item<int64_t>() > 0) {
+    if (detail::has_data(bad) && bad.to(kInt64).sum().item<int64_t>() > 0) {
       auto tv = tgt.to_vector<int64_t>();
       auto bv = bad.to(kInt64).to_vector<int64_t>();
       for (size_t i = 0; i < tv.size(); ++i)
         if (bv[i]) throw IndexError(detail::str("Target ", tv[i], " is out of bounds."));
     }
   }
-  Tensor safe = where(valid, tgt, scalar_tensor(0, TensorOptions(kInt64)));
+  Tensor safe = where(valid, tgt, scalar_tensor(0, TensorOptions(kInt64).device(tgt.device())));
   Tensor picked = gather(logp2, 1, safe.unsqueeze(1)).squeeze(1);
-  Tensor w = weight.defined() ? index_select(weight, 0, safe) : ones({safe.numel()}, TensorOptions(logp2.dtype()));
-  w = where(valid, w, scalar_tensor(0.0, TensorOptions(w.dtype())));
+  Tensor w = weight.defined() ? index_select(weight, 0, safe)
+                              : ones({safe.numel()}, TensorOptions(logp2.dtype()).device(logp2.device()));
+  w = where(valid, w, scalar_tensor(0.0, TensorOptions(w.dtype()).device(w.device())));
   return {-(picked * w), w};
 }
 
@@ -213,7 +214,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   // Smoothing term: -sum_c w_c log p_c per element, ignored targets masked, reduced like nll
   // (its 'mean' divides by the same summed target weights, or the non-ignored count).
   Tensor per = -(wb.defined() ? logp * wb : logp).sum({class_dim}).reshape({-1});
-  per = where(ne(tgt, ignore_index), per, scalar_tensor(0.0, TensorOptions(per.dtype())));
+  per = where(ne(tgt, ignore_index), per, scalar_tensor(0.0, TensorOptions(per.dtype()).device(per.device())));
   Tensor smooth = reduce_nll(per, w, reduction, input, target);
   return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / static_cast<double>(C));
 }
@@ -236,7 +237,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
               ") is deprecated. Please ensure they have the same size.");
   {
     NoGradGuard ng;
-    if (input.numel() > 0) {
+    if (input.numel() > 0 && detail::has_data(input)) {
       bool in_range = logical_and(ge(input, 0.0), le(input, 1.0)).to(kInt64).sum().item<int64_t>() == input.numel();
       GRAFT_CHECK(in_range, RuntimeError, "all elements of input should be between 0 and 1");
     }

@@ -2,7 +2,6 @@
 // Helpers for writing op backward nodes. A node is a struct deriving from Node with its saved
 // tensors as SavedVariable members; its apply() is written in graft's differentiable ops.
 #include "../autograd/variable.h"
-#include "../backend/cpu/kernels.h"
 #include "graft/ops/ops.h"
 #include "op_util.h"
 

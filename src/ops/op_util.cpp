@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "../autograd/variable.h"
-#include "../backend/cpu/kernels.h"
 
 namespace graft::detail {
 
@@ -95,15 +94,15 @@ Tensor new_empty(IntArrayRef sizes, DType dtype, Device device) {
     GRAFT_CHECK(s >= 0, RuntimeError, "Trying to create tensor with negative dimension ", s, ": ", sizes);
   Shape strides = contiguous_strides(sizes);
   const size_t nbytes = storage_nbytes(storage_extent(sizes, strides), dtype, sizes, strides);
-  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(nbytes), nbytes);
+  auto storage = make_intrusive<StorageImpl>(allocator_for(device)->allocate(nbytes), nbytes);
   auto impl = make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0);
   impl->is_inference = InferenceMode::is_enabled();
   return Tensor(std::move(impl));
 }
 
-Tensor wrapped_scalar(const Scalar& s, DType dtype) {
-  Tensor t = new_empty({}, dtype);
-  cpu::fill(t, s);
+Tensor wrapped_scalar(const Scalar& s, DType dtype, Device device) {
+  Tensor t = new_empty({}, dtype, device);
+  kernel::fill(t, s);
   t.impl()->is_wrapped_number = true;
   return t;
 }
@@ -111,7 +110,7 @@ Tensor wrapped_scalar(const Scalar& s, DType dtype) {
 Tensor cast_nograd(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = new_empty(t.sizes(), dtype, t.device());
-  cpu::copy(out, t);
+  kernel::copy(out, t);
   out.impl()->is_wrapped_number = t.impl()->is_wrapped_number;
   return out;
 }

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "graft/alloc/memory_history.h"
+#include "graft/backend/generated_kernel_ids.h"
+#include "graft/backend/kernels.h"
 #include "graft/core/error.h"
 #include "graft/ops/ops.h"
 
@@ -32,10 +34,12 @@ inline DType float_result(DType t) { return is_floating_point(t) ? t : default_d
 int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset = 0);
 /// extent * element size in bytes, overflow-checked.
 size_t storage_nbytes(int64_t extent, DType dtype, IntArrayRef sizes, IntArrayRef strides);
+/// False for tensors without data (the meta device): ops skip their data loops for them.
+inline bool has_data(const Tensor& t) { return !t.device().is_meta(); }
 /// A fresh contiguous tensor (no autograd).
-Tensor new_empty(IntArrayRef sizes, DType dtype, Device device = kCPU);
+Tensor new_empty(IntArrayRef sizes, DType dtype, Device device);
 /// A 0-d tensor from a C++ scalar marked as wrapped number (PyTorch's wrapped_scalar_tensor).
-Tensor wrapped_scalar(const Scalar& s, DType dtype);
+Tensor wrapped_scalar(const Scalar& s, DType dtype, Device device);
 /// `t` converted to `dtype` without recording autograd (returns t if already that dtype).
 Tensor cast_nograd(const Tensor& t, DType dtype);
 /// Hot-path form: returns `t` itself when it already has `dtype`, else a converted copy kept
@@ -43,6 +47,23 @@ Tensor cast_nograd(const Tensor& t, DType dtype);
 inline const Tensor& as_dtype(const Tensor& t, DType dtype, Tensor& tmp) {
   if (t.dtype() == dtype) return t;
   tmp = cast_nograd(t, dtype);
+  return tmp;
+}
+/// The device an op on `a` and `b` runs on: theirs when they share it; a 0-d CPU tensor goes
+/// with a tensor of any device (as PyTorch lets it); else PyTorch's "Expected all tensors to
+/// be on the same device" error.
+inline Device common_device(const Tensor& a, const Tensor& b) {
+  if (a.device() == b.device()) return a.device();
+  if (a.dim() == 0 && a.device().is_cpu()) return b.device();
+  if (b.dim() == 0 && b.device().is_cpu()) return a.device();
+  kernel::check_same_device(a, b);  // throws
+  return a.device();
+}
+/// as_dtype, also moving a 0-d CPU operand to `device` (no autograd).
+inline const Tensor& as_operand(const Tensor& t, DType dtype, Device device, Tensor& tmp) {
+  if (t.device() == device) return as_dtype(t, dtype, tmp);
+  tmp = new_empty({}, dtype, device);
+  kernel::copy(tmp, t);  // the destination's kernel
   return tmp;
 }
 /// PyTorch's checks of add and sub (its sub_check and alpha_check): `self` and `other` are the
@@ -58,20 +79,18 @@ inline DType wrapped_dtype(const Scalar& s) {
 void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
 std::string shape_str(IntArrayRef s);
 
-/// A kernel writing f(a) into out (a already converted to out's dtype).
-using UnaryKernel = void (*)(const Tensor& out, const Tensor& a);
 /// The forward of an elementwise op with a floating result (the generated unary_float ops):
 /// checks `self`, allocates the result (integer and bool inputs give the default dtype) and runs
-/// `kernel`; no autograd.
-Tensor unary_float_forward(const Tensor& self, const char* name, UnaryKernel kernel);
+/// generated kernel `k`; no autograd.
+Tensor unary_float_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
 /// The forward of an elementwise op keeping self's dtype (the generated unary_rounding ops):
-/// floats through `kernel`, integers copied when `copy_integers` and otherwise refused, bool
+/// floats through generated kernel `k`, integers copied when `copy_integers` and otherwise refused, bool
 /// refused ('"<refused_as>" not implemented for ...'); no autograd.
-Tensor unary_rounding_forward(const Tensor& self, const char* name, UnaryKernel kernel, const char* refused_as,
+Tensor unary_rounding_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* refused_as,
                               bool copy_integers);
 /// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
-/// self's shape written by `kernel`; no autograd (bool results never require grad).
-Tensor unary_predicate_forward(const Tensor& self, const char* name, UnaryKernel kernel);
+/// self's shape written by generated kernel `k`; no autograd (bool results never require grad).
+Tensor unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
 /// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
 /// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
 /// op's node; a result that cannot be cast back to self's dtype is refused).

@@ -37,7 +37,7 @@ Tensor pad(const Tensor& input, IntArrayRef pads, double value) {
     grow = grow || l > 0 || r > 0;
   }
   if (!grow) return x.clone();
-  Tensor base = full(out_sizes, value, TensorOptions(input.dtype()));
+  Tensor base = full(out_sizes, value, TensorOptions(input.dtype()).device(input.device()));
   Shape strides(out_sizes.size(), 1);
   for (int64_t d = nd - 2; d >= 0; --d) strides[d] = strides[d + 1] * out_sizes[d + 1];
   int64_t offset = 0;

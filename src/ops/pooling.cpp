@@ -89,10 +89,10 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
     Tensor ii = idx.reshape({planes, outs});
     if (has_empty_window) {
       Tensor valid = ge(ii, 0);
-      gi = where(valid, gi, scalar_tensor(0.0, TensorOptions(gi.dtype())));
-      ii = where(valid, ii, scalar_tensor(0, TensorOptions(kInt64)));
+      gi = where(valid, gi, scalar_tensor(0.0, TensorOptions(gi.dtype()).device(gi.device())));
+      ii = where(valid, ii, scalar_tensor(0, TensorOptions(kInt64).device(ii.device())));
     }
-    Tensor base = zeros({planes, hw}, TensorOptions(g[0].dtype()));
+    Tensor base = zeros({planes, hw}, TensorOptions(g[0].dtype()).device(g[0].device()));
     return {scatter_add(base, 1, ii, gi).view(in_sizes)};
   }
 };
@@ -118,22 +118,23 @@ struct AdaptiveAvgPool2DBackward0 final : Node {
     Shape in_sizes = go.sizes().shape();
     in_sizes[in_sizes.size() - 2] = H;
     in_sizes[in_sizes.size() - 1] = W;
-    Tensor gi = zeros(in_sizes, TensorOptions(go.dtype()));
+    Tensor gi = zeros(in_sizes, TensorOptions(go.dtype()).device(go.device()));
     const int64_t planes = oh * ow == 0 ? 0 : go.numel() / (oh * ow);
-    GRAFT_DISPATCH_FLOATING(go.dtype(), "adaptive_avg_pool2d_backward", [&] {
-      const scalar_t* src = go.data_ptr<scalar_t>();
-      scalar_t* dst = gi.data_ptr<scalar_t>();
-      for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
-        for (int64_t i = 0; i < oh; ++i) {
-          const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
-          for (int64_t j = 0; j < ow; ++j) {
-            const int64_t ws = window_start(j, W, ow), we = window_end(j, W, ow);
-            const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
-            for (int64_t h = hs; h < he; ++h)
-              for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
+    if (detail::has_data(gi))
+      GRAFT_DISPATCH_FLOATING(go.dtype(), "adaptive_avg_pool2d_backward", [&] {
+        const scalar_t* src = go.data_ptr<scalar_t>();
+        scalar_t* dst = gi.data_ptr<scalar_t>();
+        for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
+          for (int64_t i = 0; i < oh; ++i) {
+            const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
+            for (int64_t j = 0; j < ow; ++j) {
+              const int64_t ws = window_start(j, W, ow), we = window_end(j, W, ow);
+              const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
+              for (int64_t h = hs; h < he; ++h)
+                for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
+            }
           }
-        }
-    });
+      });
     return {gi};
   }
 };
@@ -148,15 +149,16 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayR
   PoolGeometry g = pool_geometry("max_pool2d", x4, input.dim() == 3, kernel_size, stride, padding, dilation, ceil_mode);
   const int64_t N = x4.size(0), C = x4.size(1), H = x4.size(2), W = x4.size(3);
   Tensor xc = x4.contiguous();
-  Tensor planes = cpu::raw_view(xc, {N * C, H, W}, {H * W, W, 1}, xc.storage_offset());
-  Tensor out = detail::new_empty({N, C, g.oh, g.ow}, x4.dtype());
-  Tensor idx = detail::new_empty({N, C, g.oh, g.ow}, kInt64);
-  cpu::max_pool2d(out, idx, planes, {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
+  Tensor planes = kernel::raw_view(xc, {N * C, H, W}, {H * W, W, 1}, xc.storage_offset());
+  Tensor out = detail::new_empty({N, C, g.oh, g.ow}, x4.dtype(), x4.device());
+  Tensor idx = detail::new_empty({N, C, g.oh, g.ow}, kInt64, x4.device());
+  kernel::max_pool2d(out, idx, planes, {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
   if (any_requires_grad({&x4})) {
     auto n = make_node<MaxPool2DWithIndicesBackward0>({&x4});
     n->indices = SavedVariable(idx, false);
     n->in_sizes = x4.sizes().shape();
-    if (idx.numel() > 0 && (g.p[0] > 0 || g.p[1] > 0)) n->has_empty_window = idx.min().item<int64_t>() < 0;
+    if (idx.numel() > 0 && (g.p[0] > 0 || g.p[1] > 0) && detail::has_data(idx))
+      n->has_empty_window = idx.min().item<int64_t>() < 0;
     set_history(out, n);
   }
   if (input.dim() == 3) return {out.squeeze(0), idx.squeeze(0)};
@@ -198,7 +200,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                                      : static_cast<double>((he - hs) * (we - ws));
       div[static_cast<size_t>(oy * g.ow + ox)] = d;
     }
-  Tensor out = (sums / tensor(div, TensorOptions(x4.dtype()))).reshape({N, C, g.oh, g.ow});
+  Tensor out = (sums / tensor(div, TensorOptions(x4.dtype()).device(x4.device()))).reshape({N, C, g.oh, g.ow});
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 
@@ -231,7 +233,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix, made
   // in the allocator (its size follows the user's numbers: too large is an OutOfMemoryError)
   auto averaging = [&](int64_t out, int64_t in) {
-    Tensor m = zeros({out, in}, TensorOptions(kFloat64));
+    Tensor m = zeros({out, in}, TensorOptions(kFloat64).device(input.device()));
+    if (!detail::has_data(m)) return m.to(input.dtype());  // meta: the sizes are the point
     double* p = m.data_ptr<double>();
     for (int64_t i = 0; i < out; ++i) {
       const int64_t s = window_start(i, in, out), e = window_end(i, in, out);
@@ -246,23 +249,24 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   out_sizes[out_sizes.size() - 2] = os[0];
   out_sizes[out_sizes.size() - 1] = os[1];
   Tensor x = input.contiguous();
-  Tensor out = detail::new_empty(out_sizes, input.dtype());
+  Tensor out = detail::new_empty(out_sizes, input.dtype(), input.device());
   const int64_t planes = H * W == 0 ? 0 : x.numel() / (H * W);
-  GRAFT_DISPATCH_FLOATING(input.dtype(), "adaptive_avg_pool2d", [&] {
-    const scalar_t* src = x.data_ptr<scalar_t>();
-    scalar_t* dst = out.data_ptr<scalar_t>();
-    for (int64_t pl = 0; pl < planes; ++pl, src += H * W)
-      for (int64_t i = 0; i < os[0]; ++i) {
-        const int64_t hs = window_start(i, H, os[0]), he = window_end(i, H, os[0]);
-        for (int64_t j = 0; j < os[1]; ++j) {
-          const int64_t ws = window_start(j, W, os[1]), we = window_end(j, W, os[1]);
-          double acc = 0;
-          for (int64_t h = hs; h < he; ++h)
-            for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);
-          *dst++ = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
+  if (detail::has_data(out))
+    GRAFT_DISPATCH_FLOATING(input.dtype(), "adaptive_avg_pool2d", [&] {
+      const scalar_t* src = x.data_ptr<scalar_t>();
+      scalar_t* dst = out.data_ptr<scalar_t>();
+      for (int64_t pl = 0; pl < planes; ++pl, src += H * W)
+        for (int64_t i = 0; i < os[0]; ++i) {
+          const int64_t hs = window_start(i, H, os[0]), he = window_end(i, H, os[0]);
+          for (int64_t j = 0; j < os[1]; ++j) {
+            const int64_t ws = window_start(j, W, os[1]), we = window_end(j, W, os[1]);
+            double acc = 0;
+            for (int64_t h = hs; h < he; ++h)
+              for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);
+            *dst++ = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
+          }
         }
-      }
-  });
+    });
   if (any_requires_grad({&input})) {
     auto n = make_node<AdaptiveAvgPool2DBackward0>({&input});
     n->ph = SavedVariable(averaging(os[0], H), false);

@@ -5,8 +5,8 @@
 namespace graft {
 using autograd::any_requires_grad;
 using autograd::set_history;
-using cpu::ReduceOp;
 using detail::make_node;
+using kernel::ReduceOp;
 
 namespace detail {
 Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim) {
@@ -74,7 +74,8 @@ struct ProdBackward final : Node {
     bool has_zero;
     {
       NoGradGuard ng;
-      has_zero = eq(x, 0).to(kInt64).sum().item<int64_t>() > 0;
+      // meta: no values; the zero-free formula (a real run with zeros takes other memory)
+      has_zero = detail::has_data(x) && eq(x, 0).to(kInt64).sum().item<int64_t>() > 0;
     }
     Tensor grad;
     if (!has_zero) {
@@ -136,7 +137,7 @@ struct MaxMinDimBackward final : Node {
     uint64_t m = uint64_t{1} << dim;
     Tensor gu = detail::unsqueeze_reduced(g[0], in_sizes, m, keepdim);
     Tensor iu = detail::unsqueeze_reduced(indices.unpack(this), in_sizes, m, keepdim);
-    return {scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype())), dim, iu, gu)};
+    return {scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, iu, gu)};
   }
 };
 struct VarStdBackward final : Node {
@@ -194,8 +195,8 @@ struct LogSoftmaxBackward0 final : Node {
 };
 
 Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
-  Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype);
-  cpu::reduce(op, out, a, mask);
+  Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype, a.device());
+  kernel::reduce(op, out, a, mask);
   return out;
 }
 
@@ -241,7 +242,7 @@ Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim) {
   Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, a.dtype());
   {
     NoGradGuard ng;
-    cpu::binary_scalar(cpu::BinaryOp::Div, out, out, static_cast<double>(count));
+    kernel::binary_scalar(kernel::BinaryOp::Div, out, out, static_cast<double>(count));
   }
   if (any_requires_grad({&a})) {
     auto n = make_node<MeanBackward>({&a});
@@ -325,9 +326,9 @@ static std::pair<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool 
   uint64_t mask = uint64_t{1} << d;
   check_nonempty_reduction(src, mask, name);
   Shape os = reduced_shape(src.sizes(), mask, keepdim && a.dim() > 0);
-  Tensor values = detail::new_empty(os, a.dtype());
-  Tensor indices = detail::new_empty(os, kInt64);
-  cpu::arg_reduce(is_max, values, indices, src, d);
+  Tensor values = detail::new_empty(os, a.dtype(), a.device());
+  Tensor indices = detail::new_empty(os, kInt64, a.device());
+  kernel::arg_reduce(is_max, values, indices, src, d);
   if (any_requires_grad({&a})) {
     auto n = make_node<MaxMinDimBackward>({&a});
     n->is_max = is_max;
@@ -357,8 +358,8 @@ static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keep
   if (!dim) {
     GRAFT_CHECK(a.numel() > 0, IndexError, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = a.reshape({-1});
-    Tensor idx = detail::new_empty({}, kInt64);
-    cpu::arg_reduce(is_max, Tensor(), idx, flat, 0);
+    Tensor idx = detail::new_empty({}, kInt64, a.device());
+    kernel::arg_reduce(is_max, Tensor(), idx, flat, 0);
     if (keepdim) return idx.reshape(Shape(a.dim(), 1));
     return idx;
   }
@@ -376,8 +377,8 @@ static Tensor var_std(const Tensor& a, IntArrayRef dims, int64_t correction, boo
   GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError, name,
               ": only support floating point and complex dtypes, got ", a.dtype());
   uint64_t mask = detail::dim_mask(dims, a.dim(), name);
-  Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), a.dtype());
-  cpu::var(out, a, mask, correction, is_std);
+  Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), a.dtype(), a.device());
+  kernel::var(out, a, mask, correction, is_std);
   if (any_requires_grad({&a})) {
     auto n = make_node<VarStdBackward>({&a});
     n->is_std = is_std;

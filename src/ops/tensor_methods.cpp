@@ -1,5 +1,4 @@
 // Tensor methods: metadata helpers and forwarding to the functional ops.
-#include "../backend/cpu/kernels.h"
 #include "graft/ops/ops.h"
 #include "op_util.h"
 
@@ -21,6 +20,8 @@ T* Tensor::data_ptr() const {
   GRAFT_CHECK(defined(), ValueError, "data_ptr: undefined tensor");
   GRAFT_CHECK(dtype() == dtype_of<T>::value, TypeError, "expected scalar type ", dtype_name(dtype_of<T>::value),
               " but found ", dtype_name(dtype()));
+  // typed access means reading or writing values, which a meta tensor does not have
+  GRAFT_CHECK(!device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
   return static_cast<T*>(impl_->data());
 }
 template float* Tensor::data_ptr<float>() const;
@@ -32,6 +33,7 @@ template bool* Tensor::data_ptr<bool>() const;
 Scalar Tensor::item() const {
   GRAFT_CHECK(defined(), ValueError, "item: undefined tensor");
   GRAFT_CHECK(numel() == 1, RuntimeError, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  if (device().is_meta()) kernel::not_implemented_for("aten::_local_scalar_dense", device());
   return GRAFT_DISPATCH_ALL(dtype(), "item", [&]() -> Scalar { return *static_cast<const scalar_t*>(impl_->data()); });
 }
 template <class T>
@@ -47,8 +49,9 @@ template bool Tensor::item<bool>() const;
 template <class T>
 std::vector<T> Tensor::to_vector() const {
   GRAFT_CHECK(defined(), ValueError, "to_vector: undefined tensor");
-  Tensor c = detail::new_empty(sizes(), dtype_of<T>::value);
-  cpu::copy(c, *this);
+  GRAFT_CHECK(!device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
+  Tensor c = detail::new_empty(sizes(), dtype_of<T>::value, kCPU);
+  kernel::copy(c, *this);
   const T* p = static_cast<const T*>(c.data_ptr());
   return std::vector<T>(p, p + numel());
 }

@@ -43,8 +43,8 @@ struct WindowBackward final : Node {
   Shape in_sizes;
   Geometry window;  // in a contiguous frame of in_sizes
   TensorList apply(TensorList&& g) override {
-    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype())), g[0], window.sizes, window.strides,
-                               window.offset)};
+    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), g[0], window.sizes,
+                               window.strides, window.offset)};
   }
 };
 struct ViewBackward0 final : Node {
@@ -96,17 +96,17 @@ struct AsStridedBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     if (may_overlap(window)) {
       // elements seen several times by the view accumulate their gradients
-      Tensor pos = full({}, window.offset, TensorOptions(kInt64));
+      Tensor pos = full({}, window.offset, TensorOptions(kInt64).device(g[0].device()));
       for (size_t i = 0; i < window.sizes.size(); ++i) {
         Shape s(window.sizes.size(), 1);
         s[i] = window.sizes[i];
         pos = pos + (arange(window.sizes[i]) * window.strides[i]).reshape(s);
       }
-      Tensor flat = zeros({compute_numel(in_sizes)}, TensorOptions(g[0].dtype()));
+      Tensor flat = zeros({compute_numel(in_sizes)}, TensorOptions(g[0].dtype()).device(g[0].device()));
       return {index_add(flat, 0, pos.reshape({-1}), g[0].reshape({-1})).reshape(in_sizes)};
     }
-    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype())), g[0], window.sizes, window.strides,
-                               window.offset)};
+    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), g[0], window.sizes,
+                               window.strides, window.offset)};
   }
 };
 struct AsStridedScatterBackward0 final : Node {
@@ -115,8 +115,8 @@ struct AsStridedScatterBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     TensorList r(2);
     if (should_compute_output(0))
-      r[0] = as_strided_scatter(g[0], zeros(window.sizes, TensorOptions(g[0].dtype())), window.sizes, window.strides,
-                                window.offset);
+      r[0] = as_strided_scatter(g[0], zeros(window.sizes, TensorOptions(g[0].dtype()).device(g[0].device())),
+                                window.sizes, window.strides, window.offset);
     if (should_compute_output(1)) {
       Tensor gc = g[0].contiguous();
       r[1] = gc.as_strided(window.sizes, window.strides, gc.storage_offset() + window.offset);
@@ -138,13 +138,13 @@ struct SplitBackward0 final : Node {
       } else {
         Shape s = in_sizes;
         s[dim] = pieces[i];
-        DType dt = kFloat32;
+        TensorOptions o(kFloat32);
         for (auto& x : g)
           if (x.defined()) {
-            dt = x.dtype();
+            o = TensorOptions(x.dtype()).device(x.device());
             break;
           }
-        parts.push_back(zeros(s, TensorOptions(dt)));
+        parts.push_back(zeros(s, o));
       }
     }
     return {cat(parts, dim)};
@@ -155,10 +155,10 @@ struct UnbindBackward0 final : Node {
   Shape in_sizes;
   int64_t dim = 0;
   TensorList apply(TensorList&& g) override {
-    DType dt = kFloat32;
+    TensorOptions o(kFloat32);
     for (auto& x : g)
       if (x.defined()) {
-        dt = x.dtype();
+        o = TensorOptions(x.dtype()).device(x.device());
         break;
       }
     Shape slice = in_sizes;
@@ -166,7 +166,7 @@ struct UnbindBackward0 final : Node {
     TensorList parts;
     for (int64_t i = 0; i < in_sizes[dim]; ++i) {
       const size_t k = static_cast<size_t>(i);
-      parts.push_back(k < g.size() && g[k].defined() ? g[k] : zeros(slice, TensorOptions(dt)));
+      parts.push_back(k < g.size() && g[k].defined() ? g[k] : zeros(slice, o));
     }
     return {stack(parts, dim)};
   }
@@ -201,7 +201,8 @@ struct CloneBackward0 final : Node {
 struct ToCopyBackward0 final : Node {
   GRAFT_NODE_NAME("ToCopyBackward0")
   DType src_dtype = kFloat32;
-  TensorList apply(TensorList&& g) override { return {g[0].to(src_dtype)}; }
+  Device src_device = kCPU;
+  TensorList apply(TensorList&& g) override { return {g[0].to(src_device, src_dtype)}; }
 };
 
 // Makes the view and, when recording, attaches `node` (which already has its edge).
@@ -557,9 +558,9 @@ Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef siz
   const int64_t extent = detail::storage_extent(sizes, strides, offset);
   GRAFT_CHECK(extent <= base.numel(), RuntimeError, "as_strided_scatter: the window (sizes ", sizes, ", strides ",
               strides, ", offset ", offset, ") lies outside the ", base.numel(), " elements of self");
-  Tensor out = detail::new_empty(base.sizes(), base.dtype());
-  cpu::copy(out, base);
-  cpu::copy(cpu::raw_view(out, sizes, strides, offset), src);
+  Tensor out = detail::new_empty(base.sizes(), base.dtype(), base.device());
+  kernel::copy(out, base);
+  kernel::copy(kernel::raw_view(out, sizes, strides, offset), src);
   if (any_requires_grad({&base, &src})) {
     auto n = make_node<AsStridedScatterBackward0>({&base, &src});
     n->window = {sizes.shape(), strides.shape(), offset};
@@ -660,10 +661,10 @@ Tensor repeat(const Tensor& a, IntArrayRef repeats) {
     src_sizes.push_back(s);
     src_strides.push_back(st);
   }
-  Tensor out = detail::new_empty(out_sizes, a.dtype());
+  Tensor out = detail::new_empty(out_sizes, a.dtype(), a.device());
   if (out.numel() > 0)
-    cpu::copy(cpu::raw_view(out, dst_sizes, contiguous_strides(dst_sizes), 0),
-              cpu::raw_view(a, src_sizes, src_strides, a.storage_offset()));
+    kernel::copy(kernel::raw_view(out, dst_sizes, contiguous_strides(dst_sizes), 0),
+                 kernel::raw_view(a, src_sizes, src_strides, a.storage_offset()));
   if (recording(a)) {
     auto n = make_node<RepeatBackward0>({&a});
     n->in_sizes = a.sizes().shape();
@@ -711,8 +712,8 @@ intrusive_ptr<Node> make_as_strided_backward(IntArrayRef in_sizes, IntArrayRef s
 Tensor clone(const Tensor& a) {
   alloc::MemoryOpScope mem_scope("clone");
   detail::check_tensor(a, "clone");
-  Tensor out = detail::new_empty(a.sizes(), a.dtype());
-  cpu::copy(out, a);
+  Tensor out = detail::new_empty(a.sizes(), a.dtype(), a.device());
+  kernel::copy(out, a);
   if (recording(a)) set_history(out, make_node<CloneBackward0>({&a}));
   return out;
 }
@@ -725,24 +726,41 @@ Tensor Tensor::contiguous() const {
 Tensor Tensor::to(DType dtype, bool copy) const {
   detail::check_tensor(*this, "to");
   if (dtype == this->dtype() && !copy) return *this;
-  Tensor out = detail::new_empty(sizes(), dtype);
-  cpu::copy(out, *this);
+  Tensor out = detail::new_empty(sizes(), dtype, (*this).device());
+  kernel::copy(out, *this);
   if (recording(*this) && graft::is_floating_point(dtype)) {
     auto n = make_node<ToCopyBackward0>({this});
     n->src_dtype = this->dtype();
+    n->src_device = this->device();
     set_history(out, n);
   }
   return out;
 }
 Tensor Tensor::to(Device device, bool copy) const {
   detail::check_tensor(*this, "to");
-  check_device_available(device, "to");
-  return copy ? clone() : *this;
+  return to(device, dtype(), copy);
 }
 Tensor Tensor::to(Device device, DType dtype, bool copy) const {
   detail::check_tensor(*this, "to");
   check_device_available(device, "to");
-  return to(dtype, copy);
+  if (device == this->device()) return to(dtype, copy);
+  // Between devices. The only pair this build has is cpu -> meta, which copies no data: the
+  // result keeps the sizes and, for a dense layout, the strides (as PyTorch's to() does).
+  GRAFT_CHECK(!this->device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
+  Tensor out;
+  if (!is_contiguous() && detail::storage_extent(sizes(), strides()) == numel() && numel() > 0) {
+    out = empty_strided(sizes(), strides(), TensorOptions(dtype).device(device));
+  } else {
+    out = detail::new_empty(sizes(), dtype, device);
+  }
+  kernel::copy(out, *this);  // the destination's kernel: on meta, nothing to write
+  if (recording(*this) && graft::is_floating_point(dtype)) {
+    auto n = make_node<ToCopyBackward0>({this});
+    n->src_dtype = this->dtype();
+    n->src_device = this->device();
+    set_history(out, n);
+  }
+  return out;
 }
 Tensor Tensor::to(const Tensor& other, bool copy) const {
   detail::check_tensor(other, "to", "other");
@@ -764,7 +782,7 @@ static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
     }
   DType dt = tensors[0].dtype();
   for (auto& t : tensors) dt = promote_types(dt, t.dtype());
-  if (!ref) return detail::new_empty({0}, dt);
+  if (!ref) return detail::new_empty({0}, dt, tensors[0].device());
   const int64_t nd = ref->dim() + (is_stack ? 1 : 0);
   GRAFT_CHECK(is_stack || ref->dim() > 0, RuntimeError,
               "zero-dimensional tensor (at position 0) cannot be concatenated");
@@ -797,17 +815,17 @@ static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
     pieces.push_back(t.size(d));
     out_sizes[d] += t.size(d);
   }
-  Tensor out = detail::new_empty(out_sizes, dt);
+  Tensor out = detail::new_empty(out_sizes, dt, (*ref).device());
   Geometry og = geom_of(out);
   int64_t off = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (pieces[i] == 0) continue;
     if (is_stack) {
       Geometry g = select_geom(og, d, off);
-      cpu::copy(cpu::raw_view(out, g.sizes, g.strides, g.offset), tensors[i]);
+      kernel::copy(kernel::raw_view(out, g.sizes, g.strides, g.offset), tensors[i]);
     } else {
       Geometry g = slice_geom(og, d, off, pieces[i], 1);
-      cpu::copy(cpu::raw_view(out, g.sizes, g.strides, g.offset), tensors[i]);
+      kernel::copy(kernel::raw_view(out, g.sizes, g.strides, g.offset), tensors[i]);
     }
     off += pieces[i];
   }

@@ -38,7 +38,7 @@ void Adagrad::on_param_group_added(OptimizerParamGroup& group) {
   const double init = static_cast<const AdagradOptions&>(group.options()).initial_accumulator_value();
   for (const Tensor& param : group.params()) {
     detail::StateSlots slots(state(), param);
-    slots.get("step", [] { return detail::new_step(); });
+    slots.get("step", [&] { return detail::new_step(param.device()); });
     slots.get("sum", [&] { return detail::full_state(param, init); });
     slots.commit();
   }
@@ -69,12 +69,14 @@ void Adagrad::update_group(OptimizerParamGroup& group) {
     const Tensor& grad = param.grad();
     if (!grad.defined()) continue;
     detail::StateSlots slots(state(), param);
-    Tensor step = slots.get("step", [] { return detail::new_step(); });
+    Tensor step = slots.get("step", [&] { return detail::new_step(param.device()); });
     Tensor sum = slots.get("sum", [&] { return detail::full_state(param, o.initial_accumulator_value()); });
     const double t = detail::increment_step(step);
     const detail::AdagradArgs a{o.lr() / (1 + (t - 1) * o.lr_decay()), o.weight_decay(), o.eps(), o.maximize()};
     if (detail::fusable(param, grad, {&sum})) {
-      if (param.dtype() == kFloat32)
+      if (param.device().is_meta()) {
+        // meta: no values to update; the state made above is what the step costs
+      } else if (param.dtype() == kFloat32)
         detail::adagrad_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), sum.data_ptr<float>(),
                                      param.numel(), a);
       else

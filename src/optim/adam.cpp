@@ -66,14 +66,16 @@ void adam_step(std::unordered_map<const TensorImpl*, ParamState>& state, Optimiz
     const Tensor& grad = param.grad();
     if (!grad.defined()) continue;
     StateSlots slots(state, param);
-    Tensor step = slots.get("step", [] { return new_step(); });
+    Tensor step = slots.get("step", [&] { return new_step(param.device()); });
     Tensor exp_avg = slots.get("exp_avg", [&] { return zeros_state(param); });
     Tensor exp_avg_sq = slots.get("exp_avg_sq", [&] { return zeros_state(param); });
     Tensor max_exp_avg_sq;
     if (a.amsgrad) max_exp_avg_sq = slots.get("max_exp_avg_sq", [&] { return zeros_state(param); });
     a.step = increment_step(step);
     if (fusable(param, grad, {&exp_avg, &exp_avg_sq, &max_exp_avg_sq})) {
-      if (param.dtype() == kFloat32)
+      if (param.device().is_meta()) {
+        // meta: no values to update; the state made above is what the step costs
+      } else if (param.dtype() == kFloat32)
         adam_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), exp_avg.data_ptr<float>(),
                           exp_avg_sq.data_ptr<float>(), ptr_or_null<float>(max_exp_avg_sq), param.numel(), a);
       else

@@ -82,7 +82,9 @@ void RMSprop::update_group(OptimizerParamGroup& group) {
     if (a.centered) grad_avg = slots.get("grad_avg", [&] { return detail::zeros_state(param); });
     detail::increment_step(step);
     if (detail::fusable(param, grad, {&square_avg, &grad_avg, &buf})) {
-      if (param.dtype() == kFloat32)
+      if (param.device().is_meta()) {
+        // meta: no values to update; the state made above is what the step costs
+      } else if (param.dtype() == kFloat32)
         detail::rmsprop_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), square_avg.data_ptr<float>(),
                                      detail::ptr_or_null<float>(grad_avg), detail::ptr_or_null<float>(buf),
                                      param.numel(), a);

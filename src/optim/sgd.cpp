@@ -69,7 +69,9 @@ void SGD::update_group(OptimizerParamGroup& group) {
       a.first_step = slots.is_new("momentum_buffer");
     }
     if (detail::fusable(param, grad, {&buf})) {
-      if (param.dtype() == kFloat32)
+      if (param.device().is_meta()) {
+        // meta: no values to update; the state made above is what the step costs
+      } else if (param.dtype() == kFloat32)
         detail::sgd_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), detail::ptr_or_null<float>(buf),
                                  param.numel(), a);
       else

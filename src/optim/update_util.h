@@ -18,22 +18,24 @@ namespace graft::optim::detail {
 /// A zero-filled state tensor shaped like `param` (contiguous), tagged optimizer_state.
 inline Tensor zeros_state(const Tensor& param) {
   MemoryCategoryGuard category(MemoryCategory::OptimizerState);
-  return zeros(param.sizes(), param.dtype());
+  return zeros(param.sizes(), TensorOptions(param.dtype()).device(param.device()));
 }
 /// A `value`-filled state tensor shaped like `param` (contiguous), tagged optimizer_state.
 inline Tensor full_state(const Tensor& param, double value) {
   MemoryCategoryGuard category(MemoryCategory::OptimizerState);
-  return full(param.sizes(), value, param.dtype());
+  return full(param.sizes(), value, TensorOptions(param.dtype()).device(param.device()));
 }
 /// An uninitialized state tensor shaped like `param` (contiguous), tagged optimizer_state.
 inline Tensor empty_state(const Tensor& param) {
   MemoryCategoryGuard category(MemoryCategory::OptimizerState);
-  return empty(param.sizes(), param.dtype());
+  return empty(param.sizes(), TensorOptions(param.dtype()).device(param.device()));
 }
-/// PyTorch's `step` state: a 0-d float32 zero.
-inline Tensor new_step() {
+/// PyTorch's `step` state: a 0-d float32 zero, on the CPU (as PyTorch keeps it for any device)
+/// except for meta parameters, whose steps stay on meta so that a memory estimate counts them
+/// as a CPU run, where they share the parameters' allocator, does.
+inline Tensor new_step(Device param_device = kCPU) {
   MemoryCategoryGuard category(MemoryCategory::OptimizerState);
-  return zeros({}, kFloat32);
+  return zeros({}, TensorOptions(kFloat32).device(param_device.is_meta() ? kMeta : kCPU));
 }
 
 /// One parameter's state during an update: existing entries are used in place, missing ones
@@ -77,6 +79,10 @@ class StateSlots {
 
 /// step += 1 (in the tensor's dtype, as PyTorch's `step_t += 1`); returns the new value.
 inline double increment_step(Tensor& step) {
+  if (step.device().is_meta()) {  // no count to keep: 1 makes every bias correction defined
+    ++step.impl()->version();
+    return 1.0;
+  }
   if (step.dtype() == kFloat32) {
     float* s = step.data_ptr<float>();
     *s = *s + 1.0f;

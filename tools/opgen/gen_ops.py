@@ -16,8 +16,11 @@ nothing. What comes out (docs/notes/ops.md):
                                           and the Python bindings expand them
   src/ops/generated_ops.cpp               backward nodes, forwards with their autograd wiring,
                                           in-place forms, Tensor methods
+  include/graft/backend/generated_kernel_ids.h
+                                          GeneratedKernel: each op's number in a backend's
+                                          table of generated kernels (kernels.h)
   src/backend/cpu/generated_kernels.{h,cpp}
-                                          the CPU kernel of each op
+                                          the CPU kernel of each op, and the CPU table of them
   tests/<family>_registry.def             the registry's rows: GRAFT_<FAMILY>_CASE(name, ...,
                                           (reference))
 
@@ -147,10 +150,10 @@ def gen_ops_cpp(decl):
         name = op["name"]
         node, saved = gen_node(op)
         if "integers" in op:
-            forward = (f'detail::unary_rounding_forward(self, "{name}", &cpu::{name}_kernel, "{op["refused_as"]}", '
+            forward = (f'detail::unary_rounding_forward(self, "{name}", {kernel_id(name)}, "{op["refused_as"]}", '
                        f'/*copy_integers=*/{"true" if op["integers"] == "copy" else "false"})')
         else:
-            forward = f'detail::unary_float_forward(self, "{name}", &cpu::{name}_kernel)'
+            forward = f'detail::unary_float_forward(self, "{name}", {kernel_id(name)})'
         nodes.append(node)
         wire = ["  if (autograd::any_requires_grad({&self})) {",
                 f"    auto node = detail::make_node<{op['node']}>({{&self}});"]
@@ -174,7 +177,7 @@ def gen_ops_cpp(decl):
         name = op["name"]
         fns.append("\n".join([
             f"Tensor {name}(const Tensor& self) {{",
-            f'  return detail::unary_predicate_forward(self, "{name}", &cpu::{name}_kernel);',
+            f'  return detail::unary_predicate_forward(self, "{name}", {kernel_id(name)});',
             "}",
             f"Tensor Tensor::{name}() const {{ return graft::{name}(*this); }}",
         ]))
@@ -184,7 +187,7 @@ def gen_ops_cpp(decl):
         "// works), forwards with their autograd wiring, in-place forms and Tensor methods.",
         "#include <cmath>",
         "",
-        '#include "backend/cpu/generated_kernels.h"',
+        '#include "graft/backend/generated_kernel_ids.h"',
         '#include "ops/node_util.h"',
         "",
         "namespace graft {",
@@ -201,14 +204,35 @@ def gen_ops_cpp(decl):
     ])
 
 
+def all_ops(decl):
+    return decl["unary_float"] + decl["unary_rounding"] + decl["unary_predicate"]
+
+
+def kernel_id(name):
+    return f"kernel::GeneratedKernel::{name}"
+
+
+def gen_kernel_ids(decl):
+    lines = [HEADER, "#pragma once", "/// The generated ops' numbers in a backend's table of generated kernels",
+             "/// (KernelTable::generated, graft/backend/kernels.h).", "", "namespace graft::kernel {", "",
+             "enum class GeneratedKernel : int {"]
+    lines += [f"  {op['name']}," for op in all_ops(decl)]
+    lines += ["};", f"inline constexpr int kNumGeneratedKernels = {len(all_ops(decl))};", "",
+              "}  // namespace graft::kernel", ""]
+    return "\n".join(lines)
+
+
 def gen_kernels_h(decl):
-    lines = [HEADER, "#pragma once", "// CPU kernels of the ops of src/ops/ops.yaml.", '#include "graft/core/tensor.h"', "",
+    lines = [HEADER, "#pragma once", "// CPU kernels of the ops of src/ops/ops.yaml.",
+             '#include "graft/backend/generated_kernel_ids.h"', '#include "graft/backend/kernels.h"', "",
              "namespace graft::cpu {", "", "// unary_float: out (floating) = f(a), a already of out's dtype"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_float"]]
     lines += ["// unary_rounding: out = f(a), both floating"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_rounding"]]
     lines += ["// unary_predicate: out (bool) = f(a), any dtype of a"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_predicate"]]
+    lines += ["// The CPU table of them, indexed by GeneratedKernel",
+              "extern const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels];"]
     lines += ["", "}  // namespace graft::cpu", ""]
     return "\n".join(lines)
 
@@ -234,7 +258,9 @@ def gen_kernels_cpp(decl):
             "  });",
             "}",
         ]
-    lines += ["", "}  // namespace graft::cpu", ""]
+    lines += ["", "const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels] = {"]
+    lines += [f"    &{op['name']}_kernel," for op in all_ops(decl)]
+    lines += ["};", "", "}  // namespace graft::cpu", ""]
     return "\n".join(lines)
 
 
@@ -284,6 +310,7 @@ def main():
     write_if_changed(f"{out}/include/graft/ops/generated_ops.h", gen_public_header(decl))
     write_if_changed(f"{out}/include/graft/core/tensor_generated_methods.inc", gen_methods(decl))
     write_if_changed(f"{out}/src/ops/generated_ops.cpp", gen_ops_cpp(decl))
+    write_if_changed(f"{out}/include/graft/backend/generated_kernel_ids.h", gen_kernel_ids(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.h", gen_kernels_h(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.cpp", gen_kernels_cpp(decl))
     for family in FIELDS:

@@ -46,6 +46,21 @@ class HostRawAllocator final : public RawAllocator {
   bool page_locked_;
 };
 
+/// The `meta` device's memory: addresses that are never backed by anything. Each allocate
+/// returns a fresh 64-byte aligned range of a reserved address space that no host pointer
+/// uses, so the caching allocator's rounding, pooling, splitting and statistics run exactly as
+/// on a real device while nothing is allocated (graft.utils.memory.estimate relies on it).
+/// Never dereference what it returns. No free/total: the device has no capacity of its own.
+class MetaRawAllocator final : public RawAllocator {
+ public:
+  void* allocate(size_t nbytes) override;
+  void free(void* ptr, size_t nbytes) override;
+  const char* name() const override { return "meta"; }
+
+ private:
+  std::atomic<uintptr_t> next_{uintptr_t{1} << 62};  // above any user-space address
+};
+
 /// For tests: host memory that can be told to fail at the N-th allocate call or when live
 /// bytes would pass a cap, and that counts calls and live bytes. mem_info reports the cap
 /// as the total when one is set, else the host's memory.

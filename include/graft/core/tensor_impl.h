@@ -39,9 +39,10 @@ class TensorImpl final : public RefCounted {
     return false;
   }
   const intrusive_ptr<StorageImpl>& storage() const { return storage_; }
-  /// Pointer to element 0 (storage base + offset).
+  /// Pointer to element 0 (storage base + offset); null on the meta device, which has no data.
   void* data() const {
-    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(element_size(dtype_));
+    char* base = static_cast<char*>(storage_->data());
+    return base ? base + storage_offset_ * static_cast<int64_t>(element_size(dtype_)) : nullptr;
   }
   /// Changes geometry in place (used by detach_-free paths and in-place reshapes of fresh tensors).
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);

@@ -19,9 +19,10 @@ struct TensorOptions {
   Device device_ = kCPU;
   bool requires_grad_ = false;
   bool has_dtype_ = false;
+  bool has_device_ = false;  ///< unset: default_device() for factories, the source's for *_like
   TensorOptions() = default;
   TensorOptions(DType d) : dtype_(d), has_dtype_(true) {}
-  TensorOptions(Device d) : device_(d) {}
+  TensorOptions(Device d) : device_(d), has_device_(true) {}
   TensorOptions dtype(DType d) const {
     auto o = *this;
     o.dtype_ = d;
@@ -31,6 +32,7 @@ struct TensorOptions {
   TensorOptions device(Device d) const {
     auto o = *this;
     o.device_ = d;
+    o.has_device_ = true;
     return o;
   }
   TensorOptions requires_grad(bool r = true) const {

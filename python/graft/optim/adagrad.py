@@ -26,7 +26,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = _optim.new_step()
+                state["step"] = _optim.new_step(p.device)
                 state["sum"] = _optim.full_state(p, float(initial_accumulator_value))
 
     _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
@@ -43,7 +43,7 @@ class Adagrad(Optimizer):
             for p in params:
                 state = self.state[p]
                 if "sum" not in state:  # a parameter added with add_param_group after construction
-                    state["step"] = _optim.new_step()
+                    state["step"] = _optim.new_step(p.device)
                     state["sum"] = _optim.full_state(p, float(group["initial_accumulator_value"]))
                 sums.append(state["sum"])
                 steps.append(state["step"])

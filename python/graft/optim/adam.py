@@ -47,7 +47,7 @@ class Adam(Optimizer):
             for p in params:
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = _optim.new_step()
+                    state["step"] = _optim.new_step(p.device)
                     state["exp_avg"] = _optim.zeros_state(p)
                     state["exp_avg_sq"] = _optim.zeros_state(p)
                 if amsgrad and "max_exp_avg_sq" not in state:

@@ -39,7 +39,7 @@ class RMSprop(Optimizer):
             for p in params:
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = _optim.new_step()
+                    state["step"] = _optim.new_step(p.device)
                     state["square_avg"] = _optim.zeros_state(p)
                 if momentum > 0 and "momentum_buffer" not in state:
                     state["momentum_buffer"] = _optim.zeros_state(p)

@@ -1,7 +1,9 @@
 // Elementwise CPU kernels: unary, binary, where, copy, fill.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "backend/workspace.h"
 #include "graft/core/error.h"
 #include "kernels.h"
 #include "loops.h"
@@ -254,6 +256,7 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
       break;
   }
   // Everything else goes through the tensor path with a 0-d operand.
+  GRAFT_INTERNAL_ASSERT(backend::binary_scalar_uses_operand(op, a.dtype()));  // the meta backend mirrors it
   Tensor st = scratch({}, a.dtype());
   fill(st, s_);
   if (rev)
@@ -327,6 +330,99 @@ void fill(const Tensor& dst, const Scalar& v) {
     elementwise<scalar_t, scalar_t>(
         dst, [=](scalar_t) { return x; }, dst);
   });
+}
+
+namespace {
+// ---------------- floor, floor division, remainder ----------------
+// Python's semantics: the quotient rounds toward -inf and the remainder takes the divisor's
+// sign. Floats follow the fmod-based formulation (as PyTorch and CPython do), so that
+// a == b * q + r holds as closely as rounding allows; division by a float zero gives inf/nan.
+template <class T>
+T floor_div_value(T a, T b, bool& zero_div) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T q = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) q -= 1;
+    if (q == 0) return std::copysign(T(0), a / b);
+    T fq = std::floor(q);
+    return q - fq > T(0.5) ? fq + 1 : fq;
+  } else {
+    if (b == 0) {
+      zero_div = true;
+      return 0;
+    }
+    // -1 separately: INT_MIN / -1 overflows (wraps, as two's complement negation does)
+    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+    T q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+// C's division: the quotient rounded toward zero (div's rounding_mode='trunc').
+template <class T>
+T trunc_div_value(T a, T b, bool& zero_div) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::trunc(a / b);
+  } else {
+    if (b == 0) {
+      zero_div = true;
+      return 0;
+    }
+    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+    return a / b;
+  }
+}
+template <class T>
+T remainder_value(T a, T b, bool& zero_div) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T mod = std::fmod(a, b);
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+    return mod;
+  } else {
+    if (b == 0) {
+      zero_div = true;
+      return 0;
+    }
+    if (b == -1) return 0;
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+}  // namespace
+
+bool rounding_div(DivMode mode, const Tensor& out, const Tensor& x, const Tensor& y) {
+  bool zero_div = false;
+  auto run = [&]<class T>() {
+    if (mode == DivMode::Remainder)
+      elementwise<T, T, T>(
+          out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
+    else if (mode == DivMode::Trunc)
+      elementwise<T, T, T>(
+          out, [&](T p, T q) { return trunc_div_value(p, q, zero_div); }, x, y);
+    else
+      elementwise<T, T, T>(
+          out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
+  };
+  switch (out.dtype()) {
+    case kInt32:
+      run.template operator()<int32_t>();
+      break;
+    case kInt64:
+      run.template operator()<int64_t>();
+      break;
+    case kFloat32:
+      run.template operator()<float>();
+      break;
+    case kFloat64:
+      run.template operator()<double>();
+      break;
+    case kBool:
+      GRAFT_INTERNAL_ASSERT(false, "rounding_div: bool is refused by the op");
+  }
+  return zero_div;
 }
 
 }  // namespace graft::cpu

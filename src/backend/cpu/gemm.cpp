@@ -1,6 +1,7 @@
 // Matrix multiply on the CPU: OpenBLAS for float32/float64, a plain loop for integers.
 #include <cblas.h>
 
+#include "backend/workspace.h"
 #include "graft/core/error.h"
 #include "kernels.h"
 
@@ -18,10 +19,11 @@ BlasView blas_view(const Tensor& m) {
   const int64_t r = m.dim() - 2;
   int64_t rows = m.size(r), cols = m.size(r + 1);
   int64_t rs = m.stride(r), cs = m.stride(r + 1);
-  if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1))
-    return {m, false, std::max<int64_t>(rows == 1 ? cols : rs, 1)};
-  if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1))
+  if (!backend::blas_needs_copy(m)) {  // the one decision the meta backend mirrors
+    if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1))
+      return {m, false, std::max<int64_t>(rows == 1 ? cols : rs, 1)};
     return {m, true, std::max<int64_t>(cols == 1 ? rows : cs, 1)};
+  }
   Tensor c = scratch(m.sizes(), m.dtype());
   copy(c, m);
   return {c, false, std::max<int64_t>(cols, 1)};

@@ -50,7 +50,7 @@ void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor
   for (int64_t i = 0; i < n; ++i) {
     Tensor dst = select_raw(out, dim, ix[i * ist]);
     Tensor src = source.dim() ? select_raw(source, dim, i) : source;
-    binary(BinaryOp::Add, dst, dst, src);
+    cpu::binary(BinaryOp::Add, dst, dst, src);
   }
 }
 

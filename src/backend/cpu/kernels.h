@@ -1,10 +1,21 @@
 #pragma once
 // CPU kernels. They compute values only: no autograd, no argument checks beyond internal
 // asserts (the ops layer in src/ops validates and promotes first). Outputs are preallocated.
+// Registered in cpu_table.cpp.
+#include "graft/backend/kernels.h"
 #include "graft/core/allocator.h"
 #include "graft/core/tensor.h"
 
 namespace graft::cpu {
+
+using kernel::BinaryOp;
+using kernel::DivMode;
+using kernel::is_predicate;
+using kernel::raw_view;
+using kernel::ReduceOp;
+using kernel::select_raw;
+using kernel::UnaryOp;
+using kernel::Window2d;
 
 /// A contiguous scratch tensor for a kernel's own use (no autograd, no checks): allocated
 /// through the CPU allocator, so the backend needs nothing from the ops layer above it.
@@ -15,68 +26,18 @@ inline Tensor scratch(IntArrayRef sizes, DType dtype) {
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
-/// A view of t's storage with the given geometry and no autograd history (kernels only).
-inline Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
-}
-/// raw_view of t.select(dim, i).
-inline Tensor select_raw(const Tensor& t, int64_t dim, int64_t i) {
-  Shape sz, st;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (d != dim) {
-      sz.push_back(t.size(d));
-      st.push_back(t.stride(d));
-    }
-  return raw_view(t, sz, st, t.storage_offset() + i * t.stride(dim));
-}
 /// raw_view of t[i] along dim 0.
 inline Tensor raw_select0(const Tensor& t, int64_t i) {
   return raw_view(t, IntArrayRef(t.sizes().data() + 1, t.dim() - 1), IntArrayRef(t.strides().data() + 1, t.dim() - 1),
                   t.storage_offset() + i * t.stride(0));
 }
 
-/// The hand-written unary kernels; the unary_float ops (exp, tanh, ...) have generated kernels
-/// (generated_kernels.h, from src/ops/ops.yaml).
-enum class UnaryOp {
-  Neg,
-  Abs,
-  Sign,
-  Relu,
-  Gelu,
-  GeluTanh,
-  Silu,
-  Softplus,
-  Clamp,
-  LogicalNot,
-  BitNot  ///< ~x on integers, not on bool
-};
-/// BitAnd, BitOr, BitXor: integer and bool operands only.
-enum class BinaryOp {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  BitAnd,
-  BitOr,
-  BitXor,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  LogicalAnd,
-  LogicalOr
-};
-/// True for ops whose output is bool.
-inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
+// The CPU backend's entries of the kernel table (include/graft/backend/kernels.h says what
+// each computes); ops reach them through graft::kernel, never directly.
 
 /// out = op(a); `a` has out's dtype (LogicalNot: out is bool). p0/p1: Softplus
 /// (beta, threshold), Clamp (min, max; NaN = none).
-void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0);
+void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1);
 /// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 /// out = a op s, with s converted to a's dtype; `reverse` computes s op a.
@@ -89,13 +50,14 @@ void copy(const Tensor& dst, const Tensor& src);
 /// Every element of dst = v.
 void fill(const Tensor& dst, const Scalar& v);
 
-enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
 /// Reduces over the dims in `mask` into `out` (shape with those dims removed or kept as 1).
 void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask);
+/// out = a // b, a % b or trunc(a / b); true when an integer division by zero happened.
+bool rounding_div(DivMode mode, const Tensor& out, const Tensor& a, const Tensor& b);
 /// Max/min over one dim: values and int64 indices (first occurrence), for dim-reductions.
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
 /// Variance over `mask` with the given correction.
-void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result = false);
+void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result);
 
 /// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype; c needs unit
 /// column stride only (rows and batches may be strided), a and b any strides.
@@ -108,12 +70,6 @@ void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index
 /// out (already a copy of self) scatter-adds src at index along dim.
 void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
 
-/// Geometry of a 2-D sliding window (convolution, unfold/fold, pooling): kernel, stride,
-/// padding, dilation, and the output grid it produces.
-struct Window2d {
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-  int64_t oh, ow;  ///< output rows and columns
-};
 /// im2col: x [N, C, H, W] (contiguous) -> the columns of every window position, zero where the
 /// window reads padding. Element (n, row, l) of the columns (row = (c*kh + i)*kw + j,
 /// l = window position) is written at cols.data + n*ns + row*rs + l: ns = rows*L, rs = L gives

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "backend/workspace.h"
 #include "graft/core/error.h"
 #include "kernels.h"
 
@@ -13,24 +14,9 @@ namespace {
 // Returns `a` with reduced dims moved last and made contiguous (no autograd), and the
 // inner block size R.
 Tensor reduced_last(const Tensor& a, uint64_t mask, int64_t& R) {
-  std::vector<int64_t> perm;
-  R = 1;
-  for (int64_t d = 0; d < a.dim(); ++d)
-    if (!(mask >> d & 1)) perm.push_back(d);
-  for (int64_t d = 0; d < a.dim(); ++d)
-    if (mask >> d & 1) {
-      perm.push_back(d);
-      R *= a.size(d);
-    }
-  // geometry-only permute (no autograd: callers run under no-grad kernels)
-  Shape sizes, strides;
-  for (auto d : perm) {
-    sizes.push_back(a.size(d));
-    strides.push_back(a.stride(d));
-  }
-  Tensor p = raw_view(a, sizes, strides, a.storage_offset());
+  Tensor p = backend::reduce_permuted(a, mask, R);
   if (p.is_contiguous()) return p;
-  Tensor c = scratch(sizes, a.dtype());
+  Tensor c = scratch(p.sizes(), a.dtype());
   copy(c, p);
   return c;
 }

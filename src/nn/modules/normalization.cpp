@@ -61,7 +61,8 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
   if (is_training() && options.track_running_stats()) {
     NoGradGuard ng;
     num_batches_tracked.add_(1);
-    if (!options.momentum()) momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
+    if (!options.momentum() && !num_batches_tracked.device().is_meta())  // meta: no count, no values
+      momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
   }
   // Batch statistics in training, and also in eval when no running statistics are tracked.
   const bool use_batch_stats = is_training() || !options.track_running_stats();

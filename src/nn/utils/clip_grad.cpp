@@ -47,6 +47,7 @@ double norm_of(const T* x, int64_t n, double p) {
 // The norm of a float32/float64 tensor (any layout).
 double vector_norm(const Tensor& t, double p) {
   const Tensor c = t.contiguous();
+  if (c.device().is_meta()) return 0;  // no values: the contiguous copy above is the cost
   if (c.dtype() == kFloat32) return norm_of(c.data_ptr<float>(), c.numel(), p);
   return norm_of(c.data_ptr<double>(), c.numel(), p);
 }
@@ -87,7 +88,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
               graft::detail::python_float(norm_type),
               " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
               "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
-  Tensor total_norm = scalar_tensor(total, dtype);
+  Tensor total_norm = scalar_tensor(total, TensorOptions(dtype).device(grads[0].device()));
   // clip_coef = max_norm / (total_norm + 1e-6), which PyTorch evaluates as
   // (total_norm + 1e-6).reciprocal() * max_norm in the norm's dtype; clamp(max=1.0).
   const double c =

@@ -1,0 +1,216 @@
+#pragma once
+/// The device seam. Ops never call a backend directly: they validate, promote and allocate
+/// their outputs (on their inputs' device), then call the functions below, which look up the
+/// output's device in one table of kernels per DeviceType. A backend is a folder under
+/// src/backend/ that fills a KernelTable: `cpu` computes values, `meta` only what a device
+/// would allocate (its kernels write nothing; outputs already carry their metadata).
+/// Kernels compute values only: no autograd, no argument checks beyond internal asserts.
+/// Design: docs/notes/devices.md.
+#include <cstdint>
+
+#include "graft/core/scalar.h"
+#include "graft/core/tensor.h"
+
+namespace graft::kernel {
+
+/// The hand-written unary kernels; the generated ops (exp, floor, isnan, ...) are reached by
+/// their GeneratedKernel number instead (generated_kernel_ids.h, from src/ops/ops.yaml).
+enum class UnaryOp {
+  Neg,
+  Abs,
+  Sign,
+  Relu,
+  Gelu,
+  GeluTanh,
+  Silu,
+  Softplus,
+  Clamp,
+  LogicalNot,
+  BitNot  ///< ~x on integers, not on bool
+};
+/// BitAnd, BitOr, BitXor: integer and bool operands only.
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr
+};
+/// True for ops whose output is bool.
+inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
+/// Integer-style divisions: a // b (floor), trunc(a / b), Python's a % b.
+enum class DivMode { Floor, Remainder, Trunc };
+enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
+
+/// Geometry of a 2-D sliding window (convolution, unfold/fold, pooling): kernel, stride,
+/// padding, dilation, and the output grid it produces.
+struct Window2d {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t oh, ow;  ///< output rows and columns
+};
+
+/// out = f(a) for a generated op's kernel (`a` already converted as the op's family says).
+using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a);
+
+/// One backend's kernels. The semantics of each entry are those of the dispatch function of
+/// the same name below.
+struct KernelTable {
+  const char* name;  ///< PyTorch's backend name: "CPU", "Meta"
+  void (*unary)(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1);
+  void (*binary)(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
+  void (*binary_scalar)(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s, const Scalar& alpha,
+                        bool reverse);
+  bool (*rounding_div)(DivMode mode, const Tensor& out, const Tensor& a, const Tensor& b);
+  void (*where)(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+  void (*copy)(const Tensor& dst, const Tensor& src);
+  void (*fill)(const Tensor& dst, const Scalar& v);
+  void (*reduce)(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask);
+  void (*arg_reduce)(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
+  void (*var)(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result);
+  void (*gemm)(const Tensor& c, const Tensor& a, const Tensor& b);
+  void (*index_select)(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
+  void (*index_add)(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source);
+  void (*gather)(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
+  void (*scatter_add)(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+  void (*im2col)(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs);
+  void (*col2im)(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs);
+  void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
+  const UnaryKernelFn* generated;  ///< indexed by GeneratedKernel
+};
+
+/// The kernels of `device`'s type. Throws RuntimeError for a device this build has none for.
+const KernelTable& kernels_for(Device device);
+
+/// Throws PyTorch's NotImplementedError for an op that cannot run on `device` (data-dependent
+/// ops on meta): "Could not run 'aten::<op>' with arguments from the '<Backend>' backend. ...".
+[[noreturn]] void not_implemented_for(const char* aten_op, Device device);
+
+/// Throws PyTorch's RuntimeError unless `b` is on `a`'s device: "Expected all tensors to be on
+/// the same device, but found at least two devices, meta and cpu!".
+void check_same_device(const Tensor& a, const Tensor& b);
+inline void same_device(const Tensor& a, const Tensor& b) {
+  if (b.defined() && a.device() != b.device()) check_same_device(a, b);
+}
+
+// ---- the dispatch: the output's device picks the table; the inputs must be on it too (copy
+// alone crosses devices)
+
+/// out = op(a); `a` has out's dtype (LogicalNot: out is bool). p0/p1: Softplus
+/// (beta, threshold), Clamp (min, max; NaN = none).
+inline void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0) {
+  kernels_for(out.device()).unary(op, out, a, p0, p1);
+}
+/// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
+inline void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  same_device(out, a);
+  same_device(out, b);
+  kernels_for(out.device()).binary(op, out, a, b, alpha);
+}
+/// out = a op s, with s converted to a's dtype; `reverse` computes s op a.
+inline void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s, const Scalar& alpha = 1,
+                          bool reverse = false) {
+  same_device(out, a);
+  kernels_for(out.device()).binary_scalar(op, out, a, s, alpha, reverse);
+}
+/// out = a // b, a % b or trunc(a / b), broadcast, a and b of out's dtype. Returns true when an
+/// integer division by zero happened (the caller raises).
+inline bool rounding_div(DivMode mode, const Tensor& out, const Tensor& a, const Tensor& b) {
+  same_device(out, a);
+  same_device(out, b);
+  return kernels_for(out.device()).rounding_div(mode, out, a, b);
+}
+/// out = cond ? a : b (broadcast; cond bool, a and b out's dtype).
+inline void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  same_device(out, cond);
+  same_device(out, a);
+  same_device(out, b);
+  kernels_for(out.device()).where(out, cond, a, b);
+}
+/// dst = src broadcast to dst's shape, converting dtype. dst may be any strided tensor. Both on
+/// one device (copies between devices are Tensor::to's business).
+inline void copy(const Tensor& dst, const Tensor& src) { kernels_for(dst.device()).copy(dst, src); }
+/// Every element of dst = v.
+inline void fill(const Tensor& dst, const Scalar& v) { kernels_for(dst.device()).fill(dst, v); }
+/// Reduces over the dims in `mask` into `out` (shape with those dims removed or kept as 1).
+inline void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
+  kernels_for(a.device()).reduce(op, out, a, mask);
+}
+/// Max/min over one dim: values (may be undefined) and int64 indices (first occurrence).
+inline void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim) {
+  kernels_for(a.device()).arg_reduce(is_max, values, indices, a, dim);
+}
+/// Variance over `mask` with the given correction (its square root with sqrt_result).
+inline void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result = false) {
+  kernels_for(a.device()).var(out, a, mask, correction, sqrt_result);
+}
+/// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype; c needs unit
+/// column stride only (rows and batches may be strided), a and b any strides.
+inline void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
+  same_device(a, b);
+  same_device(c, a);
+  kernels_for(c.device()).gemm(c, a, b);
+}
+inline void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
+  same_device(out, a);
+  same_device(a, index);
+  kernels_for(out.device()).index_select(out, a, dim, index);
+}
+/// out (already a copy of self) += source along dim at index.
+inline void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source) {
+  same_device(out, index);
+  same_device(out, source);
+  kernels_for(out.device()).index_add(out, dim, index, source);
+}
+inline void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
+  same_device(out, a);
+  same_device(a, index);
+  kernels_for(out.device()).gather(out, a, dim, index);
+}
+/// out (already a copy of self) scatter-adds src at index along dim.
+inline void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  same_device(out, index);
+  same_device(out, src);
+  kernels_for(out.device()).scatter_add(out, dim, index, src);
+}
+/// im2col: x [N, C, H, W] (contiguous) -> the columns of every window position, zero where the
+/// window reads padding. Element (n, row, l) of the columns (row = (c*kh + i)*kw + j,
+/// l = window position) is written at cols.data + n*ns + row*rs + l: ns = rows*L, rs = L gives
+/// [N, C*kh*kw, L]; ns = L, rs = N*L gives one [C*kh*kw, N*L] matrix for a single GEMM.
+inline void im2col(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs) {
+  same_device(cols, x);
+  kernels_for(cols.device()).im2col(cols, x, w, ns, rs);
+}
+/// col2im: x [N, C, H, W] (contiguous, zero-filled by the caller) += every column scattered
+/// back to the input positions it was read from (the adjoint of im2col; same layout args).
+inline void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs) {
+  same_device(x, cols);
+  kernels_for(x.device()).col2im(x, cols, w, ns, rs);
+}
+/// Max pooling over planes: x [P, H, W] (contiguous) -> out [P, oh, ow] and int64 indices
+/// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
+inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w) {
+  same_device(out, x);
+  kernels_for(out.device()).max_pool2d(out, indices, x, w);
+}
+/// out = the generated op number `k` of a (see generated_kernel_ids.h).
+inline void generated(int k, const Tensor& out, const Tensor& a) { kernels_for(out.device()).generated[k](out, a); }
+
+/// A view of t's storage with the given geometry and no autograd history (kernels only).
+Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+/// raw_view of t.select(dim, i).
+Tensor select_raw(const Tensor& t, int64_t dim, int64_t i);
+
+}  // namespace graft::kernel

@@ -1,0 +1,65 @@
+// The kernel seam (include/graft/backend/kernels.h): one table per DeviceType. A backend is a
+// folder under src/backend/ with a function returning its table; adding one is that folder
+// plus its line in tables() below. docs/notes/devices.md.
+#include <array>
+
+#include "cpu/cpu_table.h"
+#include "graft/backend/kernels.h"
+#include "graft/core/error.h"
+#include "meta/meta_table.h"
+
+namespace graft::kernel {
+namespace {
+
+const std::array<const KernelTable*, kNumDeviceTypes>& tables() {
+  static const std::array<const KernelTable*, kNumDeviceTypes> t = [] {
+    std::array<const KernelTable*, kNumDeviceTypes> a{};
+    a[static_cast<int>(DeviceType::CPU)] = &cpu::kernel_table();
+    a[static_cast<int>(DeviceType::Meta)] = &meta::kernel_table();
+    return a;  // CUDA: none in this build
+  }();
+  return t;
+}
+
+}  // namespace
+
+const KernelTable& kernels_for(Device device) {
+  const KernelTable* t = tables()[static_cast<int>(device.type)];
+  if (!t) check_device_available(device, "kernel dispatch");  // throws, naming the device
+  GRAFT_INTERNAL_ASSERT(t, "no kernels for ", device.str());
+  return *t;
+}
+
+void not_implemented_for(const char* aten_op, Device device) {
+  const char* backend = kernels_for(device).name;
+  throw NotImplementedError(detail::str("Could not run '", aten_op, "' with arguments from the '", backend,
+                                        "' backend. This could be because the operator doesn't exist for this "
+                                        "backend, or was omitted during the selective/custom build process (if "
+                                        "using custom build). '",
+                                        aten_op, "' is only available for these backends: [CPU]."));
+}
+
+void check_same_device(const Tensor& a, const Tensor& b) {
+  if (a.device() == b.device()) return;
+  const bool swap = a.device().is_cpu();  // PyTorch names the accelerator first
+  const Tensor& x = swap ? b : a;
+  const Tensor& y = swap ? a : b;
+  throw RuntimeError(detail::str("Expected all tensors to be on the same device, but found at least two devices, ",
+                                 x.device().str(), " and ", y.device().str(), "!"));
+}
+
+Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+}
+
+Tensor select_raw(const Tensor& t, int64_t dim, int64_t i) {
+  Shape sz, st;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != dim) {
+      sz.push_back(t.size(d));
+      st.push_back(t.stride(d));
+    }
+  return raw_view(t, sz, st, t.storage_offset() + i * t.stride(dim));
+}
+
+}  // namespace graft::kernel

@@ -1,0 +1,109 @@
+// The meta backend: tensors with sizes, strides and dtype but no data (PyTorch's "meta"
+// device). The ops layer has already checked the arguments and allocated every output with
+// its metadata, so a meta kernel computes nothing. What it does do is take the same scratch
+// memory the CPU kernel would (backend/workspace.h decides it from geometry for both), so the
+// meta device's caching allocator sees a real run's allocations: graft.utils.memory.estimate
+// reads its peaks. docs/notes/devices.md.
+#include "backend/workspace.h"
+#include "graft/backend/generated_kernel_ids.h"
+#include "graft/core/allocator.h"
+#include "meta_table.h"
+
+namespace graft::meta {
+namespace {
+
+using kernel::BinaryOp;
+using kernel::DivMode;
+using kernel::ReduceOp;
+using kernel::Window2d;
+
+// A CPU kernel's scratch tensor of `numel` elements: allocated on the meta device and given
+// back at once, as the CPU kernel gives its own back when it returns.
+void transient_scratch(int64_t numel, DType dtype) {
+  DataPtr p = allocator_for(kMeta)->allocate(static_cast<size_t>(numel) * element_size(dtype));
+  (void)p;
+}
+
+// Reductions copy a non-contiguous permuted input to scratch first (cpu/reduce_kernels.cpp).
+void reduce_scratch(const Tensor& a, uint64_t mask) {
+  int64_t r = 0;
+  Tensor p = backend::reduce_permuted(a, mask, r);
+  if (!p.is_contiguous()) transient_scratch(p.numel(), p.dtype());
+}
+
+void unary(kernel::UnaryOp, const Tensor&, const Tensor&, double, double) {}
+void binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&, const Scalar&) {}
+void binary_scalar(BinaryOp op, const Tensor&, const Tensor& a, const Scalar&, const Scalar&, bool) {
+  if (backend::binary_scalar_uses_operand(op, a.dtype())) transient_scratch(1, a.dtype());
+}
+bool rounding_div(DivMode, const Tensor&, const Tensor&, const Tensor&) { return false; }
+void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) {}
+void copy(const Tensor&, const Tensor&) {}
+void fill(const Tensor&, const Scalar&) {}
+void reduce(ReduceOp, const Tensor&, const Tensor& a, uint64_t mask) { reduce_scratch(a, mask); }
+void arg_reduce(bool, const Tensor&, const Tensor&, const Tensor& a, int64_t dim) {
+  reduce_scratch(a, uint64_t{1} << dim);
+}
+void var(const Tensor&, const Tensor& a, uint64_t mask, int64_t, bool) { reduce_scratch(a, mask); }
+void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
+  // BLAS takes float32/float64 operands it cannot read in place as contiguous copies, one
+  // batch at a time (cpu/gemm.cpp); every batch has the first one's geometry.
+  const bool batched = c.dim() == 3;
+  if ((batched && c.size(0) == 0) || a.size(-2) == 0 || b.size(-1) == 0 || a.size(-1) == 0) return;
+  if (c.dtype() != kFloat32 && c.dtype() != kFloat64) return;
+  auto matrix = [&](const Tensor& m) {
+    return batched ? kernel::raw_view(m, {m.size(1), m.size(2)}, {m.stride(1), m.stride(2)}, m.storage_offset()) : m;
+  };
+  const Tensor ma = matrix(a), mb = matrix(b);
+  DataPtr sa, sb;  // both live through the BLAS call
+  if (backend::blas_needs_copy(ma))
+    sa = allocator_for(kMeta)->allocate(static_cast<size_t>(ma.numel()) * element_size(ma.dtype()));
+  if (backend::blas_needs_copy(mb))
+    sb = allocator_for(kMeta)->allocate(static_cast<size_t>(mb.numel()) * element_size(mb.dtype()));
+}
+void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) {}
+void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) {}
+void gather(const Tensor&, const Tensor&, int64_t, const Tensor&) {}
+void scatter_add(const Tensor&, int64_t, const Tensor&, const Tensor&) {}
+void im2col(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
+void col2im(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
+void max_pool2d(const Tensor&, const Tensor&, const Tensor&, const Window2d&) {}
+void generated_op(const Tensor&, const Tensor&) {}
+
+struct GeneratedTable {
+  kernel::UnaryKernelFn fns[kernel::kNumGeneratedKernels];
+  GeneratedTable() {
+    for (auto& f : fns) f = &generated_op;
+  }
+};
+
+}  // namespace
+
+const kernel::KernelTable& kernel_table() {
+  static const GeneratedTable generated;
+  static const kernel::KernelTable table{
+      .name = "Meta",
+      .unary = &unary,
+      .binary = &binary,
+      .binary_scalar = &binary_scalar,
+      .rounding_div = &rounding_div,
+      .where = &where,
+      .copy = &copy,
+      .fill = &fill,
+      .reduce = &reduce,
+      .arg_reduce = &arg_reduce,
+      .var = &var,
+      .gemm = &gemm,
+      .index_select = &index_select,
+      .index_add = &index_add,
+      .gather = &gather,
+      .scatter_add = &scatter_add,
+      .im2col = &im2col,
+      .col2im = &col2im,
+      .max_pool2d = &max_pool2d,
+      .generated = generated.fns,
+  };
+  return table;
+}
+
+}  // namespace graft::meta
