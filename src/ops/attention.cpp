@@ -38,7 +38,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   Tensor scores = matmul(query, key.transpose(-2, -1)) * sc;  // [..., L, S]
   const double neg_inf = -std::numeric_limits<double>::infinity();
   if (is_causal) {
-    Tensor above = gt(arange(S).unsqueeze(0), arange(L).unsqueeze(1));  // j > i
+    const TensorOptions on(query.device());
+    Tensor above = gt(arange(0, S, 1, on).unsqueeze(0), arange(0, L, 1, on).unsqueeze(1));  // j > i
     scores = masked_fill(scores, above, neg_inf);
   } else if (attn_mask.defined()) {
     if (attn_mask.dtype() == kBool)

@@ -19,7 +19,7 @@ struct EmbeddingBackward0 final : Node {
   TensorList apply(TensorList&& g) override {
     const Tensor idx = indices.unpack(this);
     const int64_t n = idx.numel();
-    const TensorOptions o(g[0].dtype());
+    const TensorOptions o = TensorOptions(g[0].dtype()).device(g[0].device());
     Tensor grad = g[0].reshape({n, embedding_dim});
     Tensor counts = index_add(zeros({num_weights}, o), 0, idx, ones({n}, o));
     Tensor scale = pow(index_select(counts, 0, idx), -1.0);

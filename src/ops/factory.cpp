@@ -110,12 +110,13 @@ Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc_tensor(si
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "empty_strided: sizes ", sizes, " and strides ", strides,
               " must have the same length");
-  check_device_available(o.device_, "empty_strided");
+  const Device device = o.has_device_ ? o.device_ : default_device();
+  check_device_available(device, "empty_strided");
   for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "empty_strided: negative size or stride in ", sizes,
                 " / ", strides);
   size_t nbytes = detail::storage_nbytes(detail::storage_extent(sizes, strides), o.dtype_, sizes, strides);
-  auto storage = make_intrusive<StorageImpl>(cpu_allocator()->allocate(nbytes), nbytes);
+  auto storage = make_intrusive<StorageImpl>(allocator_for(device)->allocate(nbytes), nbytes);
   return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0)), o,
                 "empty_strided");
 }
@@ -362,6 +363,7 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::functi
   GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "from_blob: sizes ", sizes, " and strides ", strides,
               " must have the same length");
   check_device_available(o.device_, "from_blob");
+  GRAFT_CHECK(!o.device_.is_meta(), ValueError, "from_blob: a meta tensor has no data to wrap");
   for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "from_blob: negative size or stride");
   const int64_t extent = detail::storage_extent(sizes, strides);

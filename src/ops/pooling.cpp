@@ -157,8 +157,10 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayR
     auto n = make_node<MaxPool2DWithIndicesBackward0>({&x4});
     n->indices = SavedVariable(idx, false);
     n->in_sizes = x4.sizes().shape();
-    if (idx.numel() > 0 && (g.p[0] > 0 || g.p[1] > 0) && detail::has_data(idx))
-      n->has_empty_window = idx.min().item<int64_t>() < 0;
+    if (idx.numel() > 0 && (g.p[0] > 0 || g.p[1] > 0)) {
+      const Tensor lowest = idx.min();  // on meta too: a real run's memory includes it
+      n->has_empty_window = detail::has_data(lowest) && lowest.item<int64_t>() < 0;
+    }
     set_history(out, n);
   }
   if (input.dim() == 3) return {out.squeeze(0), idx.squeeze(0)};

@@ -62,8 +62,8 @@ template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
 
 std::string Tensor::toString() const {
   if (!defined()) return "UndefinedType";
-  static const char* names[] = {"CPUBoolType", "CPUIntType", "CPULongType", "CPUFloatType", "CPUDoubleType"};
-  return names[static_cast<int>(dtype())];
+  static const char* names[] = {"BoolType", "IntType", "LongType", "FloatType", "DoubleType"};
+  return std::string(device().is_meta() ? "Meta" : "CPU") + names[static_cast<int>(dtype())];
 }
 
 std::vector<Tensor> Tensor::split(int64_t s, int64_t d) const { return graft::split(*this, s, d); }

@@ -100,7 +100,7 @@ struct AsStridedBackward0 final : Node {
       for (size_t i = 0; i < window.sizes.size(); ++i) {
         Shape s(window.sizes.size(), 1);
         s[i] = window.sizes[i];
-        pos = pos + (arange(window.sizes[i]) * window.strides[i]).reshape(s);
+        pos = pos + (arange(0, window.sizes[i], 1, TensorOptions(g[0].device())) * window.strides[i]).reshape(s);
       }
       Tensor flat = zeros({compute_numel(in_sizes)}, TensorOptions(g[0].dtype()).device(g[0].device()));
       return {index_add(flat, 0, pos.reshape({-1}), g[0].reshape({-1})).reshape(in_sizes)};

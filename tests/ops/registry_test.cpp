@@ -4,6 +4,10 @@
 //   Float32        float32 smoke test for cases flagged f32
 //   Gradcheck      gradcheck and gradgradcheck in float64 (fast mode unless GRAFT_SLOW_TESTS=1)
 //   NonContiguous  transposed / strided inputs give the same outputs and gradients as contiguous
+//   Meta           the same call on meta tensors gives outputs with the CPU outputs' sizes,
+//                  strides, dtype and autograd history, takes the same peak of allocator memory,
+//                  and backward gives gradients shaped as the CPU's (data-dependent ops raise
+//                  PyTorch's NotImplementedError instead, and only those in kDataDependent)
 // plus coverage tests tying the registry to the op table (src/ops/op_table.def).
 #include <cctype>
 #include <cmath>
@@ -11,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "graft/memory.h"
 #include "graft/ops/op_table.h"
 #include "ops/op_registry.h"
 #include "support/test_util.h"
@@ -231,6 +236,92 @@ TEST_P(OpRegistry, NonContiguous) {
     lb.backward();
     for (size_t k = 0; k < a.size(); ++k)
       if (a[k].requires_grad()) expect_same(b[k].grad(), a[k].grad(), 1e-12, "grad of input " + std::to_string(k));
+  }
+}
+
+// Ops whose output sizes (or whose checks) depend on the input's values: PyTorch has no meta
+// kernel for them either, and graft raises its NotImplementedError.
+const std::set<std::string> kDataDependent = {"nonzero", "masked_select"};
+// ... and boolean-mask indexing, which runs nonzero on the mask.
+bool data_dependent(const std::string& op, const std::string& error) {
+  return kDataDependent.count(op) || error.find("'aten::nonzero'") != std::string::npos;
+}
+
+// Makes `d` the default device while it lives (the tensors a case's lambda creates for itself
+// then go with its inputs, as under graft.utils.memory.estimate).
+struct DefaultDevice {
+  Device prev = default_device();
+  explicit DefaultDevice(Device d) { set_default_device(d); }
+  ~DefaultDevice() { set_default_device(prev); }
+};
+
+// Runs c.fn on `in`, returning its outputs and the peak allocated bytes above those live
+// before the call, on `device`'s allocator.
+TensorList run_measured(const OpCase& c, const TensorList& in, Device device, int64_t& peak) {
+  const int64_t before = memory_allocated(device);
+  reset_peak_memory_stats(device);
+  TensorList out = c.fn(in);
+  peak = max_memory_allocated(device) - before;
+  return out;
+}
+
+void expect_same_metadata(const Tensor& meta, const Tensor& cpu, const std::string& what) {
+  ASSERT_EQ(meta.defined(), cpu.defined()) << what;
+  if (!cpu.defined()) return;
+  EXPECT_TRUE(meta.device().is_meta()) << what << ": on " << meta.device();
+  EXPECT_EQ(meta.sizes().vec(), cpu.sizes().vec()) << what << ": sizes";
+  EXPECT_EQ(meta.strides().vec(), cpu.strides().vec()) << what << ": strides";
+  EXPECT_EQ(meta.dtype(), cpu.dtype()) << what << ": dtype";
+  EXPECT_EQ(meta.requires_grad(), cpu.requires_grad()) << what << ": requires_grad";
+  EXPECT_EQ(meta.grad_fn() ? meta.grad_fn()->name() : "", cpu.grad_fn() ? cpu.grad_fn()->name() : "")
+      << what << ": grad_fn";
+}
+
+TEST_P(OpRegistry, Meta) {
+  const OpEntry& e = *GetParam().entry;
+  const OpCase& c = *GetParam().c;
+  for (size_t i = 0; i < c.samples.size(); ++i) {
+    const Sample& s = c.samples[i];
+    SCOPED_TRACE(desc(s, i));
+    TensorList cpu = make_all(s, kFloat64), meta;
+    for (auto& t : cpu) meta.push_back(t.to(kMeta));
+    const bool grad = c.differentiable && s.grad && any_floating(cpu);
+    if (grad) {
+      set_requires_grad(cpu);
+      set_requires_grad(meta);
+    }
+    int64_t cpu_peak = 0, meta_peak = 0;
+    TensorList want = run_measured(c, cpu, kCPU, cpu_peak), got;
+    try {
+      DefaultDevice on_meta(kMeta);
+      got = run_measured(c, meta, kMeta, meta_peak);
+    } catch (const NotImplementedError& err) {
+      EXPECT_TRUE(data_dependent(e.name, err.what())) << "no meta implementation: " << err.what();
+      EXPECT_NE(std::string(err.what()).find("with arguments from the 'Meta' backend"), std::string::npos)
+          << err.what();
+      continue;
+    }
+    EXPECT_FALSE(kDataDependent.count(e.name)) << "listed as data-dependent but ran on meta";
+    ASSERT_EQ(got.size(), want.size()) << "number of outputs";
+    for (size_t k = 0; k < got.size(); ++k) expect_same_metadata(got[k], want[k], "output " + std::to_string(k));
+    EXPECT_EQ(meta_peak, cpu_peak) << "peak allocated bytes during the call (meta vs cpu)";
+    if (!grad) continue;
+    // backward through both with ones as the output gradients: the gradients' metadata agree
+    auto backward = [](const TensorList& ys) {
+      TensorList outs, gs;
+      for (auto& y : ys)
+        if (y.defined() && y.requires_grad()) {
+          outs.push_back(y);
+          gs.push_back(ones_like(y));
+        }
+      if (!outs.empty()) autograd::backward(outs, gs);
+    };
+    backward(want);
+    DefaultDevice on_meta(kMeta);
+    backward(got);
+    for (size_t k = 0; k < cpu.size(); ++k)
+      if (cpu[k].requires_grad())
+        expect_same_metadata(meta[k].grad(), cpu[k].grad(), "grad of input " + std::to_string(k));
   }
 }
 

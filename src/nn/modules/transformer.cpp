@@ -270,7 +270,8 @@ Tensor generate_square_subsequent_mask(int64_t sz, DType dtype) {
   GRAFT_CHECK(sz >= 0, ValueError, "generate_square_subsequent_mask: sz must be non-negative, got ", sz);
   GRAFT_CHECK(is_floating_point(dtype), TypeError, "generate_square_subsequent_mask: expected a floating dtype, got ",
               dtype);
-  Tensor i = arange(sz).unsqueeze(1), j = arange(sz).unsqueeze(0);
+  const TensorOptions on(default_device());
+  Tensor i = arange(0, sz, 1, on).unsqueeze(1), j = arange(0, sz, 1, on).unsqueeze(0);
   return zeros({sz, sz}, TensorOptions(dtype)).masked_fill(gt(j, i), -std::numeric_limits<double>::infinity());
 }
 
