@@ -29,12 +29,6 @@ std::vector<int64_t> int_or_tuple(py::handle o, const char* fn, const char* name
   return out;
 }
 
-/// A tuple of n ints, repeating a single value (PyTorch's _pair / _single).
-std::vector<int64_t> expand(std::vector<int64_t> v, size_t n) {
-  if (v.size() == 1 && n > 1) v.assign(n, v[0]);
-  return v;
-}
-
 Tensor opt(const std::optional<Tensor>& t) { return t.value_or(Tensor()); }
 
 /// The reduction string for PyTorch's legacy size_average / reduce arguments (with its
@@ -69,60 +63,23 @@ bool heavy(std::initializer_list<const Tensor*> ts) {
   return false;
 }
 
-/// Convolution padding: ints, or 'valid' / 'same' (stride 1 only). 'same' with an odd total
-/// padding pads one more element at the end, as PyTorch does; that part is applied to the
-/// input here and the symmetric part is returned.
-struct ConvPadding {
-  std::vector<int64_t> symmetric;
-  std::vector<int64_t> extra_end;  // empty when none
-};
-ConvPadding conv_padding(py::handle padding, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
-                         const std::vector<int64_t>& dilation, size_t dims, const char* fn) {
-  if (!py::isinstance<py::str>(padding)) return {int_or_tuple(padding, fn, "padding"), {}};
-  std::string mode = padding.cast<std::string>();
-  if (mode == "valid") return {std::vector<int64_t>(dims, 0), {}};
-  GRAFT_CHECK(mode == "same", RuntimeError, "Invalid padding string: '", mode, "'");
-  for (int64_t s : stride)
-    GRAFT_CHECK(s == 1, RuntimeError, "padding='same' is not supported for strided convolutions");
-  ConvPadding p{std::vector<int64_t>(dims, 0), {}};
-  bool any_extra = false;
-  std::vector<int64_t> extra(dims, 0);
-  for (size_t d = 0; d < dims; ++d) {
-    const int64_t total = expand(dilation, dims)[d] * (kernel[d] - 1);
-    p.symmetric[d] = total / 2;
-    extra[d] = total % 2;
-    any_extra |= extra[d] != 0;
-  }
-  if (any_extra) p.extra_end = extra;
-  return p;
-}
-
-/// Pads the trailing `extra.size()` dims of x by extra[d] at the end (graft::pad's order is
-/// last dim first).
-Tensor pad_end(const Tensor& x, const std::vector<int64_t>& extra) {
-  std::vector<int64_t> pads;
-  for (size_t i = extra.size(); i-- > 0;) {
-    pads.push_back(0);
-    pads.push_back(extra[i]);
-  }
-  return pad(x, pads, 0.0);
-}
-
 Tensor conv_nd(size_t dims, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                py::handle stride_o, py::handle padding_o, py::handle dilation_o, int64_t groups) {
   const char* fn = dims == 1 ? "conv1d" : "conv2d";
   std::vector<int64_t> stride = int_or_tuple(stride_o, fn, "stride");
   std::vector<int64_t> dilation = int_or_tuple(dilation_o, fn, "dilation");
-  std::vector<int64_t> kernel;
-  for (size_t d = 0; d < dims && weight.dim() == static_cast<int64_t>(dims) + 2; ++d)
-    kernel.push_back(weight.size(static_cast<int64_t>(d) + 2));
-  if (kernel.size() != dims) kernel.assign(dims, 1);  // the op reports the bad weight
-  ConvPadding p = conv_padding(padding_o, kernel, expand(stride, dims), dilation, dims, fn);
   Tensor b = opt(bias);
+  if (py::isinstance<py::str>(padding_o)) {  // 'valid' / 'same': the library's string overloads
+    const ConvPaddingMode mode = conv_padding_mode(padding_o.cast<std::string>());
+    return maybe_without_gil(heavy({&input, &weight}), [&] {
+      return dims == 1 ? conv1d(input, weight, b, stride, mode, dilation, groups)
+                       : conv2d(input, weight, b, stride, mode, dilation, groups);
+    });
+  }
+  std::vector<int64_t> padding = int_or_tuple(padding_o, fn, "padding");
   return maybe_without_gil(heavy({&input, &weight}), [&] {
-    Tensor x = p.extra_end.empty() ? input : pad_end(input, p.extra_end);
-    return dims == 1 ? conv1d(x, weight, b, stride, p.symmetric, dilation, groups)
-                     : conv2d(x, weight, b, stride, p.symmetric, dilation, groups);
+    return dims == 1 ? conv1d(input, weight, b, stride, padding, dilation, groups)
+                     : conv2d(input, weight, b, stride, padding, dilation, groups);
   });
 }
 

@@ -605,9 +605,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
-  def_both(m, cls, "square", [](const Tensor& a) {  // pow(a, 2): a bool squares as int64
-    return a.dtype() == kBool ? mul(a.to(kInt64), a.to(kInt64)) : mul(a, a);
-  });
+  def_both(m, cls, "square", [](const Tensor& a) { return square(a); });
   def_both(
       m, cls, "softplus", [](const Tensor& a, double beta, double threshold) { return softplus(a, beta, threshold); },
       py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
@@ -882,6 +880,11 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def("relu_",
            [](py::handle s) {
              self_of(s, "relu_").relu_();
+             return s;
+           })
+      .def("square_",
+           [](py::handle s) {
+             self_of(s, "square_").square_();
              return s;
            })
       .def(

@@ -444,4 +444,51 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 
+namespace {
+// conv1d/conv2d with padding "valid" or "same": the symmetric part of 'same' goes to the
+// convolution, an odd remainder is padded onto the input's end first (PyTorch's _convolution_mode).
+Tensor conv_with_padding_mode(size_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              IntArrayRef stride, ConvPaddingMode padding, IntArrayRef dilation, int64_t groups) {
+  std::vector<int64_t> symmetric(dims, 0), extra(dims, 0);
+  if (padding == ConvPaddingMode::Same) {
+    for (int64_t s : stride)
+      GRAFT_CHECK(s == 1, RuntimeError, "padding='same' is not supported for strided convolutions");
+    const bool kernel_known = weight.defined() && weight.dim() == static_cast<int64_t>(dims) + 2;
+    for (size_t d = 0; d < dims; ++d) {
+      const int64_t k = kernel_known ? weight.size(static_cast<int64_t>(d) + 2) : 1;  // the conv reports a bad weight
+      const int64_t dil = dilation.size() == 1 ? dilation[0] : (d < dilation.size() ? dilation[d] : 1);
+      const int64_t total = checked_mul(dil, k - 1);
+      symmetric[d] = total / 2;
+      extra[d] = total % 2;
+    }
+  }
+  Tensor x = input;
+  if (extra != std::vector<int64_t>(dims, 0)) {
+    std::vector<int64_t> pads;  // graft::pad takes the last dim first
+    for (size_t d = dims; d-- > 0;) {
+      pads.push_back(0);
+      pads.push_back(extra[d]);
+    }
+    x = pad(input, pads, 0.0);
+  }
+  return dims == 1 ? conv1d(x, weight, bias, stride, symmetric, dilation, groups)
+                   : conv2d(x, weight, bias, stride, symmetric, dilation, groups);
+}
+}  // namespace
+
+ConvPaddingMode conv_padding_mode(const std::string& s) {
+  if (s == "valid") return ConvPaddingMode::Valid;
+  GRAFT_CHECK(s == "same", RuntimeError, "Invalid padding string: '", s, "'");
+  return ConvPaddingMode::Same;
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              ConvPaddingMode padding, IntArrayRef dilation, int64_t groups) {
+  return conv_with_padding_mode(2, input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              ConvPaddingMode padding, IntArrayRef dilation, int64_t groups) {
+  return conv_with_padding_mode(1, input, weight, bias, stride, padding, dilation, groups);
+}
+
 }  // namespace graft

@@ -505,6 +505,11 @@ Tensor pow(const Tensor& a, const Scalar& e) {
   }
   return out;
 }
+Tensor square(const Tensor& a) {
+  detail::check_tensor(a, "square");
+  return a.dtype() == kBool ? pow(a.to(kInt64), 2) : pow(a, 2);
+}
+Tensor& square_(Tensor& a) { return detail::inplace_unary(a, "square_", &square); }
 Tensor pow(const Tensor& a, const Tensor& e) {
   Tensor out = binary_forward(BinaryOp::Pow, a, e, "pow");
   if (any_requires_grad({&a, &e})) {

@@ -84,6 +84,8 @@ Tensor Tensor::pow(const Scalar& e) const { return graft::pow(*this, e); }
 Tensor Tensor::abs() const { return graft::abs(*this); }
 Tensor Tensor::sign() const { return graft::sign(*this); }
 Tensor Tensor::relu() const { return graft::relu(*this); }
+Tensor Tensor::square() const { return graft::square(*this); }
+Tensor& Tensor::square_() { return graft::square_(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return graft::clamp(*this, lo, hi); }
 Tensor Tensor::maximum(const Tensor& o) const { return graft::maximum(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return graft::minimum(*this, o); }

@@ -81,9 +81,10 @@ TEST(MetaDevice, DataDependentOperationsRaisePyTorchsErrors) {
     }
     return std::string("no NotImplementedError");
   };
-  EXPECT_EQ(message([&] { (void)t.sum().item(); }).rfind("Could not run 'aten::_local_scalar_dense' with arguments "
-                                                         "from the 'Meta' backend. This could be because",
-                                                         0),
+  EXPECT_EQ(message([&] { (void)t.sum().item(); })
+                .rfind("Could not run 'aten::_local_scalar_dense' with arguments "
+                       "from the 'Meta' backend. This could be because",
+                       0),
             0u);
   EXPECT_NE(message([&] { (void)nonzero(t); }).find("'aten::nonzero' with arguments from the 'Meta' backend"),
             std::string::npos);
@@ -99,13 +100,15 @@ TEST(MetaDevice, MixingDevicesRaisesExceptForZeroDimCpuTensors) {
     (void)(m + ones({3}));
     ADD_FAILURE() << "no error";
   } catch (const RuntimeError& e) {
-    EXPECT_STREQ(e.what(), "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!");
+    EXPECT_STREQ(e.what(),
+                 "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!");
   }
   try {
     (void)(ones({3}) * m);
     ADD_FAILURE() << "no error";
   } catch (const RuntimeError& e) {
-    EXPECT_STREQ(e.what(), "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!");
+    EXPECT_STREQ(e.what(),
+                 "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!");
   }
   EXPECT_THROW((void)matmul(ones({2, 3}), ones({3, 2}, TensorOptions(kMeta))), RuntimeError);
   Tensor s = m + scalar_tensor(2.0);  // a 0-d CPU tensor goes with any device, as in PyTorch

@@ -139,6 +139,35 @@ OpCase conv2d_case(std::string variant, Geo g, int64_t groups, bool bias, std::v
   return c;
 }
 
+// x [N, C, H, W] zero-padded by eh rows and ew columns at the end.
+RT pad_end_ref(const RT& x, int64_t eh, int64_t ew) {
+  const int64_t N = x.sizes[0], C = x.sizes[1], H = x.sizes[2], W = x.sizes[3];
+  RT out = x;
+  out.sizes = {N, C, H + eh, W + ew};
+  out.v.assign(static_cast<size_t>(N * C * (H + eh) * (W + ew)), 0.0);
+  for (int64_t p = 0; p < N * C; ++p)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t w = 0; w < W; ++w)
+        out.v[static_cast<size_t>((p * (H + eh) + h) * (W + ew) + w)] = x.v[static_cast<size_t>((p * H + h) * W + w)];
+  return out;
+}
+
+// conv2d with padding="same": the output keeps H x W; an odd total padding goes at the end.
+OpCase conv2d_same_case(std::string variant, int64_t dh, int64_t dw, std::vector<Sample> samples) {
+  OpCase c;
+  c.variant = std::move(variant);
+  c.samples = std::move(samples);
+  c.fn = [=](const TensorList& x) {
+    return TensorList{conv2d(x[0], x[1], x[2], {1}, ConvPaddingMode::Same, {dh, dw})};
+  };
+  c.ref = [=](const V& x) {
+    const int64_t th = dh * (x[1].sizes[2] - 1), tw = dw * (x[1].sizes[3] - 1);
+    return V{conv_ref(pad_end_ref(x[0], th % 2, tw % 2), x[1], &x[2], {1, 1, th / 2, tw / 2, dh, dw}, 1)};
+  };
+  c.atol = 1e-12;
+  return c;
+}
+
 OpCase conv_t_case(std::string variant, Geo g, int64_t oph, int64_t opw, int64_t groups, bool bias,
                    std::vector<Sample> samples) {
   OpCase c;
@@ -168,7 +197,11 @@ void register_conv(Registry& r) {
                             {{"2x4x4x4_w6x2x3x3", {rnd({2, 4, 4, 4}), rnd({6, 2, 3, 3}), rnd({6})}}}),
                 conv2d_case("depthwise", {}, 3, false, {{"1x3x4x4_w3x1x2x2", {rnd({1, 3, 4, 4}), rnd({3, 1, 2, 2})}}}),
                 conv2d_case("unbatched", {1, 1, 1, 1, 1, 1}, 1, true,
-                            {{"2x4x4_w3x2x3x3", {rnd({2, 4, 4}), rnd({3, 2, 3, 3}), rnd({3})}}})}});
+                            {{"2x4x4_w3x2x3x3", {rnd({2, 4, 4}), rnd({3, 2, 3, 3}), rnd({3})}}}),
+                conv2d_same_case("same_odd_kernel", 1, 1,
+                                 {{"1x2x5x4_w3x2x3x3", {rnd({1, 2, 5, 4}), rnd({3, 2, 3, 3}), rnd({3})}}}),
+                conv2d_same_case("same_even_kernel_dilated", 1, 3,
+                                 {{"2x1x4x6_w2x1x2x2", {rnd({2, 1, 4, 6}), rnd({2, 1, 2, 2}), rnd({2})}}})}});
   {
     OpCase c;
     c.variant = "stride2_pad1_dil2";

@@ -314,6 +314,11 @@ void register_elementwise(Registry& r) {
                     [](double a) { return std::pow(a, -1.5); }, Domain::Positive),
                 unary(
                     "scalar_base", [](auto& a) { return pow(2.0, a); }, [](double a) { return std::pow(2.0, a); })}});
+  r.push_back({"square",
+               {f32(unary(
+                    "", [](auto& a) { return square(a); }, [](double a) { return a * a; })),
+                unary(
+                    "method", [](auto& a) { return a.square(); }, [](double a) { return a * a; })}});
 
   register_floor_div_mod(r);
 

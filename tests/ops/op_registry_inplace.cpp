@@ -223,6 +223,13 @@ void register_inplace(Registry& r) {
                    ref1([](double x) { return reference; }), self_samples(Domain::Any, {__VA_ARGS__}))}});
 #include "unary_rounding_registry.def"
 #undef GRAFT_UNARY_ROUNDING_CASE
+  r.push_back({"square_",
+               {inplace(
+                    "", [](Tensor& s, const TensorList&) -> Tensor& { return s.square_(); },
+                    [](const TensorList& x) { return TensorList{square(x[0])}; }, ref1([](double a) { return a * a; }),
+                    self_samples(Domain::Any)),
+                on_view(
+                    "on_view", [](Tensor v) { v.square_(); }, [](double a) { return a * a; })}});
   r.push_back({"relu_",
                {inplace(
                     "", [](Tensor& s, const TensorList&) -> Tensor& { return s.relu_(); },

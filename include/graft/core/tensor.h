@@ -163,6 +163,7 @@ class Tensor {
   Tensor abs() const;
   Tensor sign() const;
   Tensor relu() const;
+  Tensor square() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor maximum(const Tensor& o) const;
   Tensor minimum(const Tensor& o) const;
@@ -229,6 +230,7 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& relu_();
+  Tensor& square_();
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
   Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false);
 

@@ -24,6 +24,16 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 /// input [N, C, L] (or [C, L]), weight [O, C/groups, k].
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = {1},
               IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+/// PyTorch's string paddings of conv1d/conv2d: "valid" (none) and "same" (the output keeps the
+/// input's size; stride 1 only; an odd total padding puts the extra element at the end, as
+/// PyTorch does).
+enum class ConvPaddingMode { Valid, Same };
+/// "valid" or "same"; anything else raises RuntimeError "Invalid padding string: '<s>'".
+ConvPaddingMode conv_padding_mode(const std::string& s);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              ConvPaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              ConvPaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
 /// The adjoint of conv2d in its input: input [N, Cin, H, W], weight [Cin, Cout/groups, kh, kw].
 /// Output size (H-1)*stride - 2*padding + dilation*(k-1) + output_padding + 1.
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),

@@ -124,6 +124,10 @@ Tensor remainder(const Scalar& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& e);
 Tensor pow(const Tensor& a, const Scalar& e);
 Tensor pow(const Scalar& a, const Tensor& e);
+/// a * a as pow(a, 2) (PowBackward0); a bool tensor squares as int64, as PyTorch's.
+Tensor square(const Tensor& a);
+/// In place: a = a * a.
+Tensor& square_(Tensor& a);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
 // and isnan, isfinite, isinf, ..., are declared in src/ops/ops.yaml and generated:
 // graft/ops/generated_ops.h.
