@@ -2,249 +2,69 @@
 // PyTorch's data structures (param_groups as dicts, state as a dict of dicts); for each group
 // it gathers the parameters that have gradients and their state tensors into lists and calls
 // one function here, which checks every parameter first (a rejected call changes nothing),
-// then runs the C++ optimizers' fused per-parameter loops (src/optim/fused_kernels.h) with the
-// GIL released. State tensors made here are tagged optimizer_state in the allocator.
+// then runs the C++ optimizers' fused per-parameter loops with the GIL released: the library's
+// graft::optim::functional (include/graft/optim/functional.h). State tensors made there are
+// tagged optimizer_state in the allocator.
 #include <optional>
-#include <string>
+#include <utility>
 #include <vector>
 
-#include "../../src/optim/fused_kernels.h"
-#include "../../src/optim/update_util.h"
+#include "graft/optim/functional.h"
 #include "python_common.h"
 
 namespace graft::python {
 namespace {
 
-using optim::detail::AdagradArgs;
-using optim::detail::AdamArgs;
-using optim::detail::RmspropArgs;
-using optim::detail::SgdArgs;
-using OptTensor = std::optional<Tensor>;
-
-/// Checks one parameter, its gradient and its state tensors before any update (PyTorch would
-/// fail inside the arithmetic; graft fails before touching anything).
-void check_param(const char* opt, size_t i, const Tensor& param, const Tensor& grad,
-                 std::initializer_list<const OptTensor*> state) {
-  GRAFT_CHECK(!param.device().is_cuda(), NotImplementedError, opt, ".step: parameter ", i, " is on ",
-              param.device().str(), "; graft.optim updates CPU (and meta) tensors only");
-  GRAFT_CHECK(param.dtype() == kFloat32 || param.dtype() == kFloat64, TypeError, opt, ".step: parameter ", i,
-              " has dtype ", param.dtype(), "; graft.optim updates float32 and float64 parameters");
-  GRAFT_CHECK(grad.sizes().equals(param.sizes()), RuntimeError, opt, ".step: parameter ", i,
-              " has a gradient of shape ", grad.sizes(), " but the parameter's shape is ", param.sizes());
-  GRAFT_CHECK(grad.dtype() == param.dtype(), TypeError, opt, ".step: parameter ", i, " (", param.dtype(),
-              ") has a gradient of dtype ", grad.dtype());
-  GRAFT_CHECK(!param.is_inference() || InferenceMode::is_enabled(), RuntimeError,
-              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
-              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-              "details.");
-  GRAFT_CHECK(!param.impl()->has_internal_overlap(), RuntimeError,
-              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-              "location. Please clone() the tensor before performing the operation.");
-  for (const OptTensor* s : state) {
-    if (!s->has_value()) continue;
-    const Tensor& t = **s;
-    GRAFT_CHECK(t.sizes().equals(param.sizes()), RuntimeError, opt, ".step: the state of parameter ", i, " has shape ",
-                t.sizes(), " but the parameter's shape is ", param.sizes());
-    GRAFT_CHECK(t.is_floating_point(), TypeError, opt, ".step: the state of parameter ", i, " has dtype ", t.dtype());
-  }
-}
-
-/// The tensor itself when contiguous and of dtype `dt`, else a contiguous copy of that dtype.
-Tensor working_copy(const Tensor& t, DType dt) {
-  if (!t.defined() || (t.is_contiguous() && t.dtype() == dt)) return t;
-  return t.to(dt).contiguous();
-}
-
-/// Runs `kernel(T{}, param, grad, state)` on contiguous operands of the parameter's dtype:
-/// the tensors themselves when they already are, else copies written back afterwards (the
-/// loops give the tensor-op results bit for bit, so both paths agree). Bumps the version
-/// counters of everything written, as in-place ops do.
-template <class Kernel>
-void run_fused(const Tensor& param, const Tensor& grad, std::vector<Tensor> state, Kernel&& kernel) {
-  const DType dt = param.dtype();
-  Tensor p = working_copy(param, dt);
-  const Tensor g = working_copy(grad, dt);
-  std::vector<Tensor> work;
-  work.reserve(state.size());
-  for (const Tensor& s : state) work.push_back(working_copy(s, dt));
-  if (param.device().is_meta()) {
-    // meta: no values to update; the working copies above are what the step costs
-  } else if (dt == kFloat32) {
-    kernel(float{}, p, g, work);
-  } else {
-    kernel(double{}, p, g, work);
-  }
-  auto write_back = [](const Tensor& target, Tensor& result) {
-    if (!target.defined()) return;
-    if (result.impl() == target.impl()) {
-      ++target.impl()->version();
-    } else {
-      Tensor t = target;
-      t.copy_(result);
-    }
-  };
-  write_back(param, p);
-  for (size_t i = 0; i < state.size(); ++i) write_back(state[i], work[i]);
-}
-
-template <class T>
-T* ptr(Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
-Tensor value_or_undefined(const OptTensor& t) { return t ? *t : Tensor(); }
-
-/// step += 1 on each distinct step tensor; returns each parameter's new step count.
-std::vector<double> increment_steps(std::vector<Tensor>& steps) {
-  std::vector<double> counts;
-  counts.reserve(steps.size());
-  for (Tensor& s : steps) counts.push_back(optim::detail::increment_step(s));
-  return counts;
-}
-
-void check_lists(const char* opt, size_t n, std::initializer_list<size_t> sizes) {
-  for (size_t s : sizes)
-    GRAFT_CHECK(s == n, ValueError, opt, ".step: ", n, " parameters but ", s, " entries in a state list");
-}
-
-void check_steps(const char* opt, const std::vector<Tensor>& steps) {
-  for (size_t i = 0; i < steps.size(); ++i)
-    GRAFT_CHECK(steps[i].numel() == 1 && steps[i].is_floating_point(), TypeError, opt,
-                ".step: the 'step' state of parameter ", i, " must be a one-element floating-point tensor, got ",
-                steps[i].dtype(), " of shape ", steps[i].sizes());
-}
-
-py::list sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<OptTensor> bufs,
-             double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
-  const size_t n = params.size();
-  check_lists("SGD", n, {grads.size(), bufs.size()});
-  for (size_t i = 0; i < n; ++i) check_param("SGD", i, params[i], grads[i], {&bufs[i]});
-  std::vector<Tensor> out(n);
-  {
+/// A library function called with the GIL released (the arguments are already converted).
+template <class... Args>
+auto without_gil(void (*f)(Args...)) {
+  return [f](Args... args) {
     ReleaseGil nogil;
-    NoGradGuard no_grad;
-    for (size_t i = 0; i < n; ++i) {
-      SgdArgs a{lr, momentum, dampening, weight_decay, nesterov, maximize, false};
-      if (momentum != 0) {
-        a.first_step = !bufs[i].has_value();
-        out[i] = a.first_step ? optim::detail::empty_state(params[i]) : *bufs[i];
-      }
-      run_fused(params[i], grads[i], {out[i]}, [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-        using T = decltype(tag);
-        optim::detail::sgd_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), p.numel(), a);
-      });
-    }
-  }
-  py::list result;
-  for (size_t i = 0; i < n; ++i) result.append(out[i].defined() ? py::cast(out[i]) : py::none());
-  return result;
-}
-
-void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs,
-          const std::vector<Tensor>& exp_avg_sqs, const std::vector<OptTensor>& max_exp_avg_sqs,
-          std::vector<Tensor> steps, bool amsgrad, double beta1, double beta2, double lr, double weight_decay,
-          double eps, bool maximize, bool decoupled) {
-  const char* opt = decoupled ? "AdamW" : "Adam";
-  const size_t n = params.size();
-  check_lists(opt, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), max_exp_avg_sqs.size(), steps.size()});
-  check_steps(opt, steps);
-  for (size_t i = 0; i < n; ++i) {
-    GRAFT_CHECK(!amsgrad || max_exp_avg_sqs[i].has_value(), ValueError, opt, ".step: amsgrad needs max_exp_avg_sq");
-    const OptTensor m = exp_avgs[i], v = exp_avg_sqs[i];
-    check_param(opt, i, params[i], grads[i], {&m, &v, &max_exp_avg_sqs[i]});
-  }
-  ReleaseGil nogil;
-  NoGradGuard no_grad;
-  const std::vector<double> counts = increment_steps(steps);
-  for (size_t i = 0; i < n; ++i) {
-    const AdamArgs a{lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled, counts[i]};
-    const Tensor max_sq = amsgrad ? value_or_undefined(max_exp_avg_sqs[i]) : Tensor();
-    run_fused(params[i], grads[i], {exp_avgs[i], exp_avg_sqs[i], max_sq},
-              [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-                using T = decltype(tag);
-                optim::detail::adam_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]), ptr<T>(s[2]),
-                                             p.numel(), a);
-              });
-  }
-}
-
-void rmsprop(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-             const std::vector<Tensor>& square_avgs, const std::vector<OptTensor>& grad_avgs,
-             const std::vector<OptTensor>& bufs, std::vector<Tensor> steps, double lr, double alpha, double eps,
-             double weight_decay, double momentum, bool centered, bool maximize) {
-  const size_t n = params.size();
-  check_lists("RMSprop", n, {grads.size(), square_avgs.size(), grad_avgs.size(), bufs.size(), steps.size()});
-  check_steps("RMSprop", steps);
-  for (size_t i = 0; i < n; ++i) {
-    GRAFT_CHECK(!centered || grad_avgs[i].has_value(), ValueError, "RMSprop.step: centered needs grad_avg");
-    GRAFT_CHECK(!(momentum > 0) || bufs[i].has_value(), ValueError, "RMSprop.step: momentum needs momentum_buffer");
-    const OptTensor sq = square_avgs[i];
-    check_param("RMSprop", i, params[i], grads[i], {&sq, &grad_avgs[i], &bufs[i]});
-  }
-  ReleaseGil nogil;
-  NoGradGuard no_grad;
-  increment_steps(steps);
-  const RmspropArgs a{lr, alpha, eps, weight_decay, momentum, centered, maximize};
-  for (size_t i = 0; i < n; ++i) {
-    const Tensor grad_avg = centered ? value_or_undefined(grad_avgs[i]) : Tensor();
-    const Tensor buf = momentum > 0 ? value_or_undefined(bufs[i]) : Tensor();
-    run_fused(params[i], grads[i], {square_avgs[i], grad_avg, buf},
-              [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-                using T = decltype(tag);
-                optim::detail::rmsprop_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]),
-                                                ptr<T>(s[2]), p.numel(), a);
-              });
-  }
-}
-
-void adagrad(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& sums,
-             std::vector<Tensor> steps, double lr, double weight_decay, double lr_decay, double eps, bool maximize) {
-  const size_t n = params.size();
-  check_lists("Adagrad", n, {grads.size(), sums.size(), steps.size()});
-  check_steps("Adagrad", steps);
-  for (size_t i = 0; i < n; ++i) {
-    const OptTensor s = sums[i];
-    check_param("Adagrad", i, params[i], grads[i], {&s});
-  }
-  ReleaseGil nogil;
-  NoGradGuard no_grad;
-  const std::vector<double> counts = increment_steps(steps);
-  for (size_t i = 0; i < n; ++i) {
-    const AdagradArgs a{lr / (1 + (counts[i] - 1) * lr_decay), weight_decay, eps, maximize};
-    run_fused(params[i], grads[i], {sums[i]}, [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-      using T = decltype(tag);
-      optim::detail::adagrad_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), s[0].data_ptr<T>(), p.numel(), a);
-    });
-  }
+    f(std::forward<Args>(args)...);
+  };
 }
 
 }  // namespace
 
 void init_optim(py::module_& m) {
   auto o = m.def_submodule("_optim", "graft.optim's per-group updates (fused C++ loops, GIL released)");
-  o.def("sgd", &sgd, py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::kw_only(), py::arg("lr"),
-        py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"),
-        "SGD over one group; returns the momentum buffers (new ones where None was given, None without momentum).");
-  o.def("adam", &adam, py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
-        py::arg("max_exp_avg_sqs"), py::arg("state_steps"), py::kw_only(), py::arg("amsgrad"), py::arg("beta1"),
-        py::arg("beta2"), py::arg("lr"), py::arg("weight_decay"), py::arg("eps"), py::arg("maximize"),
-        py::arg("decoupled"), "Adam (decoupled=False) or AdamW (decoupled=True) over one group.");
-  o.def("rmsprop", &rmsprop, py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("grad_avgs"),
-        py::arg("momentum_buffers"), py::arg("state_steps"), py::kw_only(), py::arg("lr"), py::arg("alpha"),
-        py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"), py::arg("maximize"),
-        "RMSprop over one group.");
-  o.def("adagrad", &adagrad, py::arg("params"), py::arg("grads"), py::arg("state_sums"), py::arg("state_steps"),
-        py::kw_only(), py::arg("lr"), py::arg("weight_decay"), py::arg("lr_decay"), py::arg("eps"), py::arg("maximize"),
-        "Adagrad over one group.");
   o.def(
-      "zeros_state", [](const Tensor& p) { return optim::detail::zeros_state(p); }, py::arg("param"),
+      "sgd",
+      [](const std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<std::optional<Tensor>> bufs,
+         double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
+        std::vector<Tensor> out;
+        {
+          ReleaseGil nogil;
+          out = optim::functional::sgd(params, grads, std::move(bufs), lr, momentum, dampening, weight_decay, nesterov,
+                                       maximize);
+        }
+        py::list result;
+        for (const Tensor& t : out) result.append(t.defined() ? py::cast(t) : py::none());
+        return result;
+      },
+      py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::kw_only(), py::arg("lr"),
+      py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"),
+      "SGD over one group; returns the momentum buffers (new ones where None was given, None without momentum).");
+  o.def("adam", without_gil(&optim::functional::adam), py::arg("params"), py::arg("grads"), py::arg("exp_avgs"),
+        py::arg("exp_avg_sqs"), py::arg("max_exp_avg_sqs"), py::arg("state_steps"), py::kw_only(), py::arg("amsgrad"),
+        py::arg("beta1"), py::arg("beta2"), py::arg("lr"), py::arg("weight_decay"), py::arg("eps"), py::arg("maximize"),
+        py::arg("decoupled"), "Adam (decoupled=False) or AdamW (decoupled=True) over one group.");
+  o.def("rmsprop", without_gil(&optim::functional::rmsprop), py::arg("params"), py::arg("grads"),
+        py::arg("square_avgs"), py::arg("grad_avgs"), py::arg("momentum_buffers"), py::arg("state_steps"),
+        py::kw_only(), py::arg("lr"), py::arg("alpha"), py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"),
+        py::arg("centered"), py::arg("maximize"), "RMSprop over one group.");
+  o.def("adagrad", without_gil(&optim::functional::adagrad), py::arg("params"), py::arg("grads"), py::arg("state_sums"),
+        py::arg("state_steps"), py::kw_only(), py::arg("lr"), py::arg("weight_decay"), py::arg("lr_decay"),
+        py::arg("eps"), py::arg("maximize"), "Adagrad over one group.");
+  o.def(
+      "zeros_state", [](const Tensor& p) { return optim::functional::zeros_state(p); }, py::arg("param"),
       "Zeros shaped like param (contiguous, its dtype), tagged optimizer_state.");
   o.def(
-      "full_state", [](const Tensor& p, double v) { return optim::detail::full_state(p, v); }, py::arg("param"),
+      "full_state", [](const Tensor& p, double v) { return optim::functional::full_state(p, v); }, py::arg("param"),
       py::arg("value"), "`value` shaped like param (contiguous, its dtype), tagged optimizer_state.");
   o.def(
       "new_step",
-      [](py::object device) { return optim::detail::new_step(device.is_none() ? kCPU : to_device(device)); },
+      [](py::object device) { return optim::functional::new_step(device.is_none() ? kCPU : to_device(device)); },
       py::arg("device") = py::none(), "PyTorch's step state: a 0-d float32 zero (on meta for meta parameters).");
   o.def(
       "tag_state", [](const Tensor& t) { set_memory_category(t, MemoryCategory::OptimizerState); }, py::arg("tensor"),

@@ -5,6 +5,7 @@
 #include "graft/optim/adamw.h"
 #include "graft/optim/cosine_annealing_lr.h"
 #include "graft/optim/exponential_lr.h"
+#include "graft/optim/functional.h"
 #include "graft/optim/lambda_lr.h"
 #include "graft/optim/linear_lr.h"
 #include "graft/optim/lr_scheduler.h"
