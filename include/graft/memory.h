@@ -4,6 +4,7 @@
 /// See docs/memory.md: allocated vs reserved vs non-releasable, the settings, the snapshot
 /// schema.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,5 +68,23 @@ void dump_snapshot(const std::string& path, Device device = kCPU);
 void set_allocator_settings(const std::string& settings, Device device = kCPU);
 /// "native" (caching) or "malloc".
 std::string allocator_backend(Device device = kCPU);
+
+/// What estimate_memory measured on the meta device, in bytes.
+struct MemoryEstimate {
+  int64_t peak_allocated = 0;                  ///< max_memory_allocated(kMeta) over the steps (what was live counts)
+  int64_t peak_reserved = 0;                   ///< max_memory_reserved(kMeta): the segments a device must have
+  int64_t allocated_before = 0;                ///< live bytes when the steps began
+  int64_t allocated_after = 0;                 ///< ... and when they ended
+  std::map<std::string, int64_t> by_category;  ///< live bytes per owner at the end
+  int steps = 1;
+};
+/// Runs `step` `steps` times on the meta device (tensors with sizes and no data, through the
+/// same caching-allocator policy as the CPU's) and returns the memory a real run would take:
+/// empties the meta allocator's cache, resets its peaks and makes meta the default device while
+/// the steps run (restored on return or throw). Tensors the step uses must be on meta (build
+/// them after set_default_device(kMeta), or move them with .to(kMeta)). A step that reads values
+/// throws PyTorch's NotImplementedError for the meta backend. graft.utils.memory.estimate in
+/// Python; see docs/memory.md, "Estimating a step".
+MemoryEstimate estimate_memory(const std::function<void()>& step, int steps = 1);
 
 }  // namespace graft

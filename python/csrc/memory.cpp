@@ -67,6 +67,20 @@ void init_memory(py::module_& m) {
   m.def("_max_memory_reserved", [](py::handle d) { return max_memory_reserved(to_device(d)); });
   m.def("_reset_peak_memory_stats", [](py::handle d) { reset_peak_memory_stats(to_device(d)); });
   m.def("_reset_accumulated_memory_stats", [](py::handle d) { reset_accumulated_memory_stats(to_device(d)); });
+  m.def(
+      "_estimate_memory",
+      [](py::function step, int steps) {
+        const MemoryEstimate e = estimate_memory([&] { step(); }, steps);
+        py::dict d;
+        d["peak_allocated"] = e.peak_allocated;
+        d["peak_reserved"] = e.peak_reserved;
+        d["allocated_before"] = e.allocated_before;
+        d["allocated_after"] = e.allocated_after;
+        d["by_category"] = e.by_category;
+        d["steps"] = e.steps;
+        return d;
+      },
+      py::arg("step"), py::arg("steps"));
   m.def("_empty_cache", [](py::handle d) { empty_cache(to_device(d)); });
   m.def(
       "_memory_summary", [](py::handle d, bool abbreviated) { return memory_summary(to_device(d), abbreviated); },

@@ -80,4 +80,25 @@ std::string allocator_backend(Device d) {
   return device_allocator(d).config().backend == alloc::Backend::Native ? "native" : "malloc";
 }
 
+MemoryEstimate estimate_memory(const std::function<void()>& step, int steps) {
+  GRAFT_CHECK(steps >= 1, ValueError, "estimate_memory: steps must be >= 1, got ", steps);
+  GRAFT_CHECK(static_cast<bool>(step), ValueError, "estimate_memory: no step function");
+  empty_cache(kMeta);
+  reset_peak_memory_stats(kMeta);
+  MemoryEstimate e;
+  e.steps = steps;
+  e.allocated_before = memory_allocated(kMeta);
+  struct RestoreDefault {
+    Device prev = default_device();
+    ~RestoreDefault() { set_default_device(prev); }
+  } restore;
+  set_default_device(kMeta);
+  for (int i = 0; i < steps; ++i) step();
+  e.peak_allocated = max_memory_allocated(kMeta);
+  e.peak_reserved = max_memory_reserved(kMeta);
+  e.allocated_after = memory_allocated(kMeta);
+  e.by_category = memory_by_category(kMeta);
+  return e;
+}
+
 }  // namespace graft

@@ -161,7 +161,7 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
               [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
                 using T = decltype(tag);
                 detail::adam_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]), ptr<T>(s[2]),
-                                             p.numel(), a);
+                                      p.numel(), a);
               });
   }
 }
@@ -188,8 +188,8 @@ void rmsprop(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
     run_fused(params[i], grads[i], {square_avgs[i], grad_avg, buf},
               [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
                 using T = decltype(tag);
-                detail::rmsprop_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]),
-                                                ptr<T>(s[2]), p.numel(), a);
+                detail::rmsprop_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]), ptr<T>(s[2]),
+                                         p.numel(), a);
               });
   }
 }
@@ -213,7 +213,6 @@ void adagrad(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
     });
   }
 }
-
 
 Tensor zeros_state(const Tensor& param) { return detail::zeros_state(param); }
 Tensor full_state(const Tensor& param, double value) { return detail::full_state(param, value); }

@@ -153,3 +153,44 @@ TEST(MetaDevice, TrainingStepRunsAndCostsWhatTheCpuRunCosts) {
   EXPECT_GT(cpu, 0);
   EXPECT_EQ(meta, cpu);
 }
+
+TEST(MetaDevice, EstimateMemoryMeasuresAStepAndRestoresTheDefaultDevice) {
+  auto build = [](nn::Sequential& net, std::unique_ptr<optim::Adam>& opt, Tensor& x) {
+    net = nn::Sequential(nn::Linear(nn::LinearOptions(6, 12)), nn::Tanh(), nn::Linear(nn::LinearOptions(12, 3)));
+    opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(1e-3));
+    x = randn({7, 6});
+  };
+  auto step = [](nn::Sequential& net, optim::Adam& opt, const Tensor& x) {
+    opt.zero_grad();
+    net->forward(x).square().mean().backward();
+    opt.step();
+  };
+  // the real run, on the CPU
+  const int64_t cpu_before = memory_allocated(kCPU);
+  nn::Sequential net{nullptr};
+  std::unique_ptr<optim::Adam> opt;
+  Tensor x;
+  build(net, opt, x);
+  reset_peak_memory_stats(kCPU);
+  for (int i = 0; i < 2; ++i) step(net, *opt, x);
+  const int64_t cpu_peak = max_memory_allocated(kCPU) - cpu_before;
+  // the estimate: the same model built on meta, then two steps there
+  const int64_t meta_before = memory_allocated(kMeta);
+  nn::Sequential mnet{nullptr};
+  std::unique_ptr<optim::Adam> mopt;
+  Tensor mx;
+  set_default_device(kMeta);
+  build(mnet, mopt, mx);
+  set_default_device(kCPU);
+  const MemoryEstimate e = estimate_memory([&] { step(mnet, *mopt, mx); }, 2);
+  EXPECT_EQ(e.peak_allocated - meta_before, cpu_peak);
+  EXPECT_EQ(e.steps, 2);
+  EXPECT_GT(e.by_category.at("optimizer_state"), 0);
+  EXPECT_GE(e.peak_reserved, e.peak_allocated);
+  EXPECT_TRUE(default_device().is_cpu());
+  EXPECT_THROW(estimate_memory([] { (void)zeros({2}).sum().item(); }), NotImplementedError);  // meta by default
+  EXPECT_TRUE(default_device().is_cpu());
+  EXPECT_THROW(estimate_memory([] {}, 0), ValueError);
+  mopt.reset();
+  empty_cache(kMeta);
+}

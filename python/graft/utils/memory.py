@@ -112,19 +112,7 @@ def estimate(step_fn, *args, steps=1, **kwargs):
         raise TypeError(f"estimate() expects a callable step_fn, got {type(step_fn).__name__}")
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
         raise ValueError(f"estimate(): steps must be a positive int, got {steps!r}")
-    meta = _C.device("meta")
     args = tuple(_on_meta(a, f"argument {i}") for i, a in enumerate(args))
     kwargs = {k: _on_meta(v, f"argument '{k}'") for k, v in kwargs.items()}
-    previous = _C._get_default_device()
-    _C._empty_cache(meta)
-    _C._reset_peak_memory_stats(meta)
-    before = _C._memory_allocated(meta)
-    _C._set_default_device(meta)
-    try:
-        for _ in range(steps):
-            step_fn(*args, **kwargs)
-    finally:
-        _C._set_default_device(previous)
-    return MemoryEstimate(peak_allocated=_C._max_memory_allocated(meta), peak_reserved=_C._max_memory_reserved(meta),
-                          allocated_before=before, allocated_after=_C._memory_allocated(meta),
-                          by_category=dict(_C._memory_by_category(meta)), steps=steps)
+    # graft::estimate_memory (include/graft/memory.h) runs the steps and reads the meta allocator
+    return MemoryEstimate(**_C._estimate_memory(lambda: step_fn(*args, **kwargs), steps))
