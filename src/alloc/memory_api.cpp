@@ -23,9 +23,11 @@ alloc::CachingAllocator& device_allocator(Device device) {
   return *cpu;
 }
 
-Allocator* allocator_for(Device device) { return &device_allocator(device); }
+Allocator* allocator_for(Device device) {
+  return device.is_cpu() ? cpu_allocator() : &device_allocator(device);  // every op's output: keep it short
+}
 Allocator* cpu_allocator() {
-  static Allocator* a = allocator_for(kCPU);
+  static Allocator* a = &device_allocator(kCPU);
   return a;
 }
 

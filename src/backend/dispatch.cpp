@@ -1,7 +1,7 @@
 // The kernel seam (include/graft/backend/kernels.h): one table per DeviceType. A backend is a
 // folder under src/backend/ with a function returning its table; adding one is that folder
 // plus its line in tables() below. docs/notes/devices.md.
-#include <array>
+#include <cstdlib>
 
 #include "cpu/cpu_table.h"
 #include "graft/backend/kernels.h"
@@ -9,25 +9,16 @@
 #include "meta/meta_table.h"
 
 namespace graft::kernel {
-namespace {
+const KernelTable* const kKernelTables[kNumDeviceTypes] = {
+    &cpu::kKernelTable,   // DeviceType::CPU
+    nullptr,              // DeviceType::CUDA: none in this build
+    &meta::kKernelTable,  // DeviceType::Meta
+};
 
-const std::array<const KernelTable*, kNumDeviceTypes>& tables() {
-  static const std::array<const KernelTable*, kNumDeviceTypes> t = [] {
-    std::array<const KernelTable*, kNumDeviceTypes> a{};
-    a[static_cast<int>(DeviceType::CPU)] = &cpu::kernel_table();
-    a[static_cast<int>(DeviceType::Meta)] = &meta::kernel_table();
-    return a;  // CUDA: none in this build
-  }();
-  return t;
-}
-
-}  // namespace
-
-const KernelTable& kernels_for(Device device) {
-  const KernelTable* t = tables()[static_cast<int>(device.type)];
-  if (!t) check_device_available(device, "kernel dispatch");  // throws, naming the device
-  GRAFT_INTERNAL_ASSERT(t, "no kernels for ", device.str());
-  return *t;
+void no_kernels_for(Device device) {
+  check_device_available(device, "kernel dispatch");  // throws, naming the device
+  GRAFT_INTERNAL_ASSERT(false, "no kernels for ", device.str());
+  std::abort();
 }
 
 void not_implemented_for(const char* aten_op, Device device) {

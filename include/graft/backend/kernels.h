@@ -91,8 +91,18 @@ struct KernelTable {
   const UnaryKernelFn* generated;  ///< indexed by GeneratedKernel
 };
 
+/// Each device type's table (null: none in this build), filled at compile time
+/// (src/backend/dispatch.cpp).
+extern const KernelTable* const kKernelTables[kNumDeviceTypes];
+/// Throws RuntimeError for a device this build has no kernels for.
+[[noreturn]] void no_kernels_for(Device device);
 /// The kernels of `device`'s type. Throws RuntimeError for a device this build has none for.
-const KernelTable& kernels_for(Device device);
+inline const KernelTable& kernels_for(Device device) {
+  const KernelTable* t = kKernelTables[static_cast<int>(device.type)];
+  if (!t) [[unlikely]]
+    no_kernels_for(device);
+  return *t;
+}
 
 /// Throws PyTorch's NotImplementedError for an op that cannot run on `device` (data-dependent
 /// ops on meta): "Could not run 'aten::<op>' with arguments from the '<Backend>' backend. ...".

@@ -4,6 +4,8 @@
 // memory the CPU kernel would (backend/workspace.h decides it from geometry for both), so the
 // meta device's caching allocator sees a real run's allocations: graft.utils.memory.estimate
 // reads its peaks. docs/notes/devices.md.
+#include <array>
+
 #include "backend/workspace.h"
 #include "graft/backend/generated_kernel_ids.h"
 #include "graft/core/allocator.h"
@@ -70,40 +72,36 @@ void col2im(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
 void max_pool2d(const Tensor&, const Tensor&, const Tensor&, const Window2d&) {}
 void generated_op(const Tensor&, const Tensor&) {}
 
-struct GeneratedTable {
-  kernel::UnaryKernelFn fns[kernel::kNumGeneratedKernels];
-  GeneratedTable() {
-    for (auto& f : fns) f = &generated_op;
-  }
-};
+constexpr std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> all_generated_ops() {
+  std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> a{};
+  for (auto& f : a) f = &generated_op;
+  return a;
+}
+constinit const std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> kGenerated = all_generated_ops();
 
 }  // namespace
 
-const kernel::KernelTable& kernel_table() {
-  static const GeneratedTable generated;
-  static const kernel::KernelTable table{
-      .name = "Meta",
-      .unary = &unary,
-      .binary = &binary,
-      .binary_scalar = &binary_scalar,
-      .rounding_div = &rounding_div,
-      .where = &where,
-      .copy = &copy,
-      .fill = &fill,
-      .reduce = &reduce,
-      .arg_reduce = &arg_reduce,
-      .var = &var,
-      .gemm = &gemm,
-      .index_select = &index_select,
-      .index_add = &index_add,
-      .gather = &gather,
-      .scatter_add = &scatter_add,
-      .im2col = &im2col,
-      .col2im = &col2im,
-      .max_pool2d = &max_pool2d,
-      .generated = generated.fns,
-  };
-  return table;
-}
+constinit const kernel::KernelTable kKernelTable{
+    .name = "Meta",
+    .unary = &unary,
+    .binary = &binary,
+    .binary_scalar = &binary_scalar,
+    .rounding_div = &rounding_div,
+    .where = &where,
+    .copy = &copy,
+    .fill = &fill,
+    .reduce = &reduce,
+    .arg_reduce = &arg_reduce,
+    .var = &var,
+    .gemm = &gemm,
+    .index_select = &index_select,
+    .index_add = &index_add,
+    .gather = &gather,
+    .scatter_add = &scatter_add,
+    .im2col = &im2col,
+    .col2im = &col2im,
+    .max_pool2d = &max_pool2d,
+    .generated = kGenerated.data(),
+};
 
 }  // namespace graft::meta

@@ -3,5 +3,6 @@
 #include "graft/backend/kernels.h"
 
 namespace graft::meta {
-const kernel::KernelTable& kernel_table();
+/// Constant-initialized, so the dispatch table can point at it before any code runs.
+extern const kernel::KernelTable kKernelTable;
 }  // namespace graft::meta
