@@ -32,13 +32,7 @@ void check_param(const char* opt, size_t i, const Tensor& param, const Tensor& g
               " has a gradient of shape ", grad.sizes(), " but the parameter's shape is ", param.sizes());
   GRAFT_CHECK(grad.dtype() == param.dtype(), TypeError, opt, ".step: parameter ", i, " (", param.dtype(),
               ") has a gradient of dtype ", grad.dtype());
-  GRAFT_CHECK(!param.is_inference() || InferenceMode::is_enabled(), RuntimeError,
-              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
-              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-              "details.");
-  GRAFT_CHECK(!param.impl()->has_internal_overlap(), RuntimeError,
-              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-              "location. Please clone() the tensor before performing the operation.");
+  detail::check_writable(param);
   for (const OptTensor* s : state) {
     if (!s->has_value()) continue;
     const Tensor& t = **s;

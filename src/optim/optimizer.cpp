@@ -8,6 +8,7 @@
 
 #include "graft/autograd/autograd.h"
 #include "graft/autograd/grad_mode.h"
+#include "update_util.h"
 
 namespace graft::optim {
 
@@ -78,7 +79,7 @@ bool OptimizerOptions::has_option(const std::string& name) const {
 std::vector<double> OptimizerOptions::get_option(const std::string& name) const {
   for (auto& item : read_options(*this))
     if (item.first == name) return item.second;
-  throw KeyError(detail::str("get_option: no option named '", name, "'"));
+  throw KeyError(graft::detail::str("get_option: no option named '", name, "'"));
 }
 
 void OptimizerOptions::set_option(const std::string& name, const std::vector<double>& values) {
@@ -205,13 +206,7 @@ void Optimizer::check_before_step() const {
                     ") has a gradient of dtype ", grad.dtype());
         GRAFT_CHECK(p.is_floating_point(), TypeError, name(), ".step: parameter ", index, " is not floating point (",
                     p.dtype(), ")");
-        GRAFT_CHECK(!p.is_inference() || InferenceMode::is_enabled(), RuntimeError,
-                    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
-                    "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
-                    "more details.");
-        GRAFT_CHECK(!p.impl()->has_internal_overlap(), RuntimeError,
-                    "unsupported operation: more than one element of the written-to tensor refers to a single "
-                    "memory location. Please clone() the tensor before performing the operation.");
+        detail::check_writable(p);
       }
       ++index;
     }

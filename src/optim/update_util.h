@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "graft/autograd/grad_mode.h"
 #include "graft/core/allocator.h"
 #include "graft/ops/ops.h"
 #include "graft/optim/optimizer.h"
@@ -29,6 +30,17 @@ inline Tensor full_state(const Tensor& param, double value) {
 inline Tensor empty_state(const Tensor& param) {
   MemoryCategoryGuard category(MemoryCategory::OptimizerState);
   return empty(param.sizes(), TensorOptions(param.dtype()).device(param.device()));
+}
+/// PyTorch's refusals of an in-place update of `p`: an inference tensor outside InferenceMode,
+/// a tensor whose elements overlap in memory.
+inline void check_writable(const Tensor& p) {
+  GRAFT_CHECK(!p.is_inference() || InferenceMode::is_enabled(), RuntimeError,
+              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+              "details.");
+  GRAFT_CHECK(!p.impl()->has_internal_overlap(), RuntimeError,
+              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.");
 }
 /// PyTorch's `step` state: a 0-d float32 zero, on the CPU (as PyTorch keeps it for any device)
 /// except for meta parameters, whose steps stay on meta so that a memory estimate counts them

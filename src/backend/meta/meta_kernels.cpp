@@ -83,25 +83,7 @@ constinit const std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> 
 
 constinit const kernel::KernelTable kKernelTable{
     .name = "Meta",
-    .unary = &unary,
-    .binary = &binary,
-    .binary_scalar = &binary_scalar,
-    .rounding_div = &rounding_div,
-    .where = &where,
-    .copy = &copy,
-    .fill = &fill,
-    .reduce = &reduce,
-    .arg_reduce = &arg_reduce,
-    .var = &var,
-    .gemm = &gemm,
-    .index_select = &index_select,
-    .index_add = &index_add,
-    .gather = &gather,
-    .scatter_add = &scatter_add,
-    .im2col = &im2col,
-    .col2im = &col2im,
-    .max_pool2d = &max_pool2d,
-    .generated = kGenerated.data(),
+    GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY).generated = kGenerated.data(),
 };
 
 }  // namespace graft::meta
