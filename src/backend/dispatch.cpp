@@ -39,6 +39,12 @@ void check_same_device(const Tensor& a, const Tensor& b) {
                                  x.device().str(), " and ", y.device().str(), "!"));
 }
 
+void check_copy_devices(const Tensor& dst, const Tensor& src) {
+  if (dst.device().is_meta() || dst.device() == src.device()) return;
+  GRAFT_CHECK(!src.device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
+  check_same_device(dst, src);  // no backend of this build copies between its other devices
+}
+
 Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
 }

@@ -49,6 +49,9 @@ def test_printing_and_refusals_match_pytorch():
             lib.nonzero(x)
         with pytest.raises(NotImplementedError, match=r"'aten::nonzero'"):
             x[x > 0]
+        with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor; no data!"):
+            lib.zeros(2, 3).copy_(x)
+        assert lib.empty(2, 3, device="meta").copy_(lib.ones(2, 3)).device.type == "meta"
         with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
             x.numpy()
         with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device, but found at least "

@@ -68,12 +68,13 @@ using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a);
 /// Calls X(name) for every kernel of a KernelTable, in its order: a backend fills its table with
 /// `{.name = "...", GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY) .generated = ...}`, taking the
 /// functions of those names from its own namespace.
-#define GRAFT_FOR_EACH_KERNEL(X)                                                                               \
-  X(unary)                                                                                                     \
-  X(binary)                                                                                                    \
-  X(binary_scalar)                                                                                             \
-  X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) X(gemm) X(index_select) X(index_add) \
-      X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)
+#define GRAFT_FOR_EACH_KERNEL(X)                                                                         \
+  X(unary)                                                                                               \
+  X(binary)                                                                                              \
+  X(binary_scalar)                                                                                       \
+  X(rounding_div)                                                                                        \
+  X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) X(gemm) X(index_select) X(index_add) X(gather) \
+      X(scatter_add) X(im2col) X(col2im) X(max_pool2d)
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
 /// One backend's kernels. The semantics of each entry are those of the dispatch function of
@@ -122,6 +123,9 @@ inline const KernelTable& kernels_for(Device device) {
 /// Throws PyTorch's RuntimeError unless `b` is on `a`'s device: "Expected all tensors to be on
 /// the same device, but found at least two devices, meta and cpu!".
 void check_same_device(const Tensor& a, const Tensor& b);
+/// Throws unless dst's kernel can copy from src's device: anything may be copied onto meta
+/// (nothing is written); out of meta raises PyTorch's "Cannot copy out of meta tensor; no data!".
+void check_copy_devices(const Tensor& dst, const Tensor& src);
 inline void same_device(const Tensor& a, const Tensor& b) {
   if (b.defined() && a.device() != b.device()) check_same_device(a, b);
 }
@@ -162,7 +166,10 @@ inline void where(const Tensor& out, const Tensor& cond, const Tensor& a, const 
 }
 /// dst = src broadcast to dst's shape, converting dtype. dst may be any strided tensor. Both on
 /// one device (copies between devices are Tensor::to's business).
-inline void copy(const Tensor& dst, const Tensor& src) { kernels_for(dst.device()).copy(dst, src); }
+inline void copy(const Tensor& dst, const Tensor& src) {
+  if (src.device() != dst.device()) check_copy_devices(dst, src);
+  kernels_for(dst.device()).copy(dst, src);
+}
 /// Every element of dst = v.
 inline void fill(const Tensor& dst, const Scalar& v) { kernels_for(dst.device()).fill(dst, v); }
 /// Reduces over the dims in `mask` into `out` (shape with those dims removed or kept as 1).
