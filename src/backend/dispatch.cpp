@@ -45,10 +45,6 @@ void check_copy_devices(const Tensor& dst, const Tensor& src) {
   check_same_device(dst, src);  // no backend of this build copies between its other devices
 }
 
-Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
-}
-
 Tensor select_raw(const Tensor& t, int64_t dim, int64_t i) {
   Shape sz, st;
   for (int64_t d = 0; d < t.dim(); ++d)

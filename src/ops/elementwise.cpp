@@ -24,10 +24,16 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   if (op == BinaryOp::Div) ct = detail::float_result(ct);
   if (op == BinaryOp::Add || op == BinaryOp::Sub)
     detail::check_add_sub(a.dtype(), b.dtype(), ct, alpha, op == BinaryOp::Sub);
-  const Device dev = detail::common_device(a, b);
-  Tensor out = detail::new_empty(shape, kernel::is_predicate(op) ? kBool : ct, dev);
+  const Device dev = a.device();
   Tensor ta, tb;
-  kernel::binary(op, out, detail::as_operand(a, ct, dev, ta), detail::as_operand(b, ct, dev, tb), alpha);
+  if (b.device() != dev) [[unlikely]] {  // a 0-d CPU operand with a tensor of another device
+    const Device common = detail::common_device(a, b);
+    Tensor out = detail::new_empty(shape, kernel::is_predicate(op) ? kBool : ct, common);
+    kernel::binary(op, out, detail::as_operand(a, ct, common, ta), detail::as_operand(b, ct, common, tb), alpha);
+    return out;
+  }
+  Tensor out = detail::new_empty(shape, kernel::is_predicate(op) ? kBool : ct, dev);
+  kernel::binary(op, out, detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
   return out;
 }
 
