@@ -68,15 +68,16 @@ using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a);
 /// Calls X(name) for every kernel of a KernelTable, in its order: a backend fills its table with
 /// `{.name = "...", GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY) .generated = ...}`, taking the
 /// functions of those names from its own namespace.
-#define GRAFT_FOR_EACH_KERNEL(X)                                                                                 \
-  X(unary)                                                                                                       \
-  X(binary)                                                                                                      \
-  X(binary_scalar)                                                                                               \
-  X(rounding_div)                                                                                                \
-  X(where)                                                                                                       \
-  X(copy)                                                                                                        \
-  X(fill) X(reduce) X(arg_reduce) X(var) X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) \
-      X(col2im) X(max_pool2d)
+#define GRAFT_FOR_EACH_KERNEL(X)                                                                                   \
+  X(unary)                                                                                                         \
+  X(binary)                                                                                                        \
+  X(binary_scalar)                                                                                                 \
+  X(rounding_div)                                                                                                  \
+  X(where)                                                                                                         \
+  X(copy)                                                                                                          \
+  X(fill)                                                                                                          \
+  X(reduce) X(arg_reduce) X(var) X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) \
+      X(max_pool2d)
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
 /// One backend's kernels. The semantics of each entry are those of the dispatch function of
@@ -111,7 +112,7 @@ extern const KernelTable* const kKernelTables[kNumDeviceTypes];
 /// Throws RuntimeError for a device this build has no kernels for.
 [[noreturn]] void no_kernels_for(Device device);
 /// The kernels of `device`'s type. Throws RuntimeError for a device this build has none for.
-inline const KernelTable& kernels_for(Device device) {
+[[gnu::always_inline]] inline const KernelTable& kernels_for(Device device) {
   const KernelTable* t = kKernelTables[static_cast<int>(device.type)];
   if (!t) [[unlikely]]
     no_kernels_for(device);
@@ -128,7 +129,7 @@ void check_same_device(const Tensor& a, const Tensor& b);
 /// Throws unless dst's kernel can copy from src's device: anything may be copied onto meta
 /// (nothing is written); out of meta raises PyTorch's "Cannot copy out of meta tensor; no data!".
 void check_copy_devices(const Tensor& dst, const Tensor& src);
-inline void same_device(const Tensor& a, const Tensor& b) {
+[[gnu::always_inline]] inline void same_device(const Tensor& a, const Tensor& b) {
   if (b.defined() && a.device() != b.device()) check_same_device(a, b);
 }
 
