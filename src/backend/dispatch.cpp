@@ -1,6 +1,6 @@
 // The kernel seam (include/graft/backend/kernels.h): one table per DeviceType. A backend is a
-// folder under src/backend/ with a function returning its table; adding one is that folder
-// plus its line in tables() below. docs/notes/devices.md.
+// folder under src/backend/ with its constant table (kKernelTable); adding one is that folder
+// plus its line in kKernelTables below. docs/notes/devices.md.
 #include <cstdlib>
 
 #include "cpu/cpu_table.h"
