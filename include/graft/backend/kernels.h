@@ -68,16 +68,11 @@ using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a);
 /// Calls X(name) for every kernel of a KernelTable, in its order: a backend fills its table with
 /// `{.name = "...", GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY) .generated = ...}`, taking the
 /// functions of those names from its own namespace.
-#define GRAFT_FOR_EACH_KERNEL(X) \
-  X(unary)                       \
-  X(binary)                      \
-  X(binary_scalar)               \
-  X(rounding_div)                \
-  X(where)                       \
-  X(copy)                        \
-  X(fill)                        \
-  X(reduce)                      \
-  X(arg_reduce) X(var) X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)
+// clang-format off
+#define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
+  X(unary) X(binary) X(binary_scalar) X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) \
+  X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)
+// clang-format on
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
 /// One backend's kernels. The semantics of each entry are those of the dispatch function of
