@@ -216,7 +216,7 @@ IndexPlan plan_index(IntArrayRef sizes, const std::vector<std::optional<Tensor>>
   for (auto& e : indices) {
     if (present(e) && e->dtype() == kBool && e->dim() == 0) {
       // NumPy's x[True] / x[False]: a new dim of size 1, taken once or not at all
-      Tensor ix = new_empty({e->item<bool>() ? 1 : 0}, kInt64, (*e).device());
+      Tensor ix = new_empty({e->item<bool>() ? 1 : 0}, kInt64, e->device());
       if (ix.numel()) ix.data_ptr<int64_t>()[0] = 0;
       add_dim(1, -1, ix, true);
       p.expanded.push_back(*e);

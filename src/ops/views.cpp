@@ -725,16 +725,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::to(DType dtype, bool copy) const {
   detail::check_tensor(*this, "to");
-  if (dtype == this->dtype() && !copy) return *this;
-  Tensor out = detail::new_empty(sizes(), dtype, (*this).device());
-  kernel::copy(out, *this);
-  if (recording(*this) && graft::is_floating_point(dtype)) {
-    auto n = make_node<ToCopyBackward0>({this});
-    n->src_dtype = this->dtype();
-    n->src_device = this->device();
-    set_history(out, n);
-  }
-  return out;
+  return to(device(), dtype, copy);
 }
 Tensor Tensor::to(Device device, bool copy) const {
   detail::check_tensor(*this, "to");
@@ -743,12 +734,15 @@ Tensor Tensor::to(Device device, bool copy) const {
 Tensor Tensor::to(Device device, DType dtype, bool copy) const {
   detail::check_tensor(*this, "to");
   check_device_available(device, "to");
-  if (device == this->device()) return to(dtype, copy);
-  // Between devices. The only pair this build has is cpu -> meta, which copies no data: the
-  // result keeps the sizes and, for a dense layout, the strides (as PyTorch's to() does).
-  GRAFT_CHECK(!this->device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
+  const bool same_device = device == this->device();
+  if (same_device && dtype == this->dtype() && !copy) return *this;
+  // Between devices (this build has cpu -> meta, which copies no data) the result keeps the
+  // sizes and, for a dense layout, the strides, as PyTorch's to() does; on one device, a
+  // contiguous copy.
+  GRAFT_CHECK(same_device || !this->device().is_meta(), NotImplementedError,
+              "Cannot copy out of meta tensor; no data!");
   Tensor out;
-  if (!is_contiguous() && detail::storage_extent(sizes(), strides()) == numel() && numel() > 0) {
+  if (!same_device && !is_contiguous() && detail::storage_extent(sizes(), strides()) == numel() && numel() > 0) {
     out = empty_strided(sizes(), strides(), TensorOptions(dtype).device(device));
   } else {
     out = detail::new_empty(sizes(), dtype, device);
@@ -815,7 +809,7 @@ static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
     pieces.push_back(t.size(d));
     out_sizes[d] += t.size(d);
   }
-  Tensor out = detail::new_empty(out_sizes, dt, (*ref).device());
+  Tensor out = detail::new_empty(out_sizes, dt, ref->device());
   Geometry og = geom_of(out);
   int64_t off = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -32,7 +32,6 @@ def _human(n):
         if abs(x) < 1024 or unit == _UNITS[-1]:
             return f"{x:.0f} {unit}" if unit == "B" else f"{x:.2f} {unit}"
         x /= 1024
-    return f"{n} B"
 
 
 class MemoryEstimate:
@@ -50,13 +49,9 @@ class MemoryEstimate:
 
     __slots__ = ("peak_allocated", "peak_reserved", "allocated_before", "allocated_after", "by_category", "steps")
 
-    def __init__(self, peak_allocated, peak_reserved, allocated_before, allocated_after, by_category, steps):
-        self.peak_allocated = peak_allocated
-        self.peak_reserved = peak_reserved
-        self.allocated_before = allocated_before
-        self.allocated_after = allocated_after
-        self.by_category = by_category
-        self.steps = steps
+    def __init__(self, **fields):  # every field of __slots__, as graft::estimate_memory reports them
+        for name in self.__slots__:
+            setattr(self, name, fields[name])
 
     def __repr__(self):
         return (f"MemoryEstimate(peak_allocated={self.peak_allocated}, peak_reserved={self.peak_reserved}, "

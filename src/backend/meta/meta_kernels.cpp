@@ -19,12 +19,12 @@ using kernel::DivMode;
 using kernel::ReduceOp;
 using kernel::Window2d;
 
-// A CPU kernel's scratch tensor of `numel` elements: allocated on the meta device and given
-// back at once, as the CPU kernel gives its own back when it returns.
-void transient_scratch(int64_t numel, DType dtype) {
-  DataPtr p = allocator_for(kMeta)->allocate(static_cast<size_t>(numel) * element_size(dtype));
-  (void)p;
+// A CPU kernel's scratch tensor of `numel` elements, on the meta device: freed when dropped.
+DataPtr scratch(int64_t numel, DType dtype) {
+  return allocator_for(kMeta)->allocate(static_cast<size_t>(numel) * element_size(dtype));
 }
+// ... given back at once, as the CPU kernel gives its own back when it returns.
+void transient_scratch(int64_t numel, DType dtype) { (void)scratch(numel, dtype); }
 
 // Reductions copy a non-contiguous permuted input to scratch first (cpu/reduce_kernels.cpp).
 void reduce_scratch(const Tensor& a, uint64_t mask) {
@@ -58,10 +58,8 @@ void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
   };
   const Tensor ma = matrix(a), mb = matrix(b);
   DataPtr sa, sb;  // both live through the BLAS call
-  if (backend::blas_needs_copy(ma))
-    sa = allocator_for(kMeta)->allocate(static_cast<size_t>(ma.numel()) * element_size(ma.dtype()));
-  if (backend::blas_needs_copy(mb))
-    sb = allocator_for(kMeta)->allocate(static_cast<size_t>(mb.numel()) * element_size(mb.dtype()));
+  if (backend::blas_needs_copy(ma)) sa = scratch(ma.numel(), ma.dtype());
+  if (backend::blas_needs_copy(mb)) sb = scratch(mb.numel(), mb.dtype());
 }
 void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) {}
 void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) {}
