@@ -33,7 +33,7 @@ TensorOptions like(const Tensor& t, const py::kwargs& kw, const char* fn) {
   TensorOptions o = TensorOptions(t.dtype()).device(t.device());
   TensorOptions given = factory_options(kw, fn);
   if (given.has_dtype_) o = o.dtype(given.dtype_);
-  if (kw.contains("device")) o = o.device(given.device_);
+  if (given.has_device_) o = o.device(given.device_);  // device=None keeps the input's
   return o.requires_grad(given.requires_grad_);
 }
 

@@ -47,9 +47,11 @@ Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
   (void)op;
   return t;
 }
+// The device a factory makes its tensor on: the one given, else the default device.
+Device device_of(const TensorOptions& o) { return o.has_device_ ? o.device_ : default_device(); }
 Tensor alloc_tensor(IntArrayRef sizes, const TensorOptions& o, const char* op) {
   alloc::MemoryOpScope mem_scope(op);
-  const Device device = o.has_device_ ? o.device_ : default_device();
+  const Device device = device_of(o);
   check_device_available(device, op);
   return new_empty(sizes, o.dtype_, device);
 }
@@ -110,7 +112,7 @@ Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc_tensor(si
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   GRAFT_CHECK(sizes.size() == strides.size(), ValueError, "empty_strided: sizes ", sizes, " and strides ", strides,
               " must have the same length");
-  const Device device = o.has_device_ ? o.device_ : default_device();
+  const Device device = device_of(o);
   check_device_available(device, "empty_strided");
   for (size_t i = 0; i < sizes.size(); ++i)
     GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, ValueError, "empty_strided: negative size or stride in ", sizes,
@@ -204,7 +206,7 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
 Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
   int64_t m = m_opt.value_or(n);
   GRAFT_CHECK(n >= 0 && m >= 0, RuntimeError, "eye: n and m must be non-negative, got ", n, " and ", m);
-  Tensor t = zeros({n, m}, TensorOptions(o.dtype_).device(o.device_));
+  Tensor t = zeros({n, m}, TensorOptions(o.dtype_).device(device_of(o)));
   if (detail::has_data(t))  // meta: sizes only
     GRAFT_DISPATCH_ALL(t.dtype(), "eye", [&] {
       auto* p = static_cast<scalar_t*>(t.data_ptr());
@@ -271,7 +273,7 @@ Tensor randperm(int64_t n, TensorOptions o) {
   GRAFT_CHECK(o.dtype_ != kBool, TypeError, "randperm: unsupported dtype ", o.dtype_);
   // shuffled in place in a tensor from the caching allocator: a size beyond the memory (or the
   // cap) is an OutOfMemoryError before any work, not a host vector built outside it
-  Tensor t = empty({n}, TensorOptions(kInt64).device(o.device_));
+  Tensor t = empty({n}, TensorOptions(kInt64).device(device_of(o)));
   if (!detail::has_data(t)) return finish(o.dtype_ == kInt64 ? t : t.to(o.dtype_), o, "randperm");
   int64_t* idx = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) idx[i] = i;

@@ -97,6 +97,10 @@ def test_default_device_and_the_device_context():
         assert graft.zeros(2, device="cpu").device.type == "cpu"
         lin = nn.Linear(4, 2)  # parameters made without memory, init skipped
         assert lin.weight.device.type == "meta"
+        assert graft.eye(3).device.type == "meta" and graft.randperm(4).device.type == "meta"
+    m = graft.empty(2, device="meta")
+    assert graft.zeros_like(m, device=None).device.type == "meta"
+    assert graft.ones_like(m, dtype=graft.float64).device.type == "meta"
     assert graft.get_default_device() == graft.device("cpu")
     assert graft.zeros(2).device.type == "cpu"
     try:
