@@ -1,6 +1,6 @@
 """graft.optim.Adagrad: Adagrad with lr_decay, weight decay, initial_accumulator_value, eps and
 maximize (PyTorch's formulas; the update runs in C++)."""
-from .optimizer import Optimizer, _optim
+from .optimizer import Optimizer, _check_nonnegative, _optim
 
 
 class Adagrad(Optimizer):
@@ -9,16 +9,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative(("learning rate", lr), ("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+                           ("initial_accumulator_value value", initial_accumulator_value), ("epsilon value", eps))
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)
@@ -35,10 +27,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure()'s loss."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_to_step():
             sums, steps = [], []
             for p in params:
                 state = self.state[p]

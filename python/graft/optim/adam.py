@@ -1,22 +1,18 @@
 """graft.optim.Adam and AdamW: Adam with L2 weight decay, AdamW with decoupled weight decay,
 both with amsgrad and maximize (PyTorch's formulas; the update runs in C++)."""
-from .optimizer import Optimizer, _optim
+from .optimizer import Optimizer, _check_nonnegative, _optim
 from .. import _C
 
 
 def _check_adam_args(lr, eps, betas, weight_decay):
     if isinstance(lr, _C.Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
+    _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
     if not 0.0 <= betas[0] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
     if not 0.0 <= betas[1] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _check_nonnegative(("weight_decay value", weight_decay))
 
 
 class Adam(Optimizer):
@@ -38,18 +34,11 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure()'s loss."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_to_step():
             amsgrad = bool(group["amsgrad"])
             exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], []
             for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _optim.new_step(p.device)
-                    state["exp_avg"] = _optim.zeros_state(p)
-                    state["exp_avg_sq"] = _optim.zeros_state(p)
+                state = self._state_with(p, "exp_avg", "exp_avg_sq")
                 if amsgrad and "max_exp_avg_sq" not in state:
                     state["max_exp_avg_sq"] = _optim.zeros_state(p)
                 exp_avgs.append(state["exp_avg"])

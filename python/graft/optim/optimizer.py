@@ -28,6 +28,14 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
+
+def _check_nonnegative(*checks):
+    """PyTorch's constructor checks: ``ValueError('Invalid <what>: <value>')`` for the first
+    ``(what, value)`` that is not >= 0 (NaN included)."""
+    for what, value in checks:
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {what}: {value}")
+
 # Hooks run around the step of every optimizer: hook id -> hook, in registration order.
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
@@ -237,6 +245,22 @@ class Optimizer:
             return None
         with enable_grad():
             return closure()
+
+    def _groups_to_step(self):
+        """(group, params, grads) for each parameter group with at least one gradient."""
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if params:
+                yield group, params, grads
+
+    def _state_with(self, p, *zero_buffers):
+        """p's state, created on first use with a ``step`` tensor and zero buffers of these names."""
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _optim.new_step(p.device)
+            for name in zero_buffers:
+                state[name] = _optim.zeros_state(p)
+        return state
 
     def _params_with_grad(self, group):
         """The group's parameters that have a gradient, with those gradients."""

@@ -1,6 +1,6 @@
 """graft.optim.RMSprop: RMSprop with alpha, eps, weight decay, momentum, centered and maximize
 (PyTorch's formulas; the update runs in C++)."""
-from .optimizer import Optimizer, _optim
+from .optimizer import Optimizer, _check_nonnegative, _optim
 
 
 class RMSprop(Optimizer):
@@ -8,16 +8,8 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonnegative(("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
+                           ("weight_decay value", weight_decay), ("alpha value", alpha))
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
@@ -29,18 +21,12 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure()'s loss."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_to_step():
             momentum = float(group["momentum"])
             centered = bool(group["centered"])
             square_avgs, grad_avgs, bufs, steps = [], [], [], []
             for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _optim.new_step(p.device)
-                    state["square_avg"] = _optim.zeros_state(p)
+                state = self._state_with(p, "square_avg")
                 if momentum > 0 and "momentum_buffer" not in state:
                     state["momentum_buffer"] = _optim.zeros_state(p)
                 if centered and "grad_avg" not in state:

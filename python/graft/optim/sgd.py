@@ -25,10 +25,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """One SGD update of every parameter that has a gradient; returns closure()'s loss."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_to_step():
             momentum = float(group["momentum"])
             bufs = [self.state[p].get("momentum_buffer") for p in params] if momentum != 0 else [None] * len(params)
             bufs = _optim.sgd(params, grads, bufs, lr=float(group["lr"]), momentum=momentum,
