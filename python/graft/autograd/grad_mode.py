@@ -47,32 +47,32 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _GradModeScope(_DecoratorContextManager):
+    """Sets grad mode to the class's ``_mode`` in its scope and restores it after."""
+
+    _mode = False
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(self._mode)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
+class no_grad(_GradModeScope):
     """Disables graph recording in its scope: results of ops do not require grad."""
 
-    def __init__(self):
-        self.prev = False
-
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
+    _mode = False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_GradModeScope):
     """Enables graph recording in its scope, even inside no_grad."""
 
-    def __init__(self):
-        self.prev = False
-
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
+    _mode = True
 
 
 class set_grad_enabled(_DecoratorContextManager):

@@ -6,15 +6,10 @@ the extension find no CUDA entry point in graft._C (AttributeError)."""
 import collections
 
 from .. import _C
+from ..cpu import memory as _cpu_memory
 
-__all__ = [
-    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-    "reset_peak_memory_stats", "reset_accumulated_memory_stats", "empty_cache", "memory_stats",
-    "memory_stats_as_nested_dict", "memory_summary", "memory_snapshot", "memory_by_category",
-    "set_per_process_memory_fraction", "mem_get_info",
-]
-
-_CATEGORIES = ("parameter", "gradient", "saved_for_backward", "optimizer_state", "data_batch", "other")
+__all__ = list(_cpu_memory.__all__)  # the API graft.cpu's allocator has
+_CATEGORIES = _cpu_memory._CATEGORIES
 
 
 def is_initialized():

@@ -1,10 +1,6 @@
 """Conv1d, Conv2d and ConvTranspose2d."""
-import math
-
-from ... import _C
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
+from ._layer_utils import make_weight_and_bias, reset_kaiming_uniform
 from .module import Module
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -49,25 +45,15 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        kw = {"device": device, "dtype": dtype}
         if transposed:
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(_C.empty(shape, **kw))
-        if bias:
-            self.bias = Parameter(_C.empty(out_channels, **kw))
-        else:
-            self.register_parameter("bias", None)
+        make_weight_and_bias(self, shape, out_channels, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_kaiming_uniform(self.weight, self.bias, zero_fan_in_bias=False)
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -86,32 +72,30 @@ class _ConvNd(Module):
         return s
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """A (not transposed) convolution layer: ``_conv`` is its graft.nn.functional op."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv1d(_Conv):
     """1-D convolution over [N, C, L] (or [C, L]) input; weight [out, in/groups, k]."""
 
     _dims = 1
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
-                         padding_mode, device, dtype)
-
-    def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _conv = staticmethod(F.conv1d)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """2-D convolution over [N, C, H, W] (or [C, H, W]) input; weight [out, in/groups, kh, kw]."""
 
     _dims = 2
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
-                         padding_mode, device, dtype)
-
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _conv = staticmethod(F.conv2d)
 
 
 class ConvTranspose2d(_ConvNd):

@@ -12,6 +12,21 @@ def _hook_call(hook, *args):
     return _module._run_hook(hook, *args)
 
 
+
+def _replaced_by_hooks(grads, hooks, what, name, call):
+    """Runs call(hook, grads) for each hook in order; a hook's non-None result (a tensor, tuple or
+    list of as many gradients) replaces ``grads`` for the next, as PyTorch's module hooks."""
+    for hook in list(hooks.values()):
+        result = call(hook, grads)
+        if result is None:
+            continue
+        result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+        if len(result) != len(grads):
+            raise RuntimeError(f"{what} returned an invalid number of {name}, got {len(result)}, but expected "
+                               f"{len(grads)}")
+        grads = result
+    return grads
+
 class _BackwardHooks:
     """Wires a module's full backward (pre-)hooks around one forward call: the positional
     tensor inputs and the output tensors each pass through one identity autograd node
@@ -66,16 +81,9 @@ class _BackwardHooks:
 
     def _on_grad_output(self, grads):
         module = self.module
-        grad_output = self._pack(self.output_index, grads, self.n_outputs)
-        for hook in list(module._backward_pre_hooks.values()):
-            result = _hook_call(hook, module, grad_output)
-            if result is None:
-                continue
-            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-            if len(result) != len(grad_output):
-                raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got {len(result)}, "
-                                   f"but expected {len(grad_output)}")
-            grad_output = result
+        grad_output = _replaced_by_hooks(self._pack(self.output_index, grads, self.n_outputs),
+                                         module._backward_pre_hooks, "Backward pre hook", "grad_output",
+                                         lambda hook, g: _hook_call(hook, module, g))
         self.grad_output = grad_output
         if self.input_index is None:
             grad_input = (None,) * self.n_inputs
@@ -88,14 +96,7 @@ class _BackwardHooks:
 
     def _on_grad_input(self, grads):
         module = self.module
-        grad_input = self._pack(self.input_index, grads, self.n_inputs)
-        for hook in list(module._backward_hooks.values()):
-            result = _hook_call(hook, module, grad_input, self.grad_output)
-            if result is None:
-                continue
-            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-            if len(result) != len(grad_input):
-                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, but "
-                                   f"expected {len(grad_input)}")
-            grad_input = result
+        grad_input = _replaced_by_hooks(self._pack(self.input_index, grads, self.n_inputs), module._backward_hooks,
+                                        "Backward hook", "grad_input",
+                                        lambda hook, g: _hook_call(hook, module, g, self.grad_output))
         return tuple(grad_input[i] for i in self.input_index)

@@ -1,15 +1,10 @@
 """Identity, Linear and Bilinear layers."""
 import math
 
-from ... import _C
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ._layer_utils import make_weight_and_bias, reset_kaiming_uniform
 from .module import Module
-
-
-def _factory_kwargs(device, dtype):
-    return {"device": device, "dtype": dtype}
 
 
 class Identity(Module):
@@ -30,19 +25,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_C.empty((out_features, in_features), **_factory_kwargs(device, dtype)))
-        if bias:
-            self.bias = Parameter(_C.empty(out_features, **_factory_kwargs(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        make_weight_and_bias(self, (out_features, in_features), out_features, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming_uniform(self.weight, self.bias, zero_fan_in_bias=True)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -64,12 +51,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(_C.empty((out_features, in1_features, in2_features),
-                                         **_factory_kwargs(device, dtype)))
-        if bias:
-            self.bias = Parameter(_C.empty(out_features, **_factory_kwargs(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        make_weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

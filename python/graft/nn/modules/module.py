@@ -204,12 +204,18 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target):
-        """The parameter at dotted path ``target``."""
+    def _owner_of(self, target):
+        """(submodule, attribute name) of dotted path ``target``; AttributeError as PyTorch's when
+        the submodule lacks the attribute."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
             raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        return mod, name
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        mod, name = self._owner_of(target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
@@ -217,10 +223,7 @@ class Module:
 
     def get_buffer(self, target):
         """The buffer at dotted path ``target``."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        mod, name = self._owner_of(target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(mod, name)

@@ -9,6 +9,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._layer_utils import changed_options
 from .module import Module
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -98,20 +99,8 @@ class RNNBase(Module):
         return w_ih, w_hh, b_ih, b_hh
 
     def extra_repr(self):
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + changed_options(
+            self, proj_size=0, num_layers=1, bias=True, batch_first=False, dropout=0, bidirectional=False)
 
     def _check_input(self, input):
         if input.dim() not in (2, 3):
@@ -192,6 +181,17 @@ class RNNBase(Module):
                 x = F.dropout(x, self.dropout, True)
         return x, [_C.stack(f) for f in finals]
 
+    def forward(self, input, hx=None):
+        """(output, h_n) (RNN and GRU; LSTM's returns (output, (h_n, c_n)))."""
+        output, finals = self._forward_states(input, None if hx is None else [hx])
+        return output, finals[0]
+
+    def _forward_states(self, input, states):
+        """(output, final states) for the initial ``states`` (a list, or None for zeros)."""
+        x, states, batched = self._prepare(input, states)
+        output, finals = self._run(x, states)
+        return self._finish(output, finals, batched)
+
     def _finish(self, output, finals, batched):
         if not batched:
             return output.squeeze(1), [f.squeeze(1) for f in finals]
@@ -219,12 +219,6 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
-        x, states, batched = self._prepare(input, None if hx is None else [hx])
-        output, finals = self._run(x, states)
-        output, finals = self._finish(output, finals, batched)
-        return output, finals[0]
-
 
 class LSTM(RNNBase):
     """Long short-term memory; forward(input, (h_0, c_0)) -> (output, (h_n, c_n)). Gates in
@@ -234,9 +228,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        x, states, batched = self._prepare(input, None if hx is None else list(hx))
-        output, finals = self._run(x, states)
-        output, finals = self._finish(output, finals, batched)
+        output, finals = self._forward_states(input, None if hx is None else list(hx))
         return output, (finals[0], finals[1])
 
 
@@ -247,12 +239,6 @@ class GRU(RNNBase):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
-
-    def forward(self, input, hx=None):
-        x, states, batched = self._prepare(input, None if hx is None else [hx])
-        output, finals = self._run(x, states)
-        output, finals = self._finish(output, finals, batched)
-        return output, finals[0]
 
 
 class RNNCellBase(Module):

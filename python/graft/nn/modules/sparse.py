@@ -4,6 +4,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._layer_utils import changed_options
 from .module import Module
 
 
@@ -54,13 +55,7 @@ class Embedding(Module):
             s += f", padding_idx={self.padding_idx}"
         if self.max_norm is not None:
             s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s
+        return s + changed_options(self, norm_type=2, scale_grad_by_freq=False, sparse=False)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,

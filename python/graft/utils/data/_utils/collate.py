@@ -21,6 +21,33 @@ def _is_numpy(obj):
     return t.__module__ == "numpy" and t.__name__ not in ("str_", "string_")
 
 
+def _rebuilt_mapping(like, values):
+    """``values`` (a dict) in a mapping of ``like``'s type, as PyTorch tries it: a copy of a
+    mutable mapping updated, else the type called with the dict, else the dict itself."""
+    try:
+        if isinstance(like, collections.abc.MutableMapping):
+            clone = copy.copy(like)
+            clone.update(values)
+            return clone
+        return type(like)(values)
+    except TypeError:
+        return values
+
+
+def _rebuilt_sequence(like, items):
+    """``items`` (a list) in a sequence of ``like``'s type: a copy of a mutable sequence with
+    each item replaced, else the type called with the list, else the list itself."""
+    try:
+        if isinstance(like, collections.abc.MutableSequence):
+            clone = copy.copy(like)
+            for i, item in enumerate(items):
+                clone[i] = item
+            return clone
+        return type(like)(items)
+    except TypeError:
+        return items
+
+
 def default_convert(data):
     """Converts one sample (automatic batching off): numpy arrays -> tensors, recursively in
     dicts, named tuples and sequences; everything else is kept."""
@@ -34,28 +61,13 @@ def default_convert(data):
             return _C.as_tensor(data)
         return data
     if isinstance(data, collections.abc.Mapping):
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update({key: default_convert(data[key]) for key in data})
-                return clone
-            return elem_type({key: default_convert(data[key]) for key in data})
-        except TypeError:
-            return {key: default_convert(data[key]) for key in data}
+        return _rebuilt_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return elem_type(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return elem_type([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _rebuilt_sequence(data, [default_convert(d) for d in data])
     return data
 
 
@@ -80,14 +92,7 @@ def default_collate(batch):
     elif isinstance(elem, (str, bytes)):
         return batch
     elif isinstance(elem, collections.abc.Mapping):
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update({key: default_collate([d[key] for d in batch]) for key in elem})
-                return clone
-            return elem_type({key: default_collate([d[key] for d in batch]) for key in elem})
-        except TypeError:
-            return {key: default_collate([d[key] for d in batch]) for key in elem}
+        return _rebuilt_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     elif isinstance(elem, tuple) and hasattr(elem, "_fields"):
         return elem_type(*(default_collate(samples) for samples in zip(*batch)))
     elif isinstance(elem, collections.abc.Sequence):
@@ -98,13 +103,5 @@ def default_collate(batch):
         transposed = list(zip(*batch))
         if isinstance(elem, tuple):
             return [default_collate(samples) for samples in transposed]
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, samples in enumerate(transposed):
-                    clone[i] = default_collate(samples)
-                return clone
-            return elem_type([default_collate(samples) for samples in transposed])
-        except TypeError:
-            return [default_collate(samples) for samples in transposed]
+        return _rebuilt_sequence(elem, [default_collate(samples) for samples in transposed])
     raise TypeError(default_collate_err_msg_format.format(elem_type))
