@@ -2,7 +2,6 @@
 #include "graft/optim/adagrad.h"
 
 #include "fused_kernels.h"
-#include "graft/core/python_format.h"
 #include "update_util.h"
 
 namespace graft::optim {
@@ -17,17 +16,15 @@ void AdagradOptions::visit(OptionVisitor& v) {
 }
 
 void AdagradOptions::validate() const {
-  using graft::detail::python_float;
-  GRAFT_CHECK(0.0 <= lr_, ValueError, "Invalid learning rate: ", python_float(lr_));
-  GRAFT_CHECK(0.0 <= lr_decay_, ValueError, "Invalid lr_decay value: ", python_float(lr_decay_));
-  GRAFT_CHECK(0.0 <= weight_decay_, ValueError, "Invalid weight_decay value: ", python_float(weight_decay_));
-  GRAFT_CHECK(0.0 <= initial_accumulator_value_, ValueError,
-              "Invalid initial_accumulator_value value: ", python_float(initial_accumulator_value_));
-  GRAFT_CHECK(0.0 <= eps_, ValueError, "Invalid epsilon value: ", python_float(eps_));
+  detail::check_nonnegative({{"learning rate", lr_},
+                             {"lr_decay value", lr_decay_},
+                             {"weight_decay value", weight_decay_},
+                             {"initial_accumulator_value value", initial_accumulator_value_},
+                             {"epsilon value", eps_}});
 }
 
 Adagrad::Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults)
-    : Optimizer(std::move(param_groups), std::make_unique<AdagradOptions>(defaults)) {
+    : OptimizerWithOptions(std::move(param_groups), defaults) {
   // PyTorch creates Adagrad's state in the constructor, for every parameter.
   for (auto& g : this->param_groups()) on_param_group_added(g);
 }

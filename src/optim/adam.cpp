@@ -14,11 +14,10 @@ namespace detail {
 void validate_adam(double lr, double eps, const std::tuple<double, double>& betas, double weight_decay) {
   using graft::detail::python_float;
   const double b0 = std::get<0>(betas), b1 = std::get<1>(betas);
-  GRAFT_CHECK(0.0 <= lr, ValueError, "Invalid learning rate: ", python_float(lr));
-  GRAFT_CHECK(0.0 <= eps, ValueError, "Invalid epsilon value: ", python_float(eps));
+  check_nonnegative({{"learning rate", lr}, {"epsilon value", eps}});
   GRAFT_CHECK(0.0 <= b0 && b0 < 1.0, ValueError, "Invalid beta parameter at index 0: ", python_float(b0));
   GRAFT_CHECK(0.0 <= b1 && b1 < 1.0, ValueError, "Invalid beta parameter at index 1: ", python_float(b1));
-  GRAFT_CHECK(0.0 <= weight_decay, ValueError, "Invalid weight_decay value: ", python_float(weight_decay));
+  check_nonnegative({{"weight_decay value", weight_decay}});
 }
 
 Optimizer::StateSchema adam_state_schema(bool amsgrad) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -67,6 +68,17 @@ inline L lane_lerp(L self, L end, T w, bool small_weight) {
 }
 
 /// Calls body(L{}, i) for every element: 16-byte vectors first, then scalars for the tail.
+/// The update's gradient at lane i: -grad when maximizing, + weight_decay * param when `l2`
+/// (grad.add(param, alpha=weight_decay)), with the parameter it read.
+template <class L, class T>
+inline std::pair<L, L> load_grad(const T* grad, const T* param, int64_t i, bool maximize, bool l2, T wd) {
+  L g = load<L>(grad + i);
+  if (maximize) g = -g;
+  const L p = load<L>(param + i);
+  if (l2) g = g + wd * p;
+  return {g, p};
+}
+
 template <class T, class Body>
 inline void for_lanes(int64_t n, Body&& body) {
   int64_t i = 0;
@@ -97,10 +109,7 @@ void sgd_fused(T* param, const T* grad, T* buf, int64_t n, const SgdArgs& a) {
   auto run = [&](auto has_momentum, auto first) {
     for_lanes<T>(n, [&](auto lane, int64_t i) {
       using L = decltype(lane);
-      L g = load<L>(grad + i);
-      if (maximize) g = -g;
-      const L p = load<L>(param + i);
-      if (decay) g = g + wd * p;  // grad.add(param, alpha=weight_decay)
+      auto [g, p] = load_grad<L>(grad, param, i, maximize, decay, wd);
       if constexpr (decltype(has_momentum)::value) {
         L b;
         if constexpr (decltype(first)::value) {
@@ -134,10 +143,7 @@ void adam_fused(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, T* max_exp_a
   auto run = [&](auto amsgrad) {
     for_lanes<T>(n, [&](auto lane, int64_t i) {
       using L = decltype(lane);
-      L g = load<L>(grad + i);
-      if (maximize) g = -g;
-      L p = load<L>(param + i);
-      if (l2) g = g + wd * p;                                        // grad.add(param, alpha=weight_decay)
+      auto [g, p] = load_grad<L>(grad, param, i, maximize, l2, wd);
       if (decoupled) p = p * decay_factor;                           // AdamW
       const L m = lane_lerp(load<L>(exp_avg + i), g, w1, small_w1);  // exp_avg.lerp_(grad, 1 - beta1)
       L v = load<L>(exp_avg_sq + i) * beta2;                         // exp_avg_sq.mul_(beta2)
@@ -165,10 +171,7 @@ void rmsprop_fused(T* param, const T* grad, T* square_avg, T* grad_avg, T* buf, 
   auto run = [&](auto centered, auto has_momentum) {
     for_lanes<T>(n, [&](auto lane, int64_t i) {
       using L = decltype(lane);
-      L g = load<L>(grad + i);
-      if (maximize) g = -g;
-      const L p = load<L>(param + i);
-      if (decay) g = g + wd * p;
+      const auto [g, p] = load_grad<L>(grad, param, i, maximize, decay, wd);
       L sq = load<L>(square_avg + i) * alpha;  // square_avg.mul_(alpha)
       sq = sq + (w * g) * g;                   // .addcmul_(grad, grad, value=1 - alpha)
       store(square_avg + i, sq);
@@ -201,10 +204,7 @@ void adagrad_fused(T* param, const T* grad, T* sum, int64_t n, const AdagradArgs
   const T wd = static_cast<T>(a.weight_decay), eps = static_cast<T>(a.eps), neg_clr = static_cast<T>(-a.clr);
   for_lanes<T>(n, [&](auto lane, int64_t i) {
     using L = decltype(lane);
-    L g = load<L>(grad + i);
-    if (maximize) g = -g;
-    const L p = load<L>(param + i);
-    if (decay) g = g + wd * p;
+    const auto [g, p] = load_grad<L>(grad, param, i, maximize, decay, wd);
     const L s = load<L>(sum + i) + g * g;  // state_sum.addcmul_(grad, grad, value=1)
     store(sum + i, s);
     const L std_ = lane_sqrt(s) + eps;              // state_sum.sqrt().add_(eps)

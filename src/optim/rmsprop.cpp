@@ -2,7 +2,6 @@
 #include "graft/optim/rmsprop.h"
 
 #include "fused_kernels.h"
-#include "graft/core/python_format.h"
 #include "update_util.h"
 
 namespace graft::optim {
@@ -18,18 +17,12 @@ void RMSpropOptions::visit(OptionVisitor& v) {
 }
 
 void RMSpropOptions::validate() const {
-  using graft::detail::python_float;
-  GRAFT_CHECK(0.0 <= lr_, ValueError, "Invalid learning rate: ", python_float(lr_));
-  GRAFT_CHECK(0.0 <= eps_, ValueError, "Invalid epsilon value: ", python_float(eps_));
-  GRAFT_CHECK(0.0 <= momentum_, ValueError, "Invalid momentum value: ", python_float(momentum_));
-  GRAFT_CHECK(0.0 <= weight_decay_, ValueError, "Invalid weight_decay value: ", python_float(weight_decay_));
-  GRAFT_CHECK(0.0 <= alpha_, ValueError, "Invalid alpha value: ", python_float(alpha_));
+  detail::check_nonnegative({{"learning rate", lr_},
+                             {"epsilon value", eps_},
+                             {"momentum value", momentum_},
+                             {"weight_decay value", weight_decay_},
+                             {"alpha value", alpha_}});
 }
-
-RMSprop::RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults)
-    : Optimizer(std::move(param_groups), std::make_unique<RMSpropOptions>(defaults)) {}
-RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions defaults)
-    : RMSprop(single_group(std::move(params)), defaults) {}
 
 Optimizer::StateSchema RMSprop::state_schema(const OptimizerOptions& options) const {
   const auto& o = static_cast<const RMSpropOptions&>(options);

@@ -25,10 +25,6 @@ void SGDOptions::validate() const {
               "Nesterov momentum requires a momentum and zero dampening");
 }
 
-SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
-    : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(defaults)) {}
-SGD::SGD(std::vector<Tensor> params, SGDOptions defaults) : SGD(single_group(std::move(params)), defaults) {}
-
 Optimizer::StateSchema SGD::state_schema(const OptimizerOptions& options) const {
   const auto& o = static_cast<const SGDOptions&>(options);
   StateSchema s;

@@ -11,10 +11,18 @@
 
 #include "graft/autograd/grad_mode.h"
 #include "graft/core/allocator.h"
+#include "graft/core/python_format.h"
 #include "graft/ops/ops.h"
 #include "graft/optim/optimizer.h"
 
 namespace graft::optim::detail {
+
+/// PyTorch's constructor checks: ValueError "Invalid <what>: <value>" for the first value that
+/// is not >= 0 (NaN included).
+inline void check_nonnegative(std::initializer_list<std::pair<const char*, double>> checks) {
+  for (const auto& [what, value] : checks)
+    GRAFT_CHECK(0.0 <= value, ValueError, "Invalid ", what, ": ", graft::detail::python_float(value));
+}
 
 /// A zero-filled state tensor shaped like `param` (contiguous), tagged optimizer_state.
 inline Tensor zeros_state(const Tensor& param) {

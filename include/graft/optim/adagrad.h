@@ -26,7 +26,7 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
 /// Per step t: g = ±grad (+ weight_decay * p); clr = lr / (1 + (t - 1) * lr_decay);
 /// sum += g * g; p -= clr * g / (sqrt(sum) + eps).
 /// State: "step", "sum" (created for every parameter when its group is added, as PyTorch does).
-class Adagrad : public Optimizer {
+class Adagrad : public OptimizerWithOptions<AdagradOptions> {
  public:
   explicit Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults = {});
   explicit Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {});

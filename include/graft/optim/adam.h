@@ -70,20 +70,17 @@ Optimizer::StateSchema adam_state_schema(bool amsgrad);
 /// The optimizer Adam and AdamW share: Options is AdamOptions or AdamWOptions; `Decoupled`
 /// says where weight decay goes.
 template <class Options, bool Decoupled>
-class AdamFamily : public Optimizer {
+class AdamFamily : public OptimizerWithOptions<Options> {
  public:
-  explicit AdamFamily(std::vector<OptimizerParamGroup> param_groups, Options defaults = {})
-      : Optimizer(std::move(param_groups), std::make_unique<Options>(defaults)) {}
-  explicit AdamFamily(std::vector<Tensor> params, Options defaults = {})
-      : AdamFamily(single_group(std::move(params)), defaults) {}
+  using OptimizerWithOptions<Options>::OptimizerWithOptions;
 
  protected:
-  StateSchema state_schema(const OptimizerOptions& options) const override {
+  Optimizer::StateSchema state_schema(const OptimizerOptions& options) const override {
     return adam_state_schema(static_cast<const Options&>(options).amsgrad());
   }
   void update_group(OptimizerParamGroup& group) override {
     const auto& o = static_cast<const Options&>(group.options());
-    adam_step(state(), group, o.lr(), o.betas(), o.eps(), o.weight_decay(), o.amsgrad(), o.maximize(), Decoupled);
+    adam_step(this->state(), group, o.lr(), o.betas(), o.eps(), o.weight_decay(), o.amsgrad(), o.maximize(), Decoupled);
   }
 };
 

@@ -188,4 +188,16 @@ class Optimizer {
   std::unordered_map<const TensorImpl*, ParamState> state_;
 };
 
+/// An optimizer whose parameter groups hold `Options`, with the two constructors every
+/// built-in optimizer has: from parameter groups, or from one list of parameters, each with
+/// the default options.
+template <class Options>
+class OptimizerWithOptions : public Optimizer {
+ public:
+  explicit OptimizerWithOptions(std::vector<OptimizerParamGroup> param_groups, Options defaults = {})
+      : Optimizer(std::move(param_groups), std::make_unique<Options>(defaults)) {}
+  explicit OptimizerWithOptions(std::vector<Tensor> params, Options defaults = {})
+      : OptimizerWithOptions(single_group(std::move(params)), defaults) {}
+};
+
 }  // namespace graft::optim

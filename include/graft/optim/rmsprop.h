@@ -28,10 +28,9 @@ struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
 /// centered: ga = lerp(ga, g, 1 - alpha), avg = sqrt(sq - ga * ga) + eps, else sqrt(sq) + eps;
 /// momentum > 0: buf = momentum * buf + g / avg, p -= lr * buf; else p -= lr * g / avg.
 /// State: "step", "square_avg", "momentum_buffer" (momentum > 0), "grad_avg" (centered).
-class RMSprop : public Optimizer {
+class RMSprop : public OptimizerWithOptions<RMSpropOptions> {
  public:
-  explicit RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults = {});
-  explicit RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {});
+  using OptimizerWithOptions::OptimizerWithOptions;
   std::string name() const override { return "RMSprop"; }
 
  protected:

@@ -26,10 +26,9 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
 /// Per step, with g = ±grad (+ weight_decay * p): buf = g on the first step, then
 /// momentum * buf + (1 - dampening) * g; g = g + momentum * buf (Nesterov) or buf; p -= lr * g.
 /// State: "momentum_buffer" (only when momentum != 0).
-class SGD : public Optimizer {
+class SGD : public OptimizerWithOptions<SGDOptions> {
  public:
-  explicit SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults = {});
-  explicit SGD(std::vector<Tensor> params, SGDOptions defaults = {});
+  using OptimizerWithOptions::OptimizerWithOptions;
   std::string name() const override { return "SGD"; }
 
  protected:
