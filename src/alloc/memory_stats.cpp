@@ -2,27 +2,18 @@
 #include "graft/alloc/memory_stats.h"
 
 #include <cstdio>
+#include <iterator>
 
 #include "graft/core/allocator.h"
+#include "graft/core/enum_names.h"
 
 namespace graft {
 
 const char* memory_category_name(MemoryCategory c) {
-  switch (c) {
-    case MemoryCategory::Other:
-      return "other";
-    case MemoryCategory::Parameter:
-      return "parameter";
-    case MemoryCategory::Gradient:
-      return "gradient";
-    case MemoryCategory::SavedForBackward:
-      return "saved_for_backward";
-    case MemoryCategory::OptimizerState:
-      return "optimizer_state";
-    case MemoryCategory::DataBatch:
-      return "data_batch";
-  }
-  return "other";
+  static constexpr const char* kNames[] = {"other",           "parameter", "gradient", "saved_for_backward",
+                                           "optimizer_state", "data_batch"};
+  static_assert(std::size(kNames) == kNumMemoryCategories);
+  return detail::enum_name(kNames, c, "other");
 }
 
 constinit thread_local MemoryCategory MemoryCategoryGuard::tl_current_ = MemoryCategory::Other;

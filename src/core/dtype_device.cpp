@@ -4,70 +4,28 @@
 
 #include "graft/core/device.h"
 #include "graft/core/dtype.h"
+#include "graft/core/enum_names.h"
 #include "graft/core/error.h"
 #include "graft/core/int_array.h"
 
 namespace graft {
 
+// Per DType, in its order: Bool, Int32, Int64, Float32, Float64.
 const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return "bool";
-    case DType::Int32:
-      return "int32";
-    case DType::Int64:
-      return "int64";
-    case DType::Float32:
-      return "float32";
-    case DType::Float64:
-      return "float64";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"bool", "int32", "int64", "float32", "float64"};
+  return detail::enum_name(kNames, t);
 }
 const char* legacy_type_name(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return "BoolTensor";
-    case DType::Int32:
-      return "IntTensor";
-    case DType::Int64:
-      return "LongTensor";
-    case DType::Float32:
-      return "FloatTensor";
-    case DType::Float64:
-      return "DoubleTensor";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"BoolTensor", "IntTensor", "LongTensor", "FloatTensor", "DoubleTensor"};
+  return detail::enum_name(kNames, t);
 }
 const char* scalar_type_name(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return "Bool";
-    case DType::Int32:
-      return "Int";
-    case DType::Int64:
-      return "Long";
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"Bool", "Int", "Long", "Float", "Double"};
+  return detail::enum_name(kNames, t);
 }
 const char* dtype_cpp_name(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return "bool";
-    case DType::Int32:
-      return "int";
-    case DType::Int64:
-      return "long";
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"bool", "int", "long", "float", "double"};
+  return detail::enum_name(kNames, t);
 }
 std::ostream& operator<<(std::ostream& os, DType t) { return os << "graft." << dtype_name(t); }
 

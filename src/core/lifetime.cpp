@@ -2,6 +2,8 @@
 // See include/graft/core/lifetime.h and docs/notes/doctor.md.
 #include "graft/core/lifetime.h"
 
+#include "graft/core/enum_names.h"
+
 #include <cxxabi.h>
 #include <execinfo.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -21,17 +24,9 @@ std::atomic<uint8_t> g_tier{0};
 }  // namespace detail
 
 const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::Node:
-      return "node";
-    case Kind::SavedSlot:
-      return "saved_slot";
-    case Kind::Storage:
-      return "storage";
-    case Kind::Tensor:
-      return "tensor";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"node", "saved_slot", "storage", "tensor"};
+  static_assert(std::size(kNames) == kNumKinds);
+  return graft::detail::enum_name(kNames, k, "unknown");
 }
 
 void set_tier(Tier t) noexcept { detail::g_tier.store(static_cast<uint8_t>(t), std::memory_order_relaxed); }

@@ -2,20 +2,14 @@
 // The evidence each rule fires on is in docs/notes/doctor.md ("Rules").
 #include <sstream>
 
+#include "graft/core/enum_names.h"
 #include "graft/doctor/doctor.h"
 
 namespace graft::doctor {
 
 const char* severity_name(Severity s) {
-  switch (s) {
-    case Severity::Leak:
-      return "leak";
-    case Severity::Warning:
-      return "warning";
-    case Severity::Info:
-      return "info";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"leak", "warning", "info"};
+  return graft::detail::enum_name(kNames, s, "unknown");
 }
 
 const std::vector<RuleInfo>& rules() {

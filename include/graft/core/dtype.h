@@ -79,30 +79,22 @@ struct dtype_of<double> {
 
 }  // namespace graft
 
+/// One `case` of a dtype switch: binds `scalar_t` to `type` and returns the body's result.
+#define GRAFT_DTYPE_CASE(tag, type, ...) \
+  case ::graft::DType::tag: {            \
+    using scalar_t = type;               \
+    return __VA_ARGS__();                \
+  }
+
 /// Runs the body with `scalar_t` bound to the C++ type of `dtype`.
 #define GRAFT_DISPATCH_ALL(dtype, opname, ...)                                             \
   [&] {                                                                                    \
     switch (dtype) {                                                                       \
-      case ::graft::DType::Bool: {                                                         \
-        using scalar_t = bool;                                                             \
-        return __VA_ARGS__();                                                              \
-      }                                                                                    \
-      case ::graft::DType::Int32: {                                                        \
-        using scalar_t = int32_t;                                                          \
-        return __VA_ARGS__();                                                              \
-      }                                                                                    \
-      case ::graft::DType::Int64: {                                                        \
-        using scalar_t = int64_t;                                                          \
-        return __VA_ARGS__();                                                              \
-      }                                                                                    \
-      case ::graft::DType::Float32: {                                                      \
-        using scalar_t = float;                                                            \
-        return __VA_ARGS__();                                                              \
-      }                                                                                    \
-      case ::graft::DType::Float64: {                                                      \
-        using scalar_t = double;                                                           \
-        return __VA_ARGS__();                                                              \
-      }                                                                                    \
+      GRAFT_DTYPE_CASE(Bool, bool, __VA_ARGS__)                                            \
+      GRAFT_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                        \
+      GRAFT_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                        \
+      GRAFT_DTYPE_CASE(Float32, float, __VA_ARGS__)                                        \
+      GRAFT_DTYPE_CASE(Float64, double, __VA_ARGS__)                                       \
     }                                                                                      \
     throw ::graft::TypeError(::graft::detail::str(opname, ": unsupported dtype ", dtype)); \
   }()
@@ -111,14 +103,8 @@ struct dtype_of<double> {
 #define GRAFT_DISPATCH_FLOATING(dtype, opname, ...)                                                               \
   [&] {                                                                                                           \
     switch (dtype) {                                                                                              \
-      case ::graft::DType::Float32: {                                                                             \
-        using scalar_t = float;                                                                                   \
-        return __VA_ARGS__();                                                                                     \
-      }                                                                                                           \
-      case ::graft::DType::Float64: {                                                                             \
-        using scalar_t = double;                                                                                  \
-        return __VA_ARGS__();                                                                                     \
-      }                                                                                                           \
+      GRAFT_DTYPE_CASE(Float32, float, __VA_ARGS__)                                                               \
+      GRAFT_DTYPE_CASE(Float64, double, __VA_ARGS__)                                                              \
       default:                                                                                                    \
         break;                                                                                                    \
     }                                                                                                             \
