@@ -265,23 +265,22 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input_in, bool
 // RNN, LSTM, GRU
 
 namespace {
-detail::RNNOptionsBase base_options(RNNMode mode, int64_t in, int64_t hidden, int64_t layers, bool bias,
-                                    bool batch_first, double dropout, bool bidirectional, int64_t proj = 0) {
-  return detail::RNNOptionsBase(mode, in, hidden)
-      .num_layers(layers)
-      .bias(bias)
-      .batch_first(batch_first)
-      .dropout(dropout)
-      .bidirectional(bidirectional)
-      .proj_size(proj);
+/// The layer options of RNN, LSTM or GRU options `o` (their shared fields), running `mode`.
+template <class Options>
+detail::RNNOptionsBase base_options(RNNMode mode, const Options& o, int64_t proj_size = 0) {
+  return detail::RNNOptionsBase(o.input_size(), o.hidden_size())
+      .mode(mode)
+      .num_layers(o.num_layers())
+      .bias(o.bias())
+      .batch_first(o.batch_first())
+      .dropout(o.dropout())
+      .bidirectional(o.bidirectional())
+      .proj_size(proj_size);
 }
 }  // namespace
 
 RNNImpl::RNNImpl(const RNNOptions& o)
-    : detail::RNNImplBase(
-          "RNN", base_options(rnn_mode(o.nonlinearity()), o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
-                              o.batch_first(), o.dropout(), o.bidirectional())),
-      options(o) {}
+    : detail::RNNImplBase("RNN", base_options(rnn_mode(o.nonlinearity()), o)), options(o) {}
 
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, const Tensor& hx) {
   auto [output, h_n, c_n] = run(input, hx.defined(), hx, Tensor());
@@ -297,9 +296,7 @@ void RNNImpl::pretty_print(std::ostream& os) const {
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& o)
-    : detail::RNNImplBase("LSTM", base_options(RNNMode::LSTM, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
-                                               o.batch_first(), o.dropout(), o.bidirectional(), o.proj_size())),
-      options(o) {}
+    : detail::RNNImplBase("LSTM", base_options(RNNMode::LSTM, o, o.proj_size())), options(o) {}
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
                                                                  const std::optional<std::tuple<Tensor, Tensor>>& hx) {
@@ -310,10 +307,7 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
   return {output, {h_n, c_n}};
 }
 
-GRUImpl::GRUImpl(const GRUOptions& o)
-    : detail::RNNImplBase("GRU", base_options(RNNMode::GRU, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
-                                              o.batch_first(), o.dropout(), o.bidirectional())),
-      options(o) {}
+GRUImpl::GRUImpl(const GRUOptions& o) : detail::RNNImplBase("GRU", base_options(RNNMode::GRU, o)), options(o) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& hx) {
   auto [output, h_n, c_n] = run(input, hx.defined(), hx, Tensor());

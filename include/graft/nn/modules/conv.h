@@ -42,28 +42,22 @@ class ConvImpl : public Module {
   bool transposed_;
 };
 
-class Conv1dImpl : public ConvImpl {
- public:
-  Conv1dImpl(int64_t in, int64_t out, int64_t k) : Conv1dImpl(ConvOptions(in, out, k)) {}
-  explicit Conv1dImpl(const ConvOptions& options) : ConvImpl("Conv1d", options, 1, false) {}
-  Tensor forward(const Tensor& input);
-};
-GRAFT_MODULE(Conv1d);
+/// Declares NameImpl (constructors from (in, out, kernel) or options, and forward) and its
+/// module holder Name.
+#define GRAFT_CONV_LAYER(Name, spatial_dims, transposed)                                                    \
+  class Name##Impl : public ConvImpl {                                                                      \
+   public:                                                                                                  \
+    Name##Impl(int64_t in, int64_t out, int64_t k) : Name##Impl(ConvOptions(in, out, k)) {}                 \
+    explicit Name##Impl(const ConvOptions& options) : ConvImpl(#Name, options, spatial_dims, transposed) {} \
+    Tensor forward(const Tensor& input);                                                                    \
+  };                                                                                                        \
+  GRAFT_MODULE(Name)
 
-class Conv2dImpl : public ConvImpl {
- public:
-  Conv2dImpl(int64_t in, int64_t out, int64_t k) : Conv2dImpl(ConvOptions(in, out, k)) {}
-  explicit Conv2dImpl(const ConvOptions& options) : ConvImpl("Conv2d", options, 2, false) {}
-  Tensor forward(const Tensor& input);
-};
-GRAFT_MODULE(Conv2d);
-
-class ConvTranspose2dImpl : public ConvImpl {
- public:
-  ConvTranspose2dImpl(int64_t in, int64_t out, int64_t k) : ConvTranspose2dImpl(ConvOptions(in, out, k)) {}
-  explicit ConvTranspose2dImpl(const ConvOptions& options) : ConvImpl("ConvTranspose2d", options, 2, true) {}
-  Tensor forward(const Tensor& input);
-};
-GRAFT_MODULE(ConvTranspose2d);
+/// 1-D convolution: graft::conv1d with the layer's weight, bias and options.
+GRAFT_CONV_LAYER(Conv1d, 1, false);
+/// 2-D convolution: graft::conv2d with the layer's weight, bias and options.
+GRAFT_CONV_LAYER(Conv2d, 2, false);
+/// 2-D transposed convolution: graft::conv_transpose2d (output_padding applies).
+GRAFT_CONV_LAYER(ConvTranspose2d, 2, true);
 
 }  // namespace graft::nn

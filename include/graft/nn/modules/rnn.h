@@ -35,44 +35,35 @@ std::pair<Tensor, Tensor> lstm_cell_step(const Tensor& gi, const Tensor& h, cons
 /// n = tanh(gi_n + r gh_n); h' = (1 - z) n + z h.
 Tensor gru_cell_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh);
 
+/// The chainable options every recurrent layer has, with the (input_size, hidden_size)
+/// constructor: num_layers, bias, batch_first, dropout (on the outputs of every layer but the
+/// last, in training mode only) and bidirectional, with PyTorch's defaults.
+#define GRAFT_RECURRENT_OPTIONS(Options)                                                                   \
+  Options(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {} \
+  GRAFT_ARG(int64_t, input_size);                                                                          \
+  GRAFT_ARG(int64_t, hidden_size);                                                                         \
+  GRAFT_ARG(int64_t, num_layers) = 1;                                                                      \
+  GRAFT_ARG(bool, bias) = true;                                                                            \
+  GRAFT_ARG(bool, batch_first) = false;                                                                    \
+  GRAFT_ARG(double, dropout) = 0.0;                                                                        \
+  GRAFT_ARG(bool, bidirectional) = false
+
 /// Options for RNN (libtorch's RNNOptions). nonlinearity is "tanh" or "relu".
 struct RNNOptions {
-  RNNOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
-  GRAFT_ARG(int64_t, input_size);
-  GRAFT_ARG(int64_t, hidden_size);
-  GRAFT_ARG(int64_t, num_layers) = 1;
+  GRAFT_RECURRENT_OPTIONS(RNNOptions);
   GRAFT_ARG(std::string, nonlinearity) = "tanh";
-  GRAFT_ARG(bool, bias) = true;
-  GRAFT_ARG(bool, batch_first) = false;
-  /// Dropout on the outputs of every layer but the last, in training mode only.
-  GRAFT_ARG(double, dropout) = 0.0;
-  GRAFT_ARG(bool, bidirectional) = false;
 };
 
 /// Options for LSTM (libtorch's LSTMOptions). proj_size > 0 adds weight_hr_l{k} [proj_size,
 /// hidden_size] and makes h (not c) proj_size wide, as PyTorch's LSTM with projections.
 struct LSTMOptions {
-  LSTMOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
-  GRAFT_ARG(int64_t, input_size);
-  GRAFT_ARG(int64_t, hidden_size);
-  GRAFT_ARG(int64_t, num_layers) = 1;
-  GRAFT_ARG(bool, bias) = true;
-  GRAFT_ARG(bool, batch_first) = false;
-  GRAFT_ARG(double, dropout) = 0.0;
-  GRAFT_ARG(bool, bidirectional) = false;
+  GRAFT_RECURRENT_OPTIONS(LSTMOptions);
   GRAFT_ARG(int64_t, proj_size) = 0;
 };
 
 /// Options for GRU (libtorch's GRUOptions).
 struct GRUOptions {
-  GRUOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
-  GRAFT_ARG(int64_t, input_size);
-  GRAFT_ARG(int64_t, hidden_size);
-  GRAFT_ARG(int64_t, num_layers) = 1;
-  GRAFT_ARG(bool, bias) = true;
-  GRAFT_ARG(bool, batch_first) = false;
-  GRAFT_ARG(double, dropout) = 0.0;
-  GRAFT_ARG(bool, bidirectional) = false;
+  GRAFT_RECURRENT_OPTIONS(GRUOptions);
 };
 
 namespace detail {
@@ -82,18 +73,17 @@ enum class RNNMode { RNN_TANH, RNN_RELU, LSTM, GRU };
 
 /// The options RNN, LSTM and GRU share (libtorch's detail::RNNOptionsBase).
 struct RNNOptionsBase {
-  RNNOptionsBase(RNNMode mode, int64_t input_size, int64_t hidden_size)
-      : mode_(mode), input_size_(input_size), hidden_size_(hidden_size) {}
-  GRAFT_ARG(RNNMode, mode);
-  GRAFT_ARG(int64_t, input_size);
-  GRAFT_ARG(int64_t, hidden_size);
-  GRAFT_ARG(int64_t, num_layers) = 1;
-  GRAFT_ARG(bool, bias) = true;
-  GRAFT_ARG(bool, batch_first) = false;
-  GRAFT_ARG(double, dropout) = 0.0;
-  GRAFT_ARG(bool, bidirectional) = false;
+  GRAFT_RECURRENT_OPTIONS(RNNOptionsBase);
+  GRAFT_ARG(RNNMode, mode) = RNNMode::RNN_TANH;
   GRAFT_ARG(int64_t, proj_size) = 0;
 };
+
+/// The two constructors of a recurrent module, (input_size, hidden_size) and (options), and
+/// its `options` member.
+#define GRAFT_RECURRENT_CONSTRUCTORS(Impl, Options)                                         \
+  Impl(int64_t input_size, int64_t hidden_size) : Impl(Options(input_size, hidden_size)) {} \
+  explicit Impl(const Options& options);                                                    \
+  Options options
 
 /// Parameters, validation and the layer loop shared by RNN, LSTM and GRU. Per layer k and
 /// direction (suffix "" or "_reverse") it registers, in PyTorch's order, weight_ih_l{k}
@@ -127,12 +117,10 @@ class RNNImplBase : public Module {
 /// Elman RNN: h_t = act(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh), act tanh or relu.
 class RNNImpl : public detail::RNNImplBase {
  public:
-  RNNImpl(int64_t input_size, int64_t hidden_size) : RNNImpl(RNNOptions(input_size, hidden_size)) {}
-  explicit RNNImpl(const RNNOptions& options);
+  GRAFT_RECURRENT_CONSTRUCTORS(RNNImpl, RNNOptions);
   /// Returns (output, h_n); hx is h_0 (zeros when undefined).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& hx = Tensor());
   void pretty_print(std::ostream& os) const override;
-  RNNOptions options;
 };
 GRAFT_MODULE(RNN);
 
@@ -140,12 +128,10 @@ GRAFT_MODULE(RNN);
 /// c' = f * c + i * g; h' = o * tanh(c') (then h' W_hr^T with proj_size).
 class LSTMImpl : public detail::RNNImplBase {
  public:
-  LSTMImpl(int64_t input_size, int64_t hidden_size) : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
-  explicit LSTMImpl(const LSTMOptions& options);
+  GRAFT_RECURRENT_CONSTRUCTORS(LSTMImpl, LSTMOptions);
   /// Returns (output, (h_n, c_n)); hx is (h_0, c_0) (zeros when not given), as libtorch.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
       const Tensor& input, const std::optional<std::tuple<Tensor, Tensor>>& hx = std::nullopt);
-  LSTMOptions options;
 };
 GRAFT_MODULE(LSTM);
 
@@ -153,11 +139,9 @@ GRAFT_MODULE(LSTM);
 /// n = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn)); h' = (1 - z) * n + z * h.
 class GRUImpl : public detail::RNNImplBase {
  public:
-  GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
-  explicit GRUImpl(const GRUOptions& options);
+  GRAFT_RECURRENT_CONSTRUCTORS(GRUImpl, GRUOptions);
   /// Returns (output, h_n); hx is h_0 (zeros when undefined).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& hx = Tensor());
-  GRUOptions options;
 };
 GRAFT_MODULE(GRU);
 
@@ -208,33 +192,27 @@ class RNNCellImplBase : public Module {
 /// One step of RNN: h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh).
 class RNNCellImpl : public detail::RNNCellImplBase {
  public:
-  RNNCellImpl(int64_t input_size, int64_t hidden_size) : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
-  explicit RNNCellImpl(const RNNCellOptions& options);
+  GRAFT_RECURRENT_CONSTRUCTORS(RNNCellImpl, RNNCellOptions);
   /// input [N, input_size] or [input_size]; hx [N, H] or [H] (zeros when undefined).
   Tensor forward(const Tensor& input, const Tensor& hx = Tensor());
   void pretty_print(std::ostream& os) const override;
-  RNNCellOptions options;
 };
 GRAFT_MODULE(RNNCell);
 
 /// One step of LSTM; returns (h', c').
 class LSTMCellImpl : public detail::RNNCellImplBase {
  public:
-  LSTMCellImpl(int64_t input_size, int64_t hidden_size) : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
-  explicit LSTMCellImpl(const LSTMCellOptions& options);
+  GRAFT_RECURRENT_CONSTRUCTORS(LSTMCellImpl, LSTMCellOptions);
   std::tuple<Tensor, Tensor> forward(const Tensor& input,
                                      const std::optional<std::tuple<Tensor, Tensor>>& hx = std::nullopt);
-  LSTMCellOptions options;
 };
 GRAFT_MODULE(LSTMCell);
 
 /// One step of GRU.
 class GRUCellImpl : public detail::RNNCellImplBase {
  public:
-  GRUCellImpl(int64_t input_size, int64_t hidden_size) : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
-  explicit GRUCellImpl(const GRUCellOptions& options);
+  GRAFT_RECURRENT_CONSTRUCTORS(GRUCellImpl, GRUCellOptions);
   Tensor forward(const Tensor& input, const Tensor& hx = Tensor());
-  GRUCellOptions options;
 };
 GRAFT_MODULE(GRUCell);
 
