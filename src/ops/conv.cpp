@@ -271,18 +271,24 @@ Tensor batched4(const Tensor& input, const char* op) {
 
 // ---- im2col / col2im nodes ----
 
+/// im2col's and col2im's window: kernel_size, dilation, padding, stride.
+struct FoldWindow {
+  Pair k{}, d{}, p{}, s{};
+};
+
 struct Im2ColBackward0 final : Node {
   GRAFT_NODE_NAME("Im2ColBackward0")
-  Pair in_hw{}, k{}, d{}, p{}, s{};
+  Pair in_hw{};
+  FoldWindow w;
   TensorList apply(TensorList&& g) override {
-    return {col2im(g[0], {in_hw[0], in_hw[1]}, {k[0], k[1]}, {d[0], d[1]}, {p[0], p[1]}, {s[0], s[1]})};
+    return {col2im(g[0], {in_hw[0], in_hw[1]}, {w.k[0], w.k[1]}, {w.d[0], w.d[1]}, {w.p[0], w.p[1]}, {w.s[0], w.s[1]})};
   }
 };
 struct Col2ImBackward0 final : Node {
   GRAFT_NODE_NAME("Col2ImBackward0")
-  Pair k{}, d{}, p{}, s{};
+  FoldWindow w;
   TensorList apply(TensorList&& g) override {
-    return {im2col(g[0], {k[0], k[1]}, {d[0], d[1]}, {p[0], p[1]}, {s[0], s[1]})};
+    return {im2col(g[0], {w.k[0], w.k[1]}, {w.d[0], w.d[1]}, {w.p[0], w.p[1]}, {w.s[0], w.s[1]})};
   }
 };
 
@@ -308,6 +314,17 @@ ConvArgs check_conv_args(const char* op, const Tensor& input, const Tensor& weig
   return a;
 }
 
+/// im2col's and col2im's window as pairs, checked with PyTorch's messages.
+FoldWindow fold_window(const char* op, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                       IntArrayRef stride) {
+  FoldWindow w{detail::pair_arg(kernel_size, op, "kernel_size"), detail::pair_arg(dilation, op, "dilation"),
+               detail::pair_arg(padding, op, "padding"), detail::pair_arg(stride, op, "stride")};
+  GRAFT_CHECK(w.k[0] > 0 && w.k[1] > 0, RuntimeError, op,
+              ": kernel size should be greater than zero, but got kernel_size=(", w.k[0], ", ", w.k[1], ")");
+  check_window_args(op, w.s, w.p, w.d);
+  return w;
+}
+
 }  // namespace
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
@@ -318,13 +335,8 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
               "Input Error: Only 3D or 4D input Tensors are supported (got ", input.dim(), "D)");
   GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, "im2col: expected a floating point input, but got ",
               input.dtype());
-  const Pair k = detail::pair_arg(kernel_size, "im2col", "kernel_size");
-  const Pair d = detail::pair_arg(dilation, "im2col", "dilation");
-  const Pair p = detail::pair_arg(padding, "im2col", "padding");
-  const Pair s = detail::pair_arg(stride, "im2col", "stride");
-  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError,
-              "im2col: kernel size should be greater than zero, but got kernel_size=(", k[0], ", ", k[1], ")");
-  check_window_args("im2col", s, p, d);
+  const FoldWindow w = fold_window("im2col", kernel_size, dilation, padding, stride);
+  const auto& [k, d, p, s] = w;
   if (input.dim() == 3) return im2col(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0);
   Tensor x = input.contiguous();
   const int64_t H = x.size(2), W = x.size(3);
@@ -339,10 +351,7 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   if (any_requires_grad({&input})) {
     auto n = make_node<Im2ColBackward0>({&input});
     n->in_hw = {H, W};
-    n->k = k;
-    n->d = d;
-    n->p = p;
-    n->s = s;
+    n->w = w;
     set_history(out, n);
   }
   return out;
@@ -357,13 +366,8 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   GRAFT_CHECK(is_floating_point(input.dtype()), TypeError, "col2im: expected a floating point input, but got ",
               input.dtype());
   const Pair os = detail::pair_arg(output_size, "col2im", "output_size");
-  const Pair k = detail::pair_arg(kernel_size, "col2im", "kernel_size");
-  const Pair d = detail::pair_arg(dilation, "col2im", "dilation");
-  const Pair p = detail::pair_arg(padding, "col2im", "padding");
-  const Pair s = detail::pair_arg(stride, "col2im", "stride");
-  GRAFT_CHECK(k[0] > 0 && k[1] > 0, RuntimeError,
-              "col2im: kernel size should be greater than zero, but got kernel_size=(", k[0], ", ", k[1], ")");
-  check_window_args("col2im", s, p, d);
+  const FoldWindow w = fold_window("col2im", kernel_size, dilation, padding, stride);
+  const auto& [k, d, p, s] = w;
   if (input.dim() == 2)
     return col2im(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0);
   const int64_t kk = checked_mul(k[0], k[1]);  // a wrapped product was a modulo by zero (SIGFPE)
@@ -383,10 +387,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   kernel::col2im(out, cols, window(k, s, p, d, oh, ow), input.size(1) * oh * ow, oh * ow);
   if (any_requires_grad({&input})) {
     auto n = make_node<Col2ImBackward0>({&input});
-    n->k = k;
-    n->d = d;
-    n->p = p;
-    n->s = s;
+    n->w = w;
     set_history(out, n);
   }
   return out;

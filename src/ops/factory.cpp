@@ -215,35 +215,39 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
   return finish(t, o, "eye");
 }
 
-Tensor rand(IntArrayRef sizes, TensorOptions o) {
-  GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"check_uniform_bounds\" not implemented for '",
+namespace {
+/// A floating tensor of `sizes` filled, in order, with draw(scalar_t(0)) under the generator's
+/// lock (meta tensors: sizes only, the generator untouched). `kernel` names PyTorch's kernel in
+/// the error for an integral dtype.
+template <class Draw>
+Tensor random_floating(IntArrayRef sizes, const TensorOptions& o, const char* op, const char* kernel, Draw draw) {
+  GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"", kernel, "\" not implemented for '",
               scalar_type_name(o.dtype_), "'");
-  Tensor t = alloc_tensor(sizes, o, "rand");
-  if (!detail::has_data(t)) return finish(t, o, "rand");  // meta: sizes only, the generator untouched
+  Tensor t = alloc_tensor(sizes, o, op);
+  if (!detail::has_data(t)) return finish(t, o, op);
   std::lock_guard<std::mutex> g(g_rng_mu);
-  GRAFT_DISPATCH_FLOATING(t.dtype(), "rand", [&] {
+  GRAFT_DISPATCH_FLOATING(t.dtype(), op, [&] {
     auto* p = static_cast<scalar_t*>(t.data_ptr());
-    std::uniform_real_distribution<double> d(0.0, 1.0);
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      scalar_t v = static_cast<scalar_t>(d(rng()));
-      p[i] = v < scalar_t(1) ? v : scalar_t(0);  // float rounding may reach 1
-    }
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = draw(scalar_t(0));
   });
-  return finish(t, o, "rand");
+  return finish(t, o, op);
+}
+}  // namespace
+
+Tensor rand(IntArrayRef sizes, TensorOptions o) {
+  return random_floating(sizes, o, "rand", "check_uniform_bounds",
+                         [d = std::uniform_real_distribution<double>(0.0, 1.0)](auto zero) mutable {
+                           using T = decltype(zero);
+                           const T v = static_cast<T>(d(rng()));
+                           return v < T(1) ? v : T(0);  // float rounding may reach 1
+                         });
 }
 
 Tensor randn(IntArrayRef sizes, TensorOptions o) {
-  GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
-              scalar_type_name(o.dtype_), "'");
-  Tensor t = alloc_tensor(sizes, o, "randn");
-  if (!detail::has_data(t)) return finish(t, o, "randn");  // meta: sizes only, the generator untouched
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  GRAFT_DISPATCH_FLOATING(t.dtype(), "randn", [&] {
-    auto* p = static_cast<scalar_t*>(t.data_ptr());
-    std::normal_distribution<double> d(0.0, 1.0);
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<scalar_t>(d(rng()));
-  });
-  return finish(t, o, "randn");
+  return random_floating(sizes, o, "randn", "normal_kernel_cpu",
+                         [d = std::normal_distribution<double>(0.0, 1.0)](auto zero) mutable {
+                           return static_cast<decltype(zero)>(d(rng()));
+                         });
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
@@ -288,28 +292,19 @@ Tensor randperm(int64_t n, TensorOptions o) {
 }
 
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) {
-  const TensorOptions lo = like(t, o, "empty_like");
-  return empty(t.sizes(), lo);
+  return empty(t.sizes(), like(t, o, "empty_like"));
 }
 Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) {
-  const TensorOptions lo = like(t, o, "zeros_like");
-  return zeros(t.sizes(), lo);
+  return zeros(t.sizes(), like(t, o, "zeros_like"));
 }
-Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) {
-  const TensorOptions lo = like(t, o, "ones_like");
-  return ones(t.sizes(), lo);
-}
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) { return ones(t.sizes(), like(t, o, "ones_like")); }
 Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) {
   const TensorOptions lo = like(t, o, "full_like");
   return full(t.sizes(), v, lo);
 }
-Tensor rand_like(const Tensor& t, std::optional<TensorOptions> o) {
-  const TensorOptions lo = like(t, o, "rand_like");
-  return rand(t.sizes(), lo);
-}
+Tensor rand_like(const Tensor& t, std::optional<TensorOptions> o) { return rand(t.sizes(), like(t, o, "rand_like")); }
 Tensor randn_like(const Tensor& t, std::optional<TensorOptions> o) {
-  const TensorOptions lo = like(t, o, "randn_like");
-  return randn(t.sizes(), lo);
+  return randn(t.sizes(), like(t, o, "randn_like"));
 }
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, std::optional<TensorOptions> o) {
   const TensorOptions lo = like(t, o, "randint_like");

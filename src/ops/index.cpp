@@ -112,6 +112,20 @@ void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const 
   }
 }
 
+/// Records Backward (IndexSelectBackward0 or GatherBackward0: the gradient scattered back
+/// through `index` along `d` into a's sizes) as out's history when `a` requires grad.
+template <class Backward>
+Tensor with_index_history(const Tensor& out, const Tensor& a, const Tensor& index, int64_t d) {
+  if (any_requires_grad({&a})) {
+    auto n = make_node<Backward>({&a});
+    n->index = SavedVariable(index, false);
+    n->in_sizes = a.sizes().shape();
+    n->dim = d;
+    set_history(out, n);
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
@@ -126,14 +140,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
   Tensor out = detail::new_empty(os, a.dtype(), a.device());
   kernel::index_select(out, src, d, index.reshape({-1}));
   if (a.dim() == 0) out = kernel::raw_view(out, {}, {}, 0);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<IndexSelectBackward0>({&a});
-    n->index = SavedVariable(index, false);
-    n->in_sizes = a.sizes().shape();
-    n->dim = d;
-    set_history(out, n);
-  }
-  return out;
+  return with_index_history<IndexSelectBackward0>(out, a, index, d);
 }
 
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& source) {
@@ -179,14 +186,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
   check_range(index, a.dim() ? a.size(d) : 1, "gather", d);
   Tensor out = detail::new_empty(index.sizes(), a.dtype(), a.device());
   kernel::gather(out, a, d, index);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<GatherBackward0>({&a});
-    n->index = SavedVariable(index, false);
-    n->in_sizes = a.sizes().shape();
-    n->dim = d;
-    set_history(out, n);
-  }
-  return out;
+  return with_index_history<GatherBackward0>(out, a, index, d);
 }
 
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& src) {

@@ -95,19 +95,26 @@ struct CopyBackwards final : Node {
   }
 };
 
+/// self += alpha * o (or -=): the kernel straight into self when nothing needs recording,
+/// else through the out-of-place op and its history.
+Tensor& add_sub_(Tensor& self, const Tensor& o, const Scalar& alpha, bool is_sub) {
+  if (self.defined() && o.defined())
+    detail::check_add_sub(self.dtype(), o.dtype(), detail::result_type(self, o), alpha, is_sub);
+  if (self.defined() && o.defined() && direct_ok(self, &o, detail::result_type(self, o)) && self.dtype() != kBool) {
+    kernel::binary(is_sub ? kernel::BinaryOp::Sub : kernel::BinaryOp::Add, self, self,
+                   detail::cast_nograd(o, self.dtype()), alpha);
+    autograd::bump_version(self);
+    return self;
+  }
+  return inplace(self, is_sub ? "sub_" : "add_", o.defined() && o.requires_grad(), [&](const Tensor& x) {
+    const Tensor& other = same_or(o, self, x);
+    return is_sub ? graft::sub(x, other, alpha) : graft::add(x, other, alpha);
+  });
+}
+
 }  // namespace
 
-Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  if (defined() && o.defined())
-    detail::check_add_sub(dtype(), o.dtype(), detail::result_type(*this, o), alpha, /*is_sub=*/false);
-  if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
-    kernel::binary(kernel::BinaryOp::Add, *this, *this, detail::cast_nograd(o, dtype()), alpha);
-    autograd::bump_version(*this);
-    return *this;
-  }
-  return inplace(*this, "add_", o.defined() && o.requires_grad(),
-                 [&](const Tensor& x) { return graft::add(x, same_or(o, *this, x), alpha); });
-}
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) { return add_sub_(*this, o, alpha, /*is_sub=*/false); }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
   if (defined())
     detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/false);
@@ -118,17 +125,7 @@ Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
   }
   return inplace(*this, "add_", false, [&](const Tensor& x) { return graft::add(x, o, alpha); });
 }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  if (defined() && o.defined())
-    detail::check_add_sub(dtype(), o.dtype(), detail::result_type(*this, o), alpha, /*is_sub=*/true);
-  if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o)) && dtype() != kBool) {
-    kernel::binary(kernel::BinaryOp::Sub, *this, *this, detail::cast_nograd(o, dtype()), alpha);
-    autograd::bump_version(*this);
-    return *this;
-  }
-  return inplace(*this, "sub_", o.defined() && o.requires_grad(),
-                 [&](const Tensor& x) { return graft::sub(x, same_or(o, *this, x), alpha); });
-}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) { return add_sub_(*this, o, alpha, /*is_sub=*/true); }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
   if (defined())
     detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/true);

@@ -36,6 +36,21 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   GRAFT_CHECK(a.dtype() != kBool, RuntimeError, op, ": \"addmm_impl_cpu_\" not implemented for 'Bool'");
 }
 
+/// a @ b (matrices or batches, checked by the caller) into a new tensor of `out_sizes`, with
+/// Backward (MmBackward0 or BmmBackward0) saving each operand only for the other's gradient.
+template <class Backward>
+Tensor gemm_recorded(const Tensor& a, const Tensor& b, IntArrayRef out_sizes) {
+  Tensor out = detail::new_empty(out_sizes, a.dtype(), a.device());
+  kernel::gemm(out, a, b);
+  if (any_requires_grad({&a, &b})) {
+    auto n = make_node<Backward>({&a, &b});
+    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
+    if (n->should_compute_output(0)) n->mat2 = SavedVariable(b, false);
+    set_history(out, n);
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
@@ -47,15 +62,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   GRAFT_CHECK(a.size(1) == b.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x",
               a.size(1), " and ", b.size(0), "x", b.size(1), ")");
   check_same_dtype(a, b, "mm");
-  Tensor out = detail::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
-  kernel::gemm(out, a, b);
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<MmBackward0>({&a, &b});
-    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
-    if (n->should_compute_output(0)) n->mat2 = SavedVariable(b, false);
-    set_history(out, n);
-  }
-  return out;
+  return gemm_recorded<MmBackward0>(a, b, {a.size(0), b.size(1)});
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
@@ -68,15 +75,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
               "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
               "] but got: [", b.size(0), ", ", b.size(1), "].");
   check_same_dtype(a, b, "bmm");
-  Tensor out = detail::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
-  kernel::gemm(out, a, b);
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<BmmBackward0>({&a, &b});
-    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
-    if (n->should_compute_output(0)) n->mat2 = SavedVariable(b, false);
-    set_history(out, n);
-  }
-  return out;
+  return gemm_recorded<BmmBackward0>(a, b, {a.size(0), a.size(1), b.size(2)});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
