@@ -84,31 +84,18 @@ py::object pop_kw(py::kwargs& kw, const char* key) {
 
 void init_functions(py::module_& m) {
   // ---- factories ----
-  m.def("zeros", [](py::args a, py::kwargs k) {
-    std::vector<int64_t> sizes = factory_sizes(a, k, "zeros");
-    auto o = factory_options(k, "zeros");
-    return finish(zeros(sizes, no_grad_opts(o)), o);
-  });
-  m.def("ones", [](py::args a, py::kwargs k) {
-    std::vector<int64_t> sizes = factory_sizes(a, k, "ones");
-    auto o = factory_options(k, "ones");
-    return finish(ones(sizes, no_grad_opts(o)), o);
-  });
-  m.def("empty", [](py::args a, py::kwargs k) {
-    std::vector<int64_t> sizes = factory_sizes(a, k, "empty");
-    auto o = factory_options(k, "empty");
-    return finish(empty(sizes, no_grad_opts(o)), o);
-  });
-  m.def("rand", [](py::args a, py::kwargs k) {
-    std::vector<int64_t> sizes = factory_sizes(a, k, "rand");
-    auto o = factory_options(k, "rand");
-    return finish(rand(sizes, no_grad_opts(o)), o);
-  });
-  m.def("randn", [](py::args a, py::kwargs k) {
-    std::vector<int64_t> sizes = factory_sizes(a, k, "randn");
-    auto o = factory_options(k, "randn");
-    return finish(randn(sizes, no_grad_opts(o)), o);
-  });
+  /// Binds graft::fn(sizes, options) as `fn(*size, *, dtype=None, device=None, requires_grad=False, ...)`.
+#define GRAFT_DEF_SIZED(fn)                                \
+  m.def(#fn, [](py::args a, py::kwargs k) {                \
+    std::vector<int64_t> sizes = factory_sizes(a, k, #fn); \
+    auto o = factory_options(k, #fn);                      \
+    return finish(fn(sizes, no_grad_opts(o)), o);          \
+  })
+  GRAFT_DEF_SIZED(zeros);
+  GRAFT_DEF_SIZED(ones);
+  GRAFT_DEF_SIZED(empty);
+  GRAFT_DEF_SIZED(rand);
+  GRAFT_DEF_SIZED(randn);
   m.def(
       "full",
       [](py::handle size, const Scalar& value, py::kwargs k) {
@@ -171,41 +158,20 @@ void init_functions(py::module_& m) {
         return finish(scalar_tensor(s, no_grad_opts(o)), o);
       },
       py::arg("s"));
-  m.def(
-      "zeros_like",
-      [](const Tensor& t, py::kwargs k) {
-        auto o = like(t, k, "zeros_like");
-        return finish(zeros_like(t, no_grad_opts(o)), o);
-      },
-      py::arg("input"));
-  m.def(
-      "ones_like",
-      [](const Tensor& t, py::kwargs k) {
-        auto o = like(t, k, "ones_like");
-        return finish(ones_like(t, no_grad_opts(o)), o);
-      },
-      py::arg("input"));
-  m.def(
-      "empty_like",
-      [](const Tensor& t, py::kwargs k) {
-        auto o = like(t, k, "empty_like");
-        return finish(empty_like(t, no_grad_opts(o)), o);
-      },
-      py::arg("input"));
-  m.def(
-      "rand_like",
-      [](const Tensor& t, py::kwargs k) {
-        auto o = like(t, k, "rand_like");
-        return finish(rand_like(t, no_grad_opts(o)), o);
-      },
-      py::arg("input"));
-  m.def(
-      "randn_like",
-      [](const Tensor& t, py::kwargs k) {
-        auto o = like(t, k, "randn_like");
-        return finish(randn_like(t, no_grad_opts(o)), o);
-      },
-      py::arg("input"));
+  /// Binds graft::fn(input, options) as `fn(input, *, dtype=None, device=None, requires_grad=False, ...)`.
+#define GRAFT_DEF_LIKE(fn)                        \
+  m.def(                                          \
+      #fn,                                        \
+      [](const Tensor& t, py::kwargs k) {         \
+        auto o = like(t, k, #fn);                 \
+        return finish(fn(t, no_grad_opts(o)), o); \
+      },                                          \
+      py::arg("input"))
+  GRAFT_DEF_LIKE(zeros_like);
+  GRAFT_DEF_LIKE(ones_like);
+  GRAFT_DEF_LIKE(empty_like);
+  GRAFT_DEF_LIKE(rand_like);
+  GRAFT_DEF_LIKE(randn_like);
   m.def(
       "full_like",
       [](const Tensor& t, const Scalar& v, py::kwargs k) {

@@ -31,10 +31,22 @@ py::object binary(const Tensor& self, py::handle other, FT&& ft, FS&& fs) {
   return not_implemented();
 }
 
-/// The method/function form: TypeError instead of NotImplemented.
-template <class FT, class FS>
-py::object binary_strict(const char* name, const Tensor& self, py::handle other, FT&& ft, FS&& fs) {
-  py::object r = binary(self, other, ft, fs);
+/// The same with one generic `f`, called with (Tensor, Tensor) or (Tensor, Scalar).
+template <class F>
+py::object binary(const Tensor& self, py::handle other, F&& f) {
+  return binary(self, other, f, f);
+}
+
+/// A generic lambda calling graft::fn(x, y) (x a Tensor, y a Tensor or Scalar), and one calling
+/// fn(y, x) for the reflected operators.
+#define GRAFT_FN(fn) [](const auto& x, const auto& y) { return fn(x, y); }
+#define GRAFT_REFLECTED_FN(fn) [](const auto& x, const auto& y) { return fn(y, x); }
+
+/// The method/function form: TypeError instead of NotImplemented. `f` is generic: it is called
+/// with (Tensor, Tensor) or (Tensor, Scalar).
+template <class F>
+py::object binary_strict(const char* name, const Tensor& self, py::handle other, F&& f) {
+  py::object r = binary(self, other, f, f);
   if (r.ptr() == Py_NotImplemented)
     throw TypeError(detail::str(name, "(): argument 'other' must be Tensor or Number, not ",
                                 std::string(py::str(other.get_type().attr("__name__")))));
@@ -245,90 +257,32 @@ Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
 
 void init_tensor_ops(py::module_& m, TensorClass& cls) {
   // ---- Python operators ----
-  cls.def("__add__",
-          [](const Tensor& a, py::handle b) {
-            return binary(
-                a, b, [](const auto& x, const auto& y) { return add(x, y); },
-                [](const auto& x, const auto& s) { return add(x, s); });
-          })
+  cls.def("__add__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(add)); })
       .def("__radd__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return add(y, x); },
-                 [](const auto& x, const auto& s) { return add(x, s); });
-           })
-      .def("__sub__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return sub(x, y); },
-                 [](const auto& x, const auto& s) { return sub(x, s); });
-           })
-      .def("__rsub__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return sub(y, x); },
-                 [](const auto& x, const auto& s) { return sub(s, x); });
-           })
-      .def("__mul__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return mul(x, y); },
-                 [](const auto& x, const auto& s) { return mul(x, s); });
-           })
+           [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(add), GRAFT_FN(add)); })
+      .def("__sub__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(sub)); })
+      .def("__rsub__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(sub)); })
+      .def("__mul__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(mul)); })
       .def("__rmul__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return mul(y, x); },
-                 [](const auto& x, const auto& s) { return mul(x, s); });
-           })
-      .def("__truediv__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return div(x, y); },
-                 [](const auto& x, const auto& s) { return div(x, s); });
-           })
+           [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(mul), GRAFT_FN(mul)); })
+      .def("__truediv__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(div)); })
       .def("__rtruediv__",
            [](const Tensor& a, py::handle b) {
              return binary(
                  a, b, [](const auto& x, const auto& y) { return div(y, x); },
                  [](const auto& x, const auto& s) { return s / x; });
            })
-      .def("__floordiv__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-                 [](const auto& x, const auto& s) { return floor_divide(x, s); });
-           })
+      .def("__floordiv__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(floor_divide)); })
       .def("__rfloordiv__",
            [](const Tensor& a, py::handle b) {
              return binary(
                  a, b, [](const auto& x, const auto& y) { return floor_divide(y, x); },
                  [](const auto& x, const auto& s) { return floor_divide(scalar_like(s, x), x); });
            })
-      .def("__mod__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
-                 [](const auto& x, const auto& s) { return remainder(x, s); });
-           })
-      .def("__rmod__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return remainder(y, x); },
-                 [](const auto& x, const auto& s) { return remainder(s, x); });
-           })
-      .def("__pow__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return pow(x, y); },
-                 [](const auto& x, const auto& s) { return pow(x, s); });
-           })
-      .def("__rpow__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return pow(y, x); },
-                 [](const auto& x, const auto& s) { return pow(s, x); });
-           })
+      .def("__mod__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(remainder)); })
+      .def("__rmod__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(remainder)); })
+      .def("__pow__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(pow)); })
+      .def("__rpow__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(pow)); })
       .def("__matmul__",
            [](const Tensor& a, py::handle b) -> py::object {
              if (!is_tensor(b)) return not_implemented();
@@ -364,58 +318,20 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def("__ixor__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::Xor, "__ixor__", a, b); })
       .def("__ifloordiv__",
            [](py::handle a, py::handle b) {
-             return inplace_via_copy(
-                 "__ifloordiv__", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-                 [](const auto& x, const auto& s) { return floor_divide(x, s); });
+             return inplace_via_copy("__ifloordiv__", a, b, GRAFT_FN(floor_divide), GRAFT_FN(floor_divide));
            })
       .def("__imod__",
            [](py::handle a, py::handle b) {
-             return inplace_via_copy(
-                 "__imod__", a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
-                 [](const auto& x, const auto& s) { return remainder(x, s); });
+             return inplace_via_copy("__imod__", a, b, GRAFT_FN(remainder), GRAFT_FN(remainder));
            })
       .def("__ipow__",
-           [](py::handle a, py::handle b) {
-             return inplace_via_copy(
-                 "__ipow__", a, b, [](const auto& x, const auto& y) { return pow(x, y); },
-                 [](const auto& x, const auto& s) { return pow(x, s); });
-           })
-      .def("__eq__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return eq(x, y); },
-                 [](const auto& x, const auto& s) { return eq(x, s); });
-           })
-      .def("__ne__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return ne(x, y); },
-                 [](const auto& x, const auto& s) { return ne(x, s); });
-           })
-      .def("__lt__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return lt(x, y); },
-                 [](const auto& x, const auto& s) { return lt(x, s); });
-           })
-      .def("__le__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return le(x, y); },
-                 [](const auto& x, const auto& s) { return le(x, s); });
-           })
-      .def("__gt__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return gt(x, y); },
-                 [](const auto& x, const auto& s) { return gt(x, s); });
-           })
-      .def("__ge__",
-           [](const Tensor& a, py::handle b) {
-             return binary(
-                 a, b, [](const auto& x, const auto& y) { return ge(x, y); },
-                 [](const auto& x, const auto& s) { return ge(x, s); });
-           })
+           [](py::handle a, py::handle b) { return inplace_via_copy("__ipow__", a, b, GRAFT_FN(pow), GRAFT_FN(pow)); })
+      .def("__eq__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(eq)); })
+      .def("__ne__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(ne)); })
+      .def("__lt__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(lt)); })
+      .def("__le__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(le)); })
+      .def("__gt__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(gt)); })
+      .def("__ge__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(ge)); })
       .def("__iadd__",
            [](py::handle a, py::handle b) {
              return inplace(
@@ -441,75 +357,40 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       });
 
   // ---- arithmetic as methods and functions ----
+  /// Binds graft::fn(Tensor, Tensor | Scalar) as the method and function `py_name`.
+#define GRAFT_DEF_BINARY(py_name, fn, arg_name)                                                                  \
+  def_both(                                                                                                      \
+      m, cls, py_name, [](const Tensor& a, py::handle b) { return binary_strict(py_name, a, b, GRAFT_FN(fn)); }, \
+      py::arg(arg_name))
   def_both(
       m, cls, "add",
       [](const Tensor& a, py::handle b, const Scalar& alpha) {
-        return binary_strict(
-            "add", a, b, [&](const auto& x, const auto& y) { return add(x, y, alpha); },
-            [&](const auto& x, const auto& s) { return add(x, s, alpha); });
+        return binary_strict("add", a, b, [&](const auto& x, const auto& y) { return add(x, y, alpha); });
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   def_both(
       m, cls, "sub",
       [](const Tensor& a, py::handle b, const Scalar& alpha) {
-        return binary_strict(
-            "sub", a, b, [&](const auto& x, const auto& y) { return sub(x, y, alpha); },
-            [&](const auto& x, const auto& s) { return sub(x, s, alpha); });
+        return binary_strict("sub", a, b, [&](const auto& x, const auto& y) { return sub(x, y, alpha); });
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   m.attr("subtract") = m.attr("sub");
-  auto mul_fn = [](const Tensor& a, py::handle b) {
-    return binary_strict(
-        "mul", a, b, [](const auto& x, const auto& y) { return mul(x, y); },
-        [](const auto& x, const auto& s) { return mul(x, s); });
-  };
+  auto mul_fn = [](const Tensor& a, py::handle b) { return binary_strict("mul", a, b, GRAFT_FN(mul)); };
   def_both(m, cls, "mul", mul_fn, py::arg("other"));
   def_both(m, cls, "multiply", mul_fn, py::arg("other"));
   auto div_fn = [](const Tensor& a, py::handle b, std::optional<std::string> rounding_mode) {
     if (rounding_mode) {
       const std::string mode = *rounding_mode;
-      return binary_strict(
-          "div", a, b, [&](const auto& x, const auto& y) { return div(x, y, mode); },
-          [&](const auto& x, const auto& s) { return div(x, s, mode); });
+      return binary_strict("div", a, b, [&](const auto& x, const auto& y) { return div(x, y, mode); });
     }
-    return binary_strict(
-        "div", a, b, [](const auto& x, const auto& y) { return div(x, y); },
-        [](const auto& x, const auto& s) { return div(x, s); });
+    return binary_strict("div", a, b, GRAFT_FN(div));
   };
   def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   def_both(m, cls, "divide", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  def_both(
-      m, cls, "true_divide",
-      [](const Tensor& a, py::handle b) {
-        return binary_strict(
-            "true_divide", a, b, [](const auto& x, const auto& y) { return div(x, y); },
-            [](const auto& x, const auto& s) { return div(x, s); });
-      },
-      py::arg("other"));
-  def_both(
-      m, cls, "floor_divide",
-      [](const Tensor& a, py::handle b) {
-        return binary_strict(
-            "floor_divide", a, b, [](const auto& x, const auto& y) { return floor_divide(x, y); },
-            [](const auto& x, const auto& s) { return floor_divide(x, s); });
-      },
-      py::arg("other"));
-  def_both(
-      m, cls, "remainder",
-      [](const Tensor& a, py::handle b) {
-        return binary_strict(
-            "remainder", a, b, [](const auto& x, const auto& y) { return remainder(x, y); },
-            [](const auto& x, const auto& s) { return remainder(x, s); });
-      },
-      py::arg("other"));
-  def_both(
-      m, cls, "pow",
-      [](const Tensor& a, py::handle e) {
-        return binary_strict(
-            "pow", a, e, [](const auto& x, const auto& y) { return pow(x, y); },
-            [](const auto& x, const auto& s) { return pow(x, s); });
-      },
-      py::arg("exponent"));
+  GRAFT_DEF_BINARY("true_divide", div, "other");
+  GRAFT_DEF_BINARY("floor_divide", floor_divide, "other");
+  GRAFT_DEF_BINARY("remainder", remainder, "other");
+  GRAFT_DEF_BINARY("pow", pow, "exponent");
   def_both(
       m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"));
   def_both(
@@ -527,7 +408,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
                    : n == "gt" ? gt(x, y)
                                : ge(x, y);
           };
-          return binary_strict(n.c_str(), a, b, pick, pick);
+          return binary_strict(n.c_str(), a, b, pick);
         },
         py::arg("other"));
   }
