@@ -132,16 +132,10 @@ py::tuple backward_hook_identity(const std::vector<Tensor>& tensors, py::functio
   auto node = make_intrusive<BackwardHookNode>(SafePyObject(std::move(fn)));
   node->ctx.node_ = node.get();
   node->ctx.set_materialize_grads(false);
-  bool executable = false;
-  if (GradMode::is_enabled())
-    for (const Tensor& t : tensors) executable |= t.requires_grad();
-  for (const Tensor& t : tensors) {
-    node->is_tensor_input.push_back(true);
-    node->ctx.needs_input_grad_.push_back(executable && t.requires_grad());
-    node->edge_of_input.push_back(static_cast<int>(node->mutable_next_edges().size()));
-    node->mutable_next_edges().push_back(executable ? autograd::gradient_edge_public(t) : Edge());
+  node->is_tensor_input.assign(tensors.size(), true);
+  const bool executable = autograd::detail::connect_inputs(node.get(), tensors);
+  for (const Tensor& t : tensors)
     if (!t.requires_grad()) node->ctx.non_differentiable_.push_back(t.impl());
-  }
   TensorList outs = tensors;
   autograd::detail::wrap_outputs(node.get(), tensors, outs, executable);
   py::tuple r(outs.size());

@@ -116,21 +116,7 @@ py::object function_apply(py::handle cls, py::object backward_fn, bool once_diff
   node->ctx.node_ = node.get();
 
   TensorList inputs = tensor_args(args, node->is_tensor_input);
-  bool executable = false;
-  if (GradMode::is_enabled())
-    for (const Tensor& t : inputs) executable |= t.requires_grad();
-  size_t ti = 0;
-  for (bool is_t : node->is_tensor_input) {
-    if (!is_t) {
-      node->ctx.needs_input_grad_.push_back(false);
-      node->edge_of_input.push_back(-1);
-      continue;
-    }
-    const Tensor& t = inputs[ti++];
-    node->ctx.needs_input_grad_.push_back(executable && t.requires_grad());
-    node->edge_of_input.push_back(static_cast<int>(node->mutable_next_edges().size()));
-    node->mutable_next_edges().push_back(executable ? autograd::gradient_edge_public(t) : Edge());
-  }
+  const bool executable = autograd::detail::connect_inputs(node.get(), inputs);
 
   py::object ctx = py::cast(node);
   py::object result;

@@ -7,8 +7,6 @@
 
 namespace graft::autograd {
 
-Edge gradient_edge_public(const Tensor& t) { return gradient_edge(t); }
-
 void AutogradContext::save_for_backward(TensorList to_save) { to_save_ = std::move(to_save); }
 
 TensorList AutogradContext::get_saved_variables() const {
@@ -36,6 +34,25 @@ std::string custom_node_name(const char* mangled) {
   auto pos = n.rfind("::");
   if (pos != std::string::npos) n = n.substr(pos + 2);
   return n + "Backward";
+}
+
+bool connect_inputs(CppNodeBase* node, const TensorList& tensors) {
+  bool executable = false;
+  if (GradMode::is_enabled())
+    for (const Tensor& t : tensors) executable |= t.defined() && t.requires_grad();
+  size_t ti = 0;
+  for (bool is_tensor : node->is_tensor_input) {
+    if (!is_tensor) {
+      node->ctx.needs_input_grad_.push_back(false);
+      node->edge_of_input.push_back(-1);
+      continue;
+    }
+    const Tensor& t = tensors[ti++];
+    node->ctx.needs_input_grad_.push_back(executable && t.defined() && t.requires_grad());
+    node->edge_of_input.push_back(static_cast<int>(node->mutable_next_edges().size()));
+    node->mutable_next_edges().push_back(executable ? gradient_edge(t) : Edge());
+  }
+  return executable;
 }
 
 void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outputs, bool is_executable) {

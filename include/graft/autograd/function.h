@@ -124,6 +124,11 @@ class CppNode final : public CppNodeBase {
 };
 
 std::string custom_node_name(const char* mangled);
+/// Connects `node` to forward's tensor arguments (PyTorch's _wrap_inputs): for each forward
+/// argument (node->is_tensor_input must be filled), whether it needs a gradient and which edge it
+/// feeds; `tensors` are the tensor arguments in order. Returns whether the node is executable:
+/// grad mode is on and some tensor requires grad (else every edge is invalid).
+bool connect_inputs(CppNodeBase* node, const TensorList& tensors);
 /// Attaches history to forward's outputs and saves ctx's tensors (PyTorch's _wrap_outputs).
 void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outputs, bool is_executable);
 
@@ -150,21 +155,7 @@ struct Function {
     if constexpr (requires { T::once_differentiable; }) node->once_differentiable_ = T::once_differentiable;
     std::vector<Tensor> tensors;
     (detail::collect_arg(tensors, node->is_tensor_input, args), ...);
-    bool executable = false;
-    if (GradMode::is_enabled())
-      for (auto& t : tensors) executable |= t.defined() && t.requires_grad();
-    size_t ti = 0;
-    for (bool is_t : node->is_tensor_input) {
-      if (!is_t) {
-        node->ctx.needs_input_grad_.push_back(false);
-        node->edge_of_input.push_back(-1);
-        continue;
-      }
-      const Tensor& t = tensors[ti++];
-      node->ctx.needs_input_grad_.push_back(executable && t.defined() && t.requires_grad());
-      node->edge_of_input.push_back(static_cast<int>(node->mutable_next_edges().size()));
-      node->mutable_next_edges().push_back(executable ? gradient_edge_of(t) : Edge());
-    }
+    const bool executable = detail::connect_inputs(node.get(), tensors);
     using Out = decltype(T::forward(&node->ctx, std::forward<Args>(args)...));
     Out result;
     {
@@ -178,15 +169,6 @@ struct Function {
     else
       return outs;
   }
-
- private:
-  static Edge gradient_edge_of(const Tensor& t);
 };
-
-Edge gradient_edge_public(const Tensor& t);
-template <class T>
-Edge Function<T>::gradient_edge_of(const Tensor& t) {
-  return gradient_edge_public(t);
-}
 
 }  // namespace graft::autograd
