@@ -54,28 +54,20 @@ const char* dtype_cpp_name(DType t);
 inline DType default_dtype() { return DType::Float32; }
 std::ostream& operator<<(std::ostream& os, DType t);
 
+/// dtype_of<T>::value: the DType of the C++ type T (bool, int32_t, int64_t, float, double).
 template <class T>
 struct dtype_of;
-template <>
-struct dtype_of<bool> {
-  static constexpr DType value = DType::Bool;
-};
-template <>
-struct dtype_of<int32_t> {
-  static constexpr DType value = DType::Int32;
-};
-template <>
-struct dtype_of<int64_t> {
-  static constexpr DType value = DType::Int64;
-};
-template <>
-struct dtype_of<float> {
-  static constexpr DType value = DType::Float32;
-};
-template <>
-struct dtype_of<double> {
-  static constexpr DType value = DType::Float64;
-};
+#define GRAFT_DTYPE_OF(type, tag)              \
+  template <>                                  \
+  struct dtype_of<type> {                      \
+    static constexpr DType value = DType::tag; \
+  }
+GRAFT_DTYPE_OF(bool, Bool);
+GRAFT_DTYPE_OF(int32_t, Int32);
+GRAFT_DTYPE_OF(int64_t, Int64);
+GRAFT_DTYPE_OF(float, Float32);
+GRAFT_DTYPE_OF(double, Float64);
+#undef GRAFT_DTYPE_OF
 
 }  // namespace graft
 
