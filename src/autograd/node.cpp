@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "graft/ops/ops.h"
 #include "variable.h"
 

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/autograd/node.h"
+#include "graft/core/grad_mode.h"
 #include "graft/ops/ops.h"
 
 namespace graft {

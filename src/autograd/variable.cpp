@@ -6,13 +6,22 @@
 
 #include <mutex>
 
-#include "../ops/node_util.h"
 #include "accumulate_grad.h"
 #include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
+#include "graft/ops/view_backward.h"
 
 namespace graft {
+
+// Declared in core's tensor_impl.h; defined here because creating and destroying grad_fn (a
+// Node) and the AutogradMeta needs their definitions, which belong to this layer.
+TensorAutogradState::TensorAutogradState() noexcept = default;
+TensorAutogradState::~TensorAutogradState() {
+  // A retain_grad target registered on grad_fn points back at us: unregister it.
+  if (meta && meta->retains_grad && grad_fn) grad_fn->clear_retain_grad_target(output_nr);
+}
+
 namespace autograd {
 
 AutogradMeta& meta(const Tensor& t) {

@@ -4,8 +4,8 @@
 #include <mutex>
 #include <vector>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/autograd/node.h"
+#include "graft/core/grad_mode.h"
 
 namespace graft {
 

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <utility>
 
-#include "../autograd/variable.h"
 #include "graft/core/error.h"
 
 namespace graft {
@@ -103,8 +102,7 @@ TensorImpl::~TensorImpl() {
     live_tensors().unlink(this);
     lifetime::count_destroy(lifetime::Kind::Tensor, generation_, 0);
   }
-  // A retain_grad target registered on grad_fn points back at us: unregister it.
-  if (meta && meta->retains_grad && grad_fn) grad_fn->clear_retain_grad_target(output_nr);
+  // grad_fn and the AutogradMeta go with the TensorAutogradState base (the autograd layer).
 }
 
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {

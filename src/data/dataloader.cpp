@@ -3,8 +3,8 @@
 
 #include "epoch_run.h"
 #include "graft/autograd/autograd.h"
-#include "graft/autograd/grad_mode.h"
 #include "graft/core/error.h"
+#include "graft/core/grad_mode.h"
 
 namespace graft::data {
 

@@ -1,8 +1,8 @@
 // An epoch loaded on the consumer thread (num_workers == 0), and build_batch, which both
 // kinds of epoch use.
 #include "epoch_run.h"
-#include "graft/autograd/grad_mode.h"
 #include "graft/core/allocator.h"
+#include "graft/core/grad_mode.h"
 
 namespace graft::data::detail {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "graft/ops/ops.h"
 
 namespace graft::nn::init {

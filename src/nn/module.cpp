@@ -7,7 +7,7 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "graft/memory.h"
 #include "graft/ops/ops.h"
 

@@ -7,7 +7,6 @@
 #include <random>
 #include <sstream>
 
-#include "../autograd/variable.h"
 #include "op_util.h"
 
 namespace graft {

@@ -3,6 +3,7 @@
 // tensors as SavedVariable members; its apply() is written in graft's differentiable ops.
 #include "../autograd/variable.h"
 #include "graft/ops/ops.h"
+#include "graft/ops/view_backward.h"
 #include "op_util.h"
 
 namespace graft::detail {
@@ -48,9 +49,5 @@ Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, b
 
 /// Views of `a` split along `d` into `sizes`, sharing one multi-output node.
 std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name);
-
-/// The AsStridedBackward0 node (overlap-aware) for a window of a contiguous base.
-intrusive_ptr<Node> make_as_strided_backward(IntArrayRef in_sizes, IntArrayRef sizes, IntArrayRef strides,
-                                             int64_t offset);
 
 }  // namespace graft::detail

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "../autograd/variable.h"
+#include "graft/core/grad_mode.h"
 
 namespace graft::detail {
 

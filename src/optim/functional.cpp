@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fused_kernels.h"
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "update_util.h"
 
 namespace graft::optim::functional {

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "graft/autograd/autograd.h"
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "update_util.h"
 
 namespace graft::optim {

@@ -5,8 +5,8 @@
 #include <map>
 #include <unordered_set>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/core/allocator.h"
+#include "graft/core/grad_mode.h"
 #include "graft/ops/ops.h"
 #include "graft/optim/optimizer.h"
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/core/allocator.h"
+#include "graft/core/grad_mode.h"
 #include "graft/core/python_format.h"
 #include "graft/ops/ops.h"
 #include "graft/optim/optimizer.h"

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/core/error.h"
+#include "graft/core/grad_mode.h"
 #include "header.h"
 #include "utf8.h"
 

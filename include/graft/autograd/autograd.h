@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/autograd/node.h"
+#include "graft/core/grad_mode.h"
 
 namespace graft::autograd {
 

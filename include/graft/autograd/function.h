@@ -27,8 +27,8 @@
 #include <variant>
 #include <vector>
 
-#include "graft/autograd/grad_mode.h"
 #include "graft/autograd/node.h"
+#include "graft/core/grad_mode.h"
 
 namespace graft::autograd {
 

@@ -16,7 +16,27 @@ namespace graft {
 class Node;
 struct AutogradMeta;
 
-class TensorImpl final : public RefCounted {
+/// The autograd state every TensorImpl carries: the hot fields a differentiable result needs
+/// and the cold AutogradMeta. Core declares it; the autograd layer, which defines Node and
+/// AutogradMeta, defines its constructor and destructor (src/autograd/variable.cpp), so core
+/// compiles without either definition (c10 keeps an AutogradMetaInterface for the same reason;
+/// docs/notes/architecture.md).
+struct TensorAutogradState {
+  TensorAutogradState() noexcept;
+  /// Also unregisters a retain_grad target registered on grad_fn (it points back at us).
+  ~TensorAutogradState();
+  TensorAutogradState(const TensorAutogradState&) = delete;
+  TensorAutogradState& operator=(const TensorAutogradState&) = delete;
+
+  intrusive_ptr<Node> grad_fn;         ///< null for leaves
+  uint32_t output_nr = 0;              ///< which output of grad_fn this is
+  bool requires_grad_leaf = false;     ///< requires_grad flag of a leaf
+  bool is_wrapped_number = false;      ///< made from a C++ scalar argument (`x * 2`)
+  bool is_inference = false;           ///< created under InferenceMode
+  std::unique_ptr<AutogradMeta> meta;  ///< cold autograd state; null until needed
+};
+
+class TensorImpl final : public RefCounted, public TensorAutogradState {
  public:
   TensorImpl(intrusive_ptr<StorageImpl> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
              int64_t storage_offset);
@@ -60,13 +80,8 @@ class TensorImpl final : public RefCounted {
   lifetime::SiteId site() const { return site_; }
   lifetime::LiveLinks<TensorImpl> live_links;  ///< in the live list while a doctor session counts
 
-  // --- hot autograd fields (see src/autograd/variable.cpp) ---
-  intrusive_ptr<Node> grad_fn;         ///< null for leaves
-  uint32_t output_nr = 0;              ///< which output of grad_fn this is
-  bool requires_grad_leaf = false;     ///< requires_grad flag of a leaf
-  bool is_wrapped_number = false;      ///< made from a C++ scalar argument (`x * 2`)
-  bool is_inference = false;           ///< created under InferenceMode
-  std::unique_ptr<AutogradMeta> meta;  ///< cold autograd state; null until needed
+  // the autograd fields (grad_fn, output_nr, requires_grad_leaf, ..., meta) are inherited
+  // from TensorAutogradState
   // --- Python object preservation (docs/notes/python.md, "Tensor identity") ---
   /// The Python object this tensor owns one reference to, or null. Set and read by the
   /// Python layer under the GIL; non-null exactly while kOwnsPyObjectBit is set.

@@ -1,7 +1,7 @@
 // Embedding.
 #include "graft/nn/modules/embedding.h"
 
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "graft/nn/init.h"
 #include "graft/ops/nn_ops.h"
 

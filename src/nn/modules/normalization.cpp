@@ -1,7 +1,7 @@
 // LayerNorm, BatchNorm1d/2d, GroupNorm.
 #include "graft/nn/modules/normalization.h"
 
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "graft/nn/init.h"
 #include "graft/ops/nn_ops.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "graft/autograd/grad_mode.h"
+#include "graft/core/grad_mode.h"
 #include "graft/core/python_format.h"
 #include "graft/ops/ops.h"
 

@@ -1,32 +1,18 @@
-// Thread-local grad mode, inference mode and anomaly mode flags.
+// Anomaly mode flags and the warning channel (graft/autograd/autograd.h).
+#include <atomic>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 
 #include "graft/autograd/autograd.h"
-#include "graft/autograd/grad_mode.h"
 
 namespace graft {
 namespace {
-thread_local bool tl_grad_enabled = true;
-thread_local bool tl_inference = false;
 std::atomic<bool> g_anomaly{false};
 std::atomic<bool> g_anomaly_nan{true};
 std::mutex g_warn_mu;
 std::function<void(const std::string&)> g_warn_handler;
 }  // namespace
-
-bool GradMode::is_enabled() { return tl_grad_enabled; }
-void GradMode::set_enabled(bool enabled) { tl_grad_enabled = enabled; }
-
-InferenceMode::InferenceMode(bool enabled) : prev_inference_(tl_inference), prev_grad_(tl_grad_enabled) {
-  tl_inference = enabled;
-  if (enabled) tl_grad_enabled = false;
-}
-InferenceMode::~InferenceMode() {
-  tl_inference = prev_inference_;
-  tl_grad_enabled = prev_grad_;
-}
-bool InferenceMode::is_enabled() { return tl_inference; }
 
 namespace autograd {
 bool AnomalyMode::is_enabled() { return g_anomaly.load(std::memory_order_relaxed); }
