@@ -10,18 +10,24 @@ from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 
-class ReLU(Module):
-    """max(x, 0)."""
+class _InplaceActivation(Module):
+    """An activation with an ``inplace`` flag (ReLU, SiLU): ``_fn`` is its functional op."""
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
+        return self._fn(input, inplace=self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_InplaceActivation):
+    """max(x, 0)."""
+
+    _fn = staticmethod(F.relu)
 
 
 class GELU(Module):
@@ -52,18 +58,10 @@ class Sigmoid(Module):
         return _C.sigmoid(input)
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     """x * sigmoid(x)."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+    _fn = staticmethod(F.silu)
 
 
 class LeakyReLU(Module):
@@ -96,32 +94,30 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softmax(Module):
+class _AlongDim(Module):
+    """A normalisation along ``dim`` (Softmax, LogSoftmax): ``_fn`` is its functional op."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return self._fn(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_AlongDim):
     """softmax along ``dim``."""
 
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
+    _fn = staticmethod(F.softmax)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_AlongDim):
     """log_softmax along ``dim``."""
 
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.log_softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
+    _fn = staticmethod(F.log_softmax)
 
 
 def _additive_mask(mask, dtype, name):
