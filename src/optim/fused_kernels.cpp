@@ -67,7 +67,6 @@ inline L lane_lerp(L self, L end, T w, bool small_weight) {
   return small_weight ? L(self + w * (end - self)) : L(end - (end - self) * (T(1) - w));
 }
 
-/// Calls body(L{}, i) for every element: 16-byte vectors first, then scalars for the tail.
 /// The update's gradient at lane i: -grad when maximizing, + weight_decay * param when `l2`
 /// (grad.add(param, alpha=weight_decay)), with the parameter it read.
 template <class L, class T>
@@ -79,6 +78,7 @@ inline std::pair<L, L> load_grad(const T* grad, const T* param, int64_t i, bool 
   return {g, p};
 }
 
+/// Calls body(L{}, i) for every element: 16-byte vectors first, then scalars for the tail.
 template <class T, class Body>
 inline void for_lanes(int64_t n, Body&& body) {
   int64_t i = 0;

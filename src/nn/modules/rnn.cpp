@@ -268,8 +268,7 @@ namespace {
 /// The layer options of RNN, LSTM or GRU options `o` (their shared fields), running `mode`.
 template <class Options>
 detail::RNNOptionsBase base_options(RNNMode mode, const Options& o, int64_t proj_size = 0) {
-  return detail::RNNOptionsBase(o.input_size(), o.hidden_size())
-      .mode(mode)
+  return detail::RNNOptionsBase(mode, o.input_size(), o.hidden_size())
       .num_layers(o.num_layers())
       .bias(o.bias())
       .batch_first(o.batch_first())

@@ -73,6 +73,9 @@ enum class RNNMode { RNN_TANH, RNN_RELU, LSTM, GRU };
 
 /// The options RNN, LSTM and GRU share (libtorch's detail::RNNOptionsBase).
 struct RNNOptionsBase {
+  RNNOptionsBase(RNNMode mode, int64_t input_size, int64_t hidden_size) : RNNOptionsBase(input_size, hidden_size) {
+    mode_ = mode;
+  }
   GRAFT_RECURRENT_OPTIONS(RNNOptionsBase);
   GRAFT_ARG(RNNMode, mode) = RNNMode::RNN_TANH;
   GRAFT_ARG(int64_t, proj_size) = 0;

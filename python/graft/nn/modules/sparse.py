@@ -55,7 +55,10 @@ class Embedding(Module):
             s += f", padding_idx={self.padding_idx}"
         if self.max_norm is not None:
             s += f", max_norm={self.max_norm}"
-        return s + changed_options(self, norm_type=2, scale_grad_by_freq=False, sparse=False)
+        s += changed_options(self, norm_type=2, scale_grad_by_freq=False)
+        if self.sparse is not False:
+            s += ", sparse=True"  # PyTorch writes True whatever the truthy value
+        return s
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,

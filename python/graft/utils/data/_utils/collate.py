@@ -22,30 +22,32 @@ def _is_numpy(obj):
 
 
 def _rebuilt_mapping(like, values):
-    """``values`` (a dict) in a mapping of ``like``'s type, as PyTorch tries it: a copy of a
-    mutable mapping updated, else the type called with the dict, else the dict itself."""
+    """``values()`` (a dict) in a mapping of ``like``'s type, as PyTorch tries it: a copy of a
+    mutable mapping updated, else the type called with the dict; on TypeError (from any of
+    these, the values' own collation included) the dict computed again, plain."""
     try:
         if isinstance(like, collections.abc.MutableMapping):
             clone = copy.copy(like)
-            clone.update(values)
+            clone.update(values())
             return clone
-        return type(like)(values)
+        return type(like)(values())
     except TypeError:
-        return values
+        return values()
 
 
 def _rebuilt_sequence(like, items):
-    """``items`` (a list) in a sequence of ``like``'s type: a copy of a mutable sequence with
-    each item replaced, else the type called with the list, else the list itself."""
+    """``items()`` (a list) in a sequence of ``like``'s type: a copy of a mutable sequence with
+    each item replaced, else the type called with the list; on TypeError the list computed
+    again, plain (PyTorch's order of attempts)."""
     try:
         if isinstance(like, collections.abc.MutableSequence):
             clone = copy.copy(like)
-            for i, item in enumerate(items):
+            for i, item in enumerate(items()):
                 clone[i] = item
             return clone
-        return type(like)(items)
+        return type(like)(items())
     except TypeError:
-        return items
+        return items()
 
 
 def default_convert(data):
@@ -61,13 +63,13 @@ def default_convert(data):
             return _C.as_tensor(data)
         return data
     if isinstance(data, collections.abc.Mapping):
-        return _rebuilt_mapping(data, {key: default_convert(data[key]) for key in data})
+        return _rebuilt_mapping(data, lambda: {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return elem_type(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        return _rebuilt_sequence(data, [default_convert(d) for d in data])
+        return _rebuilt_sequence(data, lambda: [default_convert(d) for d in data])
     return data
 
 
@@ -92,7 +94,7 @@ def default_collate(batch):
     elif isinstance(elem, (str, bytes)):
         return batch
     elif isinstance(elem, collections.abc.Mapping):
-        return _rebuilt_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
+        return _rebuilt_mapping(elem, lambda: {key: default_collate([d[key] for d in batch]) for key in elem})
     elif isinstance(elem, tuple) and hasattr(elem, "_fields"):
         return elem_type(*(default_collate(samples) for samples in zip(*batch)))
     elif isinstance(elem, collections.abc.Sequence):
@@ -103,5 +105,5 @@ def default_collate(batch):
         transposed = list(zip(*batch))
         if isinstance(elem, tuple):
             return [default_collate(samples) for samples in transposed]
-        return _rebuilt_sequence(elem, [default_collate(samples) for samples in transposed])
+        return _rebuilt_sequence(elem, lambda: [default_collate(samples) for samples in transposed])
     raise TypeError(default_collate_err_msg_format.format(elem_type))
