@@ -53,6 +53,15 @@ py::object binary_strict(const char* name, const Tensor& self, py::handle other,
   return r;
 }
 
+/// The tensor `other` of a function or method that takes only a tensor there (maximum, atan2,
+/// logical_and, ...); PyTorch's TypeError for anything else ("... must be Tensor, not int").
+Tensor tensor_arg(const char* name, py::handle other) {
+  if (!is_tensor(other))
+    throw TypeError(detail::str(name, "(): argument 'other' must be Tensor, not ",
+                                std::string(py::str(other.get_type().attr("__name__")))));
+  return as_tensor_unchecked(other);
+}
+
 /// Tensor.uniform_/normal_ fill through torch.nn.init's no-grad path; as methods they refuse
 /// a leaf that requires grad while grad mode is on, as PyTorch's in-place ops do.
 void check_leaf_not_written(const Tensor& t) {
@@ -391,36 +400,37 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   GRAFT_DEF_BINARY("floor_divide", floor_divide, "other");
   GRAFT_DEF_BINARY("remainder", remainder, "other");
   GRAFT_DEF_BINARY("pow", pow, "exponent");
-  def_both(
-      m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"));
-  def_both(
-      m, cls, "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, py::arg("other"));
-  for (const char* name : {"eq", "ne", "lt", "le", "gt", "ge"}) {
-    std::string n = name;
-    def_both(
-        m, cls, name,
-        [n](const Tensor& a, py::handle b) {
-          auto pick = [&](const auto& x, const auto& y) {
-            return n == "eq"   ? eq(x, y)
-                   : n == "ne" ? ne(x, y)
-                   : n == "lt" ? lt(x, y)
-                   : n == "le" ? le(x, y)
-                   : n == "gt" ? gt(x, y)
-                               : ge(x, y);
-          };
-          return binary_strict(n.c_str(), a, b, pick);
-        },
-        py::arg("other"));
-  }
+  // the binary ops declared in src/ops/ops.yaml (maximum, atan2, ...) and the binary_predicate
+  // ops (eq, lt, ..., logical_and, ...): function and method; `other` a tensor, or also a number
+  // for the predicates that take one. Names listed in _C._binary_ops / _C._binary_predicate_ops.
+  py::list binary_names, binary_predicate_names;
+#define GRAFT_BIND_BINARY_TensorOnly(name)                                                               \
+  def_both(                                                                                              \
+      m, cls, #name, [](const Tensor& a, py::handle b) { return graft::name(a, tensor_arg(#name, b)); }, \
+      py::arg("other"));
+#define GRAFT_BIND_BINARY_WithScalar(name)                                                                     \
+  def_both(                                                                                                    \
+      m, cls, #name, [](const Tensor& a, py::handle b) { return binary_strict(#name, a, b, GRAFT_FN(name)); }, \
+      py::arg("other"));
+#define GRAFT_BINARY_OP(name)         \
+  GRAFT_BIND_BINARY_TensorOnly(name); \
+  binary_names.append(#name);
+#include "graft/ops/binary_ops.def"
+#undef GRAFT_BINARY_OP
+#define GRAFT_BINARY_PREDICATE_OP(name, other_kind) \
+  GRAFT_BIND_BINARY_##other_kind(name);             \
+  binary_predicate_names.append(#name);
+#include "graft/ops/binary_predicate_ops.def"
+#undef GRAFT_BINARY_PREDICATE_OP
+#undef GRAFT_BIND_BINARY_TensorOnly
+#undef GRAFT_BIND_BINARY_WithScalar
+  m.attr("_binary_ops") = py::tuple(binary_names);
+  m.attr("_binary_predicate_ops") = py::tuple(binary_predicate_names);
   m.attr("greater") = m.attr("gt");
   m.attr("less") = m.attr("lt");
   m.attr("greater_equal") = m.attr("ge");
   m.attr("less_equal") = m.attr("le");
   m.attr("not_equal") = m.attr("ne");
-  def_both(
-      m, cls, "logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); }, py::arg("other"));
-  def_both(
-      m, cls, "logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); }, py::arg("other"));
   def_both(m, cls, "logical_not", [](const Tensor& a) { return logical_not(a); });
   for (auto [name, op] : {std::pair{"bitwise_and", BitOp::And}, std::pair{"bitwise_or", BitOp::Or},
                           std::pair{"bitwise_xor", BitOp::Xor}}) {
@@ -436,8 +446,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         py::arg("other"));
   }
   def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
-  def_both(
-      m, cls, "logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); }, py::arg("other"));
   def_both(
       m, cls, "allclose",
       [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

@@ -13,7 +13,6 @@ namespace graft::backend {
 /// ops it has no direct scalar loop for) instead of applying it in the loop.
 inline bool binary_scalar_uses_operand(kernel::BinaryOp op, DType dt) {
   using kernel::BinaryOp;
-  if (op >= BinaryOp::Eq && op <= BinaryOp::Ge) return false;
   if (dt == kBool) return true;
   if (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Pow) return false;
   if (op == BinaryOp::Div) return !is_floating_point(dt);

@@ -28,11 +28,11 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   Tensor ta, tb;
   if (b.device() != dev) [[unlikely]] {  // a 0-d CPU operand with a tensor of another device
     const Device common = detail::common_device(a, b);
-    Tensor out = detail::new_empty(shape, kernel::is_predicate(op) ? kBool : ct, common);
+    Tensor out = detail::new_empty(shape, ct, common);
     kernel::binary(op, out, detail::as_operand(a, ct, common, ta), detail::as_operand(b, ct, common, tb), alpha);
     return out;
   }
-  Tensor out = detail::new_empty(shape, kernel::is_predicate(op) ? kBool : ct, dev);
+  Tensor out = detail::new_empty(shape, ct, dev);
   kernel::binary(op, out, detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
   return out;
 }
@@ -50,7 +50,7 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
     else
       detail::check_add_sub(a.dtype(), sd, ct, alpha, op == BinaryOp::Sub);
   }
-  Tensor out = detail::new_empty(a.sizes(), kernel::is_predicate(op) ? kBool : ct, a.device());
+  Tensor out = detail::new_empty(a.sizes(), ct, a.device());
   Tensor ta;
   kernel::binary_scalar(op, out, detail::as_dtype(a, ct, ta), s, alpha, reverse);
   return out;
@@ -249,21 +249,6 @@ struct WhereBackward0 final : Node {
     return r;
   }
 };
-struct MaxMinBackward final : Node {  // maximum / minimum
-  std::string name() const override { return is_max ? "MaximumBackward0" : "MinimumBackward0"; }
-  GRAFT_NODE_SAVED(self, other)
-  SavedVariable self, other;
-  bool is_max = true;
-  TensorList apply(TensorList&& g) override {
-    Tensor a = self.unpack(this), b = other.unpack(this);
-    Tensor shared = where(a == b, g[0] / 2, g[0]);
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = masked_fill(shared, is_max ? a < b : a > b, 0);
-    if (should_compute_output(1)) r[1] = masked_fill(shared, is_max ? a > b : a < b, 0);
-    return r;
-  }
-};
-
 // ---------------- floor division, remainder ----------------
 
 // out = a // b, a % b or trunc(a / b), broadcast, in the promoted dtype (bool rejected, as PyTorch).
@@ -695,35 +680,69 @@ Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
   return where(cond, detail::wrapped_scalar(a, detail::result_type(b, a), b.device()), b);
 }
 
-static Tensor max_min_elementwise(const Tensor& a, const Tensor& b, bool is_max) {
-  const char* name = is_max ? "maximum" : "minimum";
-  Tensor out = binary_forward(is_max ? BinaryOp::Maximum : BinaryOp::Minimum, a, b, name);
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<MaxMinBackward>({&a, &b});
-    n->is_max = is_max;
-    n->self = SavedVariable(a, false);
-    n->other = SavedVariable(b, false);
-    set_history(out, n);
-  }
+// ---------------- the generated binary families' forwards (src/ops/ops.yaml) ----------------
+namespace {
+// Broadcasts a and b, computes them in `ct` on their common device (a 0-d CPU operand goes with
+// a tensor of any device) and writes generated kernel `k` into a new tensor of dtype `out_dtype`.
+Tensor generated_binary_out(const Tensor& a, const Tensor& b, kernel::GeneratedBinaryKernel k, DType ct,
+                            DType out_dtype) {
+  Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
+  const Device dev = detail::common_device(a, b);
+  Tensor out = detail::new_empty(shape, out_dtype, dev);
+  Tensor ta, tb;
+  kernel::generated_binary(static_cast<int>(k), out, detail::as_operand(a, ct, dev, ta),
+                           detail::as_operand(b, ct, dev, tb));
   return out;
 }
-Tensor maximum(const Tensor& a, const Tensor& b) { return max_min_elementwise(a, b, true); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return max_min_elementwise(a, b, false); }
+}  // namespace
 
-// ---------------- comparisons and logic (no gradient) ----------------
-#define GRAFT_COMPARISON(name, Op)                                                                    \
-  Tensor name(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::Op, a, b, #name); } \
-  Tensor name(const Tensor& a, const Scalar& b) { return scalar_forward(BinaryOp::Op, a, b, #name); }
-GRAFT_COMPARISON(eq, Eq)
-GRAFT_COMPARISON(ne, Ne)
-GRAFT_COMPARISON(lt, Lt)
-GRAFT_COMPARISON(le, Le)
-GRAFT_COMPARISON(gt, Gt)
-GRAFT_COMPARISON(ge, Ge)
-Tensor logical_and(const Tensor& a, const Tensor& b) {
-  return binary_forward(BinaryOp::LogicalAnd, a, b, "logical_and");
+Tensor detail::binary_generated_forward(const Tensor& self, const Tensor& other, const char* name,
+                                        kernel::GeneratedBinaryKernel k, BinaryResult rule) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name, "self");
+  detail::check_tensor(other, name, "other");
+  DType ct = detail::result_type(self, other);
+  if (rule == BinaryResult::Float) ct = detail::float_result(ct);
+  if (rule == BinaryResult::FloatingOnly && !is_floating_point(ct))
+    detail::kernel_not_implemented((std::string(name) + "_cpu").c_str(), ct);
+  return generated_binary_out(self, other, k, ct, ct);
 }
-Tensor logical_or(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::LogicalOr, a, b, "logical_or"); }
+Tensor detail::binary_predicate_forward(const Tensor& self, const Tensor& other, const char* name,
+                                        kernel::GeneratedBinaryKernel k) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name, "self");
+  detail::check_tensor(other, name, "other");
+  return generated_binary_out(self, other, k, detail::result_type(self, other), kBool);
+}
+Tensor detail::binary_predicate_forward(const Tensor& self, const Scalar& other, const char* name,
+                                        kernel::GeneratedBinaryKernel k) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name, "self");
+  // PyTorch's Scalar overloads compare against the number wrapped into a 0-d tensor, which is
+  // cast to the compute dtype as tensors are (an int32 tensor > -2**62 compares with the wrapped
+  // value, 0); graft wraps it straight into the compute dtype, with that cast's value
+  const DType ct = detail::result_type(self, other);
+  Scalar value = other;
+  switch (ct) {
+    case kBool:
+      value = Scalar(other.to<bool>());
+      break;
+    case kInt32:
+      value = Scalar(static_cast<int64_t>(other.to<int32_t>()));
+      break;
+    case kInt64:
+      value = Scalar(other.to<int64_t>());
+      break;
+    case kFloat32:
+      value = Scalar(static_cast<double>(other.to<float>()));
+      break;
+    case kFloat64:
+      break;
+  }
+  const Tensor wrapped = detail::wrapped_scalar(value, ct, self.device());
+  return generated_binary_out(self, wrapped, k, ct, kBool);
+}
+
 namespace {
 // bitwise_and/or/xor: integer and bool operands (bool results for bool), PyTorch's refusal of
 // floats naming its kernel ("bitwise_and_cpu"); not differentiable (no float operand).
@@ -762,13 +781,6 @@ Tensor bitwise_not(const Tensor& a) {
   kernel::unary(UnaryOp::BitNot, out, a);
   return out;
 }
-Tensor logical_xor(const Tensor& a, const Tensor& b) {
-  detail::check_tensor(a, "logical_xor", "self");
-  detail::check_tensor(b, "logical_xor", "other");
-  NoGradGuard ng;  // a bool result: never differentiable
-  return ne(a.dtype() == kBool ? a : ne(a, 0), b.dtype() == kBool ? b : ne(b, 0));
-}
-
 Tensor logical_not(const Tensor& a) {
   detail::check_tensor(a, "logical_not");
   Tensor out = detail::new_empty(a.sizes(), kBool, a.device());

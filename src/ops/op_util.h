@@ -91,6 +91,23 @@ Tensor unary_rounding_forward(const Tensor& self, const char* name, kernel::Gene
 /// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
 /// self's shape written by generated kernel `k`; no autograd (bool results never require grad).
 Tensor unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
+/// How a generated binary op's result dtype follows its operands (ops.yaml's `result`).
+enum class BinaryResult {
+  Promote,      ///< the promoted dtype, any
+  Float,        ///< floating: integer and bool operands compute in the default dtype
+  FloatingOnly  ///< floating operands only: integers and bool refused ("<name>_cpu" not implemented)
+};
+/// The forward of a generated binary op: checks, broadcasts and promotes self and other as
+/// `rule` says, and runs generated kernel `k`; no autograd.
+Tensor binary_generated_forward(const Tensor& self, const Tensor& other, const char* name,
+                                kernel::GeneratedBinaryKernel k, BinaryResult rule);
+/// The forward of a generated comparison or logic op: a bool tensor of the broadcast shape,
+/// compared in the promoted dtype by generated kernel `k`; no autograd.
+Tensor binary_predicate_forward(const Tensor& self, const Tensor& other, const char* name,
+                                kernel::GeneratedBinaryKernel k);
+/// The same against a number (PyTorch's Scalar overload: the number as a wrapped 0-d tensor).
+Tensor binary_predicate_forward(const Tensor& self, const Scalar& other, const char* name,
+                                kernel::GeneratedBinaryKernel k);
 /// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
 /// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
 /// op's node; a result that cannot be cast back to self's dtype is refused).

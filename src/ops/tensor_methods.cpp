@@ -87,20 +87,6 @@ Tensor Tensor::relu() const { return graft::relu(*this); }
 Tensor Tensor::square() const { return graft::square(*this); }
 Tensor& Tensor::square_() { return graft::square_(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return graft::clamp(*this, lo, hi); }
-Tensor Tensor::maximum(const Tensor& o) const { return graft::maximum(*this, o); }
-Tensor Tensor::minimum(const Tensor& o) const { return graft::minimum(*this, o); }
-Tensor Tensor::eq(const Tensor& o) const { return graft::eq(*this, o); }
-Tensor Tensor::eq(const Scalar& o) const { return graft::eq(*this, o); }
-Tensor Tensor::ne(const Tensor& o) const { return graft::ne(*this, o); }
-Tensor Tensor::ne(const Scalar& o) const { return graft::ne(*this, o); }
-Tensor Tensor::lt(const Tensor& o) const { return graft::lt(*this, o); }
-Tensor Tensor::lt(const Scalar& o) const { return graft::lt(*this, o); }
-Tensor Tensor::le(const Tensor& o) const { return graft::le(*this, o); }
-Tensor Tensor::le(const Scalar& o) const { return graft::le(*this, o); }
-Tensor Tensor::gt(const Tensor& o) const { return graft::gt(*this, o); }
-Tensor Tensor::gt(const Scalar& o) const { return graft::gt(*this, o); }
-Tensor Tensor::ge(const Tensor& o) const { return graft::ge(*this, o); }
-Tensor Tensor::ge(const Scalar& o) const { return graft::ge(*this, o); }
 Tensor Tensor::sum(std::optional<DType> dt) const { return graft::sum(*this, {}, false, dt); }
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dt) const {
   GRAFT_CHECK(!dims.empty(), ValueError, "sum: dims must not be empty (use sum() for a full reduction)");

@@ -1,5 +1,7 @@
 // Registry entries: elementwise arithmetic, math, comparisons and logic.
 #include <cmath>
+#include <complex>
+#include <optional>
 
 #include "ops/op_registry.h"
 
@@ -51,7 +53,9 @@ std::vector<Sample> compare_samples() {
           {"2x1_1x3", {vals({2, 1}, {2, 5}), vals({1, 3}, {1, 2, 6})}},
           {"int_2x2_2x2", {ints({2, 2}, {1, -2, 3, 4}), ints({2, 2}, {1, 2, 0, 4})}},
           {"0d_0d", {vals({}, {1.5}), vals({}, {1.5})}},
-          {"empty_0x3_3", {vals({0, 3}, {}), vals({3}, {1, 2, 3})}}};
+          {"empty_0x3_3", {vals({0, 3}, {}), vals({3}, {1, 2, 3})}},
+          {"bool_2x3_3", {bools({2, 3}, {1, 0, 1, 0, 0, 1}), bools({3}, {1, 1, 0})}},
+          {"zeros_2x2", {vals({2, 2}, {0, 1.5, -2, 0}), vals({2, 2}, {0, 0, 3, 1})}}};
 }
 OpCase compare(std::string variant, BFn f, R2 r) {
   OpCase c;
@@ -73,6 +77,46 @@ OpCase compare_scalar(std::string variant, UFn f, R1 r) {
   c.ref = [r](const V& x) { return V{map(x[0], r, kBool)}; };
   c.differentiable = false;
   return c;
+}
+
+// How a binary op (ops.yaml's `result`) treats integer operands.
+enum class IntOperands { Promote, Float, FloatingOnly };
+
+// A generated binary op: the function (float64 with gradients, float32 smoke), the method,
+// integer operands (an int64 result for Promote, the default float dtype for Float; FloatingOnly
+// ops refuse them, which the Python parity tests check against PyTorch) and a forward-only case
+// with ties and NaN.
+std::vector<OpCase> binary_op_cases(BFn f, BFn method, R2 r, IntOperands ints_kind) {
+  OpCase m = binary("method", method, r);
+  m.differentiable = false;  // the same op: gradcheck runs on the function
+  OpCase edge = binary("ties_nan", f, r);
+  edge.samples = {{"ties_3", {vals({3}, {1, 2, 3}), vals({3}, {0, 2, 4})}, false},
+                  {"nan_3", {vals({3}, {NAN, 2, 1}), vals({3}, {0, NAN, 4})}, false}};
+  edge.differentiable = false;  // forward only: ties are kinks
+  std::vector<OpCase> cases = {f32(binary("", f, r)), m, edge};
+  if (ints_kind != IntOperands::FloatingOnly) {
+    OpCase i;
+    i.variant = "int_operands";
+    i.samples = {{"int_2x2_2", {ints({2, 2}, {1, -2, 3, 4}), ints({2}, {2, -2})}, false}};
+    i.fn = [f](const TensorList& x) { return TensorList{f(x[0], x[1])}; };
+    const DType out = ints_kind == IntOperands::Promote ? kInt64 : kFloat32;
+    i.ref = [r, out](const V& x) { return V{zip(x[0], x[1], r, out)}; };
+    i.differentiable = false;
+    i.atol = 1e-6;
+    i.rtol = 1e-6;
+    cases.push_back(i);
+  }
+  return cases;
+}
+
+// A generated binary_predicate op: function and method over compare_samples (ties, integers,
+// bools and zeros), and the number case where the op takes one.
+std::vector<OpCase> binary_predicate_cases(BFn f, BFn method, R2 r, std::optional<OpCase> scalar) {
+  OpCase fc = compare("", f, r);
+  OpCase m = compare("method", method, r);
+  std::vector<OpCase> cases = {fc, m};
+  if (scalar) cases.push_back(*scalar);
+  return cases;
 }
 
 // Forward-only case on an input holding NaN (NaN propagates).
@@ -440,68 +484,37 @@ void register_elementwise(Registry& r) {
     st.ref = [where_ref](const V& x) { return where_ref({x[0], vals({}, {-0.5}), x[1]}); };
     r.push_back({"where", {tt, ts, st}});
   }
-  r.push_back({"maximum",
-               {binary(
-                   "", [](auto& a, auto& b) { return maximum(a, b); },
-                   [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); })}});
-  {
-    OpCase ties = binary(
-        "ties", [](auto& a, auto& b) { return maximum(a, b); },
-        [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); });
-    ties.samples = {{"3", {vals({3}, {1, 2, 3}), vals({3}, {0, 2, 4})}, false},
-                    {"nan", {vals({3}, {NAN, 2, 1}), vals({3}, {0, NAN, 4})}, false}};
-    ties.differentiable = false;  // forward only: not differentiable at a tie
-    r.back().cases.push_back(ties);
-  }
-  r.push_back({"minimum",
-               {binary(
-                   "", [](auto& a, auto& b) { return minimum(a, b); },
-                   [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); })}});
+  // the binary ops (src/ops/ops.yaml): function (float64 with gradcheck and gradgradcheck, and a
+  // float32 smoke test), method, integer operands (kept, computed as float, or refused) and a
+  // forward-only case with ties and NaN
+#define GRAFT_BINARY_CASE(name, result, reference)                                                 \
+  r.push_back({#name, binary_op_cases([](const Tensor& a, const Tensor& b) { return name(a, b); }, \
+                                      [](const Tensor& a, const Tensor& b) { return a.name(b); },  \
+                                      [](double x, double y) -> double { return reference; }, IntOperands::result)});
+#include "binary_registry.def"
+#undef GRAFT_BINARY_CASE
 
   // ---- comparisons and logic ----
-  r.push_back({"eq",
-               {compare(
-                    "tensor", [](auto& a, auto& b) { return eq(a, b); }, [](double a, double b) { return a == b; }),
-                compare_scalar(
-                    "scalar", [](auto& a) { return eq(a, 3); }, [](double a) { return a == 3; })}});
-  r.push_back({"ne",
-               {compare(
-                    "tensor", [](auto& a, auto& b) { return ne(a, b); }, [](double a, double b) { return a != b; }),
-                compare_scalar(
-                    "scalar", [](auto& a) { return ne(a, 3); }, [](double a) { return a != 3; })}});
-  r.push_back({"lt",
-               {compare(
-                    "tensor", [](auto& a, auto& b) { return lt(a, b); }, [](double a, double b) { return a < b; }),
-                compare_scalar(
-                    "scalar", [](auto& a) { return lt(a, 3); }, [](double a) { return a < 3; })}});
-  r.push_back({"le",
-               {compare(
-                    "tensor", [](auto& a, auto& b) { return le(a, b); }, [](double a, double b) { return a <= b; }),
-                compare_scalar(
-                    "scalar", [](auto& a) { return le(a, 3); }, [](double a) { return a <= 3; })}});
-  r.push_back({"gt",
-               {compare(
-                    "tensor", [](auto& a, auto& b) { return gt(a, b); }, [](double a, double b) { return a > b; }),
-                compare_scalar(
-                    "scalar", [](auto& a) { return gt(a, 3); }, [](double a) { return a > 3; })}});
-  r.push_back({"ge",
-               {compare(
-                    "tensor", [](auto& a, auto& b) { return ge(a, b); }, [](double a, double b) { return a >= b; }),
-                compare_scalar(
-                    "scalar", [](auto& a) { return ge(a, 3.5); }, [](double a) { return a >= 3.5; })}});
+  // the binary_predicate ops (src/ops/ops.yaml): function and method on float, integer and bool
+  // operands with ties and zeros, and against a number where the op takes one
+#define GRAFT_SCALAR_CASE_WithScalar(name, reference)       \
+  std::optional<OpCase>(compare_scalar(                     \
+      "scalar", [](const Tensor& a) { return name(a, 3); }, \
+      [](double x) -> double {                              \
+        const double y = 3;                                 \
+        return reference;                                   \
+      }))
+#define GRAFT_SCALAR_CASE_TensorOnly(name, reference) std::optional<OpCase>()
+#define GRAFT_BINARY_PREDICATE_CASE(name, other_kind, reference)                                          \
+  r.push_back({#name, binary_predicate_cases([](const Tensor& a, const Tensor& b) { return name(a, b); }, \
+                                             [](const Tensor& a, const Tensor& b) { return a.name(b); },  \
+                                             [](double x, double y) -> double { return reference; },      \
+                                             GRAFT_SCALAR_CASE_##other_kind(name, reference))});
+#include "binary_predicate_registry.def"
+#undef GRAFT_BINARY_PREDICATE_CASE
+#undef GRAFT_SCALAR_CASE_WithScalar
+#undef GRAFT_SCALAR_CASE_TensorOnly
   {
-    std::vector<Sample> logic = {{"bool_2x3_3", {bools({2, 3}, {1, 0, 1, 0, 0, 1}), bools({3}, {1, 1, 0})}},
-                                 {"float_2x2", {vals({2, 2}, {0, 1.5, -2, 0}), vals({2, 2}, {0, 0, 3, 1})}},
-                                 {"0d", {bools({}, {1}), bools({}, {0})}},
-                                 {"empty", {bools({0}, {}), bools({0}, {})}}};
-    OpCase a = compare(
-        "", [](auto& x, auto& y) { return logical_and(x, y); }, [](double x, double y) { return x != 0 && y != 0; });
-    a.samples = logic;
-    OpCase o = compare(
-        "", [](auto& x, auto& y) { return logical_or(x, y); }, [](double x, double y) { return x != 0 || y != 0; });
-    o.samples = logic;
-    r.push_back({"logical_and", {a}});
-    r.push_back({"logical_or", {o}});
     OpCase n = compare_scalar(
         "", [](auto& x) { return logical_not(x); }, [](double x) { return x == 0; });
     n.samples = {{"bool_2x2", {bools({2, 2}, {1, 0, 0, 1})}},
@@ -509,11 +522,6 @@ void register_elementwise(Registry& r) {
                  {"0d", {bools({}, {0})}},
                  {"empty", {bools({0, 2}, {})}}};
     r.push_back({"logical_not", {n}});
-    OpCase x = compare(
-        "", [](auto& a, auto& b) { return logical_xor(a, b); },
-        [](double a, double b) { return (a != 0) != (b != 0); });
-    x.samples = logic;
-    r.push_back({"logical_xor", {x}});
     // bitwise ops: int64 (two's complement, broadcast, with a Python number) and bool operands
     auto bitwise_case = [](BFn f, std::function<int64_t(int64_t, int64_t)> op) {
       OpCase c;

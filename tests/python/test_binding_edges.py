@@ -20,7 +20,8 @@ import graft
     lambda: graft.maximum(graft.ones(2), None),
 ])
 def test_none_is_not_a_tensor(call):
-    with pytest.raises(TypeError, match="incompatible function arguments"):
+    # pybind11's refusal, or PyTorch's own wording where graft checks the argument itself
+    with pytest.raises(TypeError, match="incompatible function arguments|must be Tensor, not NoneType"):
         call()
 
 

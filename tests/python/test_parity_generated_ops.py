@@ -1,8 +1,10 @@
 """Parity tier for the ops generated from src/ops/ops.yaml, against Debian's PyTorch. Every op
-listed in graft._C._unary_float_ops, _unary_rounding_ops and _unary_predicate_ops is covered (so a new
-declaration is tested here without an edit): function, method and in-place values, integer
-and bool inputs, grad_fn names, first and second derivatives, the in-place form's refusal of
-an integer tensor; the predicates on every float class, integers and bools."""
+listed in graft._C._unary_float_ops, _unary_rounding_ops, _unary_predicate_ops, _binary_ops and
+_binary_predicate_ops is covered (so a new declaration is tested here without an edit): function,
+method and in-place values, integer and bool inputs, grad_fn names, first and second
+derivatives, the in-place form's refusal of an integer tensor; the predicates on every float
+class, integers and bools; the binary ops with broadcasting, mixed dtypes, ties and NaN, and
+their refusals."""
 import numpy as np
 import pytest
 
@@ -12,6 +14,8 @@ import graft  # noqa: E402
 OPS = list(graft._C._unary_float_ops)
 PREDICATES = list(graft._C._unary_predicate_ops)
 ROUNDING = list(graft._C._unary_rounding_ops)
+BINARY = list(graft._C._binary_ops)
+BINARY_PREDICATES = list(graft._C._binary_predicate_ops)
 
 # inputs inside each op's domain (as the C++ registry's domains)
 DOMAIN = {"log": (0.5, 2), "log2": (0.5, 2), "log10": (0.5, 2), "log1p": (0.5, 2), "sqrt": (0.5, 2),
@@ -164,3 +168,101 @@ def test_rounding_gradients_and_in_place_match_pytorch(op):
     np.testing.assert_array_equal(out[1][0], out[0][0])
     np.testing.assert_array_equal(out[1][1], out[0][1])
     assert out[1][2] == out[0][2]
+
+
+def test_the_binary_families_hold_the_ops_that_were_hand_written():
+    for name in ("maximum", "minimum"):
+        assert name in BINARY
+    for name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+        assert name in BINARY_PREDICATES
+    for name in BINARY + BINARY_PREDICATES:
+        assert getattr(graft, name) is getattr(graft._C, name)
+
+
+def binary_operands(lib, seed):
+    rng = np.random.default_rng(seed)
+    a = lib.tensor(rng.uniform(-2, 2, (2, 3)), requires_grad=True)
+    b = lib.tensor(rng.uniform(-2, 2, (3,)), requires_grad=True)
+    return a, b
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_values_and_gradients_match_pytorch(op):
+    out = []
+    for lib in (torch, graft):
+        a, b = binary_operands(lib, 3)  # broadcast (2, 3) with (3,)
+        y = getattr(lib, op)(a, b)
+        m = getattr(a, op)(b)
+        ga, gb = lib.autograd.grad(y.sum(), (a, b), create_graph=True)
+        second = (ga * ga).sum() + (gb * gb).sum()  # needs grad only where a formula depends on a or b
+        gga, ggb = lib.autograd.grad(second, (a, b), allow_unused=True) if second.requires_grad else (None, None)
+        zero = lib.zeros(())
+        out.append([y.detach().numpy(), m.detach().numpy(), ga.detach().numpy(), gb.detach().numpy(),
+                    (gga if gga is not None else zero).numpy(), (ggb if ggb is not None else zero).numpy(),
+                    (type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name(), second.requires_grad)])
+    expected, got = out
+    assert got[-1] == expected[-1]
+    for g, t in zip(got[:-1], expected[:-1]):
+        np.testing.assert_allclose(g, np.broadcast_to(t, g.shape) if t.ndim == 0 else t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("op", BINARY)
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("bool", "bool"), ("int64", "float32"),
+                                    ("float32", "float64")])
+def test_binary_dtypes_and_refusals_match_pytorch(op, dtypes):
+    data = ([1, -2, 3, 0], [2, -2, 0, 5]) if dtypes[0] != "bool" else ([True, False, True, False],
+                                                                     [True, True, False, False])
+    ta, tb = (torch.tensor(d, dtype=getattr(torch, dt)) for d, dt in zip(data, dtypes))
+    ga, gb = (graft.tensor(d, dtype=getattr(graft, dt)) for d, dt in zip(data, dtypes))
+    try:
+        expected = getattr(torch, op)(ta, tb)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as ge:
+            getattr(graft, op)(ga, gb)
+        assert str(ge.value) == str(e)
+        return
+    got = getattr(graft, op)(ga, gb)
+    assert str(got.dtype) == str(expected.dtype).replace("torch", "graft")
+    np.testing.assert_allclose(got.numpy().astype(np.float64), expected.numpy().astype(np.float64), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_ties_nan_and_infinities_match_pytorch(op):
+    x = [1.0, 2.0, float("nan"), 0.0, float("nan"), float("inf"), -float("inf"), -0.0, 3.0]
+    y = [0.0, 2.0, 1.0, float("nan"), float("nan"), float("inf"), -float("inf"), 0.0, -0.0]
+    expected = getattr(torch, op)(torch.tensor(x, dtype=torch.float64), torch.tensor(y, dtype=torch.float64))
+    got = getattr(graft, op)(graft.tensor(x, dtype=graft.float64), graft.tensor(y, dtype=graft.float64))
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_ops_take_only_a_tensor_other(op):
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        getattr(graft, op)(graft.ones(2), 2)
+
+
+@pytest.mark.parametrize("op", BINARY_PREDICATES)
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("int64", "int64"), ("bool", "bool"),
+                                    ("int64", "float64"), ("bool", "int32")])
+def test_binary_predicates_match_pytorch(op, dtypes):
+    data = ([1, 0, 3, -2, 0, 5], [1, 2, 0, -2, 0, 4]) if "bool" not in dtypes[0] else (
+        [True, False, True, False, True, True], [1, 0, 0, 1, 1, 0])
+    t = getattr(torch, op)(*(torch.tensor(d, dtype=getattr(torch, dt)) for d, dt in zip(data, dtypes)))
+    ga, gb = (graft.tensor(d, dtype=getattr(graft, dt)) for d, dt in zip(data, dtypes))
+    g, m = getattr(graft, op)(ga, gb), getattr(ga, op)(gb)
+    assert g.dtype == graft.bool and g.tolist() == t.tolist() and m.tolist() == t.tolist()
+    assert not getattr(graft, op)(ga.double().requires_grad_(), gb).requires_grad
+
+
+@pytest.mark.parametrize("op", BINARY_PREDICATES)
+@pytest.mark.parametrize("number", [2, 2.5, True])
+def test_binary_predicates_with_a_number_match_pytorch(op, number):
+    data = [1, 2, 3, 0]
+    try:
+        expected = getattr(torch, op)(torch.tensor(data), number)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(graft, op)(graft.tensor(data), number)
+        return
+    assert getattr(graft, op)(graft.tensor(data), number).tolist() == expected.tolist()
+    assert getattr(graft.tensor(data), op)(number).tolist() == expected.tolist()

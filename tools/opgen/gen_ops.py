@@ -30,6 +30,10 @@ Families:
   unary_rounding   elementwise, result of the input's dtype: floats through the kernel,
                    integers copied or refused, bool refused; differentiable; in-place form
   unary_predicate  elementwise, bool result, any input dtype, not differentiable
+  binary           elementwise over two broadcast tensors with type promotion, a derivative
+                   formula per input; the result promoted, floating, or floating only
+  binary_predicate elementwise comparison/logic of two tensors (or a tensor and a number),
+                   bool result, not differentiable
 """
 import argparse
 import os
@@ -44,7 +48,10 @@ FIELDS = {
     "unary_float": {"name", "doc", "kernel", "derivative", "node", "reference", "domain"},
     "unary_rounding": {"name", "doc", "kernel", "integers", "refused_as", "derivative", "node", "reference", "kinks"},
     "unary_predicate": {"name", "doc", "kernel", "reference"},
+    "binary": {"name", "doc", "result", "kernel", "self", "other", "node", "reference"},
+    "binary_predicate": {"name", "doc", "scalar", "kernel", "reference"},
 }
+BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding")
 
 
@@ -77,6 +84,21 @@ def check(family, ops, seen):
             fail(f"op '{name}': integers must be 'copy' or 'refuse'")
         if family in DIFFERENTIABLE and not uses(op["derivative"], "grad"):
             fail(f"op '{name}': the derivative does not use grad")
+        if family == "binary":
+            if op["result"] not in BINARY_RESULTS:
+                fail(f"op '{name}': result must be one of {sorted(BINARY_RESULTS)}")
+            for arg in ("self", "other"):
+                if not uses(op[arg], "grad"):
+                    fail(f"op '{name}': the derivative for {arg} does not use grad")
+        if family == "binary_predicate" and not isinstance(op["scalar"], bool):
+            fail(f"op '{name}': scalar must be true or false")
+
+
+BINARY_DTYPE_DOC = {
+    "promote": "the promoted dtype (any, bool and integers included)",
+    "float": "a floating result (integer and bool operands compute in the default dtype)",
+    "floating_only": "floating operands only (integers and bool are refused)",
+}
 
 
 def gen_public_header(decl):
@@ -98,6 +120,16 @@ def gen_public_header(decl):
     for op in decl["unary_predicate"]:
         lines.append(f"/// {op['doc']} A bool tensor of self's shape, for any dtype; not differentiable.")
         lines.append(f"Tensor {op['name']}(const Tensor& self);")
+    lines += ["", "// ---- binary ----"]
+    for op in decl["binary"]:
+        lines.append(f"/// {op['doc']} Broadcast; {BINARY_DTYPE_DOC[op['result']]}.")
+        lines.append(f"Tensor {op['name']}(const Tensor& self, const Tensor& other);")
+    lines += ["", "// ---- binary_predicate ----"]
+    for op in decl["binary_predicate"]:
+        lines.append(f"/// {op['doc']} Broadcast, compared in the promoted dtype; a bool tensor, not differentiable.")
+        lines.append(f"Tensor {op['name']}(const Tensor& self, const Tensor& other);")
+        if op["scalar"]:
+            lines.append(f"Tensor {op['name']}(const Tensor& self, const Scalar& other);")
     lines += ["", "}  // namespace graft", ""]
     return "\n".join(lines)
 
@@ -106,7 +138,11 @@ def gen_def(family, ops):
     macro = f"GRAFT_{family.upper()}_OP"
     lines = [HEADER, f"// X-macro rows, one per {family} op: {macro}(name).",
              "// (No include guard: include it with the macro defined.)"]
-    lines += [f"{macro}({op['name']})" for op in ops]
+    if family == "binary_predicate":
+        lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, WithScalar | TensorOnly)."
+        lines += [f"{macro}({op['name']}, {'WithScalar' if op['scalar'] else 'TensorOnly'})" for op in ops]
+    else:
+        lines += [f"{macro}({op['name']})" for op in ops]
     return "\n".join(lines) + "\n"
 
 
@@ -117,6 +153,10 @@ def gen_methods(decl):
         lines.append(f"Tensor& {op['name']}_();")
     for op in decl["unary_predicate"]:
         lines.append(f"Tensor {op['name']}() const;")
+    for op in decl["binary"] + decl["binary_predicate"]:
+        lines.append(f"Tensor {op['name']}(const Tensor& other) const;")
+        if op.get("scalar"):
+            lines.append(f"Tensor {op['name']}(const Scalar& other) const;")
     return "\n".join(lines) + "\n"
 
 
@@ -139,6 +179,33 @@ def gen_node(op):
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     out.append(f"    return {{{formula}}};")
+    out.append("  }")
+    out.append("};")
+    return "\n".join(out), saved
+
+
+def gen_binary_node(op):
+    formulas = [op["self"], op["other"]]
+    saved = [v for v in ("self", "other", "result") if any(uses(f, v) for f in formulas)]
+    out = [f"struct {op['node']} final : Node {{",
+           f'  std::string name() const override {{ return "{op["node"]}"; }}']
+    for v in saved:
+        out.append(f"  SavedVariable {v}_;")
+    if saved:
+        out.append("  void release_variables() override {")
+        out += [f"    {v}_.reset_data();" for v in saved]
+        out.append("  }")
+        out.append("  void visit_held(HeldVisitor& v) const override {")
+        out += [f'    v.saved({s}_, "{s}");' for s in saved]
+        out.append("  }")
+    out.append("  TensorList apply(TensorList&& grads) override {")
+    out.append("    const Tensor& grad = grads[0];")
+    for v in saved:
+        out.append(f"    const Tensor {v} = {v}_.unpack(this);")
+    out.append("    TensorList grad_inputs(2);")
+    out.append(f"    if (should_compute_output(0)) grad_inputs[0] = {op['self']};")
+    out.append(f"    if (should_compute_output(1)) grad_inputs[1] = {op['other']};")
+    out.append("    return grad_inputs;")
     out.append("  }")
     out.append("};")
     return "\n".join(out), saved
@@ -181,6 +248,40 @@ def gen_ops_cpp(decl):
             "}",
             f"Tensor Tensor::{name}() const {{ return graft::{name}(*this); }}",
         ]))
+    for op in decl["binary"]:
+        name = op["name"]
+        node, saved = gen_binary_node(op)
+        nodes.append(node)
+        wire = ["  if (autograd::any_requires_grad({&self, &other})) {",
+                f"    auto node = detail::make_node<{op['node']}>({{&self, &other}});"]
+        for v in ("self", "other"):
+            if v in saved:
+                wire.append(f"    node->{v}_ = SavedVariable({v}, false);")
+        wire.append("    autograd::set_history(result, node);")
+        if "result" in saved:
+            wire.append("    node->result_ = SavedVariable(result, true);")
+        wire.append("  }")
+        fns.append("\n".join([
+            f"Tensor {name}(const Tensor& self, const Tensor& other) {{",
+            f'  Tensor result = detail::binary_generated_forward(self, other, "{name}", {binary_kernel_id(name)}, '
+            f"detail::BinaryResult::{BINARY_RESULTS[op['result']]});",
+            *wire,
+            "  return result;",
+            "}",
+            f"Tensor Tensor::{name}(const Tensor& other) const {{ return graft::{name}(*this, other); }}",
+        ]))
+    for op in decl["binary_predicate"]:
+        name = op["name"]
+        lines = [f"Tensor {name}(const Tensor& self, const Tensor& other) {{",
+                 f'  return detail::binary_predicate_forward(self, other, "{name}", {binary_kernel_id(name)});',
+                 "}",
+                 f"Tensor Tensor::{name}(const Tensor& other) const {{ return graft::{name}(*this, other); }}"]
+        if op["scalar"]:
+            lines += [f"Tensor {name}(const Tensor& self, const Scalar& other) {{",
+                      f'  return detail::binary_predicate_forward(self, other, "{name}", {binary_kernel_id(name)});',
+                      "}",
+                      f"Tensor Tensor::{name}(const Scalar& other) const {{ return graft::{name}(*this, other); }}"]
+        fns.append("\n".join(lines))
     return "\n".join([
         HEADER,
         "// The ops of src/ops/ops.yaml: backward nodes (derivatives in graft ops, so double backward",
@@ -205,11 +306,21 @@ def gen_ops_cpp(decl):
 
 
 def all_ops(decl):
+    """The ops with a unary kernel (GeneratedKernel), in table order."""
     return decl["unary_float"] + decl["unary_rounding"] + decl["unary_predicate"]
+
+
+def all_binary_ops(decl):
+    """The ops with a binary kernel (GeneratedBinaryKernel), in table order."""
+    return decl["binary"] + decl["binary_predicate"]
 
 
 def kernel_id(name):
     return f"kernel::GeneratedKernel::{name}"
+
+
+def binary_kernel_id(name):
+    return f"kernel::GeneratedBinaryKernel::{name}"
 
 
 def gen_kernel_ids(decl):
@@ -218,6 +329,10 @@ def gen_kernel_ids(decl):
              "enum class GeneratedKernel : int {"]
     lines += [f"  {op['name']}," for op in all_ops(decl)]
     lines += ["};", f"inline constexpr int kNumGeneratedKernels = {len(all_ops(decl))};", "",
+              "/// The generated binary ops' numbers in a backend's table of them (KernelTable::generated_binary).",
+              "enum class GeneratedBinaryKernel : int {"]
+    lines += [f"  {op['name']}," for op in all_binary_ops(decl)]
+    lines += ["};", f"inline constexpr int kNumGeneratedBinaryKernels = {len(all_binary_ops(decl))};", "",
               "}  // namespace graft::kernel", ""]
     return "\n".join(lines)
 
@@ -231,8 +346,14 @@ def gen_kernels_h(decl):
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_rounding"]]
     lines += ["// unary_predicate: out (bool) = f(a), any dtype of a"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_predicate"]]
-    lines += ["// The CPU table of them, indexed by GeneratedKernel",
-              "extern const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels];"]
+    lines += ["// binary: out = f(a, b), broadcast, a and b of out's dtype"]
+    lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b);" for op in decl["binary"]]
+    lines += ["// binary_predicate: out (bool) = f(a, b), broadcast, a and b of one dtype (any)"]
+    lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b);"
+              for op in decl["binary_predicate"]]
+    lines += ["// The CPU tables of them, indexed by GeneratedKernel and GeneratedBinaryKernel",
+              "extern const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels];",
+              "extern const kernel::BinaryKernelFn generated_binary_kernels[kernel::kNumGeneratedBinaryKernels];"]
     lines += ["", "}  // namespace graft::cpu", ""]
     return "\n".join(lines)
 
@@ -258,8 +379,29 @@ def gen_kernels_cpp(decl):
             "  });",
             "}",
         ]
+    for op in decl["binary"]:
+        dispatch = "GRAFT_DISPATCH_ALL" if op["result"] == "promote" else "GRAFT_DISPATCH_FLOATING"
+        lines += [
+            f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {{",
+            f'  {dispatch}(out.dtype(), "{op["name"]}", [&] {{',
+            "    using T = scalar_t;",
+            f"    elementwise<T, T, T>(out, [](T x, T y) -> T {{ return {op['kernel']}; }}, a, b);",
+            "  });",
+            "}",
+        ]
+    for op in decl["binary_predicate"]:
+        lines += [
+            f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {{",
+            f'  GRAFT_DISPATCH_ALL(a.dtype(), "{op["name"]}", [&] {{',
+            "    using T = scalar_t;",
+            f"    elementwise<bool, T, T>(out, [](T x, T y) -> bool {{ return {op['kernel']}; }}, a, b);",
+            "  });",
+            "}",
+        ]
     lines += ["", "const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels] = {"]
     lines += [f"    &{op['name']}_kernel," for op in all_ops(decl)]
+    lines += ["};", "const kernel::BinaryKernelFn generated_binary_kernels[kernel::kNumGeneratedBinaryKernels] = {"]
+    lines += [f"    &{op['name']}_kernel," for op in all_binary_ops(decl)]
     lines += ["};", "", "}  // namespace graft::cpu", ""]
     return "\n".join(lines)
 
@@ -275,6 +417,15 @@ def gen_registry_def(family, ops):
                  f"// {macro}(name, copies integers (bool), (reference expression of a double x), kinks...)."]
         lines += [f"{macro}({op['name']}, {'true' if op['integers'] == 'copy' else 'false'}, ({op['reference']}), "
                   f"{', '.join(str(k) for k in op['kinks'])})" for op in ops]
+    elif family == "binary":
+        lines = [HEADER, "// The op registry's rows for the binary ops:",
+                 f"// {macro}(name, Promote | Float | FloatingOnly, (reference expression of doubles x, y))."]
+        lines += [f"{macro}({op['name']}, {BINARY_RESULTS[op['result']]}, ({op['reference']}))" for op in ops]
+    elif family == "binary_predicate":
+        lines = [HEADER, "// The op registry's rows for the binary_predicate ops:",
+                 f"// {macro}(name, WithScalar | TensorOnly, (reference: a bool expression of doubles x, y))."]
+        lines += [f"{macro}({op['name']}, {'WithScalar' if op['scalar'] else 'TensorOnly'}, ({op['reference']}))"
+                  for op in ops]
     else:
         lines = [HEADER, "// The op registry's rows for the unary_predicate ops:",
                  f"// {macro}(name, reference: a bool expression of a double x)."]

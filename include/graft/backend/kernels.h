@@ -28,29 +28,10 @@ enum class UnaryOp {
   LogicalNot,
   BitNot  ///< ~x on integers, not on bool
 };
-/// BitAnd, BitOr, BitXor: integer and bool operands only.
-enum class BinaryOp {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  BitAnd,
-  BitOr,
-  BitXor,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  LogicalAnd,
-  LogicalOr
-};
-/// True for ops whose output is bool.
-inline bool is_predicate(BinaryOp op) { return op >= BinaryOp::Eq; }
+/// The hand-written binary kernels (arithmetic); the generated ones (maximum, eq, ...) are
+/// reached by their GeneratedBinaryKernel number. BitAnd, BitOr, BitXor: integer and bool
+/// operands only.
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, BitAnd, BitOr, BitXor };
 /// Integer-style divisions: a // b (floor), trunc(a / b), Python's a % b.
 enum class DivMode { Floor, Remainder, Trunc };
 enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
@@ -64,9 +45,11 @@ struct Window2d {
 
 /// out = f(a) for a generated op's kernel (`a` already converted as the op's family says).
 using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a);
+/// out = f(a, b), broadcast, for a generated binary op's kernel (a and b of the compute dtype).
+using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor& b);
 
 /// Calls X(name) for every kernel of a KernelTable, in its order: a backend fills its table with
-/// `{.name = "...", GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY) .generated = ...}`, taking the
+/// `{.name = "...", GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY) .generated = ..., .generated_binary = ...}`, taking the
 /// functions of those names from its own namespace.
 // clang-format off
 #define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
@@ -98,7 +81,8 @@ struct KernelTable {
   void (*im2col)(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs);
   void (*col2im)(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs);
   void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
-  const UnaryKernelFn* generated;  ///< indexed by GeneratedKernel
+  const UnaryKernelFn* generated;          ///< indexed by GeneratedKernel
+  const BinaryKernelFn* generated_binary;  ///< indexed by GeneratedBinaryKernel
 };
 
 /// Each device type's table (null: none in this build), filled at compile time
@@ -233,6 +217,12 @@ inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x
 }
 /// out = the generated op number `k` of a (see generated_kernel_ids.h).
 inline void generated(int k, const Tensor& out, const Tensor& a) { kernels_for(out.device()).generated[k](out, a); }
+/// out = the generated binary op number `k` of a and b (see generated_kernel_ids.h).
+inline void generated_binary(int k, const Tensor& out, const Tensor& a, const Tensor& b) {
+  same_device(out, a);
+  same_device(out, b);
+  kernels_for(out.device()).generated_binary[k](out, a, b);
+}
 
 /// A view of t's storage with the given geometry and no autograd history (kernels only).
 inline Tensor raw_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {

@@ -158,27 +158,13 @@ class Tensor {
   Tensor pow(const Tensor& e) const;
   Tensor pow(const Scalar& e) const;
   // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
-  // ...: generated from src/ops/ops.yaml
+  // ...; maximum(o), eq(o), lt(o), ...: generated from src/ops/ops.yaml
 #include "graft/core/tensor_generated_methods.inc"
   Tensor abs() const;
   Tensor sign() const;
   Tensor relu() const;
   Tensor square() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor maximum(const Tensor& o) const;
-  Tensor minimum(const Tensor& o) const;
-  Tensor eq(const Tensor& o) const;
-  Tensor eq(const Scalar& o) const;
-  Tensor ne(const Tensor& o) const;
-  Tensor ne(const Scalar& o) const;
-  Tensor lt(const Tensor& o) const;
-  Tensor lt(const Scalar& o) const;
-  Tensor le(const Tensor& o) const;
-  Tensor le(const Scalar& o) const;
-  Tensor gt(const Tensor& o) const;
-  Tensor gt(const Scalar& o) const;
-  Tensor ge(const Tensor& o) const;
-  Tensor ge(const Scalar& o) const;
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor mean() const;

@@ -146,26 +146,8 @@ Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
-// comparisons and logic: bool results, no gradient
-Tensor eq(const Tensor& a, const Tensor& b);
-Tensor ne(const Tensor& a, const Tensor& b);
-Tensor lt(const Tensor& a, const Tensor& b);
-Tensor le(const Tensor& a, const Tensor& b);
-Tensor gt(const Tensor& a, const Tensor& b);
-Tensor ge(const Tensor& a, const Tensor& b);
-Tensor eq(const Tensor& a, const Scalar& b);
-Tensor ne(const Tensor& a, const Scalar& b);
-Tensor lt(const Tensor& a, const Scalar& b);
-Tensor le(const Tensor& a, const Scalar& b);
-Tensor gt(const Tensor& a, const Scalar& b);
-Tensor ge(const Tensor& a, const Scalar& b);
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
+// maximum, minimum, fmax, atan2, ...; eq, lt, ..., logical_and, ...: generated (generated_ops.h)
 Tensor logical_not(const Tensor& a);
-/// a != b as truth values (nonzero is true); a bool result.
-Tensor logical_xor(const Tensor& a, const Tensor& b);
 /// Bitwise and/or/xor of integer or bool tensors (logical for bool), broadcast with PyTorch's
 /// promotion; floats raise PyTorch's '"bitwise_and_cpu" not implemented for 'Float''.
 Tensor bitwise_and(const Tensor& a, const Tensor& b);

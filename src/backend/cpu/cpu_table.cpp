@@ -10,6 +10,7 @@ namespace graft::cpu {
 constinit const kernel::KernelTable kKernelTable{
     .name = "CPU",
     GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY).generated = generated_kernels,
+    .generated_binary = generated_binary_kernels,
 };
 
 }  // namespace graft::cpu

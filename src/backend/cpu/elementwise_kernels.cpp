@@ -116,7 +116,6 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
 template <class T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha_s) {
   auto run = [&](auto f) { elementwise<T, T, T>(out, f, a, b); };
-  auto pred = [&](auto f) { elementwise<bool, T, T>(out, f, a, b); };
   switch (op) {
     case BinaryOp::Add:
       if constexpr (std::is_same_v<T, bool>) {
@@ -152,20 +151,6 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         return run([](T x, T y) { return int_pow<T>(x, y); });
       else
         break;
-    case BinaryOp::Maximum:
-      return run([](T x, T y) {
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
-        }
-        return x > y ? x : y;
-      });
-    case BinaryOp::Minimum:
-      return run([](T x, T y) {
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
-        }
-        return x < y ? x : y;
-      });
     case BinaryOp::BitAnd:
     case BinaryOp::BitOr:
     case BinaryOp::BitXor:
@@ -176,22 +161,6 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       } else {
         break;
       }
-    case BinaryOp::Eq:
-      return pred([](T x, T y) { return x == y; });
-    case BinaryOp::Ne:
-      return pred([](T x, T y) { return x != y; });
-    case BinaryOp::Lt:
-      return pred([](T x, T y) { return x < y; });
-    case BinaryOp::Le:
-      return pred([](T x, T y) { return x <= y; });
-    case BinaryOp::Gt:
-      return pred([](T x, T y) { return x > y; });
-    case BinaryOp::Ge:
-      return pred([](T x, T y) { return x >= y; });
-    case BinaryOp::LogicalAnd:
-      return pred([](T x, T y) { return static_cast<bool>(x) && static_cast<bool>(y); });
-    case BinaryOp::LogicalOr:
-      return pred([](T x, T y) { return static_cast<bool>(x) || static_cast<bool>(y); });
   }
   GRAFT_INTERNAL_ASSERT(false, "binary kernel: op not implemented for dtype ", a.dtype());
 }
@@ -200,7 +169,6 @@ template <class T>
 void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s_, const Scalar& alpha_s,
                          bool rev) {
   auto run = [&](auto f) { elementwise<T, T>(out, f, a); };
-  auto pred = [&](auto f) { elementwise<bool, T>(out, f, a); };
   const T s = s_.to<T>();
   if constexpr (!std::is_same_v<T, bool>) {
     const T alpha = alpha_s.to<T>();
@@ -238,22 +206,6 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
         return run([=](T x) { return int_pow<T>(x, s); });
       }
     }
-  }
-  switch (op) {
-    case BinaryOp::Eq:
-      return pred([=](T x) { return x == s; });
-    case BinaryOp::Ne:
-      return pred([=](T x) { return x != s; });
-    case BinaryOp::Lt:
-      return rev ? pred([=](T x) { return s < x; }) : pred([=](T x) { return x < s; });
-    case BinaryOp::Le:
-      return rev ? pred([=](T x) { return s <= x; }) : pred([=](T x) { return x <= s; });
-    case BinaryOp::Gt:
-      return rev ? pred([=](T x) { return s > x; }) : pred([=](T x) { return x > s; });
-    case BinaryOp::Ge:
-      return rev ? pred([=](T x) { return s >= x; }) : pred([=](T x) { return x >= s; });
-    default:
-      break;
   }
   // Everything else goes through the tensor path with a 0-d operand.
   GRAFT_INTERNAL_ASSERT(backend::binary_scalar_uses_operand(op, a.dtype()));  // the meta backend mirrors it

@@ -10,7 +10,6 @@ namespace graft::cpu {
 
 using kernel::BinaryOp;
 using kernel::DivMode;
-using kernel::is_predicate;
 using kernel::raw_view;
 using kernel::ReduceOp;
 using kernel::select_raw;

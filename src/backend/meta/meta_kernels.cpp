@@ -76,12 +76,21 @@ constexpr std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> all_ge
   return a;
 }
 constinit const std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> kGenerated = all_generated_ops();
+void generated_binary_op(const Tensor&, const Tensor&, const Tensor&) {}
+constexpr std::array<kernel::BinaryKernelFn, kernel::kNumGeneratedBinaryKernels> all_generated_binary_ops() {
+  std::array<kernel::BinaryKernelFn, kernel::kNumGeneratedBinaryKernels> a{};
+  for (auto& f : a) f = &generated_binary_op;
+  return a;
+}
+constinit const std::array<kernel::BinaryKernelFn, kernel::kNumGeneratedBinaryKernels> kGeneratedBinary =
+    all_generated_binary_ops();
 
 }  // namespace
 
 constinit const kernel::KernelTable kKernelTable{
     .name = "Meta",
     GRAFT_FOR_EACH_KERNEL(GRAFT_KERNEL_ENTRY).generated = kGenerated.data(),
+    .generated_binary = kGeneratedBinary.data(),
 };
 
 }  // namespace graft::meta
