@@ -422,8 +422,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   binary_predicate_names.append(#name);
 #include "graft/ops/binary_predicate_ops.def"
 #undef GRAFT_BINARY_PREDICATE_OP
-#undef GRAFT_BIND_BINARY_TensorOnly
-#undef GRAFT_BIND_BINARY_WithScalar
   m.attr("_binary_ops") = py::tuple(binary_names);
   m.attr("_binary_predicate_ops") = py::tuple(binary_predicate_names);
   m.attr("greater") = m.attr("gt");
@@ -431,20 +429,16 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   m.attr("greater_equal") = m.attr("ge");
   m.attr("less_equal") = m.attr("le");
   m.attr("not_equal") = m.attr("ne");
-  def_both(m, cls, "logical_not", [](const Tensor& a) { return logical_not(a); });
-  for (auto [name, op] : {std::pair{"bitwise_and", BitOp::And}, std::pair{"bitwise_or", BitOp::Or},
-                          std::pair{"bitwise_xor", BitOp::Xor}}) {
-    std::string n = name;
-    BitOp o = op;
-    def_both(
-        m, cls, name,
-        [n, o](const Tensor& a, py::handle b) {
-          GRAFT_CHECK(is_tensor(b) || is_number(b), TypeError, n, "(): argument 'other' must be Tensor or Number, not ",
-                      std::string(py::str(b.get_type().attr("__name__"))));
-          return bitwise(o, a, operand(b, a));
-        },
-        py::arg("other"));
-  }
+  // the binary_bitwise ops (bitwise_and, bitwise_or, bitwise_xor): `other` a tensor or a number
+  py::list binary_bitwise_names;
+#define GRAFT_BINARY_BITWISE_OP(name) \
+  GRAFT_BIND_BINARY_WithScalar(name); \
+  binary_bitwise_names.append(#name);
+#include "graft/ops/binary_bitwise_ops.def"
+#undef GRAFT_BINARY_BITWISE_OP
+  m.attr("_binary_bitwise_ops") = py::tuple(binary_bitwise_names);
+#undef GRAFT_BIND_BINARY_TensorOnly
+#undef GRAFT_BIND_BINARY_WithScalar
   def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
   def_both(
       m, cls, "allclose",
@@ -456,16 +450,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
 
   // ---- unary math ----
-  using UnaryFn = Tensor (*)(const Tensor&);
-  for (auto [name, fn] : {std::pair<const char*, UnaryFn>{"neg", &graft::neg},
-                          {"abs", &graft::abs},
-                          {"sign", &graft::sign},
-                          {"relu", &graft::relu}})
-    def_both(m, cls, name, [fn = fn](const Tensor& a) { return fn(a); });
   // the ops declared in src/ops/ops.yaml with an in-place form (unary_float: exp, log, tanh, ...;
   // unary_rounding: floor, ceil, ...): function, method and in-place method, each family's names
   // listed in _C._<family>_ops for graft/__init__.py to export
-  py::list unary_float_names, unary_rounding_names;
+  py::list unary_float_names, unary_rounding_names, unary_keep_names;
 #define GRAFT_BIND_UNARY_WITH_INPLACE(name, names)                         \
   def_both(m, cls, #name, [](const Tensor& a) { return graft::name(a); }); \
   cls.def(#name "_", [](py::handle s) {                                    \
@@ -480,9 +468,13 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
 #define GRAFT_UNARY_ROUNDING_OP(name) GRAFT_BIND_UNARY_WITH_INPLACE(name, unary_rounding_names)
 #include "graft/ops/unary_rounding_ops.def"
 #undef GRAFT_UNARY_ROUNDING_OP
+#define GRAFT_UNARY_KEEP_OP(name) GRAFT_BIND_UNARY_WITH_INPLACE(name, unary_keep_names)
+#include "graft/ops/unary_keep_ops.def"
+#undef GRAFT_UNARY_KEEP_OP
 #undef GRAFT_BIND_UNARY_WITH_INPLACE
   m.attr("_unary_float_ops") = py::tuple(unary_float_names);
   m.attr("_unary_rounding_ops") = py::tuple(unary_rounding_names);
+  m.attr("_unary_keep_ops") = py::tuple(unary_keep_names);
   // the unary_predicate ops (isnan, isfinite, ...): function and method
   py::list unary_predicate_names;
 #define GRAFT_UNARY_PREDICATE_OP(name)                                     \
@@ -766,11 +758,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
             return s;
           },
           py::arg("min") = py::none(), py::arg("max") = py::none())
-      .def("relu_",
-           [](py::handle s) {
-             self_of(s, "relu_").relu_();
-             return s;
-           })
       .def("square_",
            [](py::handle s) {
              self_of(s, "square_").square_();

@@ -121,10 +121,6 @@ struct DivBackward0 final : Node {
     return r;
   }
 };
-struct NegBackward0 final : Node {
-  GRAFT_NODE_NAME("NegBackward0")
-  TensorList apply(TensorList&& g) override { return {neg(g[0])}; }
-};
 struct PowBackward0 final : Node {  // tensor ** scalar
   GRAFT_NODE_BOILERPLATE("PowBackward0", self)
   SavedVariable self;
@@ -176,28 +172,10 @@ struct PowBackward2 final : Node {  // scalar ** tensor
       return {formula};                         \
     }                                           \
   };
-#define GRAFT_UNARY_RESULT_NODE(Name, formula)  \
-  struct Name final : Node {                    \
-    GRAFT_NODE_BOILERPLATE(#Name, result)       \
-    SavedVariable result;                       \
-    TensorList apply(TensorList&& g) override { \
-      Tensor y = result.unpack(this);           \
-      const Tensor& gr = g[0];                  \
-      return {formula};                         \
-    }                                           \
-  };
-
-GRAFT_UNARY_SELF_NODE(AbsBackward0, gr* sign(x))
-GRAFT_UNARY_RESULT_NODE(ReluBackward0, masked_fill(gr, y <= 0, 0))
 GRAFT_UNARY_SELF_NODE(SiluBackward0, ([&] {
                         Tensor s = sigmoid(x);
                         return gr * s * (1 + x * (1 - s));
                       }()))
-
-struct SignBackward0 final : Node {
-  GRAFT_NODE_NAME("SignBackward0")
-  TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
-};
 
 struct GeluBackward0 final : Node {
   GRAFT_NODE_BOILERPLATE("GeluBackward0", self)
@@ -301,16 +279,6 @@ Tensor record_unary_self(Tensor out, const Tensor& a) {
   }
   return out;
 }
-template <class N>
-Tensor record_unary_result(Tensor out, const Tensor& a) {
-  if (any_requires_grad({&a})) {
-    auto n = make_node<N>({&a});
-    set_history(out, n);
-    n->result = SavedVariable(out, true);
-  }
-  return out;
-}
-
 }  // namespace
 
 // ---------------- arithmetic ----------------
@@ -425,12 +393,13 @@ Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode) {
   detail::check_tensor(a, "div", "self");
   return div(a, wrap(b, a), rounding_mode);
 }
-Tensor neg(const Tensor& a) {
-  GRAFT_CHECK(!a.defined() || a.dtype() != kBool, RuntimeError,
-              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
-              "the `~` or `logical_not()` operator instead.");
-  Tensor out = unary_forward(UnaryOp::Neg, a, "neg", false);
-  if (any_requires_grad({&a})) set_history(out, make_node<NegBackward0>({&a}));
+Tensor detail::unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
+                                  const char* bool_refusal) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name);
+  GRAFT_CHECK(!bool_refusal || self.dtype() != kBool, RuntimeError, bool_refusal);
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  kernel::generated(static_cast<int>(k), out, self);
   return out;
 }
 Tensor detail::unary_rounding_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
@@ -533,20 +502,6 @@ Tensor detail::unary_float_forward(const Tensor& self, const char* name, kernel:
   Tensor tmp;
   kernel::generated(static_cast<int>(k), out, detail::as_dtype(self, dt, tmp));
   return out;
-}
-Tensor abs(const Tensor& a) {
-  if (a.defined() && a.dtype() == kBool) detail::kernel_not_implemented("abs_cpu", kBool);
-  return record_unary_self<AbsBackward0>(unary_forward(UnaryOp::Abs, a, "abs", false), a);
-}
-Tensor sign(const Tensor& a) {
-  Tensor out = unary_forward(UnaryOp::Sign, a, "sign", false);
-  if (any_requires_grad({&a})) set_history(out, make_node<SignBackward0>({&a}));
-  return out;
-}
-Tensor relu(const Tensor& a) {
-  detail::check_tensor(a, "relu");
-  GRAFT_CHECK(a.defined() && a.dtype() != kBool, RuntimeError, "Boolean inputs not supported for relu");
-  return record_unary_result<ReluBackward0>(unary_forward(UnaryOp::Relu, a, "relu", false), a);
 }
 Tensor gelu(const Tensor& a, const std::string& approximate) {
   GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
@@ -694,6 +649,30 @@ Tensor generated_binary_out(const Tensor& a, const Tensor& b, kernel::GeneratedB
                            detail::as_operand(b, ct, dev, tb));
   return out;
 }
+// A number as the 0-d operand of a generated binary op computing in `ct`. PyTorch's Scalar
+// overloads wrap the number into a 0-d tensor, which is cast to the compute dtype as tensors
+// are (an int32 tensor > -2**62 compares with the cast value, 0; no overflow error); graft
+// wraps it straight into `ct` with that cast's value.
+Tensor wrapped_in(const Scalar& s, DType ct, Device device) {
+  Scalar value = s;
+  switch (ct) {
+    case kBool:
+      value = Scalar(s.to<bool>());
+      break;
+    case kInt32:
+      value = Scalar(static_cast<int64_t>(s.to<int32_t>()));
+      break;
+    case kInt64:
+      value = Scalar(s.to<int64_t>());
+      break;
+    case kFloat32:
+      value = Scalar(static_cast<double>(s.to<float>()));
+      break;
+    case kFloat64:
+      break;
+  }
+  return detail::wrapped_scalar(value, ct, device);
+}
 }  // namespace
 
 Tensor detail::binary_generated_forward(const Tensor& self, const Tensor& other, const char* name,
@@ -718,73 +697,33 @@ Tensor detail::binary_predicate_forward(const Tensor& self, const Scalar& other,
                                         kernel::GeneratedBinaryKernel k) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name, "self");
-  // PyTorch's Scalar overloads compare against the number wrapped into a 0-d tensor, which is
-  // cast to the compute dtype as tensors are (an int32 tensor > -2**62 compares with the wrapped
-  // value, 0); graft wraps it straight into the compute dtype, with that cast's value
   const DType ct = detail::result_type(self, other);
-  Scalar value = other;
-  switch (ct) {
-    case kBool:
-      value = Scalar(other.to<bool>());
-      break;
-    case kInt32:
-      value = Scalar(static_cast<int64_t>(other.to<int32_t>()));
-      break;
-    case kInt64:
-      value = Scalar(other.to<int64_t>());
-      break;
-    case kFloat32:
-      value = Scalar(static_cast<double>(other.to<float>()));
-      break;
-    case kFloat64:
-      break;
-  }
-  const Tensor wrapped = detail::wrapped_scalar(value, ct, self.device());
-  return generated_binary_out(self, wrapped, k, ct, kBool);
+  return generated_binary_out(self, wrapped_in(other, ct, self.device()), k, ct, kBool);
+}
+Tensor detail::binary_bitwise_forward(const Tensor& self, const Tensor& other, const char* name,
+                                      kernel::GeneratedBinaryKernel k) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name, "self");
+  detail::check_tensor(other, name, "other");
+  const DType ct = detail::result_type(self, other);
+  if (is_floating_point(ct)) detail::kernel_not_implemented((std::string(name) + "_cpu").c_str(), ct);
+  return generated_binary_out(self, other, k, ct, ct);
+}
+Tensor detail::binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
+                                      kernel::GeneratedBinaryKernel k) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name, "self");
+  const DType ct = detail::result_type(self, other);
+  if (is_floating_point(ct)) detail::kernel_not_implemented((std::string(name) + "_cpu").c_str(), ct);
+  return generated_binary_out(self, wrapped_in(other, ct, self.device()), k, ct, ct);
 }
 
-namespace {
-// bitwise_and/or/xor: integer and bool operands (bool results for bool), PyTorch's refusal of
-// floats naming its kernel ("bitwise_and_cpu"); not differentiable (no float operand).
-const char* bitwise_kernel_name(BinaryOp op) {
-  return op == BinaryOp::BitAnd ? "bitwise_and_cpu" : op == BinaryOp::BitOr ? "bitwise_or_cpu" : "bitwise_xor_cpu";
-}
-const char* bitwise_name(BinaryOp op) {
-  return op == BinaryOp::BitAnd ? "bitwise_and" : op == BinaryOp::BitOr ? "bitwise_or" : "bitwise_xor";
-}
-Tensor bitwise(BinaryOp op, const Tensor& a, const Tensor& b) {
-  detail::check_tensor(a, bitwise_name(op), "self");
-  detail::check_tensor(b, bitwise_name(op), "other");
-  const DType ct = detail::result_type(a, b);
-  if (is_floating_point(ct)) detail::kernel_not_implemented(bitwise_kernel_name(op), ct);
-  return binary_forward(op, a, b, bitwise_name(op));
-}
-Tensor bitwise(BinaryOp op, const Tensor& a, const Scalar& b) {
-  detail::check_tensor(a, bitwise_name(op), "self");
-  const DType ct = detail::result_type(a, b);
-  if (is_floating_point(ct)) detail::kernel_not_implemented(bitwise_kernel_name(op), ct);
-  return scalar_forward(op, a, b, bitwise_name(op));
-}
-}  // namespace
-
-Tensor bitwise_and(const Tensor& a, const Tensor& b) { return bitwise(BinaryOp::BitAnd, a, b); }
-Tensor bitwise_and(const Tensor& a, const Scalar& b) { return bitwise(BinaryOp::BitAnd, a, b); }
-Tensor bitwise_or(const Tensor& a, const Tensor& b) { return bitwise(BinaryOp::BitOr, a, b); }
-Tensor bitwise_or(const Tensor& a, const Scalar& b) { return bitwise(BinaryOp::BitOr, a, b); }
-Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return bitwise(BinaryOp::BitXor, a, b); }
-Tensor bitwise_xor(const Tensor& a, const Scalar& b) { return bitwise(BinaryOp::BitXor, a, b); }
 Tensor bitwise_not(const Tensor& a) {
   alloc::MemoryOpScope mem_scope("bitwise_not");
   detail::check_tensor(a, "bitwise_not");
   if (a.is_floating_point()) detail::kernel_not_implemented("bitwise_not_cpu", a.dtype());
   Tensor out = detail::new_empty(a.sizes(), a.dtype(), a.device());
   kernel::unary(UnaryOp::BitNot, out, a);
-  return out;
-}
-Tensor logical_not(const Tensor& a) {
-  detail::check_tensor(a, "logical_not");
-  Tensor out = detail::new_empty(a.sizes(), kBool, a.device());
-  kernel::unary(UnaryOp::LogicalNot, out, a);
   return out;
 }
 Tensor detail::unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k) {

@@ -1,5 +1,5 @@
-// In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, relu_, masked_fill_,
-// index_put_.
+// In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, masked_fill_, index_put_,
+// and the generated ops' in-place forms (detail::inplace_unary).
 // Without recording they write into self directly. When recording, the out-of-place op
 // runs on a snapshot of self that carries self's history, the result is copied into self,
 // and self's history is rebased onto the new node (CopySlices for views).
@@ -157,9 +157,6 @@ Tensor& Tensor::div_(const Scalar& o) {
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   return inplace(*this, "clamp_", false, [&](const Tensor& x) { return graft::clamp(x, lo, hi); });
-}
-Tensor& Tensor::relu_() {
-  return inplace(*this, "relu_", false, [&](const Tensor& x) { return graft::relu(x); });
 }
 
 static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {

@@ -88,6 +88,10 @@ Tensor unary_float_forward(const Tensor& self, const char* name, kernel::Generat
 /// refused ('"<refused_as>" not implemented for ...'); no autograd.
 Tensor unary_rounding_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* refused_as,
                               bool copy_integers);
+/// The forward of an elementwise op keeping self's dtype for every dtype (the generated
+/// unary_keep ops): generated kernel `k` on integers too; a bool self refused with
+/// `bool_refusal` (PyTorch's RuntimeError text) unless it is null; no autograd.
+Tensor unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* bool_refusal);
 /// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
 /// self's shape written by generated kernel `k`; no autograd (bool results never require grad).
 Tensor unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
@@ -108,6 +112,13 @@ Tensor binary_predicate_forward(const Tensor& self, const Tensor& other, const c
 /// The same against a number (PyTorch's Scalar overload: the number as a wrapped 0-d tensor).
 Tensor binary_predicate_forward(const Tensor& self, const Scalar& other, const char* name,
                                 kernel::GeneratedBinaryKernel k);
+/// The forward of a generated bitwise op: integer and bool operands broadcast in the promoted
+/// dtype through generated kernel `k`; floats refused ("<name>_cpu" not implemented); no autograd.
+Tensor binary_bitwise_forward(const Tensor& self, const Tensor& other, const char* name,
+                              kernel::GeneratedBinaryKernel k);
+/// The same against a number (wrapped into a 0-d tensor of the compute dtype).
+Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
+                              kernel::GeneratedBinaryKernel k);
 /// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
 /// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
 /// op's node; a result that cannot be cast back to self's dtype is refused).

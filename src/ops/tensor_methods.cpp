@@ -78,12 +78,8 @@ Tensor Tensor::mul(const Tensor& o) const { return graft::mul(*this, o); }
 Tensor Tensor::mul(const Scalar& o) const { return graft::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return graft::div(*this, o); }
 Tensor Tensor::div(const Scalar& o) const { return graft::div(*this, o); }
-Tensor Tensor::neg() const { return graft::neg(*this); }
 Tensor Tensor::pow(const Tensor& e) const { return graft::pow(*this, e); }
 Tensor Tensor::pow(const Scalar& e) const { return graft::pow(*this, e); }
-Tensor Tensor::abs() const { return graft::abs(*this); }
-Tensor Tensor::sign() const { return graft::sign(*this); }
-Tensor Tensor::relu() const { return graft::relu(*this); }
 Tensor Tensor::square() const { return graft::square(*this); }
 Tensor& Tensor::square_() { return graft::square_(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return graft::clamp(*this, lo, hi); }

@@ -109,6 +109,41 @@ std::vector<OpCase> binary_op_cases(BFn f, BFn method, R2 r, IntOperands ints_ki
   return cases;
 }
 
+// A generated binary_bitwise op: int64 operands (broadcast, 0-d, empty) by function and
+// method, bool operands (logical), and the number 6 as `other`.
+std::vector<OpCase> bitwise_cases(BFn f, BFn method, UFn with_six, std::function<int64_t(int64_t, int64_t)> op) {
+  auto as_double = [op](double a, double b) {
+    return static_cast<double>(op(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+  };
+  OpCase c;
+  c.samples = {{"int_2x3_3", {ints({2, 3}, {12, -7, 0, 5, 255, -1}), ints({3}, {10, 3, -8})}},
+               {"int_0d_0d", {ints({}, {6}), ints({}, {-3})}},
+               {"empty_0x3_3", {ints({0, 3}, {}), ints({3}, {1, 2, 3})}}};
+  c.fn = [f](const TensorList& t) { return TensorList{f(t[0], t[1])}; };
+  c.ref = [as_double](const V& t) { return V{zip(t[0], t[1], as_double, kInt64)}; };
+  c.differentiable = false;
+  OpCase m = c;
+  m.variant = "method";
+  m.fn = [method](const TensorList& t) { return TensorList{method(t[0], t[1])}; };
+  OpCase b = c;
+  b.variant = "bool";
+  b.samples = {{"bool_2x2_2", {bools({2, 2}, {1, 0, 1, 0}), bools({2}, {1, 1})}}};
+  b.ref = [as_double](const V& t) {
+    return V{zip(
+        t[0], t[1], [as_double](double x, double y) { return as_double(x, y) != 0 ? 1.0 : 0.0; }, kBool)};
+  };
+  OpCase s;  // a Python number operand
+  s.variant = "scalar";
+  s.samples = {{"int_4", {ints({4}, {12, -7, 0, 5})}}};
+  s.fn = [with_six](const TensorList& t) { return TensorList{with_six(t[0])}; };
+  s.ref = [as_double](const V& t) {
+    return V{map(
+        t[0], [as_double](double x) { return as_double(x, 6); }, kInt64)};
+  };
+  s.differentiable = false;
+  return {c, m, b, s};
+}
+
 // A generated binary_predicate op: function and method over compare_samples (ties, integers,
 // bools and zeros), and the number case where the op takes one.
 std::vector<OpCase> binary_predicate_cases(BFn f, BFn method, R2 r, std::optional<OpCase> scalar) {
@@ -168,6 +203,32 @@ std::vector<OpCase> unary_rounding_cases(UFn f, UFn method, R1 r, bool copies_in
   return cases;
 }
 
+// A unary_keep op: the function (float64 with gradients, float32 smoke), the method, an int64
+// input (an int64 result), NaN and signed zeros (forward only), and a bool input: computed as
+// the reference says, or refused (the refusal's text is checked against PyTorch's in the Python
+// parity tests).
+std::vector<OpCase> unary_keep_cases(UFn f, UFn method, R1 r, Domain d, bool refuses_bool) {
+  OpCase m = unary("method", method, r, d);
+  m.differentiable = false;  // the same op: gradcheck runs on the function
+  OpCase edge = nan_only(unary("nan_zeros", f, r));
+  edge.samples = {{"5", {vals({5}, {NAN, -0.0, 0.0, -1.5, 2.0})}, false}};
+  OpCase i;
+  i.variant = "int_input";
+  i.samples = {{"int", {ints({5}, {4, -2, 0, 7, -9})}, false}};
+  i.fn = [f](const TensorList& x) { return TensorList{f(x[0])}; };
+  i.ref = [r](const V& x) { return V{map(x[0], r, kInt64)}; };
+  i.differentiable = false;
+  std::vector<OpCase> cases = {f32(unary("", f, r, d)), m, edge, i};
+  if (!refuses_bool) {
+    OpCase b = i;
+    b.variant = "bool_input";
+    b.samples = {{"bool", {bools({3}, {1, 0, 1})}, false}};
+    b.ref = [r](const V& x) { return V{map(x[0], r, kBool)}; };
+    cases.push_back(b);
+  }
+  return cases;
+}
+
 // Inputs of the unary_predicate ops: every float class (NaN, +-inf, +-0, normal), integers, bools.
 std::vector<Sample> predicate_samples() {
   return {{"2x4", {vals({2, 4}, {1.5, -INFINITY, INFINITY, NAN, -0.0, 0.0, -2, 3e300})}},
@@ -178,7 +239,6 @@ std::vector<Sample> predicate_samples() {
 }
 
 double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double sign_ref(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
 
 // Python's // and %, kept out of register_elementwise so each stays small.
 void register_floor_div_mod(Registry& r) {
@@ -337,9 +397,6 @@ void register_elementwise(Registry& r) {
     c.differentiable = false;
     r.back().cases.push_back(c);
   }
-  r.push_back({"neg",
-               {unary(
-                   "", [](auto& a) { return neg(a); }, [](double a) { return -a; })}});
   r.push_back({"pow",
                {binary(
                     "tensor_tensor", [](auto& a, auto& b) { return pow(a, b); },
@@ -382,27 +439,15 @@ void register_elementwise(Registry& r) {
                                    [](double x) { return reference; }, copies_integers, {__VA_ARGS__})});
 #include "unary_rounding_registry.def"
 #undef GRAFT_UNARY_ROUNDING_CASE
-  r.push_back({"abs",
-               {unary(
-                   "", [](auto& a) { return abs(a); }, [](double a) { return std::fabs(a); }, Domain::NonZero)}});
-  r.push_back({"sign",
-               {unary(
-                   "", [](auto& a) { return sign(a); }, sign_ref, Domain::NonZero)}});
-  {
-    OpCase c = unary(
-        "with_zero", [](auto& a) { return sign(a); }, sign_ref);
-    c.samples = {{"4", {vals({4}, {-1.5, 0.0, 2.0, -0.0})}, false}};
-    c.differentiable = false;  // forward only: sign(0) == 0
-    r.back().cases.push_back(c);
-  }
-  r.push_back(
-      {"relu",
-       {unary(
-            "", [](auto& a) { return relu(a); }, [](double a) { return a > 0 ? a : 0.0; }, Domain::NonZero),
-        nan_only(unary(
-            "nan", [](auto& a) { return relu(a); }, [](double a) { return std::isnan(a) ? a
-                                                                          : a > 0       ? a
-                                                                                        : 0.0; }))}});
+  // the unary_keep ops (src/ops/ops.yaml): function (float64 with gradients, float32 smoke),
+  // method, integer input (the result int64), a forward-only case with NaN and signed zeros, and
+  // bool (computed, or refused as PyTorch)
+#define GRAFT_UNARY_KEEP_CASE(name, domain, refuses_bool, reference)                                              \
+  r.push_back(                                                                                                    \
+      {#name, unary_keep_cases([](const Tensor& a) { return name(a); }, [](const Tensor& a) { return a.name(); }, \
+                               [](double x) -> double { return reference; }, Domain::domain, refuses_bool)});
+#include "unary_keep_registry.def"
+#undef GRAFT_UNARY_KEEP_CASE
   r.push_back({"gelu",
                {f32(unary(
                     "none", [](auto& a) { return gelu(a); },
@@ -515,59 +560,15 @@ void register_elementwise(Registry& r) {
 #undef GRAFT_SCALAR_CASE_WithScalar
 #undef GRAFT_SCALAR_CASE_TensorOnly
   {
-    OpCase n = compare_scalar(
-        "", [](auto& x) { return logical_not(x); }, [](double x) { return x == 0; });
-    n.samples = {{"bool_2x2", {bools({2, 2}, {1, 0, 0, 1})}},
-                 {"float_3", {vals({3}, {0, -1, 2})}},
-                 {"0d", {bools({}, {0})}},
-                 {"empty", {bools({0, 2}, {})}}};
-    r.push_back({"logical_not", {n}});
-    // bitwise ops: int64 (two's complement, broadcast, with a Python number) and bool operands
-    auto bitwise_case = [](BFn f, std::function<int64_t(int64_t, int64_t)> op) {
-      OpCase c;
-      c.samples = {{"int_2x3_3", {ints({2, 3}, {12, -7, 0, 5, 255, -1}), ints({3}, {10, 3, -8})}},
-                   {"int_0d_0d", {ints({}, {6}), ints({}, {-3})}},
-                   {"empty_0x3_3", {ints({0, 3}, {}), ints({3}, {1, 2, 3})}}};
-      c.fn = [f](const TensorList& t) { return TensorList{f(t[0], t[1])}; };
-      c.ref = [op](const V& t) {
-        return V{zip(
-            t[0], t[1],
-            [op](double a, double b) {
-              return static_cast<double>(op(static_cast<int64_t>(a), static_cast<int64_t>(b)));
-            },
-            kInt64)};
-      };
-      c.differentiable = false;
-      OpCase b = c;
-      b.variant = "bool";
-      b.samples = {{"bool_2x2_2", {bools({2, 2}, {1, 0, 1, 0}), bools({2}, {1, 1})}}};
-      b.ref = [op](const V& t) {
-        return V{zip(
-            t[0], t[1],
-            [op](double a, double bb) {
-              return static_cast<double>(op(static_cast<int64_t>(a), static_cast<int64_t>(bb)) != 0);
-            },
-            kBool)};
-      };
-      return std::vector<OpCase>{c, b};
-    };
-    OpCase scalar;  // a Python number operand
-    scalar.variant = "scalar";
-    scalar.samples = {{"int_4", {ints({4}, {12, -7, 0, 5})}}};
-    scalar.fn = [](const TensorList& t) { return TensorList{bitwise_and(t[0], 6)}; };
-    scalar.ref = [](const V& t) {
-      return V{map(
-          t[0], [](double a) { return static_cast<double>(static_cast<int64_t>(a) & 6); }, kInt64)};
-    };
-    scalar.differentiable = false;
-    std::vector<OpCase> and_cases =
-        bitwise_case([](auto& a, auto& b) { return bitwise_and(a, b); }, [](int64_t a, int64_t b) { return a & b; });
-    and_cases.push_back(scalar);
-    r.push_back({"bitwise_and", and_cases});
-    r.push_back({"bitwise_or", bitwise_case([](auto& a, auto& b) { return bitwise_or(a, b); },
-                                            [](int64_t a, int64_t b) { return a | b; })});
-    r.push_back({"bitwise_xor", bitwise_case([](auto& a, auto& b) { return bitwise_xor(a, b); },
-                                             [](int64_t a, int64_t b) { return a ^ b; })});
+    // the binary_bitwise ops (src/ops/ops.yaml): int64 (two's complement, broadcast), bool
+    // operands, function and method, and a number operand
+#define GRAFT_BINARY_BITWISE_CASE(name, reference)                                               \
+  r.push_back({#name, bitwise_cases([](const Tensor& a, const Tensor& b) { return name(a, b); }, \
+                                    [](const Tensor& a, const Tensor& b) { return a.name(b); },  \
+                                    [](const Tensor& a) { return name(a, 6); },                  \
+                                    [](int64_t x, int64_t y) -> int64_t { return reference; })});
+#include "binary_bitwise_registry.def"
+#undef GRAFT_BINARY_BITWISE_CASE
     OpCase bn;
     bn.samples = {{"int_5", {ints({5}, {0, -1, 7, -8, 1LL << 40})}}, {"bool_2", {bools({2}, {1, 0})}}};
     bn.fn = [](const TensorList& t) { return TensorList{bitwise_not(t[0])}; };

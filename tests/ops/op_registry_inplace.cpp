@@ -213,6 +213,10 @@ void register_inplace(Registry& r) {
         on_view(                                                                                                  \
             "on_view", [](Tensor v) { graft::name##_(v); }, [](double x) { return reference; }, Domain::domain)}});
 #include "unary_float_registry.def"
+  // and of the unary_keep ops (neg_, abs_, sign_, relu_)
+#define GRAFT_UNARY_KEEP_CASE(name, domain, refuses_bool, reference) GRAFT_UNARY_FLOAT_CASE(name, domain, reference)
+#include "unary_keep_registry.def"
+#undef GRAFT_UNARY_KEEP_CASE
 #undef GRAFT_UNARY_FLOAT_CASE
   // and of the unary_rounding ops (samples away from their kinks)
 #define GRAFT_UNARY_ROUNDING_CASE(name, copies_integers, reference, ...)                    \
@@ -230,13 +234,6 @@ void register_inplace(Registry& r) {
                     self_samples(Domain::Any)),
                 on_view(
                     "on_view", [](Tensor v) { v.square_(); }, [](double a) { return a * a; })}});
-  r.push_back({"relu_",
-               {inplace(
-                    "", [](Tensor& s, const TensorList&) -> Tensor& { return s.relu_(); },
-                    [](const TensorList& x) { return TensorList{relu(x[0])}; },
-                    ref1([](double a) { return a > 0 ? a : 0.0; }), self_samples(Domain::NonZero)),
-                on_view(
-                    "on_view", [](Tensor v) { v.relu_(); }, [](double a) { return a > 0 ? a : 0.0; })}});
   r.push_back({"masked_fill_",
                {inplace(
                     "", [](Tensor& s, const TensorList& x) -> Tensor& { return s.masked_fill_(x[1], -0.5); },

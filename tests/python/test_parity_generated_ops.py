@@ -1,5 +1,6 @@
 """Parity tier for the ops generated from src/ops/ops.yaml, against Debian's PyTorch. Every op
-listed in graft._C._unary_float_ops, _unary_rounding_ops, _unary_predicate_ops, _binary_ops and
+listed in graft._C._unary_float_ops, _unary_rounding_ops, _unary_keep_ops, _unary_predicate_ops,
+_binary_ops and
 _binary_predicate_ops is covered (so a new declaration is tested here without an edit): function,
 method and in-place values, integer and bool inputs, grad_fn names, first and second
 derivatives, the in-place form's refusal of an integer tensor; the predicates on every float
@@ -14,6 +15,7 @@ import graft  # noqa: E402
 OPS = list(graft._C._unary_float_ops)
 PREDICATES = list(graft._C._unary_predicate_ops)
 ROUNDING = list(graft._C._unary_rounding_ops)
+KEEP = list(graft._C._unary_keep_ops)
 BINARY = list(graft._C._binary_ops)
 BINARY_PREDICATES = list(graft._C._binary_predicate_ops)
 
@@ -266,3 +268,104 @@ def test_binary_predicates_with_a_number_match_pytorch(op, number):
         return
     assert getattr(graft, op)(graft.tensor(data), number).tolist() == expected.tolist()
     assert getattr(graft.tensor(data), op)(number).tolist() == expected.tolist()
+
+
+def test_the_unary_keep_family_holds_neg_abs_sign_relu():
+    for name in ("neg", "abs", "sign", "relu"):
+        assert name in KEEP and getattr(graft, name) is getattr(graft._C, name)
+
+
+@pytest.mark.parametrize("op", KEEP)
+def test_unary_keep_values_and_gradients_match_pytorch(op):
+    v = np.random.default_rng(4).uniform(-2, 2, 7)
+    out = []
+    for lib in (torch, graft):
+        x = lib.tensor(v, requires_grad=True)
+        y = getattr(lib, op)(x)
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x) if g.requires_grad else (lib.zeros(()),)  # sign: a constant 0
+        out.append((y.detach().numpy(), getattr(x, op)().detach().numpy(), g.detach().numpy(), gg.numpy(),
+                    (type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name(), g.requires_grad)))
+    expected, got = out
+    assert got[-1] == expected[-1]
+    for a, b in zip(got[:-1], expected[:-1]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("op", KEEP)
+@pytest.mark.parametrize("data", [[3, -2, 0, 7], [True, False, True], [float("nan"), -0.0, 0.0, -1.5, float("inf")]],
+                         ids=["int", "bool", "nan_zeros_inf"])
+def test_unary_keep_dtypes_values_and_refusals_match_pytorch(op, data):
+    for dt in ("int32", "int64") if isinstance(data[0], int) and not isinstance(data[0], bool) else (None,):
+        t = torch.tensor(data, dtype=getattr(torch, dt) if dt else None)
+        g = graft.tensor(data, dtype=getattr(graft, dt) if dt else None)
+        try:
+            expected = getattr(torch, op)(t)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as ge:
+                getattr(graft, op)(g)
+            assert str(ge.value) == str(e)
+            with pytest.raises(RuntimeError) as gi:
+                getattr(g, op + "_")()
+            assert str(gi.value) == str(e)
+            continue
+        got = getattr(graft, op)(g)
+        assert str(got.dtype) == str(expected.dtype).replace("torch", "graft")
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+        np.testing.assert_array_equal(np.signbit(got.numpy()), np.signbit(expected.numpy()))
+        assert getattr(g, op + "_")() is g
+        np.testing.assert_array_equal(g.numpy(), expected.numpy())
+
+
+BITWISE = list(graft._C._binary_bitwise_ops)
+
+
+def test_the_bitwise_and_logical_not_ops_are_generated():
+    assert BITWISE == ["bitwise_and", "bitwise_or", "bitwise_xor"]
+    assert "logical_not" in PREDICATES
+    for name in BITWISE + ["logical_not"]:
+        assert getattr(graft, name) is getattr(graft._C, name)
+
+
+@pytest.mark.parametrize("op", BITWISE)
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("int32", "int64"), ("bool", "bool"), ("bool", "int32"),
+                                    ("float32", "int64"), ("int64", "float64")])
+def test_bitwise_ops_match_pytorch(op, dtypes):
+    data = ([12, -7, 0, 5, 255, -1], [10, 3, -8, 5, 1, 0]) if dtypes[0] != "bool" else (
+        [True, False, True, False, True, True], [1, 0, 0, 1, 1, 0])
+    ta, tb = (torch.tensor(d, dtype=getattr(torch, dt)) for d, dt in zip(data, dtypes))
+    ga, gb = (graft.tensor(d, dtype=getattr(graft, dt)) for d, dt in zip(data, dtypes))
+    try:
+        expected = getattr(torch, op)(ta, tb)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as ge:
+            getattr(graft, op)(ga, gb)
+        assert str(ge.value) == str(e)
+        return
+    for got in (getattr(graft, op)(ga, gb), getattr(ga, op)(gb)):
+        assert str(got.dtype) == str(expected.dtype).replace("torch", "graft") and got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("op", BITWISE)
+@pytest.mark.parametrize("number", [6, -1, True, 2**40, 2.5])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])
+def test_bitwise_ops_with_a_number_match_pytorch(op, number, dtype):
+    data = [12, -7, 0, 5] if dtype != "bool" else [True, False, True, False]
+    t, g = torch.tensor(data, dtype=getattr(torch, dtype)), graft.tensor(data, dtype=getattr(graft, dtype))
+    try:
+        expected = getattr(torch, op)(t, number)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as ge:
+            getattr(graft, op)(g, number)
+        assert str(ge.value) == str(e)
+        return
+    got = getattr(graft, op)(g, number)
+    assert str(got.dtype) == str(expected.dtype).replace("torch", "graft") and got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("data", [[0.0, -0.0, float("nan"), 2.5, -float("inf")], [0, 3, -2], [True, False]],
+                         ids=["float", "int", "bool"])
+def test_logical_not_matches_pytorch(data):
+    expected = torch.logical_not(torch.tensor(data))
+    g = graft.tensor(data)
+    assert graft.logical_not(g).tolist() == expected.tolist() and g.logical_not().tolist() == expected.tolist()

@@ -30,12 +30,17 @@ Families:
   unary_rounding   elementwise, result of the input's dtype: floats through the kernel,
                    integers copied or refused, bool refused; differentiable; in-place form
   unary_predicate  elementwise, bool result, any input dtype, not differentiable
+  unary_keep       elementwise, result of the input's dtype for every dtype (bool allowed or
+                   refused with PyTorch's text), differentiable, with an in-place form
   binary           elementwise over two broadcast tensors with type promotion, a derivative
                    formula per input; the result promoted, floating, or floating only
   binary_predicate elementwise comparison/logic of two tensors (or a tensor and a number),
                    bool result, not differentiable
+  binary_bitwise   elementwise bit operations of integer or bool tensors (or a tensor and a
+                   number), the promoted dtype, floats refused, not differentiable
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -48,11 +53,15 @@ FIELDS = {
     "unary_float": {"name", "doc", "kernel", "derivative", "node", "reference", "domain"},
     "unary_rounding": {"name", "doc", "kernel", "integers", "refused_as", "derivative", "node", "reference", "kinks"},
     "unary_predicate": {"name", "doc", "kernel", "reference"},
+    "unary_keep": {"name", "doc", "kernel", "bool_refusal", "derivative", "node", "reference", "domain"},
     "binary": {"name", "doc", "result", "kernel", "self", "other", "node", "reference"},
     "binary_predicate": {"name", "doc", "scalar", "kernel", "reference"},
+    "binary_bitwise": {"name", "doc", "kernel", "reference"},
 }
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
-DIFFERENTIABLE = ("unary_float", "unary_rounding")
+DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep")
+# the differentiable unary families, each op with an in-place form
+UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
 
 
 def fail(msg):
@@ -78,7 +87,7 @@ def check(family, ops, seen):
         if name in seen:
             fail(f"op '{name}' is declared twice")
         seen.add(name)
-        if family == "unary_float" and op["domain"] not in DOMAINS:
+        if family in ("unary_float", "unary_keep") and op["domain"] not in DOMAINS:
             fail(f"op '{name}': domain '{op['domain']}' is not one of {sorted(DOMAINS)}")
         if family == "unary_rounding" and op["integers"] not in ("copy", "refuse"):
             fail(f"op '{name}': integers must be 'copy' or 'refuse'")
@@ -116,6 +125,13 @@ def gen_public_header(decl):
         lines.append(f"Tensor {op['name']}(const Tensor& self);")
         lines.append(f"/// In-place {op['name']}.")
         lines.append(f"Tensor& {op['name']}_(Tensor& self);")
+    lines += ["", "// ---- unary_keep ----"]
+    for op in decl["unary_keep"]:
+        bools = "bool is refused" if op["bool_refusal"] else "bool included"
+        lines.append(f"/// {op['doc']} Keeps self's dtype ({bools}).")
+        lines.append(f"Tensor {op['name']}(const Tensor& self);")
+        lines.append(f"/// In-place {op['name']}.")
+        lines.append(f"Tensor& {op['name']}_(Tensor& self);")
     lines += ["", "// ---- unary_predicate ----"]
     for op in decl["unary_predicate"]:
         lines.append(f"/// {op['doc']} A bool tensor of self's shape, for any dtype; not differentiable.")
@@ -130,6 +146,12 @@ def gen_public_header(decl):
         lines.append(f"Tensor {op['name']}(const Tensor& self, const Tensor& other);")
         if op["scalar"]:
             lines.append(f"Tensor {op['name']}(const Tensor& self, const Scalar& other);")
+    lines += ["", "// ---- binary_bitwise ----"]
+    for op in decl["binary_bitwise"]:
+        lines.append(f"/// {op['doc']} Broadcast, integer and bool operands (logical on bool) in the promoted "
+                     f"dtype; floats are refused (\"{op['name']}_cpu\" not implemented for 'Float').")
+        lines.append(f"Tensor {op['name']}(const Tensor& self, const Tensor& other);")
+        lines.append(f"Tensor {op['name']}(const Tensor& self, const Scalar& other);")
     lines += ["", "}  // namespace graft", ""]
     return "\n".join(lines)
 
@@ -148,14 +170,14 @@ def gen_def(family, ops):
 
 def gen_methods(decl):
     lines = [HEADER, "// Tensor's methods for the ops of src/ops/ops.yaml; included inside class Tensor (tensor.h)."]
-    for op in decl["unary_float"] + decl["unary_rounding"]:
+    for op in unary_with_inplace(decl):
         lines.append(f"Tensor {op['name']}() const;")
         lines.append(f"Tensor& {op['name']}_();")
     for op in decl["unary_predicate"]:
         lines.append(f"Tensor {op['name']}() const;")
-    for op in decl["binary"] + decl["binary_predicate"]:
+    for op in decl["binary"] + decl["binary_predicate"] + decl["binary_bitwise"]:
         lines.append(f"Tensor {op['name']}(const Tensor& other) const;")
-        if op.get("scalar"):
+        if op.get("scalar", op in decl["binary_bitwise"]):
             lines.append(f"Tensor {op['name']}(const Scalar& other) const;")
     return "\n".join(lines) + "\n"
 
@@ -213,10 +235,13 @@ def gen_binary_node(op):
 
 def gen_ops_cpp(decl):
     nodes, fns = [], []
-    for op in decl["unary_float"] + decl["unary_rounding"]:
+    for op in unary_with_inplace(decl):
         name = op["name"]
         node, saved = gen_node(op)
-        if "integers" in op:
+        if "bool_refusal" in op:
+            refusal = json.dumps(op["bool_refusal"]) if op["bool_refusal"] else "nullptr"
+            forward = f'detail::unary_keep_forward(self, "{name}", {kernel_id(name)}, {refusal})'
+        elif "integers" in op:
             forward = (f'detail::unary_rounding_forward(self, "{name}", {kernel_id(name)}, "{op["refused_as"]}", '
                        f'/*copy_integers=*/{"true" if op["integers"] == "copy" else "false"})')
         else:
@@ -270,15 +295,16 @@ def gen_ops_cpp(decl):
             "}",
             f"Tensor Tensor::{name}(const Tensor& other) const {{ return graft::{name}(*this, other); }}",
         ]))
-    for op in decl["binary_predicate"]:
+    for op in decl["binary_predicate"] + decl["binary_bitwise"]:
         name = op["name"]
+        forward = "binary_bitwise_forward" if op in decl["binary_bitwise"] else "binary_predicate_forward"
         lines = [f"Tensor {name}(const Tensor& self, const Tensor& other) {{",
-                 f'  return detail::binary_predicate_forward(self, other, "{name}", {binary_kernel_id(name)});',
+                 f'  return detail::{forward}(self, other, "{name}", {binary_kernel_id(name)});',
                  "}",
                  f"Tensor Tensor::{name}(const Tensor& other) const {{ return graft::{name}(*this, other); }}"]
-        if op["scalar"]:
+        if op.get("scalar", True):
             lines += [f"Tensor {name}(const Tensor& self, const Scalar& other) {{",
-                      f'  return detail::binary_predicate_forward(self, other, "{name}", {binary_kernel_id(name)});',
+                      f'  return detail::{forward}(self, other, "{name}", {binary_kernel_id(name)});',
                       "}",
                       f"Tensor Tensor::{name}(const Scalar& other) const {{ return graft::{name}(*this, other); }}"]
         fns.append("\n".join(lines))
@@ -305,14 +331,18 @@ def gen_ops_cpp(decl):
     ])
 
 
+def unary_with_inplace(decl):
+    return [op for family in UNARY_WITH_INPLACE for op in decl[family]]
+
+
 def all_ops(decl):
     """The ops with a unary kernel (GeneratedKernel), in table order."""
-    return decl["unary_float"] + decl["unary_rounding"] + decl["unary_predicate"]
+    return unary_with_inplace(decl) + decl["unary_predicate"]
 
 
 def all_binary_ops(decl):
     """The ops with a binary kernel (GeneratedBinaryKernel), in table order."""
-    return decl["binary"] + decl["binary_predicate"]
+    return decl["binary"] + decl["binary_predicate"] + decl["binary_bitwise"]
 
 
 def kernel_id(name):
@@ -344,6 +374,8 @@ def gen_kernels_h(decl):
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_float"]]
     lines += ["// unary_rounding: out = f(a), both floating"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_rounding"]]
+    lines += ["// unary_keep: out = f(a), both of a's dtype"]
+    lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_keep"]]
     lines += ["// unary_predicate: out (bool) = f(a), any dtype of a"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a);" for op in decl["unary_predicate"]]
     lines += ["// binary: out = f(a, b), broadcast, a and b of out's dtype"]
@@ -351,6 +383,9 @@ def gen_kernels_h(decl):
     lines += ["// binary_predicate: out (bool) = f(a, b), broadcast, a and b of one dtype (any)"]
     lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b);"
               for op in decl["binary_predicate"]]
+    lines += ["// binary_bitwise: out = f(a, b), broadcast, all three integer or bool"]
+    lines += [f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b);"
+              for op in decl["binary_bitwise"]]
     lines += ["// The CPU tables of them, indexed by GeneratedKernel and GeneratedBinaryKernel",
               "extern const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels];",
               "extern const kernel::BinaryKernelFn generated_binary_kernels[kernel::kNumGeneratedBinaryKernels];"]
@@ -359,7 +394,7 @@ def gen_kernels_h(decl):
 
 
 def gen_kernels_cpp(decl):
-    lines = [HEADER, "#include <cmath>", "", '#include "backend/cpu/generated_kernels.h"', '#include "backend/cpu/loops.h"',
+    lines = [HEADER, "#include <cmath>", "#include <cstdlib>", "#include <type_traits>", "", '#include "backend/cpu/generated_kernels.h"', '#include "backend/cpu/loops.h"',
              "", "namespace graft::cpu {", ""]
     for op in decl["unary_float"] + decl["unary_rounding"]:
         lines += [
@@ -368,6 +403,18 @@ def gen_kernels_cpp(decl):
             "    using T = scalar_t;",
             f"    elementwise<T, T>(out, [](T x) -> T {{ return {op['kernel']}; }}, a);",
             "  });",
+            "}",
+        ]
+    for op in decl["unary_keep"]:
+        # the forward refuses bool before the kernel runs: the loop is not built for it (a
+        # function template, so `if constexpr` discards it)
+        skip = "std::is_same_v<T, bool>" if op["bool_refusal"] else "false"
+        lines += [
+            f"template <class T> void {op['name']}_loop(const Tensor& out, const Tensor& a) {{",
+            f"  if constexpr (!{skip}) elementwise<T, T>(out, [](T x) -> T {{ return {op['kernel']}; }}, a);",
+            "}",
+            f"void {op['name']}_kernel(const Tensor& out, const Tensor& a) {{",
+            f'  GRAFT_DISPATCH_ALL(out.dtype(), "{op["name"]}", [&] {{ {op["name"]}_loop<scalar_t>(out, a); }});',
             "}",
         ]
     for op in decl["unary_predicate"]:
@@ -398,6 +445,16 @@ def gen_kernels_cpp(decl):
             "  });",
             "}",
         ]
+    for op in decl["binary_bitwise"]:  # the forward refuses floats: no loop is built for them
+        lines += [
+            f"template <class T> void {op['name']}_loop(const Tensor& out, const Tensor& a, const Tensor& b) {{",
+            "  if constexpr (!std::is_floating_point_v<T>)",
+            f"    elementwise<T, T, T>(out, [](T x, T y) -> T {{ return {op['kernel']}; }}, a, b);",
+            "}",
+            f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {{",
+            f'  GRAFT_DISPATCH_ALL(out.dtype(), "{op["name"]}", [&] {{ {op["name"]}_loop<scalar_t>(out, a, b); }});',
+            "}",
+        ]
     lines += ["", "const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels] = {"]
     lines += [f"    &{op['name']}_kernel," for op in all_ops(decl)]
     lines += ["};", "const kernel::BinaryKernelFn generated_binary_kernels[kernel::kNumGeneratedBinaryKernels] = {"]
@@ -417,6 +474,11 @@ def gen_registry_def(family, ops):
                  f"// {macro}(name, copies integers (bool), (reference expression of a double x), kinks...)."]
         lines += [f"{macro}({op['name']}, {'true' if op['integers'] == 'copy' else 'false'}, ({op['reference']}), "
                   f"{', '.join(str(k) for k in op['kinks'])})" for op in ops]
+    elif family == "unary_keep":
+        lines = [HEADER, "// The op registry's rows for the unary_keep ops:",
+                 f"// {macro}(name, Domain, refuses bool (bool), (reference expression of a double x))."]
+        lines += [f"{macro}({op['name']}, {op['domain']}, {'true' if op['bool_refusal'] else 'false'}, "
+                  f"({op['reference']}))" for op in ops]
     elif family == "binary":
         lines = [HEADER, "// The op registry's rows for the binary ops:",
                  f"// {macro}(name, Promote | Float | FloatingOnly, (reference expression of doubles x, y))."]
@@ -426,6 +488,10 @@ def gen_registry_def(family, ops):
                  f"// {macro}(name, WithScalar | TensorOnly, (reference: a bool expression of doubles x, y))."]
         lines += [f"{macro}({op['name']}, {'WithScalar' if op['scalar'] else 'TensorOnly'}, ({op['reference']}))"
                   for op in ops]
+    elif family == "binary_bitwise":
+        lines = [HEADER, "// The op registry's rows for the binary_bitwise ops:",
+                 f"// {macro}(name, (reference expression of int64_t x, y))."]
+        lines += [f"{macro}({op['name']}, ({op['reference']}))" for op in ops]
     else:
         lines = [HEADER, "// The op registry's rows for the unary_predicate ops:",
                  f"// {macro}(name, reference: a bool expression of a double x)."]

@@ -16,22 +16,16 @@ namespace graft::kernel {
 /// The hand-written unary kernels; the generated ops (exp, floor, isnan, ...) are reached by
 /// their GeneratedKernel number instead (generated_kernel_ids.h, from src/ops/ops.yaml).
 enum class UnaryOp {
-  Neg,
-  Abs,
-  Sign,
-  Relu,
   Gelu,
   GeluTanh,
   Silu,
   Softplus,
   Clamp,
-  LogicalNot,
   BitNot  ///< ~x on integers, not on bool
 };
 /// The hand-written binary kernels (arithmetic); the generated ones (maximum, eq, ...) are
-/// reached by their GeneratedBinaryKernel number. BitAnd, BitOr, BitXor: integer and bool
-/// operands only.
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, BitAnd, BitOr, BitXor };
+/// reached by their GeneratedBinaryKernel number.
+enum class BinaryOp { Add, Sub, Mul, Div, Pow };
 /// Integer-style divisions: a // b (floor), trunc(a / b), Python's a % b.
 enum class DivMode { Floor, Remainder, Trunc };
 enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
@@ -115,7 +109,7 @@ void check_copy_devices(const Tensor& dst, const Tensor& src);
 // ---- the dispatch: the output's device picks the table; the inputs must be on it too (copy
 // alone crosses devices)
 
-/// out = op(a); `a` has out's dtype (LogicalNot: out is bool). p0/p1: Softplus
+/// out = op(a); `a` has out's dtype p0/p1: Softplus
 /// (beta, threshold), Clamp (min, max; NaN = none).
 inline void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0) {
   kernels_for(out.device()).unary(op, out, a, p0, p1);

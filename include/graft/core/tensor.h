@@ -154,15 +154,11 @@ class Tensor {
   Tensor mul(const Scalar& o) const;
   Tensor div(const Tensor& o) const;
   Tensor div(const Scalar& o) const;
-  Tensor neg() const;
   Tensor pow(const Tensor& e) const;
   Tensor pow(const Scalar& e) const;
   // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
   // ...; maximum(o), eq(o), lt(o), ...: generated from src/ops/ops.yaml
 #include "graft/core/tensor_generated_methods.inc"
-  Tensor abs() const;
-  Tensor sign() const;
-  Tensor relu() const;
   Tensor square() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
@@ -215,7 +211,6 @@ class Tensor {
   Tensor& fill_(const Scalar& v);
   Tensor& copy_(const Tensor& src);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  Tensor& relu_();
   Tensor& square_();
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
   Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false);

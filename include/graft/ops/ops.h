@@ -108,7 +108,6 @@ Tensor div(const Tensor& a, const Scalar& b);
 /// floor_divide), in the promoted dtype; integer division by zero raises. Zero gradients.
 Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
 Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode);
-Tensor neg(const Tensor& a);
 /// Largest integer <= x, elementwise. Integer inputs give a copy; bool raises. Zero gradient.
 /// Python's `a // b`: the quotient rounded toward -inf (ints and floats alike), promoted dtype.
 /// Integer division by zero raises RuntimeError("ZeroDivisionError"); floats give +-inf/nan.
@@ -129,11 +128,8 @@ Tensor square(const Tensor& a);
 /// In place: a = a * a.
 Tensor& square_(Tensor& a);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
-// and isnan, isfinite, isinf, ..., are declared in src/ops/ops.yaml and generated:
-// graft/ops/generated_ops.h.
-Tensor abs(const Tensor& a);
-Tensor sign(const Tensor& a);
-Tensor relu(const Tensor& a);
+// neg, abs, sign, relu, and isnan, isfinite, isinf, ..., are declared in src/ops/ops.yaml and
+// generated: graft/ops/generated_ops.h.
 /// approximate: "none" (erf form) or "tanh".
 Tensor gelu(const Tensor& a, const std::string& approximate = "none");
 Tensor silu(const Tensor& a);
@@ -147,15 +143,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 // maximum, minimum, fmax, atan2, ...; eq, lt, ..., logical_and, ...: generated (generated_ops.h)
-Tensor logical_not(const Tensor& a);
-/// Bitwise and/or/xor of integer or bool tensors (logical for bool), broadcast with PyTorch's
-/// promotion; floats raise PyTorch's '"bitwise_and_cpu" not implemented for 'Float''.
-Tensor bitwise_and(const Tensor& a, const Tensor& b);
-Tensor bitwise_and(const Tensor& a, const Scalar& b);
-Tensor bitwise_or(const Tensor& a, const Tensor& b);
-Tensor bitwise_or(const Tensor& a, const Scalar& b);
-Tensor bitwise_xor(const Tensor& a, const Tensor& b);
-Tensor bitwise_xor(const Tensor& a, const Scalar& b);
+// bitwise_and, bitwise_or, bitwise_xor: generated (generated_ops.h)
 /// ~a: two's complement not of integers, logical not of bool.
 Tensor bitwise_not(const Tensor& a);
 /// True when every element is within atol + rtol * |b| of b (both floating).

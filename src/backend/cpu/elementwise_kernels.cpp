@@ -12,14 +12,6 @@ namespace graft::cpu {
 namespace {
 
 template <class T>
-T sign_of(T x) {
-  if constexpr (std::is_same_v<T, bool>)
-    return x;
-  else
-    return static_cast<T>((T(0) < x) - (x < T(0)));
-}
-
-template <class T>
 T int_pow(T base, T e) {
   if (e < 0) {  // integer ** negative: PyTorch returns 1/base**|e| truncated
     if (base == 1) return 1;
@@ -40,16 +32,6 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
   using C = std::conditional_t<std::is_floating_point_v<T>, T, double>;  // compute type
   auto run = [&](auto f) { elementwise<T, T>(out, f, a); };
   switch (op) {
-    case UnaryOp::Neg:
-      if constexpr (std::is_same_v<T, bool>)
-        throw TypeError("neg: Negation, the `-` operator, on a bool tensor is not supported.");
-      else
-        return run([](T x) { return static_cast<T>(-x); });
-    case UnaryOp::Abs:
-      if constexpr (std::is_same_v<T, bool>)
-        return run([](T x) { return x; });
-      else
-        return run([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
     case UnaryOp::BitNot:
       if constexpr (std::is_same_v<T, bool>)
         return run([](T x) { return !x; });
@@ -57,10 +39,6 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
         return run([](T x) { return static_cast<T>(~x); });
       else
         break;
-    case UnaryOp::Sign:
-      return run([](T x) { return sign_of(x); });
-    case UnaryOp::Relu:
-      return run([](T x) { return (x > T(0) || x != x) ? x : T(0); });  // NaN propagates
     case UnaryOp::Clamp: {
       // p0 / p1: the bounds, -inf / +inf when absent; a NaN bound makes every output NaN
       const bool has_lo = !(std::isinf(p0) && p0 < 0), has_hi = !(std::isinf(p1) && p1 > 0);
@@ -151,16 +129,6 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         return run([](T x, T y) { return int_pow<T>(x, y); });
       else
         break;
-    case BinaryOp::BitAnd:
-    case BinaryOp::BitOr:
-    case BinaryOp::BitXor:
-      if constexpr (std::is_integral_v<T>) {
-        if (op == BinaryOp::BitAnd) return run([](T x, T y) { return static_cast<T>(x & y); });
-        if (op == BinaryOp::BitOr) return run([](T x, T y) { return static_cast<T>(x | y); });
-        return run([](T x, T y) { return static_cast<T>(x ^ y); });
-      } else {
-        break;
-      }
   }
   GRAFT_INTERNAL_ASSERT(false, "binary kernel: op not implemented for dtype ", a.dtype());
 }
@@ -220,13 +188,6 @@ void binary_scalar_typed(BinaryOp op, const Tensor& out, const Tensor& a, const 
 }  // namespace
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1) {
-  if (op == UnaryOp::LogicalNot) {
-    GRAFT_DISPATCH_ALL(a.dtype(), "logical_not", [&] {
-      elementwise<bool, scalar_t>(
-          out, [](scalar_t x) { return !static_cast<bool>(x); }, a);
-    });
-    return;
-  }
   GRAFT_DISPATCH_ALL(out.dtype(), "unary", [&] { unary_typed<scalar_t>(op, out, a, p0, p1); });
 }
 

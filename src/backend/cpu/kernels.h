@@ -34,7 +34,7 @@ inline Tensor raw_select0(const Tensor& t, int64_t i) {
 // The CPU backend's entries of the kernel table (include/graft/backend/kernels.h says what
 // each computes); ops reach them through graft::kernel, never directly.
 
-/// out = op(a); `a` has out's dtype (LogicalNot: out is bool). p0/p1: Softplus
+/// out = op(a); `a` has out's dtype p0/p1: Softplus
 /// (beta, threshold), Clamp (min, max; NaN = none).
 void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0, double p1);
 /// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
