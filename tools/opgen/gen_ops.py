@@ -8,8 +8,10 @@ CMake runs it at configure time (and again whenever ops.yaml or this script chan
 Each output is rewritten only when its text changes, so an unchanged declaration rebuilds
 nothing. What comes out (docs/notes/ops.md):
 
-  include/graft/ops/generated_ops.h       graft::name(self) (and graft::name_(self) for the
-                                          differentiable families), documented; ops.h includes it
+  include/graft/ops/generated_ops.h       graft::name(self), graft::name_(self) for the unary
+                                          differentiable families, graft::name(self, other) (and a
+                                          Scalar other) for the binary ones, documented; ops.h
+                                          includes it
   include/graft/core/tensor_generated_methods.inc
                                           the Tensor methods (included inside class Tensor)
   include/graft/ops/<family>_ops.def      X-macro rows, GRAFT_<FAMILY>_OP(name): the op table
@@ -17,8 +19,9 @@ nothing. What comes out (docs/notes/ops.md):
   src/ops/generated_ops.cpp               backward nodes, forwards with their autograd wiring,
                                           in-place forms, Tensor methods
   include/graft/backend/generated_kernel_ids.h
-                                          GeneratedKernel: each op's number in a backend's
-                                          table of generated kernels (kernels.h)
+                                          GeneratedKernel / GeneratedBinaryKernel: each op's
+                                          number in a backend's tables of generated kernels
+                                          (kernels.h)
   src/backend/cpu/generated_kernels.{h,cpp}
                                           the CPU kernel of each op, and the CPU table of them
   tests/<family>_registry.def             the registry's rows: GRAFT_<FAMILY>_CASE(name, ...,
