@@ -185,11 +185,13 @@ def gen_methods(decl):
     return "\n".join(lines) + "\n"
 
 
-def gen_node(op):
-    formula = op["derivative"]
-    saved = [v for v in ("self", "result") if uses(formula, v)]
-    out = [f"struct {op['node']} final : Node {{",
-           f'  std::string name() const override {{ return "{op["node"]}"; }}']
+def gen_node(node, inputs, formulas):
+    """The backward node `node` of an op whose tensor inputs are `inputs` ("self"[, "other"]),
+    with one derivative formula per input. It saves exactly the inputs and `result` that the
+    formulas name; returns its C++ and that list."""
+    saved = [v for v in (*inputs, "result") if any(uses(f, v) for f in formulas)]
+    out = [f"struct {node} final : Node {{",
+           f'  std::string name() const override {{ return "{node}"; }}']
     for v in saved:
         out.append(f"  SavedVariable {v}_;")
     if saved:
@@ -203,44 +205,36 @@ def gen_node(op):
     out.append("    const Tensor& grad = grads[0];")
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
-    out.append(f"    return {{{formula}}};")
+    if len(formulas) == 1:
+        out.append(f"    return {{{formulas[0]}}};")
+    else:
+        out.append(f"    TensorList grad_inputs({len(formulas)});")
+        out += [f"    if (should_compute_output({i})) grad_inputs[{i}] = {f};" for i, f in enumerate(formulas)]
+        out.append("    return grad_inputs;")
     out.append("  }")
     out.append("};")
     return "\n".join(out), saved
 
 
-def gen_binary_node(op):
-    formulas = [op["self"], op["other"]]
-    saved = [v for v in ("self", "other", "result") if any(uses(f, v) for f in formulas)]
-    out = [f"struct {op['node']} final : Node {{",
-           f'  std::string name() const override {{ return "{op["node"]}"; }}']
-    for v in saved:
-        out.append(f"  SavedVariable {v}_;")
-    if saved:
-        out.append("  void release_variables() override {")
-        out += [f"    {v}_.reset_data();" for v in saved]
-        out.append("  }")
-        out.append("  void visit_held(HeldVisitor& v) const override {")
-        out += [f'    v.saved({s}_, "{s}");' for s in saved]
-        out.append("  }")
-    out.append("  TensorList apply(TensorList&& grads) override {")
-    out.append("    const Tensor& grad = grads[0];")
-    for v in saved:
-        out.append(f"    const Tensor {v} = {v}_.unpack(this);")
-    out.append("    TensorList grad_inputs(2);")
-    out.append(f"    if (should_compute_output(0)) grad_inputs[0] = {op['self']};")
-    out.append(f"    if (should_compute_output(1)) grad_inputs[1] = {op['other']};")
-    out.append("    return grad_inputs;")
-    out.append("  }")
-    out.append("};")
-    return "\n".join(out), saved
+def gen_wiring(node, inputs, saved):
+    """The autograd wiring of a generated forward: when an input requires grad, `node` with
+    edges to `inputs`, its saved inputs, the history of `result`, then the saved result."""
+    refs = ", ".join(f"&{v}" for v in inputs)
+    wire = [f"  if (autograd::any_requires_grad({{{refs}}})) {{",
+            f"    auto node = detail::make_node<{node}>({{{refs}}});"]
+    wire += [f"    node->{v}_ = SavedVariable({v}, false);" for v in inputs if v in saved]
+    wire.append("    autograd::set_history(result, node);")
+    if "result" in saved:
+        wire.append("    node->result_ = SavedVariable(result, true);")
+    wire.append("  }")
+    return wire
 
 
 def gen_ops_cpp(decl):
     nodes, fns = [], []
     for op in unary_with_inplace(decl):
         name = op["name"]
-        node, saved = gen_node(op)
+        node, saved = gen_node(op["node"], ("self",), [op["derivative"]])
         if "bool_refusal" in op:
             refusal = json.dumps(op["bool_refusal"]) if op["bool_refusal"] else "nullptr"
             forward = f'detail::unary_keep_forward(self, "{name}", {kernel_id(name)}, {refusal})'
@@ -250,14 +244,7 @@ def gen_ops_cpp(decl):
         else:
             forward = f'detail::unary_float_forward(self, "{name}", {kernel_id(name)})'
         nodes.append(node)
-        wire = ["  if (autograd::any_requires_grad({&self})) {",
-                f"    auto node = detail::make_node<{op['node']}>({{&self}});"]
-        if "self" in saved:
-            wire.append("    node->self_ = SavedVariable(self, false);")
-        wire.append("    autograd::set_history(result, node);")
-        if "result" in saved:
-            wire.append("    node->result_ = SavedVariable(result, true);")
-        wire.append("  }")
+        wire = gen_wiring(op["node"], ("self",), saved)
         fns.append("\n".join([
             f"Tensor {name}(const Tensor& self) {{",
             f"  Tensor result = {forward};",
@@ -278,17 +265,9 @@ def gen_ops_cpp(decl):
         ]))
     for op in decl["binary"]:
         name = op["name"]
-        node, saved = gen_binary_node(op)
+        node, saved = gen_node(op["node"], ("self", "other"), [op["self"], op["other"]])
         nodes.append(node)
-        wire = ["  if (autograd::any_requires_grad({&self, &other})) {",
-                f"    auto node = detail::make_node<{op['node']}>({{&self, &other}});"]
-        for v in ("self", "other"):
-            if v in saved:
-                wire.append(f"    node->{v}_ = SavedVariable({v}, false);")
-        wire.append("    autograd::set_history(result, node);")
-        if "result" in saved:
-            wire.append("    node->result_ = SavedVariable(result, true);")
-        wire.append("  }")
+        wire = gen_wiring(op["node"], ("self", "other"), saved)
         fns.append("\n".join([
             f"Tensor {name}(const Tensor& self, const Tensor& other) {{",
             f'  Tensor result = detail::binary_generated_forward(self, other, "{name}", {binary_kernel_id(name)}, '
