@@ -438,11 +438,6 @@ void init_functions_part(py::module_& f) {
         return gelu(input, approximate);
       },
       py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
-  f.def(
-      "silu", [](const Tensor& input) { return silu(input); }, py::arg("input"));
-  f.def(
-      "softplus", [](const Tensor& input, double beta, double threshold) { return softplus(input, beta, threshold); },
-      py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
 }
 
 void check_fan_mode(const std::string& mode) {
@@ -561,7 +556,7 @@ void init_utils_part(py::module_& u) {
 }  // namespace
 
 void init_nn_functional(py::module_& m) {
-  py::module_ nn = m.def_submodule("_nn", "torch.nn.functional's C++ ops, torch.nn.init and torch.nn.utils");
+  py::module_ nn = m.def_submodule("_nn");  // made by init_tensor_ops, which binds the generated activations in it
   init_functions_part(nn);
   py::module_ init = nn.def_submodule("init", "torch.nn.init's initialisers");
   init_init_part(init);

@@ -62,6 +62,19 @@ Tensor tensor_arg(const char* name, py::handle other) {
   return as_tensor_unchecked(other);
 }
 
+/// A number argument of a generated op (PyTorch's Scalar parameters: beta, lambd, ...): a bool,
+/// int, float, NumPy number or 0-d tensor that does not require grad, as PyTorch's parser takes;
+/// anything else is refused with its TypeError, an int beyond int64 with its "Overflow when
+/// unpacking long".
+double number_arg(const char* fn, const char* arg, py::handle v) {
+  const bool number_tensor =
+      is_tensor(v) && as_tensor_unchecked(v).dim() == 0 && !as_tensor_unchecked(v).requires_grad();
+  if (!number_tensor && (is_tensor(v) || !PyNumber_Check(v.ptr())))
+    throw TypeError(detail::str(fn, "(): argument '", arg, "' must be Number, not ",
+                                std::string(py::str(v.get_type().attr("__name__")))));
+  return to_scalar(v).to_double();
+}
+
 /// Tensor.uniform_/normal_ fill through torch.nn.init's no-grad path; as methods they refuse
 /// a leaf that requires grad while grad mode is on, as PyTorch's in-place ops do.
 void check_leaf_not_written(const Tensor& t) {
@@ -487,9 +500,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
   def_both(m, cls, "square", [](const Tensor& a) { return square(a); });
-  def_both(
-      m, cls, "softplus", [](const Tensor& a, double beta, double threshold) { return softplus(a, beta, threshold); },
-      py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+  {
+    // the activation ops declared in src/ops/ops.yaml (silu, softplus, leaky_relu, elu, ...):
+    // _C._nn.<name> (and <name>_), and graft.<name> / Tensor.<name> where PyTorch has them
+    py::module_ nn = m.def_submodule("_nn", "torch.nn.functional's C++ ops, torch.nn.init and torch.nn.utils");
+#include "activation_bindings.inc"
+  }
   auto clamp_fn = [](const Tensor& a, py::handle lo, py::handle hi) { return clamp_any(a, lo, hi); };
   def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());

@@ -172,10 +172,6 @@ struct PowBackward2 final : Node {  // scalar ** tensor
       return {formula};                         \
     }                                           \
   };
-GRAFT_UNARY_SELF_NODE(SiluBackward0, ([&] {
-                        Tensor s = sigmoid(x);
-                        return gr * s * (1 + x * (1 - s));
-                      }()))
 
 struct GeluBackward0 final : Node {
   GRAFT_NODE_BOILERPLATE("GeluBackward0", self)
@@ -193,15 +189,6 @@ struct GeluBackward0 final : Node {
     Tensor t = tanh((x + x2 * x * c) * k);
     Tensor d = (t + 1) * 0.5 + x * (1 - t * t) * ((x2 * (3 * c) + 1) * (0.5 * k));
     return {g[0] * d};
-  }
-};
-struct SoftplusBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("SoftplusBackward0", self)
-  SavedVariable self;
-  double beta = 1, threshold = 20;
-  TensorList apply(TensorList&& g) override {
-    Tensor bx = self.unpack(this) * beta;
-    return {where(bx > threshold, g[0], g[0] * sigmoid(bx))};
   }
 };
 struct ClampBackward1 final : Node {
@@ -503,6 +490,15 @@ Tensor detail::unary_float_forward(const Tensor& self, const char* name, kernel:
   kernel::generated(static_cast<int>(k), out, detail::as_dtype(self, dt, tmp));
   return out;
 }
+Tensor detail::activation_forward(const Tensor& self, const char* name, const char* refused_as,
+                                  kernel::GeneratedKernel k, const double* args) {
+  alloc::MemoryOpScope mem_scope(name);
+  detail::check_tensor(self, name);
+  if (!is_floating_point(self.dtype())) detail::kernel_not_implemented(refused_as, self.dtype());
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  kernel::generated(static_cast<int>(k), out, self, args);
+  return out;
+}
 Tensor gelu(const Tensor& a, const std::string& approximate) {
   GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
               "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
@@ -515,26 +511,6 @@ Tensor gelu(const Tensor& a, const std::string& approximate) {
     auto n = make_node<GeluBackward0>({&a});
     n->self = SavedVariable(a, false);
     n->tanh_approx = t;
-    set_history(out, n);
-  }
-  return out;
-}
-Tensor silu(const Tensor& a) {
-  detail::check_tensor(a, "silu");
-  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "silu: expected a floating point tensor but got ",
-              a.defined() ? a.dtype() : kFloat32);
-  return record_unary_self<SiluBackward0>(unary_forward(UnaryOp::Silu, a, "silu", true), a);
-}
-Tensor softplus(const Tensor& a, double beta, double threshold) {
-  detail::check_tensor(a, "softplus");
-  GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "softplus: expected a floating point tensor but got ",
-              a.defined() ? a.dtype() : kFloat32);
-  Tensor out = unary_forward(UnaryOp::Softplus, a, "softplus", true, beta, threshold);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<SoftplusBackward0>({&a});
-    n->self = SavedVariable(a, false);
-    n->beta = beta;
-    n->threshold = threshold;
     set_history(out, n);
   }
   return out;

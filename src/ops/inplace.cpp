@@ -233,7 +233,7 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   autograd::bump_version(self);
   return self;
 }
-Tensor& detail::inplace_unary(Tensor& self, const char* name, Tensor (*op)(const Tensor&)) {
+Tensor& detail::inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& op) {
   return inplace(self, name, false, op);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for op implementations: dimension wrapping, broadcasting, type promotion,
 // output allocation.
+#include <functional>
 #include <string>
 
 #include "graft/alloc/memory_history.h"
@@ -92,6 +93,11 @@ Tensor unary_rounding_forward(const Tensor& self, const char* name, kernel::Gene
 /// unary_keep ops): generated kernel `k` on integers too; a bool self refused with
 /// `bool_refusal` (PyTorch's RuntimeError text) unless it is null; no autograd.
 Tensor unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* bool_refusal);
+/// The forward of an activation (the generated activation ops): a floating self (integers and
+/// bool refused with '"<refused_as>" not implemented for ...', as PyTorch's kernels), the result
+/// of self's dtype written by generated kernel `k` with the op's arguments `args`; no autograd.
+Tensor activation_forward(const Tensor& self, const char* name, const char* refused_as, kernel::GeneratedKernel k,
+                          const double* args);
 /// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
 /// self's shape written by generated kernel `k`; no autograd (bool results never require grad).
 Tensor unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
@@ -122,6 +128,6 @@ Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const cha
 /// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
 /// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
 /// op's node; a result that cannot be cast back to self's dtype is refused).
-Tensor& inplace_unary(Tensor& self, const char* name, Tensor (*op)(const Tensor&));
+Tensor& inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& op);
 
 }  // namespace graft::detail

@@ -41,6 +41,9 @@ RT rnd(Shape64 sizes, Domain dom, std::vector<double> kinks) {
         case Domain::AboveOne:
           x = 1.25 + 1.75 * u;
           break;
+        case Domain::Wide:
+          x = -5 + 10 * u;
+          break;
       }
       bool ok = true;
       for (double k : kinks) ok = ok && std::fabs(x - k) >= 0.1;

@@ -35,6 +35,7 @@ enum class Domain {
   NonZero,   ///< [-2, 2] with |x| >= 0.25 (abs, sign, relu, div denominators, ...)
   Unit,      ///< [-0.9, 0.9]
   AboveOne,  ///< [1.25, 3] (acosh)
+  Wide,      ///< [-5, 5] (hardsigmoid, hardswish: across their kinks at -3 and 3)
 };
 
 // ---- sample builders (deterministic pseudo-random values) ----

@@ -238,7 +238,18 @@ std::vector<Sample> predicate_samples() {
           {"empty", {vals({0}, {})}}};
 }
 
-double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+// An activation's case for one argument set (variant "" for the defaults: also float32 and NaN).
+void add_activation_case(Registry& r, const char* name, const char* variant, UFn f, R1 ref, Domain d,
+                         std::vector<double> kinks) {
+  if (r.empty() || r.back().name != name) r.push_back({name, {}});
+  auto& cases = r.back().cases;
+  if (*variant) {
+    cases.push_back(unary(variant, f, ref, d, kinks));
+    return;
+  }
+  cases.push_back(f32(unary("", f, ref, d, kinks)));
+  cases.push_back(nan_only(unary("nan", f, ref)));
+}
 
 // Python's // and %, kept out of register_elementwise so each stays small.
 void register_floor_div_mod(Registry& r) {
@@ -458,15 +469,15 @@ void register_elementwise(Registry& r) {
                       const double k = std::sqrt(2.0 / M_PI);
                       return 0.5 * a * (1 + std::tanh(k * (a + 0.044715 * a * a * a)));
                     })}});
-  r.push_back({"silu",
-               {unary(
-                   "", [](auto& a) { return silu(a); }, [](double a) { return a * sigmoid_ref(a); })}});
-  r.push_back({"softplus",
-               {unary(
-                    "default", [](auto& a) { return softplus(a); }, [](double a) { return std::log1p(std::exp(a)); }),
-                unary(
-                    "beta2_threshold1", [](auto& a) { return softplus(a, 2.0, 1.0); },
-                    [](double a) { return 2 * a > 1.0 ? a : std::log1p(std::exp(2 * a)) / 2; }, Domain::Any, {0.5})}});
+  // the activation ops (src/ops/ops.yaml), one row per argument set: at the defaults float64 with
+  // gradients, a float32 smoke test and a forward-only case with NaN; the other argument sets in
+  // float64 with gradients
+#define GRAFT_ACTIVATION_CASE(name, variant, domain, inplace, call, reference, ...)                                  \
+  add_activation_case(                                                                                               \
+      r, #name, variant, [](const Tensor& self) { return name call; }, [](double x) -> double { return reference; }, \
+      Domain::domain, {__VA_ARGS__});
+#include "activation_registry.def"
+#undef GRAFT_ACTIVATION_CASE
   r.push_back({"clamp",
                {unary(
                     "min_max", [](auto& a) { return clamp(a, -0.5, 0.5); },

@@ -227,6 +227,23 @@ void register_inplace(Registry& r) {
                    ref1([](double x) { return reference; }), self_samples(Domain::Any, {__VA_ARGS__}))}});
 #include "unary_rounding_registry.def"
 #undef GRAFT_UNARY_ROUNDING_CASE
+  // and of the activation ops that have one (leaky_relu_, elu_, ...), at each argument set
+#define GRAFT_ACTIVATION_INPLACE_NoInplace(op, variant, domain, call, reference, ...)
+#define GRAFT_ACTIVATION_INPLACE_WithInplace(op, variant, domain, call, reference, ...) \
+  if (r.back().name != #op "_") r.push_back({#op "_", {}});                             \
+  r.back().cases.push_back(inplace(                                                     \
+      variant, [](Tensor& self, const TensorList&) -> Tensor& { return op##_ call; },   \
+      [](const TensorList& x) {                                                         \
+        const Tensor& self = x[0];                                                      \
+        return TensorList{op call};                                                     \
+      },                                                                                \
+      ref1([](double x) { return reference; }), self_samples(Domain::domain, {__VA_ARGS__})));
+#define GRAFT_ACTIVATION_CASE(op, variant, domain, inplace, call, reference, ...) \
+  GRAFT_ACTIVATION_INPLACE_##inplace(op, variant, domain, call, reference, __VA_ARGS__)
+#include "activation_registry.def"
+#undef GRAFT_ACTIVATION_CASE
+#undef GRAFT_ACTIVATION_INPLACE_WithInplace
+#undef GRAFT_ACTIVATION_INPLACE_NoInplace
   r.push_back({"square_",
                {inplace(
                     "", [](Tensor& s, const TensorList&) -> Tensor& { return s.square_(); },

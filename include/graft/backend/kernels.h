@@ -18,8 +18,6 @@ namespace graft::kernel {
 enum class UnaryOp {
   Gelu,
   GeluTanh,
-  Silu,
-  Softplus,
   Clamp,
   BitNot  ///< ~x on integers, not on bool
 };
@@ -37,8 +35,10 @@ struct Window2d {
   int64_t oh, ow;  ///< output rows and columns
 };
 
-/// out = f(a) for a generated op's kernel (`a` already converted as the op's family says).
-using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a);
+/// out = f(a) for a generated op's kernel (`a` already converted as the op's family says);
+/// `args` holds the op's non-tensor arguments in declaration order (the activation family's
+/// negative_slope, beta, ...), nullptr for ops without any.
+using UnaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const double* args);
 /// out = f(a, b), broadcast, for a generated binary op's kernel (a and b of the compute dtype).
 using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor& b);
 
@@ -109,8 +109,7 @@ void check_copy_devices(const Tensor& dst, const Tensor& src);
 // ---- the dispatch: the output's device picks the table; the inputs must be on it too (copy
 // alone crosses devices)
 
-/// out = op(a); `a` has out's dtype p0/p1: Softplus
-/// (beta, threshold), Clamp (min, max; NaN = none).
+/// out = op(a); `a` has out's dtype. p0/p1: Clamp's (min, max; NaN = none).
 inline void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0) {
   kernels_for(out.device()).unary(op, out, a, p0, p1);
 }
@@ -209,8 +208,11 @@ inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x
   same_device(out, x);
   kernels_for(out.device()).max_pool2d(out, indices, x, w);
 }
-/// out = the generated op number `k` of a (see generated_kernel_ids.h).
-inline void generated(int k, const Tensor& out, const Tensor& a) { kernels_for(out.device()).generated[k](out, a); }
+/// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
+/// non-tensor arguments `args` (nullptr when it has none).
+inline void generated(int k, const Tensor& out, const Tensor& a, const double* args = nullptr) {
+  kernels_for(out.device()).generated[k](out, a, args);
+}
 /// out = the generated binary op number `k` of a and b (see generated_kernel_ids.h).
 inline void generated_binary(int k, const Tensor& out, const Tensor& a, const Tensor& b) {
   same_device(out, a);

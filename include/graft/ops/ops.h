@@ -128,12 +128,10 @@ Tensor square(const Tensor& a);
 /// In place: a = a * a.
 Tensor& square_(Tensor& a);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
-// neg, abs, sign, relu, and isnan, isfinite, isinf, ..., are declared in src/ops/ops.yaml and
-// generated: graft/ops/generated_ops.h.
+// neg, abs, sign, relu, isnan, isfinite, isinf, ..., and the activations silu, softplus,
+// leaky_relu, elu, ... are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
 /// approximate: "none" (erf form) or "tanh".
 Tensor gelu(const Tensor& a, const std::string& approximate = "none");
-Tensor silu(const Tensor& a);
-Tensor softplus(const Tensor& a, double beta = 1.0, double threshold = 20.0);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 /// clamp with tensor bounds (broadcast, promoted; an undefined Tensor is no bound):
 /// min(max(a, min), max), NaN if any operand is NaN. Gradients flow to each bound where it is

@@ -18,18 +18,16 @@ mse_loss, l1_loss, smooth_l1_loss = _nn.mse_loss, _nn.l1_loss, _nn.smooth_l1_los
 nll_loss, cross_entropy = _nn.nll_loss, _nn.cross_entropy
 binary_cross_entropy = _nn.binary_cross_entropy
 binary_cross_entropy_with_logits = _nn.binary_cross_entropy_with_logits
-linear, gelu, softplus = _nn.linear, _nn.gelu, _nn.softplus
+linear, gelu = _nn.linear, _nn.gelu
+# the activations declared in src/ops/ops.yaml (generated bindings in _C._nn)
+softplus, logsigmoid, softshrink = _nn.softplus, _nn.log_sigmoid, _nn.softshrink
+hardshrink = _C.hardshrink
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     """max_pool2d returning (values, indices)."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-def _inplace_result(input, result):
-    input.copy_(result)
-    return input
 
 
 def relu(input, inplace=False):
@@ -46,8 +44,42 @@ def relu_(input):
 
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
-    result = _nn.silu(input)
-    return _inplace_result(input, result) if inplace else result
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, negative_slope * x otherwise."""
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+# SELU's constants (Klambauer et al., 2017), as PyTorch's
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants (EluBackward0, as PyTorch)."""
+    return (_nn.elu_ if inplace else _nn.elu)(input, _SELU_ALPHA, _SELU_SCALE)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6."""
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    """x * min(max(x + 3, 0), 6) / 6."""
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _nn.mish_(input) if inplace else _nn.mish(input)
 
 
 def sigmoid(input):
@@ -72,14 +104,6 @@ def _check_norm_input(input):
     if not input.is_floating_point():
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_scalar_type_name(input.dtype)} instead.")
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """x for x > 0, negative_slope * x otherwise."""
-    if not input.is_floating_point():
-        raise RuntimeError(f"\"leaky_relu_cpu\" not implemented for '{_scalar_type_name(input.dtype)}'")
-    result = _C.where(input > 0, input, input * negative_slope)
-    return _inplace_result(input, result) if inplace else result
 
 
 def _softmax_dim(name, ndim, stacklevel):

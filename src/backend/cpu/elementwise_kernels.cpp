@@ -75,15 +75,6 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
           const C k = C(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2/pi)
           return static_cast<T>(C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x))));
         });
-      case UnaryOp::Silu:
-        return run([](T x) { return x / (T(1) + std::exp(-x)); });
-      case UnaryOp::Softplus: {
-        const C beta = p0, threshold = p1;
-        return run([=](T x) {
-          C bx = beta * x;
-          return static_cast<T>(bx > threshold ? C(x) : std::log1p(std::exp(bx)) / beta);
-        });
-      }
       default:
         break;
     }

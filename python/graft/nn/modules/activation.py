@@ -1,5 +1,6 @@
-"""Activation layers (ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, Softmax,
-LogSoftmax) and MultiheadAttention."""
+"""Activation layers (ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU,
+Hardsigmoid, Hardswish, Mish, LogSigmoid, Hardshrink, Softshrink, Softmax, LogSoftmax) and
+MultiheadAttention."""
 import math
 
 from ... import _C
@@ -92,6 +93,76 @@ class Softplus(Module):
 
     def extra_repr(self):
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class ELU(Module):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class SELU(_InplaceActivation):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+
+    _fn = staticmethod(F.selu)
+
+
+class Mish(_InplaceActivation):
+    """x * tanh(softplus(x))."""
+
+    _fn = staticmethod(F.mish)
+
+
+class Hardsigmoid(_InplaceActivation):
+    """min(max(x + 3, 0), 6) / 6."""
+
+    _fn = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self):
+        return ""  # PyTorch's shows no arguments, inplace included
+
+
+class Hardswish(Hardsigmoid):
+    """x * min(max(x + 3, 0), 6) / 6."""
+
+    _fn = staticmethod(F.hardswish)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, 0 elsewhere."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 elsewhere."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
 
 
 class _AlongDim(Module):
