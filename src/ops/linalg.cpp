@@ -1,33 +1,11 @@
-// Matrix products: mm, bmm (GEMM kernels with backward), matmul and linear (composed).
+// Matrix products: the forwards of mm and bmm (GEMM kernels; declared in src/ops/ops.yaml),
+// matmul and linear (composed).
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using autograd::set_history;
-using detail::make_node;
 
 namespace {
-
-struct MmBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("MmBackward0", self, mat2)
-  SavedVariable self, mat2;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = mm(g[0], mat2.unpack(this).t());
-    if (should_compute_output(1)) r[1] = mm(self.unpack(this).t(), g[0]);
-    return r;
-  }
-};
-struct BmmBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("BmmBackward0", self, mat2)
-  SavedVariable self, mat2;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = bmm(g[0], mat2.unpack(this).transpose(1, 2));
-    if (should_compute_output(1)) r[1] = bmm(self.unpack(this).transpose(1, 2), g[0]);
-    return r;
-  }
-};
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, op,
@@ -36,25 +14,18 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   GRAFT_CHECK(a.dtype() != kBool, RuntimeError, op, ": \"addmm_impl_cpu_\" not implemented for 'Bool'");
 }
 
-/// a @ b (matrices or batches, checked by the caller) into a new tensor of `out_sizes`, with
-/// Backward (MmBackward0 or BmmBackward0) saving each operand only for the other's gradient.
-template <class Backward>
-Tensor gemm_recorded(const Tensor& a, const Tensor& b, IntArrayRef out_sizes) {
+/// a @ b (matrices or batches, checked by the caller) into a new tensor of `out_sizes`.
+Tensor gemm_out(const Tensor& a, const Tensor& b, IntArrayRef out_sizes) {
   Tensor out = detail::new_empty(out_sizes, a.dtype(), a.device());
   kernel::gemm(out, a, b);
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<Backward>({&a, &b});
-    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
-    if (n->should_compute_output(0)) n->mat2 = SavedVariable(b, false);
-    set_history(out, n);
-  }
   return out;
 }
 
 }  // namespace
 
-Tensor mm(const Tensor& a, const Tensor& b) {
-  alloc::MemoryOpScope mem_scope("mm");
+// mm and bmm are declared in src/ops/ops.yaml (the function family): these are their forwards,
+// graft::mm and graft::bmm (generated) record MmBackward0 / BmmBackward0 around them.
+Tensor detail::mm_forward(const Tensor& a, const Tensor& b) {
   detail::check_tensor(a, "mm", "self");
   detail::check_tensor(b, "mm", "mat2");
   GRAFT_CHECK(a.dim() == 2, RuntimeError, "mm: self must be a matrix, got ", a.dim(), "-D tensor of shape ", a.sizes());
@@ -62,11 +33,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   GRAFT_CHECK(a.size(1) == b.size(0), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x",
               a.size(1), " and ", b.size(0), "x", b.size(1), ")");
   check_same_dtype(a, b, "mm");
-  return gemm_recorded<MmBackward0>(a, b, {a.size(0), b.size(1)});
+  return gemm_out(a, b, {a.size(0), b.size(1)});
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  alloc::MemoryOpScope mem_scope("bmm");
+Tensor detail::bmm_forward(const Tensor& a, const Tensor& b) {
   detail::check_tensor(a, "bmm", "self");
   detail::check_tensor(b, "bmm", "mat2");
   GRAFT_CHECK(a.dim() == 3, RuntimeError, "batch1 must be a 3D tensor, got shape ", a.sizes());
@@ -75,7 +45,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
               "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
               "] but got: [", b.size(0), ", ", b.size(1), "].");
   check_same_dtype(a, b, "bmm");
-  return gemm_recorded<BmmBackward0>(a, b, {a.size(0), a.size(1), b.size(2)});
+  return gemm_out(a, b, {a.size(0), a.size(1), b.size(2)});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

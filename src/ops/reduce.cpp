@@ -1,6 +1,7 @@
 // Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
 // logsumexp, softmax, log_softmax, sum_to.
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 using autograd::any_requires_grad;
@@ -175,25 +176,6 @@ struct LogsumexpBackward0 final : Node {
     return {gu * exp(x - yu)};
   }
 };
-struct SoftmaxBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("SoftmaxBackward0", result)
-  SavedVariable result;
-  int64_t dim = 0;
-  TensorList apply(TensorList&& g) override {
-    Tensor y = result.unpack(this);
-    return {y * (g[0] - sum(g[0] * y, {dim}, true))};
-  }
-};
-struct LogSoftmaxBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("LogSoftmaxBackward0", result)
-  SavedVariable result;
-  int64_t dim = 0;
-  TensorList apply(TensorList&& g) override {
-    Tensor y = result.unpack(this);
-    return {g[0] - exp(y) * sum(g[0], {dim}, true)};
-  }
-};
-
 Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype, a.device());
   kernel::reduce(op, out, a, mask);
@@ -418,42 +400,26 @@ Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
   return out;
 }
 
-static Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
+namespace {
+// softmax or log_softmax of a along dim, with no autograd (the generated graft::softmax and
+// graft::log_softmax record SoftmaxBackward0 / LogSoftmaxBackward0 around it)
+Tensor softmax_out(const Tensor& a, int64_t dim, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   detail::check_tensor(a, name);
   GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError, name, ": expected a floating point tensor but got ",
               a.dtype());
   int64_t d = detail::wrap_dim(dim, a.dim(), name);
-  Tensor out;
-  {
-    NoGradGuard ng;
-    if (a.numel() == 0) {
-      out = empty_like(a);
-    } else {
-      // a 0-d input is its own maximum: 1 (0 for log), or NaN for an infinite or NaN value
-      Tensor m = a.dim() == 0 ? a : max(a, d, true).first;
-      Tensor shifted = a - m;
-      Tensor s = a.dim() == 0 ? exp(shifted) : sum(exp(shifted), {d}, true);
-      out = log ? shifted - graft::log(s) : exp(shifted) / s;
-    }
-  }
-  if (any_requires_grad({&a})) {
-    if (log) {
-      auto n = make_node<LogSoftmaxBackward0>({&a});
-      n->dim = d;
-      set_history(out, n);
-      n->result = SavedVariable(out, true);
-    } else {
-      auto n = make_node<SoftmaxBackward0>({&a});
-      n->dim = d;
-      set_history(out, n);
-      n->result = SavedVariable(out, true);
-    }
-  }
-  return out;
+  NoGradGuard ng;
+  if (a.numel() == 0) return empty_like(a);
+  // a 0-d input is its own maximum: 1 (0 for log), or NaN for an infinite or NaN value
+  Tensor m = a.dim() == 0 ? a : max(a, d, true).first;
+  Tensor shifted = a - m;
+  Tensor s = a.dim() == 0 ? exp(shifted) : sum(exp(shifted), {d}, true);
+  return log ? shifted - graft::log(s) : exp(shifted) / s;
 }
-Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
-Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
+}  // namespace
+Tensor detail::softmax_forward(const Tensor& a, int64_t dim) { return softmax_out(a, dim, false); }
+Tensor detail::log_softmax_forward(const Tensor& a, int64_t dim) { return softmax_out(a, dim, true); }
 
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
   detail::check_tensor(a, "dist", "self");

@@ -101,11 +101,7 @@ Tensor Tensor::argmin(std::optional<int64_t> d, bool k) const { return graft::ar
 Tensor Tensor::var(IntArrayRef dims, int64_t c, bool k) const { return graft::var(*this, dims, c, k); }
 Tensor Tensor::std(IntArrayRef dims, int64_t c, bool k) const { return graft::std(*this, dims, c, k); }
 Tensor Tensor::logsumexp(IntArrayRef dims, bool k) const { return graft::logsumexp(*this, dims, k); }
-Tensor Tensor::softmax(int64_t d) const { return graft::softmax(*this, d); }
-Tensor Tensor::log_softmax(int64_t d) const { return graft::log_softmax(*this, d); }
 Tensor Tensor::matmul(const Tensor& o) const { return graft::matmul(*this, o); }
-Tensor Tensor::mm(const Tensor& o) const { return graft::mm(*this, o); }
-Tensor Tensor::bmm(const Tensor& o) const { return graft::bmm(*this, o); }
 Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return graft::index_select(*this, d, i); }
 Tensor Tensor::gather(int64_t d, const Tensor& i) const { return graft::gather(*this, d, i); }
 Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const {

@@ -41,11 +41,16 @@ Families:
                    bool result, not differentiable
   binary_bitwise   elementwise bit operations of integer or bool tensors (or a tensor and a
                    number), the promoted dtype, floats refused, not differentiable
+  function         any signature: the forward is written by hand (checks and kernels, no
+                   autograd, in src/ops/<file>.cpp as detail::<name>_forward); the declaration
+                   gives the derivative of each differentiable tensor argument, from which come
+                   the node, the wiring, the public declaration and the Tensor method
   activation       elementwise over a floating tensor with named number arguments (defaults
                    included), result of its dtype, differentiable, in-place form optional;
                    bound in Python's _C._nn (and graft.name, Tensor.name where PyTorch has them)
 
-Also written: python/activation_bindings.inc (the activation ops' pybind11 definitions, included
+Also written: src/ops/generated_forwards.h (the function family's hand-written forwards,
+declared for the files that define them), python/activation_bindings.inc (the activation ops' pybind11 definitions, included
 by python/csrc/nn_functional.cpp).
 """
 import argparse
@@ -66,11 +71,15 @@ FIELDS = {
     "binary": {"name", "doc", "result", "kernel", "self", "other", "node", "reference"},
     "binary_predicate": {"name", "doc", "scalar", "kernel", "reference"},
     "binary_bitwise": {"name", "doc", "kernel", "reference"},
+    "function": {"name", "doc", "args", "forward_in", "derivatives", "node", "method"},
     "activation": {"name", "doc", "args", "check", "refused_as", "kernel", "derivative", "node", "reference", "domain",
                    "kinks", "tests", "inplace", "python"},
 }
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
+# the function family's argument types: how the node stores one that a derivative names
+ARG_STORAGE = {"const Tensor&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
+               "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>"}
 # the differentiable unary families, each op with an in-place form
 UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
 
@@ -114,6 +123,37 @@ def check(family, ops, seen):
             fail(f"op '{name}': scalar must be true or false")
         if family == "activation":
             check_activation(op)
+        if family == "function":
+            check_function(op)
+
+
+def parse_args(op):
+    """The function family's `args` ("const Tensor& self", "int64_t dim = 0", ...) as
+    (type, name, default or None) triples."""
+    out = []
+    for text in op["args"]:
+        m = re.fullmatch(r"(.+?)\s+(\w+)(?:\s*=\s*(.+))?", text.strip())
+        if not m or m.group(1) not in ARG_STORAGE:
+            fail(f"op '{op['name']}': argument '{text}' is not 'type name [= default]' with a type of "
+                 f"{sorted(ARG_STORAGE)}")
+        out.append((m.group(1), m.group(2), m.group(3)))
+    return out
+
+
+def check_function(op):
+    name, args = op["name"], parse_args(op)
+    tensors = [a for t, a, _ in args if t == "const Tensor&"]
+    if not tensors or tensors[0] != "self":
+        fail(f"op '{name}': the first argument must be 'const Tensor& self'")
+    if not isinstance(op["derivatives"], dict) or not op["derivatives"]:
+        fail(f"op '{name}': derivatives must map tensor arguments to formulas")
+    for arg, formula in op["derivatives"].items():
+        if arg not in tensors:
+            fail(f"op '{name}': derivative for '{arg}', which is not a tensor argument")
+        if not uses(formula, "grad"):
+            fail(f"op '{name}': the derivative for {arg} does not use grad")
+    if not isinstance(op["method"], bool):
+        fail(f"op '{name}': method must be true or false")
 
 
 def check_activation(op):
@@ -238,6 +278,10 @@ def gen_public_header(decl):
                      f"dtype; floats are refused (\"{op['name']}_cpu\" not implemented for 'Float').")
         lines.append(f"Tensor {op['name']}(const Tensor& self, const Tensor& other);")
         lines.append(f"Tensor {op['name']}(const Tensor& self, const Scalar& other);")
+    lines += ["", "// ---- function ----"]
+    for op in decl["function"]:
+        lines.append(f"/// {op['doc']}")
+        lines.append(f"Tensor {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
         lines.append(f"/// {op['doc']} Floating self only (integers and bool are refused, as PyTorch).")
@@ -275,6 +319,9 @@ def gen_methods(decl):
         lines.append(f"Tensor {op['name']}(const Tensor& other) const;")
         if op.get("scalar", op in decl["binary_bitwise"]):
             lines.append(f"Tensor {op['name']}(const Scalar& other) const;")
+    for op in decl["function"]:
+        if op["method"]:
+            lines.append(f"Tensor {op['name']}({', '.join(op['args'][1:])}) const;")
     for op in decl["activation"]:
         if op["python"] == "torch":
             lines.append(f"Tensor {op['name']}({act_params(op, True)[2:]}) const;")
@@ -283,18 +330,22 @@ def gen_methods(decl):
     return "\n".join(lines) + "\n"
 
 
-def gen_node(node, inputs, formulas, args=()):
-    """The backward node `node` of an op whose tensor inputs are `inputs` ("self"[, "other"])
-    and number arguments `args`, with one derivative formula per input. It saves exactly the
-    inputs, `result` and arguments that the formulas name; returns its C++ and that list."""
-    saved = [v for v in (*inputs, "result") if any(uses(f, v) for f in formulas)]
+def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None):
+    """The backward node `node` of an op whose differentiable tensor inputs are `inputs`
+    ("self"[, "other"]), one derivative formula each. A formula may also name `result`, the
+    tensors in `tensors` (default: `inputs`) and the number arguments `args`, stored as
+    `storage` says (default double). The node saves exactly what the formulas name; returns its
+    C++ and the list of saved names."""
+    tensors = inputs if tensors is None else tensors
+    storage = storage or {}
+    saved = [v for v in (*tensors, "result") if any(uses(f, v) for f in formulas)]
     kept = [a for a in args if any(uses(f, a) for f in formulas)]
     out = [f"struct {node} final : Node {{",
            f'  std::string name() const override {{ return "{node}"; }}']
     for v in saved:
         out.append(f"  SavedVariable {v}_;")
     for a in kept:
-        out.append(f"  double {a}_ = 0;")
+        out.append(f"  {storage.get(a, 'double')} {a}_{{}};")
     if saved:
         out.append("  void release_variables() override {")
         out += [f"    {v}_.reset_data();" for v in saved]
@@ -307,7 +358,8 @@ def gen_node(node, inputs, formulas, args=()):
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     for a in kept:
-        out.append(f"    const double {a} = {a}_;")
+        ref = "const auto&" if storage.get(a, "double") in ("Shape", "Scalar") else f"const {storage.get(a, 'double')}"
+        out.append(f"    {ref} {a} = {a}_;")
     if len(formulas) == 1:
         out.append(f"    return {{{formulas[0]}}};")
     else:
@@ -319,18 +371,29 @@ def gen_node(node, inputs, formulas, args=()):
     return "\n".join(out), saved + kept
 
 
-def gen_wiring(node, inputs, saved):
+def gen_wiring(node, inputs, saved, formulas, tensors=None):
     """The autograd wiring of a generated forward: when an input requires grad, `node` with
-    edges to `inputs`, its saved inputs and arguments, the history of `result`, then the saved
-    result."""
+    edges to `inputs`, its saved tensors and arguments, the history of `result`, then the saved
+    result. With several inputs a saved tensor is kept only when a gradient that names it will
+    be computed (mm saves self only for mat2's gradient)."""
+    tensors = inputs if tensors is None else tensors
     refs = ", ".join(f"&{v}" for v in inputs)
+
+    def guarded(v, line):
+        need = [i for i, f in enumerate(formulas) if uses(f, v)]
+        if len(formulas) == 1 or len(need) == len(formulas):
+            return [f"    {line}"]
+        return [f"    if ({' || '.join(f'node->should_compute_output({i})' for i in need)}) {line}"]
+
     wire = [f"  if (autograd::any_requires_grad({{{refs}}})) {{",
             f"    auto node = detail::make_node<{node}>({{{refs}}});"]
-    wire += [f"    node->{v}_ = SavedVariable({v}, false);" for v in inputs if v in saved]
-    wire += [f"    node->{v}_ = {v};" for v in saved if v not in inputs and v != "result"]
+    for v in tensors:
+        if v in saved:
+            wire += guarded(v, f"node->{v}_ = SavedVariable({v}, false);")
+    wire += [f"    node->{v}_ = {v};" for v in saved if v not in tensors and v != "result"]
     wire.append("    autograd::set_history(result, node);")
     if "result" in saved:
-        wire.append("    node->result_ = SavedVariable(result, true);")
+        wire += guarded("result", "node->result_ = SavedVariable(result, true);")
     wire.append("  }")
     return wire
 
@@ -349,7 +412,7 @@ def gen_ops_cpp(decl):
         else:
             forward = f'detail::unary_float_forward(self, "{name}", {kernel_id(name)})'
         nodes.append(node)
-        wire = gen_wiring(op["node"], ("self",), saved)
+        wire = gen_wiring(op["node"], ("self",), saved, [op["derivative"]])
         fns.append("\n".join([
             f"Tensor {name}(const Tensor& self) {{",
             f"  Tensor result = {forward};",
@@ -372,7 +435,7 @@ def gen_ops_cpp(decl):
         name = op["name"]
         node, saved = gen_node(op["node"], ("self", "other"), [op["self"], op["other"]])
         nodes.append(node)
-        wire = gen_wiring(op["node"], ("self", "other"), saved)
+        wire = gen_wiring(op["node"], ("self", "other"), saved, [op["self"], op["other"]])
         fns.append("\n".join([
             f"Tensor {name}(const Tensor& self, const Tensor& other) {{",
             f'  Tensor result = detail::binary_generated_forward(self, other, "{name}", {binary_kernel_id(name)}, '
@@ -399,7 +462,7 @@ def gen_ops_cpp(decl):
         name, params, names = op["name"], act_params(op, False), act_names(op)
         node, saved = gen_node(op["node"], ("self",), [op["derivative"]], tuple(op["args"]))
         nodes.append(node)
-        wire = gen_wiring(op["node"], ("self",), saved)
+        wire = gen_wiring(op["node"], ("self",), saved, [op["derivative"]])
         values = f"const std::array<double, {len(op['args'])}> args{{{names[2:]}}};" if op["args"] else ""
         lines = [f"Tensor {name}(const Tensor& self{params}) {{"]
         if op["check"]:
@@ -420,6 +483,28 @@ def gen_ops_cpp(decl):
             if op["inplace"]:
                 lines.append(f"Tensor& Tensor::{name}_({params[2:]}) {{ return graft::{name}_(*this{names}); }}")
         fns.append("\n".join(lines))
+    for op in decl["function"]:
+        name, args = op["name"], parse_args(op)
+        tensors = [a for t, a, _ in args if t == "const Tensor&"]
+        inputs = tuple(op["derivatives"])
+        formulas = [op["derivatives"][a] for a in inputs]
+        numbers = tuple(a for t, a, _ in args if t != "const Tensor&")
+        storage = {a: ARG_STORAGE[t] for t, a, _ in args}
+        node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage)
+        nodes.append(node)
+        wire = gen_wiring(op["node"], inputs, saved, formulas, tensors)
+        params = ", ".join(f"{t} {a}" for t, a, _ in args)
+        names = ", ".join(a for _, a, _ in args)
+        lines = [f"Tensor {name}({params}) {{",
+                 f'  alloc::MemoryOpScope mem_scope("{name}");',
+                 f"  Tensor result = detail::{name}_forward({names});",
+                 *wire,
+                 "  return result;",
+                 "}"]
+        if op["method"]:
+            lines.append(f"Tensor Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
+                         f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
+        fns.append("\n".join(lines))
     return "\n".join([
         HEADER,
         "// The ops of src/ops/ops.yaml: backward nodes (derivatives in graft ops, so double backward",
@@ -428,6 +513,7 @@ def gen_ops_cpp(decl):
         "#include <cmath>",
         "",
         '#include "graft/backend/generated_kernel_ids.h"',
+        '#include "ops/generated_forwards.h"',
         '#include "ops/node_util.h"',
         "",
         "namespace graft {",
@@ -637,6 +723,17 @@ def gen_registry_def(family, ops):
     return "\n".join(lines) + "\n"
 
 
+def gen_forwards_h(decl):
+    lines = [HEADER, "#pragma once",
+             "// The hand-written forwards of the function family (src/ops/ops.yaml): checks and kernels,",
+             "// no autograd; graft::<name> (generated_ops.cpp) records the backward around them.",
+             '#include "graft/ops/ops.h"', "", "namespace graft::detail {", ""]
+    for op in decl["function"]:
+        lines.append(f"Tensor {op['name']}_forward({', '.join(f'{t} {a}' for t, a, _ in parse_args(op))});")
+    lines += ["", "}  // namespace graft::detail", ""]
+    return "\n".join(lines)
+
+
 def gen_activation_bindings(decl):
     """pybind11 definitions of the activation ops, included by python/csrc/nn_functional.cpp
     inside its module function, where `nn` is _C._nn, `m` is _C and `cls` is _C.Tensor."""
@@ -700,9 +797,11 @@ def main():
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.h", gen_kernels_h(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.cpp", gen_kernels_cpp(decl))
     write_if_changed(f"{out}/python/activation_bindings.inc", gen_activation_bindings(decl))
+    write_if_changed(f"{out}/src/ops/generated_forwards.h", gen_forwards_h(decl))
     for family in FIELDS:
         write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, decl[family]))
-        write_if_changed(f"{out}/tests/{family}_registry.def", gen_registry_def(family, decl[family]))
+        if family != "function":  # the function family's registry entries are written by hand
+            write_if_changed(f"{out}/tests/{family}_registry.def", gen_registry_def(family, decl[family]))
 
 if __name__ == "__main__":
     main()

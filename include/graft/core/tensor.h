@@ -176,11 +176,7 @@ class Tensor {
   Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
   Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
-  Tensor softmax(int64_t dim) const;
-  Tensor log_softmax(int64_t dim) const;
   Tensor matmul(const Tensor& o) const;
-  Tensor mm(const Tensor& o) const;
-  Tensor bmm(const Tensor& o) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;

@@ -170,8 +170,7 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor var(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = false);
-Tensor softmax(const Tensor& a, int64_t dim);
-Tensor log_softmax(const Tensor& a, int64_t dim);
+// softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
 /// The p-norm of a - b (broadcast) over every element (torch.dist): p = 0 counts the nonzero
 /// differences, +-inf takes the largest / smallest; floating dtypes only. The gradient is 0
 /// where the norm is 0 (PyTorch's norm_backward), not 0 * inf.
@@ -180,9 +179,8 @@ Tensor dist(const Tensor& a, const Tensor& b, double p = 2.0);
 Tensor sum_to(const Tensor& a, IntArrayRef sizes);
 
 // ---- linear algebra ----
+// mm and bmm are declared in src/ops/ops.yaml (generated_ops.h).
 Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor mm(const Tensor& a, const Tensor& b);
-Tensor bmm(const Tensor& a, const Tensor& b);
 /// x @ weight^T + bias.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
