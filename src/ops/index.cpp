@@ -1,10 +1,10 @@
-// Indexing ops: index_select, index_add, gather, scatter_add, masked_fill.
-#include "node_util.h"
+// The forwards of the indexing ops index_select, index_add, gather, scatter_add and masked_fill
+// (declared in src/ops/ops.yaml, the function family: their graft:: functions and backward nodes
+// are generated).
+#include "ops/generated_forwards.h"
+#include "ops/op_util.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using autograd::set_history;
-using detail::make_node;
 using detail::wrap_dim;
 
 namespace {
@@ -33,61 +33,6 @@ void check_range(const Tensor& idx, int64_t n, const char* op, int64_t dim = -1)
                 " with size ", n);
 }
 
-struct IndexSelectBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("IndexSelectBackward0", index)
-  SavedVariable index;
-  Shape in_sizes;
-  int64_t dim = 0;
-  TensorList apply(TensorList&& g) override {
-    Tensor idx = index.unpack(this);
-    Tensor gg = in_sizes.empty() ? g[0].reshape({1}) : g[0];
-    Tensor z = zeros(in_sizes.empty() ? Shape{1} : in_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
-    Tensor r = index_add(z, dim, idx.reshape({-1}), gg);
-    return {in_sizes.empty() ? r.reshape({}) : r};
-  }
-};
-struct IndexAddBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("IndexAddBackward0", index)
-  SavedVariable index;
-  int64_t dim = 0;
-  Shape src_sizes;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = g[0];
-    if (should_compute_output(1)) {
-      Tensor gg = g[0].dim() == 0 ? g[0].reshape({1}) : g[0];
-      r[1] = index_select(gg, dim, index.unpack(this)).reshape(src_sizes);
-    }
-    return r;
-  }
-};
-struct GatherBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("GatherBackward0", index)
-  SavedVariable index;
-  Shape in_sizes;
-  int64_t dim = 0;
-  TensorList apply(TensorList&& g) override {
-    return {
-        scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, index.unpack(this), g[0])};
-  }
-};
-struct ScatterAddBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("ScatterAddBackward0", index)
-  SavedVariable index;
-  int64_t dim = 0;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = g[0];
-    if (should_compute_output(1)) r[1] = gather(g[0], dim, index.unpack(this));
-    return r;
-  }
-};
-struct MaskedFillBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("MaskedFillBackward0", mask)
-  SavedVariable mask;
-  TensorList apply(TensorList&& g) override { return {masked_fill(g[0], mask.unpack(this), 0)}; }
-};
-
 // PyTorch's gather/scatter shape rules, with 0-d tensors treated as 1-d of size 1.
 void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const Tensor* src, const char* op) {
   auto shape1 = [](const Tensor& t) { return t.dim() == 0 ? Shape{1} : t.sizes().shape(); };
@@ -112,24 +57,9 @@ void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const 
   }
 }
 
-/// Records Backward (IndexSelectBackward0 or GatherBackward0: the gradient scattered back
-/// through `index` along `d` into a's sizes) as out's history when `a` requires grad.
-template <class Backward>
-Tensor with_index_history(const Tensor& out, const Tensor& a, const Tensor& index, int64_t d) {
-  if (any_requires_grad({&a})) {
-    auto n = make_node<Backward>({&a});
-    n->index = SavedVariable(index, false);
-    n->in_sizes = a.sizes().shape();
-    n->dim = d;
-    set_history(out, n);
-  }
-  return out;
-}
-
 }  // namespace
 
-Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
-  alloc::MemoryOpScope mem_scope("index_select");
+Tensor detail::index_select_forward(const Tensor& a, int64_t dim, const Tensor& index_in) {
   detail::check_tensor(a, "index_select");
   Tensor index = check_index(index_in, "index_select", 1);
   int64_t d = wrap_dim(dim, a.dim(), "index_select");
@@ -140,11 +70,10 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index_in) {
   Tensor out = detail::new_empty(os, a.dtype(), a.device());
   kernel::index_select(out, src, d, index.reshape({-1}));
   if (a.dim() == 0) out = kernel::raw_view(out, {}, {}, 0);
-  return with_index_history<IndexSelectBackward0>(out, a, index, d);
+  return out;
 }
 
-Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& source) {
-  alloc::MemoryOpScope mem_scope("index_add");
+Tensor detail::index_add_forward(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& source) {
   detail::check_tensor(a, "index_add", "self");
   detail::check_tensor(source, "index_add", "source");
   Tensor index = check_index(index_in, "index_add", 1);
@@ -167,18 +96,10 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Ten
   kernel::copy(out, self1);
   kernel::index_add(out, d, index.reshape({-1}), detail::cast_nograd(src1, dt));
   if (a.dim() == 0) out = kernel::raw_view(out, {}, {}, 0);
-  if (any_requires_grad({&a, &source})) {
-    auto n = make_node<IndexAddBackward0>({&a, &source});
-    n->index = SavedVariable(index.reshape({-1}), false);
-    n->dim = d;
-    n->src_sizes = source.sizes().shape();
-    set_history(out, n);
-  }
   return out;
 }
 
-Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
-  alloc::MemoryOpScope mem_scope("gather");
+Tensor detail::gather_forward(const Tensor& a, int64_t dim, const Tensor& index_in) {
   detail::check_tensor(a, "gather");
   Tensor index = check_index(index_in, "gather", 64);
   int64_t d = wrap_dim(dim, a.dim(), "gather");
@@ -186,11 +107,10 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index_in) {
   check_range(index, a.dim() ? a.size(d) : 1, "gather", d);
   Tensor out = detail::new_empty(index.sizes(), a.dtype(), a.device());
   kernel::gather(out, a, d, index);
-  return with_index_history<GatherBackward0>(out, a, index, d);
+  return out;
 }
 
-Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& src) {
-  alloc::MemoryOpScope mem_scope("scatter_add");
+Tensor detail::scatter_add_forward(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& src) {
   detail::check_tensor(a, "scatter_add", "self");
   detail::check_tensor(src, "scatter_add", "src");
   Tensor index = check_index(index_in, "scatter_add", 64);
@@ -201,17 +121,10 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index_in, const T
   Tensor out = detail::new_empty(a.sizes(), a.dtype(), a.device());
   kernel::copy(out, a);
   kernel::scatter_add(out, d, index, src);
-  if (any_requires_grad({&a, &src})) {
-    auto n = make_node<ScatterAddBackward0>({&a, &src});
-    n->index = SavedVariable(index, false);
-    n->dim = d;
-    set_history(out, n);
-  }
   return out;
 }
 
-Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
-  alloc::MemoryOpScope mem_scope("masked_fill");
+Tensor detail::masked_fill_forward(const Tensor& a, const Tensor& mask, const Scalar& value) {
   detail::check_tensor(a, "masked_fill", "self");
   detail::check_tensor(mask, "masked_fill", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
@@ -220,11 +133,6 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   Tensor out = detail::new_empty(s, a.dtype(), a.device());
   Tensor v = detail::wrapped_scalar(value, a.dtype(), a.device());
   kernel::where(out, mask, v, a);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<MaskedFillBackward0>({&a});
-    n->mask = SavedVariable(mask, false);
-    set_history(out, n);
-  }
   return out;
 }
 

@@ -102,12 +102,6 @@ Tensor Tensor::var(IntArrayRef dims, int64_t c, bool k) const { return graft::va
 Tensor Tensor::std(IntArrayRef dims, int64_t c, bool k) const { return graft::std(*this, dims, c, k); }
 Tensor Tensor::logsumexp(IntArrayRef dims, bool k) const { return graft::logsumexp(*this, dims, k); }
 Tensor Tensor::matmul(const Tensor& o) const { return graft::matmul(*this, o); }
-Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return graft::index_select(*this, d, i); }
-Tensor Tensor::gather(int64_t d, const Tensor& i) const { return graft::gather(*this, d, i); }
-Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const {
-  return graft::scatter_add(*this, d, i, s);
-}
-Tensor Tensor::masked_fill(const Tensor& m, const Scalar& v) const { return graft::masked_fill(*this, m, v); }
 Tensor Tensor::masked_select(const Tensor& m) const { return graft::masked_select(*this, m); }
 Tensor Tensor::nonzero() const { return graft::nonzero(*this); }
 Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }

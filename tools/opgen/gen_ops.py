@@ -152,6 +152,9 @@ def check_function(op):
             fail(f"op '{name}': derivative for '{arg}', which is not a tensor argument")
         if not uses(formula, "grad"):
             fail(f"op '{name}': the derivative for {arg} does not use grad")
+    for _, arg, _ in args:
+        if arg.endswith("_sizes") and arg[:-len("_sizes")] in tensors:
+            fail(f"op '{name}': argument '{arg}' would shadow the sizes of tensor '{arg[:-len('_sizes')]}'")
     if not isinstance(op["method"], bool):
         fail(f"op '{name}': method must be true or false")
 
@@ -337,9 +340,12 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None):
     `storage` says (default double). The node saves exactly what the formulas name; returns its
     C++ and the list of saved names."""
     tensors = inputs if tensors is None else tensors
-    storage = storage or {}
+    storage = dict(storage or {})
     saved = [v for v in (*tensors, "result") if any(uses(f, v) for f in formulas)]
-    kept = [a for a in args if any(uses(f, a) for f in formulas)]
+    # a tensor's sizes (`self_sizes`) are kept as a Shape without saving the tensor
+    sizes = [f"{t}_sizes" for t in tensors if any(uses(f, f"{t}_sizes") for f in formulas)]
+    storage.update({v: "Shape" for v in sizes})
+    kept = [a for a in (*args, *sizes) if any(uses(f, a) for f in formulas)]
     out = [f"struct {node} final : Node {{",
            f'  std::string name() const override {{ return "{node}"; }}']
     for v in saved:
@@ -390,7 +396,11 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None):
     for v in tensors:
         if v in saved:
             wire += guarded(v, f"node->{v}_ = SavedVariable({v}, false);")
-    wire += [f"    node->{v}_ = {v};" for v in saved if v not in tensors and v != "result"]
+    for v in saved:
+        if v not in tensors and v != "result":
+            tensor = v[:-len("_sizes")]
+            source = f"{tensor}.sizes().shape()" if v.endswith("_sizes") and tensor in tensors else v
+            wire.append(f"    node->{v}_ = {source};")
     wire.append("    autograd::set_history(result, node);")
     if "result" in saved:
         wire += guarded("result", "node->result_ = SavedVariable(result, true);")
@@ -513,11 +523,13 @@ def gen_ops_cpp(decl):
         "#include <cmath>",
         "",
         '#include "graft/backend/generated_kernel_ids.h"',
+        '#include "ops/derivatives.h"',
         '#include "ops/generated_forwards.h"',
         '#include "ops/node_util.h"',
         "",
         "namespace graft {",
         "namespace {",
+        "using namespace derivatives;  // the formulas' helpers (src/ops/derivatives.h)",
         "",
         "\n\n".join(nodes),
         "",

@@ -177,10 +177,6 @@ class Tensor {
   Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
   Tensor matmul(const Tensor& o) const;
-  Tensor index_select(int64_t dim, const Tensor& index) const;
-  Tensor gather(int64_t dim, const Tensor& index) const;
-  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor nonzero() const;
   /// Advanced indexing (see graft::index).

@@ -190,12 +190,8 @@ Tensor stack(const TensorList& tensors, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
-Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
-/// out = a; out.index_select(dim, index) += source (duplicates accumulate).
-Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source);
-Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
-Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
+// index_select, index_add, gather, scatter_add and masked_fill are declared in src/ops/ops.yaml
+// (generated_ops.h).
 /// In-place masked_fill: self[mask] = value; the bool mask broadcasts to self's shape.
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
 /// Elements of `a` where the bool `mask` is true, as a 1-D tensor in row-major order (a and

@@ -1,0 +1,27 @@
+// Helpers of the derivative formulas in src/ops/ops.yaml (src/ops/derivatives.h).
+#include "ops/derivatives.h"
+
+namespace graft::derivatives {
+
+namespace {
+Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
+  return zeros(sizes, TensorOptions(like.dtype()).device(like.device()));
+}
+}  // namespace
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
+  if (self_sizes.empty())  // a 0-d self: its one element, as a [1] tensor, gets the gradient
+    return index_add(zeros_for(Shape{1}, grad), dim, index.reshape({-1}), grad.reshape({1})).reshape({});
+  return index_add(zeros_for(self_sizes, grad), dim, index.reshape({-1}), grad);
+}
+
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes) {
+  Tensor g = grad.dim() == 0 ? grad.reshape({1}) : grad;
+  return index_select(g, dim, index.reshape({-1})).reshape(source_sizes);
+}
+
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
+  return scatter_add(zeros_for(self_sizes, grad), dim, index, grad);
+}
+
+}  // namespace graft::derivatives
