@@ -15,10 +15,8 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
 }
 
 std::vector<double> StepLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
-  for (double& lr : lrs) lr = lr * gamma_;
-  return lrs;
+  const bool decays = last_epoch_ != 0 && last_epoch_ % step_size_ == 0;
+  return scaled_group_lrs(decays ? gamma_ : 1.0);
 }
 
 void StepLR::visit_state(SchedulerStateVisitor& v) {
@@ -34,12 +32,8 @@ MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, 
 }
 
 std::vector<double> MultiStepLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
   const auto count = std::count(milestones_.begin(), milestones_.end(), last_epoch_);
-  if (count == 0) return lrs;
-  const double factor = std::pow(gamma_, static_cast<double>(count));  // gamma ** milestones[last_epoch]
-  for (double& lr : lrs) lr = lr * factor;
-  return lrs;
+  return scaled_group_lrs(count == 0 ? 1.0 : std::pow(gamma_, static_cast<double>(count)));  // gamma ** milestones[e]
 }
 
 void MultiStepLR::visit_state(SchedulerStateVisitor& v) {
@@ -52,12 +46,7 @@ ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma) : LRScheduler(o
   initial_step();
 }
 
-std::vector<double> ExponentialLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0) return lrs;
-  for (double& lr : lrs) lr = lr * gamma_;
-  return lrs;
-}
+std::vector<double> ExponentialLR::get_lr() { return scaled_group_lrs(last_epoch_ == 0 ? 1.0 : gamma_); }
 
 void ExponentialLR::visit_state(SchedulerStateVisitor& v) {
   LRScheduler::visit_state(v);

@@ -13,17 +13,11 @@ LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
 }
 
 std::vector<double> LinearLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0) {
-    for (double& lr : lrs) lr = lr * start_factor_;
-    return lrs;
-  }
-  if (last_epoch_ > total_iters_) return lrs;
+  if (last_epoch_ == 0) return scaled_group_lrs(start_factor_);
+  if (last_epoch_ > total_iters_) return group_lrs();
   const double d = end_factor_ - start_factor_;
-  for (double& lr : lrs)
-    lr =
-        lr * (1.0 + d / (static_cast<double>(total_iters_) * start_factor_ + static_cast<double>(last_epoch_ - 1) * d));
-  return lrs;
+  return scaled_group_lrs(
+      1.0 + d / (static_cast<double>(total_iters_) * start_factor_ + static_cast<double>(last_epoch_ - 1) * d));
 }
 
 void LinearLR::visit_state(SchedulerStateVisitor& v) {

@@ -75,6 +75,12 @@ std::vector<double> LRScheduler::group_lrs() const {
   return lrs;
 }
 
+std::vector<double> LRScheduler::scaled_group_lrs(double factor) const {
+  std::vector<double> lrs = group_lrs();
+  for (double& lr : lrs) lr = lr * factor;
+  return lrs;
+}
+
 void LRScheduler::initial_step() {
   auto& groups = optimizer_.param_groups();
   std::vector<std::optional<double>> saved_initial;

@@ -63,6 +63,9 @@ class LRScheduler {
   void initial_step();
   /// The optimizer's current learning rates, one per group.
   std::vector<double> group_lrs() const;
+  /// group_lrs(), each times `factor`: PyTorch's chainable multiplicative forms (StepLR,
+  /// MultiStepLR, ExponentialLR, LinearLR); a factor of 1 keeps every lr as it is.
+  std::vector<double> scaled_group_lrs(double factor) const;
 
   Optimizer& optimizer_;
   int64_t last_epoch_ = -1;
