@@ -7,18 +7,18 @@
 namespace graft::optim {
 
 void AdagradOptions::visit(OptionVisitor& v) {
-  v.number("lr", lr_);
+  v.number("lr", lr());
   v.number("lr_decay", lr_decay_);
   v.number("eps", eps_);
-  v.number("weight_decay", weight_decay_);
+  v.number("weight_decay", weight_decay());
   v.number("initial_accumulator_value", initial_accumulator_value_);
-  v.flag("maximize", maximize_);
+  v.flag("maximize", maximize());
 }
 
 void AdagradOptions::validate() const {
-  detail::check_nonnegative({{"learning rate", lr_},
+  detail::check_nonnegative({{"learning rate", lr()},
                              {"lr_decay value", lr_decay_},
-                             {"weight_decay value", weight_decay_},
+                             {"weight_decay value", weight_decay()},
                              {"initial_accumulator_value value", initial_accumulator_value_},
                              {"epsilon value", eps_}});
 }

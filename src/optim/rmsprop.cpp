@@ -7,20 +7,20 @@
 namespace graft::optim {
 
 void RMSpropOptions::visit(OptionVisitor& v) {
-  v.number("lr", lr_);
+  v.number("lr", lr());
   v.number("momentum", momentum_);
   v.number("alpha", alpha_);
   v.number("eps", eps_);
   v.flag("centered", centered_);
-  v.number("weight_decay", weight_decay_);
-  v.flag("maximize", maximize_);
+  v.number("weight_decay", weight_decay());
+  v.flag("maximize", maximize());
 }
 
 void RMSpropOptions::validate() const {
-  detail::check_nonnegative({{"learning rate", lr_},
+  detail::check_nonnegative({{"learning rate", lr()},
                              {"epsilon value", eps_},
                              {"momentum value", momentum_},
-                             {"weight_decay value", weight_decay_},
+                             {"weight_decay value", weight_decay()},
                              {"alpha value", alpha_}});
 }
 

@@ -8,19 +8,19 @@
 namespace graft::optim {
 
 void SGDOptions::visit(OptionVisitor& v) {
-  v.number("lr", lr_);
+  v.number("lr", lr());
   v.number("momentum", momentum_);
   v.number("dampening", dampening_);
-  v.number("weight_decay", weight_decay_);
+  v.number("weight_decay", weight_decay());
   v.flag("nesterov", nesterov_);
-  v.flag("maximize", maximize_);
+  v.flag("maximize", maximize());
 }
 
 void SGDOptions::validate() const {
   using graft::detail::python_float;
-  GRAFT_CHECK(!(lr_ < 0.0), ValueError, "Invalid learning rate: ", python_float(lr_));
+  GRAFT_CHECK(!(lr() < 0.0), ValueError, "Invalid learning rate: ", python_float(lr()));
   GRAFT_CHECK(!(momentum_ < 0.0), ValueError, "Invalid momentum value: ", python_float(momentum_));
-  GRAFT_CHECK(!(weight_decay_ < 0.0), ValueError, "Invalid weight_decay value: ", python_float(weight_decay_));
+  GRAFT_CHECK(!(weight_decay() < 0.0), ValueError, "Invalid weight_decay value: ", python_float(weight_decay()));
   GRAFT_CHECK(!(nesterov_ && (momentum_ <= 0 || dampening_ != 0)), ValueError,
               "Nesterov momentum requires a momentum and zero dampening");
 }

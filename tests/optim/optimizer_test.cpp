@@ -1,6 +1,9 @@
 // The optimizer base: construction checks with PyTorch's messages, parameter groups,
 // zero_grad, step with a closure, skipping parameters without gradient, version counters,
 // memory categories, options by name and the documented defaults.
+#include <type_traits>
+#include <utility>
+
 #include "optim_test_util.h"
 
 using namespace graft;
@@ -138,6 +141,45 @@ TEST(OptimizerChecks, DefaultsAreDocumentedOnes) {
   EXPECT_EQ(AdagradOptions().lr_decay(), 0);
   EXPECT_EQ(AdagradOptions().initial_accumulator_value(), 0);
   EXPECT_EQ(AdagradOptions().eps(), 1e-10);
+}
+
+// lr, weight_decay and maximize are declared once (OptimizerCommonOptions); their setters
+// return the concrete options, so they chain with each optimizer's own setters either way round.
+template <class Options>
+void expect_common_setters_chain() {
+  Options o;
+  static_assert(std::is_same_v<decltype(o.lr(0.5)), Options&>);
+  static_assert(std::is_same_v<decltype(o.weight_decay(0.5)), Options&>);
+  static_assert(std::is_same_v<decltype(o.maximize(true)), Options&>);
+  static_assert(std::is_same_v<decltype(std::as_const(o).lr()), const double&>);
+  static_assert(std::is_same_v<decltype(o.lr()), double&>);
+  EXPECT_EQ(&o.lr(0.25).weight_decay(0.125).maximize(true), &o);
+  EXPECT_EQ(o.lr(), 0.25);
+  EXPECT_EQ(o.weight_decay(), 0.125);
+  EXPECT_TRUE(o.maximize());
+  EXPECT_EQ(o.get_lr(), 0.25);
+  o.set_lr(0.75);
+  EXPECT_EQ(o.lr(), 0.75);
+  o.lr() = 0.5;  // the non-const getter gives the value itself, as libtorch's
+  EXPECT_EQ(o.get_option("lr"), std::vector<double>{0.5});
+  EXPECT_EQ(static_cast<Options&>(*o.clone()).weight_decay(), 0.125);
+}
+
+TEST(OptimizerOptions, CommonSettersChainWithTheConcreteType) {
+  expect_common_setters_chain<SGDOptions>();
+  expect_common_setters_chain<AdamOptions>();
+  expect_common_setters_chain<AdamWOptions>();
+  expect_common_setters_chain<RMSpropOptions>();
+  expect_common_setters_chain<AdagradOptions>();
+  const SGDOptions sgd = SGDOptions(0.1).weight_decay(0.2).momentum(0.9).maximize(true).nesterov(true);
+  EXPECT_EQ(sgd.lr(), 0.1);
+  EXPECT_EQ(sgd.weight_decay(), 0.2);
+  EXPECT_EQ(sgd.momentum(), 0.9);
+  EXPECT_TRUE(sgd.maximize() && sgd.nesterov());
+  const AdamWOptions adamw = AdamWOptions(0.1).maximize(true).amsgrad(true).weight_decay(0.0).eps(1e-6);
+  EXPECT_EQ(adamw.weight_decay(), 0.0);
+  EXPECT_TRUE(adamw.maximize() && adamw.amsgrad());
+  EXPECT_EQ(adamw.eps(), 1e-6);
 }
 
 TEST(OptimizerOptions, ByNameInPyTorchsOrder) {

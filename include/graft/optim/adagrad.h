@@ -6,14 +6,12 @@
 namespace graft::optim {
 
 /// Adagrad's options (PyTorch's defaults).
-struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
-  AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit like libtorch
-  GRAFT_OPTIM_ARG(double, lr);
+/// lr, weight_decay (default 0) and maximize come from OptimizerCommonOptions.
+struct AdagradOptions : public OptimizerCommonOptions<AdagradOptions> {
+  AdagradOptions(double lr = 1e-2) : OptimizerCommonOptions(lr, 0.0) {}  // NOLINT: implicit like libtorch
   GRAFT_OPTIM_ARG(double, lr_decay) = 0;
-  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
   GRAFT_OPTIM_ARG(double, initial_accumulator_value) = 0;
   GRAFT_OPTIM_ARG(double, eps) = 1e-10;
-  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   /// lr, lr_decay, eps, weight_decay, initial_accumulator_value, maximize (PyTorch's order).

@@ -14,48 +14,30 @@ namespace detail {
 /// "Invalid weight_decay value: ...".
 void validate_adam(double lr, double eps, const std::tuple<double, double>& betas, double weight_decay);
 
-/// The options Adam and AdamW share (they differ only in weight_decay's default): lr, betas,
-/// eps, weight_decay, amsgrad, maximize, each with a chained setter returning Derived.
+/// The options Adam and AdamW share (they differ only in weight_decay's default): lr,
+/// weight_decay and maximize from OptimizerCommonOptions, and betas, eps, amsgrad, each with a
+/// chained setter returning Derived.
 template <class Derived>
-class AdamFamilyOptions : public OptimizerCloneableOptions<Derived> {
+class AdamFamilyOptions : public OptimizerCommonOptions<Derived> {
  public:
   /// (beta1, beta2).
   using betas_t = std::tuple<double, double>;
-  AdamFamilyOptions(double lr, double weight_decay) : lr_(lr), weight_decay_(weight_decay) {}
+  AdamFamilyOptions(double lr, double weight_decay) : OptimizerCommonOptions<Derived>(lr, weight_decay) {}
+  GRAFT_OPTIM_CRTP_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  GRAFT_OPTIM_CRTP_ARG(double, eps) = 1e-8;
+  GRAFT_OPTIM_CRTP_ARG(bool, amsgrad) = false;
 
-#define GRAFT_ADAM_ARG(T, name)                      \
-  Derived& name(const T& value) {                    \
-    name##_ = value;                                 \
-    return static_cast<Derived&>(*this);             \
-  }                                                  \
-  const T& name() const noexcept { return name##_; } \
-  T& name() noexcept { return name##_; }
-  GRAFT_ADAM_ARG(double, lr)
-  GRAFT_ADAM_ARG(betas_t, betas)
-  GRAFT_ADAM_ARG(double, eps)
-  GRAFT_ADAM_ARG(double, weight_decay)
-  GRAFT_ADAM_ARG(bool, amsgrad)
-  GRAFT_ADAM_ARG(bool, maximize)
-#undef GRAFT_ADAM_ARG
-
+ public:
   /// lr, betas, eps, weight_decay, amsgrad, maximize.
   void visit(OptionVisitor& v) override {
-    v.number("lr", lr_);
+    v.number("lr", this->lr());
     v.pair("betas", betas_);
     v.number("eps", eps_);
-    v.number("weight_decay", weight_decay_);
+    v.number("weight_decay", this->weight_decay());
     v.flag("amsgrad", amsgrad_);
-    v.flag("maximize", maximize_);
+    v.flag("maximize", this->maximize());
   }
-  void validate() const override { validate_adam(lr_, eps_, betas_, weight_decay_); }
-
- private:
-  double lr_;
-  betas_t betas_ = std::make_tuple(0.9, 0.999);
-  double eps_ = 1e-8;
-  double weight_decay_;
-  bool amsgrad_ = false;
-  bool maximize_ = false;
+  void validate() const override { validate_adam(this->lr(), eps_, betas_, this->weight_decay()); }
 };
 
 /// One Adam step over a group: g = +-grad (+ weight_decay * p unless `decoupled`); m, v and

@@ -16,17 +16,24 @@
 /// Declares an option `name` of type T with a chained setter `name(value)` returning *this and
 /// a getter `name()` (libtorch's TORCH_ARG). Follow it with the default:
 /// `GRAFT_OPTIM_ARG(double, lr) = 1e-3;`.
-#define GRAFT_OPTIM_ARG(T, name)                                  \
+#define GRAFT_OPTIM_ARG(T, name) GRAFT_OPTIM_ARG_RETURNING(decltype(*this), *this, T, name)
+
+/// GRAFT_OPTIM_ARG whose setter returns `self` of type Self.
+#define GRAFT_OPTIM_ARG_RETURNING(Self, self, T, name)            \
  public:                                                          \
-  inline auto name(const T& new_##name)->decltype(*this) {        \
+  inline auto name(const T& new_##name)->Self {                   \
     this->name##_ = new_##name;                                   \
-    return *this;                                                 \
+    return self;                                                  \
   }                                                               \
   inline const T& name() const noexcept { return this->name##_; } \
   inline T& name() noexcept { return this->name##_; }             \
                                                                   \
  private:                                                         \
   T name##_
+
+/// GRAFT_OPTIM_ARG for a CRTP base of options (template parameter `Derived`): the setter
+/// returns the derived options, so that chaining keeps the derived type.
+#define GRAFT_OPTIM_CRTP_ARG(T, name) GRAFT_OPTIM_ARG_RETURNING(Derived&, static_cast<Derived&>(*this), T, name)
 
 namespace graft::optim {
 
@@ -80,6 +87,19 @@ class OptimizerCloneableOptions : public OptimizerOptions {
   }
   double get_lr() const override { return static_cast<const Derived&>(*this).lr(); }
   void set_lr(double lr) override { static_cast<Derived&>(*this).lr(lr); }
+};
+
+/// The options every built-in optimizer has: lr, weight_decay and maximize (default false),
+/// with chained setters returning Derived, as Derived's own options' setters do
+/// (`SGDOptions(0.1).weight_decay(1e-4).momentum(0.9)`). Derived's constructor gives the
+/// defaults of lr and weight_decay.
+template <class Derived>
+class OptimizerCommonOptions : public OptimizerCloneableOptions<Derived> {
+ public:
+  OptimizerCommonOptions(double lr, double weight_decay) : lr_(lr), weight_decay_(weight_decay) {}
+  GRAFT_OPTIM_CRTP_ARG(double, lr);
+  GRAFT_OPTIM_CRTP_ARG(double, weight_decay);
+  GRAFT_OPTIM_CRTP_ARG(bool, maximize) = false;
 };
 
 /// A list of parameters optimized with the same options. A group built without options

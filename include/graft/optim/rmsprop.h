@@ -6,15 +6,13 @@
 namespace graft::optim {
 
 /// RMSprop's options (PyTorch's defaults).
-struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
-  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit like libtorch
-  GRAFT_OPTIM_ARG(double, lr);
+/// lr, weight_decay (default 0) and maximize come from OptimizerCommonOptions.
+struct RMSpropOptions : public OptimizerCommonOptions<RMSpropOptions> {
+  RMSpropOptions(double lr = 1e-2) : OptimizerCommonOptions(lr, 0.0) {}  // NOLINT: implicit like libtorch
   GRAFT_OPTIM_ARG(double, alpha) = 0.99;
   GRAFT_OPTIM_ARG(double, eps) = 1e-8;
-  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
   GRAFT_OPTIM_ARG(double, momentum) = 0;
   GRAFT_OPTIM_ARG(bool, centered) = false;
-  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   /// lr, momentum, alpha, eps, centered, weight_decay, maximize (PyTorch's order).

@@ -6,14 +6,12 @@
 namespace graft::optim {
 
 /// SGD's options (PyTorch's defaults; lr defaults to 1e-3 as in PyTorch 2.x).
-struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
-  SGDOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit like libtorch
-  GRAFT_OPTIM_ARG(double, lr);
+/// lr, weight_decay (default 0) and maximize come from OptimizerCommonOptions.
+struct SGDOptions : public OptimizerCommonOptions<SGDOptions> {
+  SGDOptions(double lr = 1e-3) : OptimizerCommonOptions(lr, 0.0) {}  // NOLINT: implicit like libtorch
   GRAFT_OPTIM_ARG(double, momentum) = 0;
   GRAFT_OPTIM_ARG(double, dampening) = 0;
-  GRAFT_OPTIM_ARG(double, weight_decay) = 0;
   GRAFT_OPTIM_ARG(bool, nesterov) = false;
-  GRAFT_OPTIM_ARG(bool, maximize) = false;
 
  public:
   /// lr, momentum, dampening, weight_decay, nesterov, maximize.
