@@ -62,29 +62,15 @@ void adagrad_fallback(Tensor& param, const Tensor& grad, Tensor& sum, const deta
 
 void Adagrad::update_group(OptimizerParamGroup& group) {
   const auto& o = static_cast<const AdagradOptions&>(group.options());
-  for (Tensor& param : group.params()) {
-    const Tensor& grad = param.grad();
-    if (!grad.defined()) continue;
-    detail::StateSlots slots(state(), param);
+  detail::for_each_param_with_grad(state(), group, [&](Tensor& param, const Tensor& grad, detail::StateSlots& slots) {
     Tensor step = slots.get("step", [&] { return detail::new_step(param.device()); });
     Tensor sum = slots.get("sum", [&] { return detail::full_state(param, o.initial_accumulator_value()); });
     const double t = detail::increment_step(step);
     const detail::AdagradArgs a{o.lr() / (1 + (t - 1) * o.lr_decay()), o.weight_decay(), o.eps(), o.maximize()};
-    if (detail::fusable(param, grad, {&sum})) {
-      if (param.device().is_meta()) {
-        // meta: no values to update; the state made above is what the step costs
-      } else if (param.dtype() == kFloat32)
-        detail::adagrad_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), sum.data_ptr<float>(),
-                                     param.numel(), a);
-      else
-        detail::adagrad_fused<double>(param.data_ptr<double>(), grad.data_ptr<double>(), sum.data_ptr<double>(),
-                                      param.numel(), a);
-      detail::bump_versions({&param, &sum});
-    } else {
-      adagrad_fallback(param, grad, sum, a);
-    }
-    slots.commit();
-  }
+    detail::fused_or_fallback(
+        param, grad, [&](auto... p) { detail::adagrad_fused(p..., a); }, [&] { adagrad_fallback(param, grad, sum, a); },
+        sum);
+  });
 }
 
 }  // namespace graft::optim

@@ -61,31 +61,18 @@ void adam_step(std::unordered_map<const TensorImpl*, ParamState>& state, Optimiz
                const std::tuple<double, double>& betas, double eps, double weight_decay, bool amsgrad, bool maximize,
                bool decoupled) {
   AdamArgs a{lr, std::get<0>(betas), std::get<1>(betas), eps, weight_decay, amsgrad, maximize, decoupled, 0};
-  for (Tensor& param : group.params()) {
-    const Tensor& grad = param.grad();
-    if (!grad.defined()) continue;
-    StateSlots slots(state, param);
+  for_each_param_with_grad(state, group, [&](Tensor& param, const Tensor& grad, StateSlots& slots) {
     Tensor step = slots.get("step", [&] { return new_step(param.device()); });
     Tensor exp_avg = slots.get("exp_avg", [&] { return zeros_state(param); });
     Tensor exp_avg_sq = slots.get("exp_avg_sq", [&] { return zeros_state(param); });
     Tensor max_exp_avg_sq;
     if (a.amsgrad) max_exp_avg_sq = slots.get("max_exp_avg_sq", [&] { return zeros_state(param); });
     a.step = increment_step(step);
-    if (fusable(param, grad, {&exp_avg, &exp_avg_sq, &max_exp_avg_sq})) {
-      if (param.device().is_meta()) {
-        // meta: no values to update; the state made above is what the step costs
-      } else if (param.dtype() == kFloat32)
-        adam_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), exp_avg.data_ptr<float>(),
-                          exp_avg_sq.data_ptr<float>(), ptr_or_null<float>(max_exp_avg_sq), param.numel(), a);
-      else
-        adam_fused<double>(param.data_ptr<double>(), grad.data_ptr<double>(), exp_avg.data_ptr<double>(),
-                           exp_avg_sq.data_ptr<double>(), ptr_or_null<double>(max_exp_avg_sq), param.numel(), a);
-      bump_versions({&param, &exp_avg, &exp_avg_sq, &max_exp_avg_sq});
-    } else {
-      adam_fallback(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, a);
-    }
-    slots.commit();
-  }
+    fused_or_fallback(
+        param, grad, [&](auto... p) { adam_fused(p..., a); },
+        [&] { adam_fallback(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, a); }, exp_avg, exp_avg_sq,
+        max_exp_avg_sq);
+  });
 }
 
 }  // namespace detail

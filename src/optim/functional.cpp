@@ -3,8 +3,10 @@
 // everything first, then runs the fused loops of src/optim/fused_kernels.h.
 #include "graft/optim/functional.h"
 
+#include <array>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fused_kernels.h"
@@ -48,26 +50,19 @@ Tensor working_copy(const Tensor& t, DType dt) {
   return t.to(dt).contiguous();
 }
 
-/// Runs `kernel(T{}, param, grad, state)` on contiguous operands of the parameter's dtype:
-/// the tensors themselves when they already are, else copies written back afterwards (the
-/// loops give the tensor-op results bit for bit, so both paths agree). Bumps the version
-/// counters of everything written, as in-place ops do.
-template <class Kernel>
-void run_fused(const Tensor& param, const Tensor& grad, std::vector<Tensor> state, Kernel&& kernel) {
+/// Runs the fused loop `kernel` (detail::call_fused) on contiguous operands of the parameter's
+/// dtype: the tensors themselves when they already are, else copies written back afterwards
+/// (the loops give the tensor-op results bit for bit, so both paths agree); on meta the working
+/// copies are what the step costs. Bumps the version counters of everything written, as
+/// in-place ops do.
+template <class Kernel, class... State>
+void run_fused(const Tensor& param, const Tensor& grad, const Kernel& kernel, const State&... state) {
   const DType dt = param.dtype();
-  Tensor p = working_copy(param, dt);
+  const Tensor p = working_copy(param, dt);
   const Tensor g = working_copy(grad, dt);
-  std::vector<Tensor> work;
-  work.reserve(state.size());
-  for (const Tensor& s : state) work.push_back(working_copy(s, dt));
-  if (param.device().is_meta()) {
-    // meta: no values to update; the working copies above are what the step costs
-  } else if (dt == kFloat32) {
-    kernel(float{}, p, g, work);
-  } else {
-    kernel(double{}, p, g, work);
-  }
-  auto write_back = [](const Tensor& target, Tensor& result) {
+  const std::array<Tensor, sizeof...(State)> work{working_copy(state, dt)...};
+  std::apply([&](const auto&... w) { detail::call_fused(kernel, p, g, w...); }, work);
+  auto write_back = [](const Tensor& target, const Tensor& result) {
     if (!target.defined()) return;
     if (result.impl() == target.impl()) {
       ++target.impl()->version();
@@ -77,12 +72,8 @@ void run_fused(const Tensor& param, const Tensor& grad, std::vector<Tensor> stat
     }
   };
   write_back(param, p);
-  for (size_t i = 0; i < state.size(); ++i) write_back(state[i], work[i]);
-}
-
-template <class T>
-T* ptr(Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
+  size_t i = 0;
+  (write_back(state, work[i++]), ...);
 }
 
 Tensor value_or_undefined(const OptTensor& t) { return t ? *t : Tensor(); }
@@ -124,10 +115,8 @@ std::vector<Tensor> sgd(const std::vector<Tensor>& params, const std::vector<Ten
         a.first_step = !bufs[i].has_value();
         out[i] = a.first_step ? detail::empty_state(params[i]) : *bufs[i];
       }
-      run_fused(params[i], grads[i], {out[i]}, [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-        using T = decltype(tag);
-        detail::sgd_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), p.numel(), a);
-      });
+      run_fused(
+          params[i], grads[i], [&](auto... p) { detail::sgd_fused(p..., a); }, out[i]);
     }
   }
   return out;
@@ -151,12 +140,8 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
   for (size_t i = 0; i < n; ++i) {
     const AdamArgs a{lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled, counts[i]};
     const Tensor max_sq = amsgrad ? value_or_undefined(max_exp_avg_sqs[i]) : Tensor();
-    run_fused(params[i], grads[i], {exp_avgs[i], exp_avg_sqs[i], max_sq},
-              [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-                using T = decltype(tag);
-                detail::adam_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]), ptr<T>(s[2]),
-                                      p.numel(), a);
-              });
+    run_fused(
+        params[i], grads[i], [&](auto... p) { detail::adam_fused(p..., a); }, exp_avgs[i], exp_avg_sqs[i], max_sq);
   }
 }
 
@@ -179,12 +164,8 @@ void rmsprop(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
   for (size_t i = 0; i < n; ++i) {
     const Tensor grad_avg = centered ? value_or_undefined(grad_avgs[i]) : Tensor();
     const Tensor buf = momentum > 0 ? value_or_undefined(bufs[i]) : Tensor();
-    run_fused(params[i], grads[i], {square_avgs[i], grad_avg, buf},
-              [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-                using T = decltype(tag);
-                detail::rmsprop_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), ptr<T>(s[0]), ptr<T>(s[1]), ptr<T>(s[2]),
-                                         p.numel(), a);
-              });
+    run_fused(
+        params[i], grads[i], [&](auto... p) { detail::rmsprop_fused(p..., a); }, square_avgs[i], grad_avg, buf);
   }
 }
 
@@ -201,10 +182,8 @@ void adagrad(const std::vector<Tensor>& params, const std::vector<Tensor>& grads
   const std::vector<double> counts = increment_steps(steps);
   for (size_t i = 0; i < n; ++i) {
     const AdagradArgs a{lr / (1 + (counts[i] - 1) * lr_decay), weight_decay, eps, maximize};
-    run_fused(params[i], grads[i], {sums[i]}, [&](auto tag, Tensor& p, const Tensor& g, std::vector<Tensor>& s) {
-      using T = decltype(tag);
-      detail::adagrad_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), s[0].data_ptr<T>(), p.numel(), a);
-    });
+    run_fused(
+        params[i], grads[i], [&](auto... p) { detail::adagrad_fused(p..., a); }, sums[i]);
   }
 }
 

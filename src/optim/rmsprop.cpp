@@ -64,33 +64,17 @@ void rmsprop_fallback(Tensor& param, const Tensor& grad, Tensor& square_avg, Ten
 void RMSprop::update_group(OptimizerParamGroup& group) {
   const auto& o = static_cast<const RMSpropOptions&>(group.options());
   const detail::RmspropArgs a{o.lr(), o.alpha(), o.eps(), o.weight_decay(), o.momentum(), o.centered(), o.maximize()};
-  for (Tensor& param : group.params()) {
-    const Tensor& grad = param.grad();
-    if (!grad.defined()) continue;
-    detail::StateSlots slots(state(), param);
+  detail::for_each_param_with_grad(state(), group, [&](Tensor& param, const Tensor& grad, detail::StateSlots& slots) {
     Tensor step = slots.get("step", [] { return detail::new_step(); });
     Tensor square_avg = slots.get("square_avg", [&] { return detail::zeros_state(param); });
     Tensor buf, grad_avg;
     if (a.momentum > 0) buf = slots.get("momentum_buffer", [&] { return detail::zeros_state(param); });
     if (a.centered) grad_avg = slots.get("grad_avg", [&] { return detail::zeros_state(param); });
     detail::increment_step(step);
-    if (detail::fusable(param, grad, {&square_avg, &grad_avg, &buf})) {
-      if (param.device().is_meta()) {
-        // meta: no values to update; the state made above is what the step costs
-      } else if (param.dtype() == kFloat32)
-        detail::rmsprop_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), square_avg.data_ptr<float>(),
-                                     detail::ptr_or_null<float>(grad_avg), detail::ptr_or_null<float>(buf),
-                                     param.numel(), a);
-      else
-        detail::rmsprop_fused<double>(param.data_ptr<double>(), grad.data_ptr<double>(), square_avg.data_ptr<double>(),
-                                      detail::ptr_or_null<double>(grad_avg), detail::ptr_or_null<double>(buf),
-                                      param.numel(), a);
-      detail::bump_versions({&param, &square_avg, &grad_avg, &buf});
-    } else {
-      rmsprop_fallback(param, grad, square_avg, grad_avg, buf, a);
-    }
-    slots.commit();
-  }
+    detail::fused_or_fallback(
+        param, grad, [&](auto... p) { detail::rmsprop_fused(p..., a); },
+        [&] { rmsprop_fallback(param, grad, square_avg, grad_avg, buf, a); }, square_avg, grad_avg, buf);
+  });
 }
 
 }  // namespace graft::optim

@@ -54,31 +54,16 @@ void sgd_fallback(Tensor& param, const Tensor& grad, Tensor& buf, const detail::
 
 void SGD::update_group(OptimizerParamGroup& group) {
   const auto& o = static_cast<const SGDOptions&>(group.options());
-  for (Tensor& param : group.params()) {
-    const Tensor& grad = param.grad();
-    if (!grad.defined()) continue;
+  detail::for_each_param_with_grad(state(), group, [&](Tensor& param, const Tensor& grad, detail::StateSlots& slots) {
     detail::SgdArgs a{o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize(), false};
-    detail::StateSlots slots(state(), param);
     Tensor buf;
     if (a.momentum != 0) {
       buf = slots.get("momentum_buffer", [&] { return detail::empty_state(param); });
       a.first_step = slots.is_new("momentum_buffer");
     }
-    if (detail::fusable(param, grad, {&buf})) {
-      if (param.device().is_meta()) {
-        // meta: no values to update; the state made above is what the step costs
-      } else if (param.dtype() == kFloat32)
-        detail::sgd_fused<float>(param.data_ptr<float>(), grad.data_ptr<float>(), detail::ptr_or_null<float>(buf),
-                                 param.numel(), a);
-      else
-        detail::sgd_fused<double>(param.data_ptr<double>(), grad.data_ptr<double>(), detail::ptr_or_null<double>(buf),
-                                  param.numel(), a);
-      detail::bump_versions({&param, &buf});
-    } else {
-      sgd_fallback(param, grad, buf, a);
-    }
-    slots.commit();
-  }
+    detail::fused_or_fallback(
+        param, grad, [&](auto... p) { detail::sgd_fused(p..., a); }, [&] { sgd_fallback(param, grad, buf, a); }, buf);
+  });
 }
 
 }  // namespace graft::optim

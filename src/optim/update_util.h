@@ -136,6 +136,47 @@ inline T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
+/// Calls a fused loop (fused_kernels.h) as `kernel(param, grad, buffers..., numel)` with typed
+/// pointers of the parameter's dtype, float32 or float64 (null for undefined buffers); on meta
+/// there are no values, so nothing is called. Kernels are generic lambdas forwarding to the
+/// loop: `[&](auto... p) { sgd_fused(p..., args); }`.
+template <class Kernel, class... Buffers>
+void call_fused(const Kernel& kernel, const Tensor& param, const Tensor& grad, const Buffers&... buffers) {
+  if (param.device().is_meta()) return;
+  if (param.dtype() == kFloat32)
+    kernel(param.data_ptr<float>(), grad.data_ptr<float>(), ptr_or_null<float>(buffers)..., param.numel());
+  else
+    kernel(param.data_ptr<double>(), grad.data_ptr<double>(), ptr_or_null<double>(buffers)..., param.numel());
+}
+
+/// One parameter's update with its state `buffers` (undefined ones allowed): the fused loop
+/// (call_fused) and the version bumps when fusable() says it applies, else `fallback()`, the
+/// same update in tensor ops.
+template <class Kernel, class Fallback, class... Buffers>
+void fused_or_fallback(Tensor& param, const Tensor& grad, const Kernel& kernel, const Fallback& fallback,
+                       const Buffers&... buffers) {
+  if (!fusable(param, grad, {&buffers...})) {
+    fallback();
+    return;
+  }
+  call_fused(kernel, param, grad, buffers...);
+  bump_versions({&param, &buffers...});
+}
+
+/// The optimizers' loop over a group: `update(param, grad, slots)` for every parameter that
+/// has a gradient, then the state it made is added (StateSlots::commit).
+template <class Update>
+void for_each_param_with_grad(std::unordered_map<const TensorImpl*, ParamState>& state, OptimizerParamGroup& group,
+                              const Update& update) {
+  for (Tensor& param : group.params()) {
+    const Tensor& grad = param.grad();
+    if (!grad.defined()) continue;
+    StateSlots slots(state, param);
+    update(param, grad, slots);
+    slots.commit();
+  }
+}
+
 /// -grad when maximizing (a new tensor), else grad itself.
 inline Tensor signed_grad(const Tensor& grad, bool maximize) { return maximize ? grad.neg() : grad; }
 
