@@ -132,6 +132,28 @@ def test_rmsprop_and_adagrad_state():
     assert ada.state[q]["sum"].tolist() == pytest.approx([0.26, 0.29, 0.34, 0.41], rel=1e-12)
 
 
+def test_optional_buffers_made_when_an_option_turns_them_on():
+    # PyTorch's order of the state entries, and buffers made at the first step that needs them
+    # (an option switched on later) without touching the others.
+    p = param()
+    opt = optim.RMSprop([p], lr=0.01)
+    run_steps(opt, p, GRADS[:1])
+    assert list(opt.state[p]) == ["step", "square_avg"]
+    square_avg = opt.state[p]["square_avg"]
+    opt.param_groups[0]["centered"] = True
+    opt.param_groups[0]["momentum"] = 0.5
+    run_steps(opt, p, GRADS[1:2])
+    assert list(opt.state[p]) == ["step", "square_avg", "momentum_buffer", "grad_avg"]
+    assert opt.state[p]["square_avg"] is square_avg and opt.state[p]["step"].item() == 2.0
+    q = param()
+    adam = optim.Adam([q], lr=0.1)
+    run_steps(adam, q, GRADS[:1])
+    adam.param_groups[0]["amsgrad"] = True
+    run_steps(adam, q, GRADS[1:2])
+    assert list(adam.state[q]) == ["step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"]
+    assert adam.state[q]["step"].item() == 2.0
+
+
 def test_state_is_tagged_optimizer_state():
     p = param()
     opt = optim.Adam([p], amsgrad=True)

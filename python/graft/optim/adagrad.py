@@ -17,9 +17,13 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = _optim.new_step(p.device)
-                state["sum"] = _optim.full_state(p, float(initial_accumulator_value))
+                self._init_state(p, initial_accumulator_value)
+
+    def _init_state(self, p, initial_accumulator_value):
+        """p's state as PyTorch's Adagrad makes it: a step and a sum filled with the value."""
+        state = self.state[p]
+        state["step"] = _optim.new_step(p.device)
+        state["sum"] = _optim.full_state(p, float(initial_accumulator_value))
 
     _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
     _tensor_step = True
@@ -32,8 +36,7 @@ class Adagrad(Optimizer):
             for p in params:
                 state = self.state[p]
                 if "sum" not in state:  # a parameter added with add_param_group after construction
-                    state["step"] = _optim.new_step(p.device)
-                    state["sum"] = _optim.full_state(p, float(group["initial_accumulator_value"]))
+                    self._init_state(p, group["initial_accumulator_value"])
                 sums.append(state["sum"])
                 steps.append(state["step"])
             _optim.adagrad(params, grads, sums, steps, lr=float(group["lr"]),

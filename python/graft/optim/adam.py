@@ -36,15 +36,8 @@ class Adam(Optimizer):
         loss = self._closure_loss(closure)
         for group, params, grads in self._groups_to_step():
             amsgrad = bool(group["amsgrad"])
-            exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], []
-            for p in params:
-                state = self._state_with(p, "exp_avg", "exp_avg_sq")
-                if amsgrad and "max_exp_avg_sq" not in state:
-                    state["max_exp_avg_sq"] = _optim.zeros_state(p)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                max_sqs.append(state["max_exp_avg_sq"] if amsgrad else None)
-                steps.append(state["step"])
+            exp_avgs, exp_avg_sqs, max_sqs, steps = self._state_lists(params, ("exp_avg", "exp_avg_sq"),
+                                                                      max_exp_avg_sq=amsgrad)
             beta1, beta2 = group["betas"]
             _optim.adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, amsgrad=amsgrad, beta1=float(beta1),
                         beta2=float(beta2), lr=float(group["lr"]), weight_decay=float(group["weight_decay"]),

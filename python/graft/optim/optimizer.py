@@ -262,6 +262,21 @@ class Optimizer:
                 state[name] = _optim.zeros_state(p)
         return state
 
+    def _state_lists(self, params, zero_buffers, **optional_buffers):
+        """The state tensors of one group's update, as lists over ``params``: one list per name
+        of ``zero_buffers``, one per keyword of ``optional_buffers`` (a zero buffer made when the
+        keyword's value is true, else None entries), then the ``step`` tensors. State is created
+        as _state_with does, the optional buffers after it."""
+        lists = {name: [] for name in (*zero_buffers, *optional_buffers, "step")}
+        for p in params:
+            state = self._state_with(p, *zero_buffers)
+            for name, wanted in optional_buffers.items():
+                if wanted and name not in state:
+                    state[name] = _optim.zeros_state(p)
+            for name, values in lists.items():
+                values.append(state[name] if optional_buffers.get(name, True) else None)
+        return lists.values()
+
     def _params_with_grad(self, group):
         """The group's parameters that have a gradient, with those gradients."""
         params, grads = [], []

@@ -24,17 +24,8 @@ class RMSprop(Optimizer):
         for group, params, grads in self._groups_to_step():
             momentum = float(group["momentum"])
             centered = bool(group["centered"])
-            square_avgs, grad_avgs, bufs, steps = [], [], [], []
-            for p in params:
-                state = self._state_with(p, "square_avg")
-                if momentum > 0 and "momentum_buffer" not in state:
-                    state["momentum_buffer"] = _optim.zeros_state(p)
-                if centered and "grad_avg" not in state:
-                    state["grad_avg"] = _optim.zeros_state(p)
-                square_avgs.append(state["square_avg"])
-                grad_avgs.append(state["grad_avg"] if centered else None)
-                bufs.append(state["momentum_buffer"] if momentum > 0 else None)
-                steps.append(state["step"])
+            square_avgs, bufs, grad_avgs, steps = self._state_lists(params, ("square_avg",),
+                                                                    momentum_buffer=momentum > 0, grad_avg=centered)
             _optim.rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, lr=float(group["lr"]),
                            alpha=float(group["alpha"]), eps=float(group["eps"]),
                            weight_decay=float(group["weight_decay"]), momentum=momentum, centered=centered,
