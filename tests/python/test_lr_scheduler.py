@@ -52,6 +52,25 @@ def test_sequences_match_torch(name, options, expected):
     assert [g["lr"] for g in opt.param_groups] == lrs[-1]
 
 
+def test_epochs_that_keep_the_lr_keep_the_value_itself():
+    # As PyTorch's: an epoch without a change returns group["lr"] as it is (an int lr stays an
+    # int), an epoch with one multiplies it.
+    cases = [("StepLR", dict(step_size=2, gamma=0.5), [1, 1, 0.5], [int, int, float]),
+             ("MultiStepLR", dict(milestones=[2]), [1, 1, 0.1], [int, int, float]),
+             ("ExponentialLR", dict(gamma=0.5), [1, 0.5, 0.25], [int, float, float]),
+             ("LinearLR", dict(start_factor=1.0, total_iters=1), [1, 1, 1], [float, float, float])]
+    for name, options, values, types in cases:
+        opt = optim.SGD([graft.zeros(1, requires_grad=True)], lr=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # stepping the scheduler alone warns about the order
+            sched = getattr(L, name)(opt, **options)
+            lrs = [sched.get_last_lr()[0]]
+            for _ in range(2):
+                sched.step()
+                lrs.append(sched.get_last_lr()[0])
+        assert lrs == values and [type(lr) for lr in lrs] == types, name
+
+
 def test_one_cycle_cycles_momentum_and_betas():
     opt = make_optimizer()
     sched = L.OneCycleLR(opt, max_lr=[1.0, 0.1], total_steps=12)

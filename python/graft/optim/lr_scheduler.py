@@ -54,6 +54,14 @@ def _track_step_called(optimizer):
     optimizer.step = wrapper
 
 
+def _group_lrs(optimizer, factor=None):
+    """Each group's current lr (what get_last_lr() reports, and where PyTorch's chainable forms
+    start), times ``factor`` unless it is None (StepLR, MultiStepLR, ExponentialLR, LinearLR)."""
+    if factor is None:
+        return [group["lr"] for group in optimizer.param_groups]
+    return [group["lr"] * factor for group in optimizer.param_groups]
+
+
 class _GetLrCalledWithinStep:
     def __init__(self, scheduler):
         self.scheduler = scheduler
@@ -138,7 +146,7 @@ class LRScheduler:
                 group["lr"].fill_(lr)
             else:
                 group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = _group_lrs(self.optimizer)
 
 
 _LRScheduler = LRScheduler
@@ -191,8 +199,8 @@ class StepLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr_outside_step()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return _group_lrs(self.optimizer)
+        return _group_lrs(self.optimizer, self.gamma)
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
@@ -209,8 +217,8 @@ class MultiStepLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr_outside_step()
         if self.last_epoch not in self.milestones:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
+            return _group_lrs(self.optimizer)
+        return _group_lrs(self.optimizer, self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
@@ -227,8 +235,8 @@ class ExponentialLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr_outside_step()
         if self.last_epoch == 0:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return _group_lrs(self.optimizer)
+        return _group_lrs(self.optimizer, self.gamma)
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
@@ -251,12 +259,12 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr_outside_step()
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return _group_lrs(self.optimizer, self.start_factor)
         if self.last_epoch > self.total_iters:
-            return [group["lr"] for group in self.optimizer.param_groups]
+            return _group_lrs(self.optimizer)
         delta = self.end_factor - self.start_factor
         factor = 1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
-        return [group["lr"] * factor for group in self.optimizer.param_groups]
+        return _group_lrs(self.optimizer, factor)
 
     def _get_closed_form_lr(self):
         delta = self.end_factor - self.start_factor
@@ -276,7 +284,7 @@ class CosineAnnealingLR(LRScheduler):
         self._warn_get_lr_outside_step()
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
-            return [group["lr"] for group in groups]
+            return _group_lrs(self.optimizer)
         if self._step_count == 1 and self.last_epoch > 0:
             return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
                     for base_lr in self.base_lrs]
@@ -431,7 +439,7 @@ class ReduceLROnPlateau:
         self.eps = eps
         self.last_epoch = 0
         self.verbose = verbose
-        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self._last_lr = _group_lrs(optimizer)
         self._init_is_better(mode=mode, threshold=threshold, threshold_mode=threshold_mode)
         self._reset()
 
@@ -460,7 +468,7 @@ class ReduceLROnPlateau:
             self._reduce_lr()
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = _group_lrs(self.optimizer)
 
     def _reduce_lr(self):
         if len(self.optimizer.param_groups) != len(self.min_lrs):
