@@ -6,9 +6,6 @@
 #include "node_util.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using autograd::set_history;
-using detail::make_node;
 using kernel::BinaryOp;
 using kernel::DivMode;
 using kernel::UnaryOp;

@@ -57,12 +57,24 @@ void check_gather_shapes(const Tensor& a, int64_t d, const Tensor& index, const 
   }
 }
 
+/// What each op here starts from: self (and `other`, the source, when given) checked, the
+/// index checked and made int64, dim wrapped, in PyTorch's order of errors.
+struct IndexArgs {
+  Tensor index;
+  int64_t d;
+};
+IndexArgs index_args(const char* op, const Tensor& self, int64_t dim, const Tensor& index_in, int64_t max_index_dim,
+                     const Tensor* other = nullptr, const char* other_name = nullptr) {
+  detail::check_tensor(self, op, other ? "self" : "input");
+  if (other) detail::check_tensor(*other, op, other_name);
+  Tensor index = check_index(index_in, op, max_index_dim);
+  return {index, wrap_dim(dim, self.dim(), op)};
+}
+
 }  // namespace
 
 Tensor detail::index_select_forward(const Tensor& a, int64_t dim, const Tensor& index_in) {
-  detail::check_tensor(a, "index_select");
-  Tensor index = check_index(index_in, "index_select", 1);
-  int64_t d = wrap_dim(dim, a.dim(), "index_select");
+  auto [index, d] = index_args("index_select", a, dim, index_in, 1);
   Tensor src = a.dim() == 0 ? a.reshape({1}) : a;
   check_range(index, src.size(d), "index_select");
   Shape os = src.sizes().shape();
@@ -74,10 +86,7 @@ Tensor detail::index_select_forward(const Tensor& a, int64_t dim, const Tensor& 
 }
 
 Tensor detail::index_add_forward(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& source) {
-  detail::check_tensor(a, "index_add", "self");
-  detail::check_tensor(source, "index_add", "source");
-  Tensor index = check_index(index_in, "index_add", 1);
-  int64_t d = wrap_dim(dim, a.dim(), "index_add");
+  auto [index, d] = index_args("index_add", a, dim, index_in, 1, &source, "source");
   Tensor self1 = a.dim() == 0 ? a.reshape({1}) : a;
   Tensor src1 = source.dim() == 0 ? source.reshape({1}) : source;
   GRAFT_CHECK(src1.dim() == self1.dim(), RuntimeError,
@@ -100,9 +109,7 @@ Tensor detail::index_add_forward(const Tensor& a, int64_t dim, const Tensor& ind
 }
 
 Tensor detail::gather_forward(const Tensor& a, int64_t dim, const Tensor& index_in) {
-  detail::check_tensor(a, "gather");
-  Tensor index = check_index(index_in, "gather", 64);
-  int64_t d = wrap_dim(dim, a.dim(), "gather");
+  auto [index, d] = index_args("gather", a, dim, index_in, 64);
   check_gather_shapes(a, d, index, nullptr, "gather");
   check_range(index, a.dim() ? a.size(d) : 1, "gather", d);
   Tensor out = detail::new_empty(index.sizes(), a.dtype(), a.device());
@@ -111,10 +118,7 @@ Tensor detail::gather_forward(const Tensor& a, int64_t dim, const Tensor& index_
 }
 
 Tensor detail::scatter_add_forward(const Tensor& a, int64_t dim, const Tensor& index_in, const Tensor& src) {
-  detail::check_tensor(a, "scatter_add", "self");
-  detail::check_tensor(src, "scatter_add", "src");
-  Tensor index = check_index(index_in, "scatter_add", 64);
-  int64_t d = wrap_dim(dim, a.dim(), "scatter_add");
+  auto [index, d] = index_args("scatter_add", a, dim, index_in, 64, &src, "src");
   GRAFT_CHECK(src.dtype() == a.dtype(), RuntimeError, "scatter_add(): Expected self.dtype to be equal to src.dtype");
   check_gather_shapes(a, d, index, &src, "scatter_add");
   check_range(index, a.dim() ? a.size(d) : 1, "scatter_add", d);

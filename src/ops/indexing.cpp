@@ -11,10 +11,7 @@
 #include "node_util.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using autograd::set_history;
 using detail::IndexPlan;
-using detail::make_node;
 
 namespace {
 

@@ -8,8 +8,6 @@
 #include "node_util.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using detail::make_node;
 
 namespace {
 

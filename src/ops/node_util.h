@@ -51,3 +51,10 @@ Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, b
 std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name);
 
 }  // namespace graft::detail
+
+namespace graft {
+// What every op file that wires its own nodes uses, said once here.
+using autograd::any_requires_grad;
+using autograd::set_history;
+using detail::make_node;
+}  // namespace graft

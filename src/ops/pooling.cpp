@@ -8,9 +8,6 @@
 #include "node_util.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using autograd::set_history;
-using detail::make_node;
 using detail::Pair;
 
 namespace {

@@ -4,9 +4,6 @@
 #include "ops/generated_forwards.h"
 
 namespace graft {
-using autograd::any_requires_grad;
-using autograd::set_history;
-using detail::make_node;
 using kernel::ReduceOp;
 
 namespace detail {

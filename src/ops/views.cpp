@@ -8,10 +8,7 @@
 #include "node_util.h"
 
 namespace graft {
-using autograd::any_requires_grad;
 using autograd::make_view;
-using autograd::set_history;
-using detail::make_node;
 using detail::wrap_dim;
 
 namespace {
