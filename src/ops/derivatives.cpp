@@ -1,6 +1,8 @@
 // Helpers of the derivative formulas in src/ops/ops.yaml (src/ops/derivatives.h).
 #include "ops/derivatives.h"
 
+#include "ops/op_util.h"
+
 namespace graft::derivatives {
 
 namespace {
@@ -18,6 +20,14 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes) {
   Tensor g = grad.dim() == 0 ? grad.reshape({1}) : grad;
   return index_select(g, dim, index.reshape({-1})).reshape(source_sizes);
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,
+                          bool keepdim) {
+  const uint64_t mask = detail::dim_mask(dims, self.dim(), "logsumexp");
+  Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), mask, keepdim);
+  Tensor y = detail::unsqueeze_reduced(result, self.sizes(), mask, keepdim);
+  return g * exp(self - y);
 }
 
 Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {

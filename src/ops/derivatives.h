@@ -10,6 +10,8 @@ namespace graft::derivatives {
 Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
 /// index_add's gradient for source: grad's slices at index, in source's sizes.
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes);
+/// logsumexp's gradient: grad * exp(self - result), both brought back to self's rank.
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
 /// gather's gradient: grad scattered (added) into zeros of self's sizes through index.
 Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
 

@@ -44,9 +44,6 @@ intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&..
   GRAFT_NODE_NAME(NameStr)                   \
   GRAFT_NODE_SAVED(__VA_ARGS__)
 
-/// grad of a reduction output, reshaped so it broadcasts against the input (keepdim form).
-Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim);
-
 /// Views of `a` split along `d` into `sizes`, sharing one multi-output node.
 std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name);
 

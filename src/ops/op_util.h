@@ -22,6 +22,8 @@ inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
 }
 /// Bitmask of reduced dims (empty = all).
 uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op);
+/// grad of a reduction output, reshaped so it broadcasts against the input (keepdim form).
+Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim);
 /// Broadcast shape of two shapes, or PyTorch's RuntimeError "The size of tensor a (3) must
 /// match the size of tensor b (4) at non-singleton dimension 1" (which names no op).
 Shape broadcast_shapes(IntArrayRef a, IntArrayRef b);

@@ -161,18 +161,7 @@ struct VarStdBackward final : Node {
     return {gu * (x - mean(x, dims, true)) * (2.0 / denom)};
   }
 };
-struct LogsumexpBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("LogsumexpBackward0", self, result)
-  SavedVariable self, result;
-  uint64_t mask = 0;
-  bool keepdim = false;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this);
-    Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
-    Tensor yu = detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim);
-    return {gu * exp(x - yu)};
-  }
-};
+
 Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype, a.device());
   kernel::reduce(op, out, a, mask);
@@ -379,22 +368,12 @@ Tensor std(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) 
   return var_std(a, dims, correction, keepdim, true);
 }
 
-Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
-  alloc::MemoryOpScope mem_scope("logsumexp");
+Tensor detail::logsumexp_forward(const Tensor& a, IntArrayRef dims, bool keepdim) {
   detail::check_tensor(a, "logsumexp");
   DType dt = detail::float_result(a.dtype());
   Tensor src = detail::cast_nograd(a, dt);
   uint64_t mask = detail::dim_mask(dims, a.dim(), "logsumexp");
-  Tensor out = reduce_forward(ReduceOp::LogSumExp, src, mask, keepdim, dt);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<LogsumexpBackward0>({&a});
-    n->self = SavedVariable(a, false);
-    n->mask = mask;
-    n->keepdim = keepdim;
-    set_history(out, n);
-    n->result = SavedVariable(out, true);
-  }
-  return out;
+  return reduce_forward(ReduceOp::LogSumExp, src, mask, keepdim, dt);
 }
 
 namespace {

@@ -100,7 +100,6 @@ Tensor Tensor::argmax(std::optional<int64_t> d, bool k) const { return graft::ar
 Tensor Tensor::argmin(std::optional<int64_t> d, bool k) const { return graft::argmin(*this, d, k); }
 Tensor Tensor::var(IntArrayRef dims, int64_t c, bool k) const { return graft::var(*this, dims, c, k); }
 Tensor Tensor::std(IntArrayRef dims, int64_t c, bool k) const { return graft::std(*this, dims, c, k); }
-Tensor Tensor::logsumexp(IntArrayRef dims, bool k) const { return graft::logsumexp(*this, dims, k); }
 Tensor Tensor::matmul(const Tensor& o) const { return graft::matmul(*this, o); }
 Tensor Tensor::masked_select(const Tensor& m) const { return graft::masked_select(*this, m); }
 Tensor Tensor::nonzero() const { return graft::nonzero(*this); }

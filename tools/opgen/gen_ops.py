@@ -377,7 +377,7 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None):
     return "\n".join(out), saved + kept
 
 
-def gen_wiring(node, inputs, saved, formulas, tensors=None):
+def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None):
     """The autograd wiring of a generated forward: when an input requires grad, `node` with
     edges to `inputs`, its saved tensors and arguments, the history of `result`, then the saved
     result. With several inputs a saved tensor is kept only when a gradient that names it will
@@ -400,6 +400,7 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None):
         if v not in tensors and v != "result":
             tensor = v[:-len("_sizes")]
             source = f"{tensor}.sizes().shape()" if v.endswith("_sizes") and tensor in tensors else v
+            source = (sources or {}).get(v, source)
             wire.append(f"    node->{v}_ = {source};")
     wire.append("    autograd::set_history(result, node);")
     if "result" in saved:
@@ -502,8 +503,10 @@ def gen_ops_cpp(decl):
         storage = {a: ARG_STORAGE[t] for t, a, _ in args}
         node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage)
         nodes.append(node)
-        wire = gen_wiring(op["node"], inputs, saved, formulas, tensors)
-        params = ", ".join(f"{t} {a}" for t, a, _ in args)
+        # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
+        sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
+        wire = gen_wiring(op["node"], inputs, saved, formulas, tensors, sources)
+        params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
         names = ", ".join(a for _, a, _ in args)
         lines = [f"Tensor {name}({params}) {{",
                  f'  alloc::MemoryOpScope mem_scope("{name}");',

@@ -175,7 +175,6 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
   Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
   Tensor matmul(const Tensor& o) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor nonzero() const;

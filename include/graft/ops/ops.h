@@ -169,8 +169,7 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool k
 /// Variance with Bessel-style `correction` (1 = unbiased, PyTorch's default).
 Tensor var(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = false);
-// softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
+// logsumexp, softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
 /// The p-norm of a - b (broadcast) over every element (torch.dist): p = 0 counts the nonzero
 /// differences, +-inf takes the largest / smallest; floating dtypes only. The gradient is 0
 /// where the norm is 0 (PyTorch's norm_backward), not 0 * inf.
