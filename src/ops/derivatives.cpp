@@ -11,6 +11,16 @@ Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
 }
 }  // namespace
 
+Tensor silu_backward(const Tensor& grad, const Tensor& self) {
+  Tensor s = sigmoid(self);
+  return grad * s * (1 + self * (1 - s));
+}
+
+Tensor mish_backward(const Tensor& grad, const Tensor& self) {
+  Tensor t = tanh(softplus(self));
+  return grad * (t + self * sigmoid(self) * (1 - t * t));
+}
+
 Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
   if (self_sizes.empty())  // a 0-d self: its one element, as a [1] tensor, gets the gradient
     return index_add(zeros_for(Shape{1}, grad), dim, index.reshape({-1}), grad.reshape({1})).reshape({});

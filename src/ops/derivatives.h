@@ -6,6 +6,11 @@
 
 namespace graft::derivatives {
 
+/// silu's gradient: grad * s * (1 + self * (1 - s)), s = sigmoid(self) computed once.
+Tensor silu_backward(const Tensor& grad, const Tensor& self);
+/// mish's gradient: grad * (t + self * sigmoid(self) * (1 - t * t)), t = tanh(softplus(self))
+/// computed once.
+Tensor mish_backward(const Tensor& grad, const Tensor& self);
 /// index_select's gradient: grad added into zeros of self's sizes at the selected slices.
 Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
 /// index_add's gradient for source: grad's slices at index, in source's sizes.
