@@ -65,19 +65,29 @@ class SiLU(_InplaceActivation):
     _fn = staticmethod(F.silu)
 
 
-class LeakyReLU(Module):
-    """x for x > 0, negative_slope * x otherwise."""
+class _InplaceActivationWithArg(Module):
+    """An activation with one number argument and ``inplace`` (LeakyReLU, ELU): ``_fn`` is its
+    functional op, ``_arg`` the argument's attribute name (PyTorch's)."""
 
-    def __init__(self, negative_slope=1e-2, inplace=False):
+    def __init__(self, value, inplace):
         super().__init__()
-        self.negative_slope = negative_slope
+        setattr(self, self._arg, value)
         self.inplace = inplace
 
     def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
+        return self._fn(input, getattr(self, self._arg), self.inplace)
 
     def extra_repr(self):
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+        return f"{self._arg}={getattr(self, self._arg)}" + (", inplace=True" if self.inplace else "")
+
+
+class LeakyReLU(_InplaceActivationWithArg):
+    """x for x > 0, negative_slope * x otherwise."""
+
+    _fn, _arg = staticmethod(F.leaky_relu), "negative_slope"
+
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__(negative_slope, inplace)
 
 
 class Softplus(Module):
@@ -95,19 +105,13 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class ELU(Module):
+class ELU(_InplaceActivationWithArg):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
 
+    _fn, _arg = staticmethod(F.elu), "alpha"
+
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+        super().__init__(alpha, inplace)
 
 
 class SELU(_InplaceActivation):
