@@ -506,6 +506,8 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
     py::module_ nn = m.def_submodule("_nn", "torch.nn.functional's C++ ops, torch.nn.init and torch.nn.utils");
 #include "activation_bindings.inc"
   }
+  // the function and composite ops of src/ops/ops.yaml with python: both | torch
+#include "op_bindings.inc"
   auto clamp_fn = [](const Tensor& a, py::handle lo, py::handle hi) { return clamp_any(a, lo, hi); };
   def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
@@ -589,10 +591,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("correction") = py::none());
   def_both(
-      m, cls, "logsumexp",
-      [](const Tensor& a, py::object dim, bool keepdim) { return logsumexp(a, reduce_dims(dim), keepdim); },
-      py::arg("dim"), py::arg("keepdim") = false);
-  def_both(
       m, cls, "softmax",
       [](const Tensor& a, int64_t dim, py::object dtype) { return softmax(cast_for_dtype(a, dtype), dim); },
       py::arg("dim"), py::arg("dtype") = py::none());
@@ -614,15 +612,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       },
       py::arg("dim") = py::none());
 
-  // ---- linear algebra ----
-  auto mm_like = [](Tensor (*f)(const Tensor&, const Tensor&)) {
-    return [f](const Tensor& a, const Tensor& b) {
-      return maybe_without_gil(is_heavy(a) || is_heavy(b), [&] { return f(a, b); });
-    };
-  };
-  def_both(m, cls, "matmul", mm_like(&matmul), py::arg("other"));
-  def_both(m, cls, "mm", mm_like(&mm), py::arg("mat2"));
-  def_both(m, cls, "bmm", mm_like(&bmm), py::arg("mat2"));
+  // ---- linear algebra (mm, bmm, matmul: op_bindings.inc) ----
   def_both(
       m, cls, "dot",
       [](const Tensor& a, const Tensor& b) {
@@ -640,33 +630,11 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       },
       py::arg("vec2"));
 
-  // ---- indexing-style ops ----
-  def_both(
-      m, cls, "index_select",
-      [](const Tensor& a, int64_t dim, const Tensor& index) { return index_select(a, dim, index); }, py::arg("dim"),
-      py::arg("index"));
-  def_both(
-      m, cls, "index_add",
-      [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-        return index_add(a, dim, index, src);
-      },
-      py::arg("dim"), py::arg("index"), py::arg("source"));
-  def_both(
-      m, cls, "gather", [](const Tensor& a, int64_t dim, const Tensor& index) { return gather(a, dim, index); },
-      py::arg("dim"), py::arg("index"));
-  def_both(
-      m, cls, "scatter_add",
-      [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-        return scatter_add(a, dim, index, src);
-      },
-      py::arg("dim"), py::arg("index"), py::arg("src"));
+  // ---- indexing-style ops (index_select, index_add, gather, scatter_add: op_bindings.inc) ----
   def_both(
       m, cls, "masked_fill",
       [](const Tensor& a, const Tensor& mask, py::handle v) { return masked_fill_any(a, mask, v); }, py::arg("mask"),
       py::arg("value"));
-  def_both(
-      m, cls, "masked_select", [](const Tensor& a, const Tensor& mask) { return masked_select(a, mask); },
-      py::arg("mask"));
   def_both(
       m, cls, "nonzero",
       [](const Tensor& a, bool as_tuple) -> py::object {
@@ -681,10 +649,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   cls.def("repeat", [](const Tensor& a, py::args sizes, py::kwargs kw) {
     return repeat(a, sizes_from_args(sizes, kw, "repeat", "repeats"));
   });
-  def_both(
-      m, cls, "dist", [](const Tensor& a, const Tensor& b, double p) { return dist(a, b, p); }, py::arg("other"),
-      py::arg("p") = 2.0);
-
   // ---- in-place ----
   cls.def(
          "add_",

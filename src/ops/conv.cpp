@@ -1,4 +1,5 @@
-// Convolution lowered onto GEMM: im2col/col2im (F.unfold/F.fold), conv2d, conv1d and
+// Convolution lowered onto GEMM: the forwards of im2col/col2im (F.unfold/F.fold; their nodes are
+// generated from src/ops/ops.yaml), conv2d, conv1d and
 // conv_transpose2d. One node (ConvolutionBackward0) serves both directions; it saves the
 // input and weight (not the column buffer). First-order backward runs fused GEMMs on raw
 // buffers; under create_graph the same gradients are composed of differentiable ops
@@ -8,6 +9,7 @@
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 using detail::Pair;
@@ -273,22 +275,6 @@ struct FoldWindow {
   Pair k{}, d{}, p{}, s{};
 };
 
-struct Im2ColBackward0 final : Node {
-  GRAFT_NODE_NAME("Im2ColBackward0")
-  Pair in_hw{};
-  FoldWindow w;
-  TensorList apply(TensorList&& g) override {
-    return {col2im(g[0], {in_hw[0], in_hw[1]}, {w.k[0], w.k[1]}, {w.d[0], w.d[1]}, {w.p[0], w.p[1]}, {w.s[0], w.s[1]})};
-  }
-};
-struct Col2ImBackward0 final : Node {
-  GRAFT_NODE_NAME("Col2ImBackward0")
-  FoldWindow w;
-  TensorList apply(TensorList&& g) override {
-    return {im2col(g[0], {w.k[0], w.k[1]}, {w.d[0], w.d[1]}, {w.p[0], w.p[1]}, {w.s[0], w.s[1]})};
-  }
-};
-
 // What conv2d and conv_transpose2d check alike, in PyTorch's order and texts naming `op`: the
 // tensors, their dtypes, stride/padding/dilation as pairs, the window, a 3-d or 4-d input
 // (returned batched), the weight and bias shapes against the input and groups.
@@ -324,9 +310,8 @@ FoldWindow fold_window(const char* op, IntArrayRef kernel_size, IntArrayRef dila
 
 }  // namespace
 
-Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
-              IntArrayRef stride) {
-  alloc::MemoryOpScope mem_scope("im2col");
+Tensor detail::im2col_forward(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                              IntArrayRef stride) {
   detail::check_tensor(input, "im2col");
   GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError,
               "Input Error: Only 3D or 4D input Tensors are supported (got ", input.dim(), "D)");
@@ -334,7 +319,13 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
               input.dtype());
   const FoldWindow w = fold_window("im2col", kernel_size, dilation, padding, stride);
   const auto& [k, d, p, s] = w;
-  if (input.dim() == 3) return im2col(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0);
+  if (input.dim() == 3) {  // unbatched: the batched result's one sample (not a view: the op's own result)
+    Tensor r = detail::im2col_forward(
+        kernel::raw_view(input, {1, input.size(0), input.size(1), input.size(2)},
+                         {0, input.stride(0), input.stride(1), input.stride(2)}, input.storage_offset()),
+        kernel_size, dilation, padding, stride);
+    return kernel::raw_view(r, {r.size(1), r.size(2)}, {r.stride(1), r.stride(2)}, 0);
+  }
   Tensor x = input.contiguous();
   const int64_t H = x.size(2), W = x.size(3);
   const int64_t oh = conv_out(H, k[0], s[0], p[0], d[0]), ow = conv_out(W, k[1], s[1], p[1], d[1]);
@@ -345,18 +336,11 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   const int64_t rows = checked_mul(checked_mul(x.size(1), k[0]), k[1]);
   Tensor out = detail::new_empty({x.size(0), rows, checked_mul(oh, ow)}, x.dtype(), x.device());
   kernel::im2col(out, x, window(k, s, p, d, oh, ow), rows * oh * ow, oh * ow);
-  if (any_requires_grad({&input})) {
-    auto n = make_node<Im2ColBackward0>({&input});
-    n->in_hw = {H, W};
-    n->w = w;
-    set_history(out, n);
-  }
   return out;
 }
 
-Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
-              IntArrayRef padding, IntArrayRef stride) {
-  alloc::MemoryOpScope mem_scope("col2im");
+Tensor detail::col2im_forward(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
+                              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   detail::check_tensor(input, "col2im");
   GRAFT_CHECK(input.dim() == 2 || input.dim() == 3, RuntimeError,
               "Expected 2D (unbatched) or 3D (batched) input to col2im, but got input of size: ", input.sizes());
@@ -365,8 +349,12 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   const Pair os = detail::pair_arg(output_size, "col2im", "output_size");
   const FoldWindow w = fold_window("col2im", kernel_size, dilation, padding, stride);
   const auto& [k, d, p, s] = w;
-  if (input.dim() == 2)
-    return col2im(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0);
+  if (input.dim() == 2) {  // unbatched, as im2col's
+    Tensor r = detail::col2im_forward(kernel::raw_view(input, {1, input.size(0), input.size(1)},
+                                                       {0, input.stride(0), input.stride(1)}, input.storage_offset()),
+                                      output_size, kernel_size, dilation, padding, stride);
+    return kernel::raw_view(r, {r.size(1), r.size(2), r.size(3)}, {r.stride(1), r.stride(2), r.stride(3)}, 0);
+  }
   const int64_t kk = checked_mul(k[0], k[1]);  // a wrapped product was a modulo by zero (SIGFPE)
   GRAFT_CHECK(input.size(1) % kk == 0, RuntimeError,
               "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
@@ -382,11 +370,6 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   Tensor out =
       zeros({input.size(0), input.size(1) / kk, os[0], os[1]}, TensorOptions(input.dtype()).device(input.device()));
   kernel::col2im(out, cols, window(k, s, p, d, oh, ow), input.size(1) * oh * ow, oh * ow);
-  if (any_requires_grad({&input})) {
-    auto n = make_node<Col2ImBackward0>({&input});
-    n->w = w;
-    set_history(out, n);
-  }
   return out;
 }
 

@@ -1,6 +1,9 @@
 // Helpers of the derivative formulas in src/ops/ops.yaml (src/ops/derivatives.h).
 #include "ops/derivatives.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "ops/op_util.h"
 
 namespace graft::derivatives {
@@ -42,6 +45,99 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 
 Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
   return scatter_add(zeros_for(self_sizes, grad), dim, index, grad);
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
+  const Tensor& x = self;
+  if (approximate != "tanh") {
+    Tensor cdf = (erf(x * M_SQRT1_2) + 1) * 0.5;
+    Tensor pdf = exp(x * x * -0.5) * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    return grad * (cdf + x * pdf);
+  }
+  const double k = M_2_SQRTPI * M_SQRT1_2, c = 0.044715;
+  Tensor x2 = x * x;
+  Tensor t = tanh((x + x2 * x * c) * k);
+  return grad * ((t + 1) * 0.5 + x * (1 - t * t) * ((x2 * (3 * c) + 1) * (0.5 * k)));
+}
+
+namespace {
+// the reduced dims of a reduction over `dim` (all when empty), their mask and element count
+struct Reduced {
+  uint64_t mask = 0;
+  SmallVector<int64_t, 5> dims;
+  int64_t count = 1;
+};
+Reduced reduced(const Tensor& self, IntArrayRef dim, const char* op) {
+  Reduced r;
+  r.mask = detail::dim_mask(dim, self.dim(), op);
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (r.mask >> d & 1) {
+      r.dims.push_back(d);
+      r.count *= self.size(d);
+    }
+  return r;
+}
+}  // namespace
+
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  const Reduced r = reduced(self, dim, "amax");
+  Tensor y = detail::unsqueeze_reduced(result, self.sizes(), r.mask, keepdim);
+  Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), r.mask, keepdim);
+  Tensor tie = eq(self, y).to(g.dtype());
+  Tensor count = r.dims.empty() ? tie : sum(tie, r.dims, true);
+  return g / count * tie;
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, int64_t correction, bool keepdim) {
+  const Reduced r = reduced(self, dim, "var");
+  Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), r.mask, keepdim);
+  const double denom = static_cast<double>(std::max<int64_t>(r.count - correction, 0));
+  return g * (self - mean(self, r.dims, true)) * (2.0 / denom);
+}
+
+Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, int64_t correction,
+                    bool keepdim) {
+  const Reduced r = reduced(self, dim, "std");
+  Tensor s = detail::unsqueeze_reduced(result, self.sizes(), r.mask, keepdim);
+  Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), r.mask, keepdim);
+  Tensor zero = s == 0;
+  g = where(zero, 0, g / where(zero, 1, s * 2));
+  const double denom = static_cast<double>(std::max<int64_t>(r.count - correction, 0));
+  return g * (self - mean(self, r.dims, true)) * (2.0 / denom);
+}
+
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask) {
+  const Shape bs = detail::broadcast_shapes(self_sizes, mask.sizes());
+  Tensor m = mask.sizes().equals(bs) ? mask : mask.expand(bs);
+  Tensor z = zeros_for(bs, grad);
+  index_put_(z, {m}, grad);
+  return sum_to(z, self_sizes);
+}
+
+Tensor embedding_backward(const Tensor& grad, IntArrayRef weight_sizes, const Tensor& indices,
+                          std::optional<int64_t> padding_idx, bool scale_grad_by_freq) {
+  const int64_t V = weight_sizes[0], D = weight_sizes[1];
+  Tensor idx = indices.reshape({-1});
+  if (idx.dtype() != kInt64) idx = idx.to(kInt64);
+  const int64_t n = idx.numel();
+  Tensor g = grad.reshape({n, D});
+  Tensor scale;  // per lookup: 1 / its index's count, 0 at the padding row
+  if (scale_grad_by_freq) {
+    Tensor counts =
+        index_add(zeros_for(Shape{V}, grad), 0, idx, ones({n}, TensorOptions(grad.dtype()).device(grad.device())));
+    scale = pow(index_select(counts, 0, idx), -1.0);
+  }
+  if (padding_idx) {
+    Tensor keep = ne(idx, *padding_idx < 0 ? *padding_idx + V : *padding_idx).to(grad.dtype());
+    scale = scale.defined() ? scale * keep : keep;
+  }
+  if (scale.defined()) g = g * scale.unsqueeze(1);
+  return index_add(zeros_for(weight_sizes, grad), 0, idx, g);
+}
+
+Shape last_two(IntArrayRef sizes) {
+  GRAFT_CHECK(sizes.size() >= 2, RuntimeError, "last_two: expected at least 2 sizes, got ", sizes.size());
+  return {sizes[sizes.size() - 2], sizes[sizes.size() - 1]};
 }
 
 }  // namespace graft::derivatives

@@ -19,5 +19,25 @@ Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& 
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
 /// gather's gradient: grad scattered (added) into zeros of self's sizes through index.
 Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
+/// gelu's gradient: grad * (Phi(x) + x phi(x)), or the derivative of the tanh approximation.
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate);
+/// amax's / amin's gradient: grad shared evenly by the ties of each slice (PyTorch's
+/// scale_grad_by_count); a NaN extreme (no ties) makes its slice's gradient NaN, as PyTorch's.
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+/// var's gradient: grad * 2 (self - mean) / (N - correction).
+Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, int64_t correction, bool keepdim);
+/// std's gradient: var's over 2 std, and 0 where std is 0 (a constant slice), the denominator
+/// kept finite for double backward.
+Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, int64_t correction,
+                    bool keepdim);
+/// masked_select's gradient: grad put where the mask (broadcast with self) is true, summed back
+/// to self's sizes.
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
+/// embedding's gradient for the weight: each lookup's output gradient added into its row (the
+/// padding_idx row gets none; with scale_grad_by_freq divided by how often its index occurs).
+Tensor embedding_backward(const Tensor& grad, IntArrayRef weight_sizes, const Tensor& indices,
+                          std::optional<int64_t> padding_idx, bool scale_grad_by_freq);
+/// The last two of `sizes` (an image's height and width).
+Shape last_two(IntArrayRef sizes);
 
 }  // namespace graft::derivatives

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 using kernel::BinaryOp;
@@ -170,24 +171,6 @@ struct PowBackward2 final : Node {  // scalar ** tensor
     }                                           \
   };
 
-struct GeluBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("GeluBackward0", self)
-  SavedVariable self;
-  bool tanh_approx = false;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this);
-    if (!tanh_approx) {
-      Tensor cdf = (erf(x * M_SQRT1_2) + 1) * 0.5;
-      Tensor pdf = exp(x * x * -0.5) * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
-      return {g[0] * (cdf + x * pdf)};
-    }
-    const double k = M_2_SQRTPI * M_SQRT1_2, c = 0.044715;
-    Tensor x2 = x * x;
-    Tensor t = tanh((x + x2 * x * c) * k);
-    Tensor d = (t + 1) * 0.5 + x * (1 - t * t) * ((x2 * (3 * c) + 1) * (0.5 * k));
-    return {g[0] * d};
-  }
-};
 struct ClampBackward1 final : Node {
   GRAFT_NODE_BOILERPLATE("ClampBackward1", self)
   SavedVariable self;
@@ -198,17 +181,6 @@ struct ClampBackward1 final : Node {
     if (lo) keep = logical_and(keep, x >= *lo);
     if (hi) keep = logical_and(keep, x <= *hi);
     return {where(keep, g[0], 0)};
-  }
-};
-struct WhereBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("WhereBackward0", condition)
-  SavedVariable condition;
-  TensorList apply(TensorList&& g) override {
-    Tensor c = condition.unpack(this);
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = where(c, g[0], 0);
-    if (should_compute_output(1)) r[1] = where(c, 0, g[0]);
-    return r;
   }
 };
 // ---------------- floor division, remainder ----------------
@@ -496,21 +468,13 @@ Tensor detail::activation_forward(const Tensor& self, const char* name, const ch
   kernel::generated(static_cast<int>(k), out, self, args);
   return out;
 }
-Tensor gelu(const Tensor& a, const std::string& approximate) {
+Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
   GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
               "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
   detail::check_tensor(a, "gelu");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "gelu: expected a floating point tensor but got ",
               a.defined() ? a.dtype() : kFloat32);
-  bool t = approximate == "tanh";
-  Tensor out = unary_forward(t ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<GeluBackward0>({&a});
-    n->self = SavedVariable(a, false);
-    n->tanh_approx = t;
-    set_history(out, n);
-  }
-  return out;
+  return unary_forward(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
 }
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   GRAFT_CHECK(lo || hi, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
@@ -581,7 +545,7 @@ Tensor clamp(const Tensor& a, const Tensor& l, const Tensor& h) {
   return out;
 }
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+Tensor detail::where_forward(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_tensor(cond, "where", "condition");
   detail::check_tensor(a, "where", "self");
   detail::check_tensor(b, "where", "other");
@@ -592,11 +556,6 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DType ct = detail::result_type(a, b);
   Tensor out = detail::new_empty(s, ct, a.device());
   kernel::where(out, cond, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct));
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<WhereBackward0>({&a, &b});
-    n->condition = SavedVariable(cond, false);
-    set_history(out, n);
-  }
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {

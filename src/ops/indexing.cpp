@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 using detail::IndexPlan;
@@ -70,19 +71,6 @@ struct IndexPutBackward0 final : Node {
     return r;
   }
 };
-struct MaskedSelectBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("MaskedSelectBackward0", mask)
-  SavedVariable mask;
-  Shape self_sizes, bcast_sizes;
-  TensorList apply(TensorList&& g) override {
-    Tensor m = mask.unpack(this);
-    if (!m.sizes().equals(bcast_sizes)) m = m.expand(bcast_sizes);
-    Tensor z = zeros(bcast_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
-    index_put_(z, {m}, g[0]);
-    return {sum_to(z, self_sizes)};
-  }
-};
-
 // Strides of t for the plan's work dims (0 for inserted unit dims).
 Shape work_strides(const Tensor& t, const IndexPlan& p) {
   Shape ws(p.work_sizes.size(), 0);
@@ -445,8 +433,7 @@ Tensor nonzero(const Tensor& a) {
   return out;
 }
 
-Tensor masked_select(const Tensor& a, const Tensor& mask) {
-  alloc::MemoryOpScope mem_scope("masked_select");
+Tensor detail::masked_select_forward(const Tensor& a, const Tensor& mask) {
   detail::check_tensor(a, "masked_select", "self");
   detail::check_tensor(mask, "masked_select", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_select: expected BoolTensor for mask");
@@ -462,13 +449,6 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
   IndexPlan p = detail::plan_index(bs, {m});
   Tensor out = detail::new_empty(p.out_sizes, a.dtype(), a.device());
   detail::index_gather(out, src, p);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<MaskedSelectBackward0>({&a});
-    n->mask = SavedVariable(mask, false);
-    n->self_sizes = a.sizes().shape();
-    n->bcast_sizes = bs;
-    set_history(out, n);
-  }
   return out;
 }
 

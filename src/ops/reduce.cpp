@@ -104,26 +104,6 @@ struct MaxMinAllBackward final : Node {  // max() / min(): evenly distributed ov
     return {where(mask, g[0] / count, 0)};
   }
 };
-struct AmaxAminBackward final : Node {  // amax / amin: the gradient shared by the ties of each slice
-  std::string name() const override { return is_max ? "AmaxBackward0" : "AminBackward0"; }
-  GRAFT_NODE_SAVED(self, result)
-  SavedVariable self, result;
-  uint64_t mask = 0;
-  bool keepdim = false, is_max = true;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this);
-    Tensor y = detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim);
-    Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
-    SmallVector<int64_t, 5> dims;
-    for (int64_t d = 0; d < x.dim(); ++d)
-      if (mask >> d & 1) dims.push_back(d);
-    // PyTorch's scale_grad_by_count: (grad / ties) * tie; an infinite maximum shares it too, and a
-    // NaN one (no ties: 0 * (grad / 0)) makes the slice's gradient NaN, as PyTorch's
-    Tensor tie = eq(x, y).to(gu.dtype());
-    Tensor count = dims.empty() ? tie : sum(tie, dims, true);
-    return {gu / count * tie};
-  }
-};
 struct MaxMinDimBackward final : Node {
   std::string name() const override { return is_max ? "MaxBackward0" : "MinBackward0"; }
   GRAFT_NODE_SAVED(indices)
@@ -138,30 +118,6 @@ struct MaxMinDimBackward final : Node {
     return {scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, iu, gu)};
   }
 };
-struct VarStdBackward final : Node {
-  std::string name() const override { return is_std ? "StdBackward0" : "VarBackward0"; }
-  GRAFT_NODE_SAVED(self, result)
-  SavedVariable self, result;
-  uint64_t mask = 0;
-  int64_t correction = 1;
-  bool keepdim = false, is_std = false;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this);
-    Tensor gu = detail::unsqueeze_reduced(g[0], x.sizes(), mask, keepdim);
-    if (is_std) {  // d std = d var / (2 std), and 0 where std is 0 (PyTorch's masked_fill): a constant
-      // slice has gradient 0, not 0/0; the denominator is kept finite for double backward
-      Tensor r = detail::unsqueeze_reduced(result.unpack(this), x.sizes(), mask, keepdim);
-      Tensor zero = r == 0;
-      gu = where(zero, 0, gu / where(zero, 1, r * 2));
-    }
-    SmallVector<int64_t, 5> dims;
-    for (int64_t d = 0; d < x.dim(); ++d)
-      if (mask >> d & 1) dims.push_back(d);
-    const double denom = static_cast<double>(std::max<int64_t>(reduced_count(x.sizes(), mask) - correction, 0));
-    return {gu * (x - mean(x, dims, true)) * (2.0 / denom)};
-  }
-};
-
 Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype, a.device());
   kernel::reduce(op, out, a, mask);
@@ -264,27 +220,20 @@ Tensor min(const Tensor& a) { return max_min_all(a, false); }
 
 static Tensor amax_amin(const Tensor& a, IntArrayRef dims, bool keepdim, bool is_max) {
   const char* name = is_max ? "amax" : "amin";
-  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name);
   const uint64_t mask = detail::dim_mask(dims, a.dim(), name);
   GRAFT_CHECK(!dims.empty() || a.numel() > 0, RuntimeError, name,
               "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
               "'dim' argument.");
   check_nonempty_reduction(a, mask, name);
-  Tensor out = reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
-  if (any_requires_grad({&a})) {
-    auto n = make_node<AmaxAminBackward>({&a});
-    n->is_max = is_max;
-    n->self = SavedVariable(a, false);
-    n->mask = mask;
-    n->keepdim = keepdim;
-    set_history(out, n);
-    n->result = SavedVariable(out, true);
-  }
-  return out;
+  return reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
 }
-Tensor amax(const Tensor& a, IntArrayRef dims, bool keepdim) { return amax_amin(a, dims, keepdim, true); }
-Tensor amin(const Tensor& a, IntArrayRef dims, bool keepdim) { return amax_amin(a, dims, keepdim, false); }
+Tensor detail::amax_forward(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  return amax_amin(a, dims, keepdim, true);
+}
+Tensor detail::amin_forward(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  return amax_amin(a, dims, keepdim, false);
+}
 
 static std::pair<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "max" : "min";
@@ -347,24 +296,12 @@ static Tensor var_std(const Tensor& a, IntArrayRef dims, int64_t correction, boo
   uint64_t mask = detail::dim_mask(dims, a.dim(), name);
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), a.dtype(), a.device());
   kernel::var(out, a, mask, correction, is_std);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<VarStdBackward>({&a});
-    n->is_std = is_std;
-    n->self = SavedVariable(a, false);
-    n->mask = mask;
-    n->correction = correction;
-    n->keepdim = keepdim;
-    set_history(out, n);
-    if (is_std) n->result = SavedVariable(out, true);
-  }
   return out;
 }
-Tensor var(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
-  alloc::MemoryOpScope mem_scope("var");
+Tensor detail::var_forward(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
   return var_std(a, dims, correction, keepdim, false);
 }
-Tensor std(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
-  alloc::MemoryOpScope mem_scope("std");
+Tensor detail::std_forward(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
   return var_std(a, dims, correction, keepdim, true);
 }
 

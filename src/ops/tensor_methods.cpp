@@ -98,10 +98,6 @@ Tensor Tensor::min() const { return graft::min(*this); }
 std::pair<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return graft::min(*this, d, k); }
 Tensor Tensor::argmax(std::optional<int64_t> d, bool k) const { return graft::argmax(*this, d, k); }
 Tensor Tensor::argmin(std::optional<int64_t> d, bool k) const { return graft::argmin(*this, d, k); }
-Tensor Tensor::var(IntArrayRef dims, int64_t c, bool k) const { return graft::var(*this, dims, c, k); }
-Tensor Tensor::std(IntArrayRef dims, int64_t c, bool k) const { return graft::std(*this, dims, c, k); }
-Tensor Tensor::matmul(const Tensor& o) const { return graft::matmul(*this, o); }
-Tensor Tensor::masked_select(const Tensor& m) const { return graft::masked_select(*this, m); }
 Tensor Tensor::nonzero() const { return graft::nonzero(*this); }
 Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {

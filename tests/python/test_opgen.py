@@ -79,3 +79,59 @@ def test_a_bad_declaration_is_refused_with_a_reason(tmp_path, text, message):
     r = run(tmp_path, text)
     assert r.returncode != 0
     assert message in r.stderr
+
+
+DIST = """
+  - name: dist
+    doc: The p-norm of self - other.
+    args: [const Tensor& self, const Tensor& other, double p = 2.0]
+    defined_in: reduce.cpp
+    differentiable: true
+    method: true
+    python: both
+"""
+LOGSUMEXP = """
+  - name: logsumexp
+    doc: log(sum(exp(self))) over dim.
+    args: [const Tensor& self, IntArrayRef dim, bool keepdim = false]
+    forward_in: reduce.cpp
+    derivatives:
+      self: logsumexp_backward(grad, self, result, dim, keepdim)
+    node: LogsumexpBackward0
+    method: true
+    python: torch
+"""
+
+
+def test_python_bindings_follow_the_declaration(tmp_path):
+    r = run(tmp_path, "composite:" + DIST + "function:" + LOGSUMEXP)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    # python: both -> graft.dist and Tensor.dist with the C++ names and defaults
+    assert 'def_both(m, cls, "dist", [](const Tensor& self, const Tensor& other, double p)' in bindings
+    assert 'py::arg("other"), py::arg("p") = 2.0);' in bindings
+    # python: torch -> graft.logsumexp only; an IntArrayRef arrives as an int or a sequence
+    assert 'm.def("logsumexp", [](const Tensor& self, py::handle dim, bool keepdim)' in bindings
+    assert "graft::logsumexp(self, reduce_dims(dim), keepdim)" in bindings
+    assert 'py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);' in bindings
+    # a composite op: declared and a method, with no node
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "Tensor dist(const Tensor& self, const Tensor& other, double p = 2.0);" in header
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    assert "Tensor Tensor::dist(const Tensor& other, double p) const { return graft::dist(*this, other, p); }" in code
+    assert "DistBackward" not in code
+    rows = (tmp_path / "gen/include/graft/ops/composite_ops.def").read_text()
+    assert "GRAFT_COMPOSITE_OP(dist, Differentiable)" in rows
+
+
+@pytest.mark.parametrize("text, message", [
+    ("composite:" + DIST.replace("python: both", "python: everywhere"), "python must be one of"),
+    ("composite:" + DIST.replace("method: true", "method: false"), "python 'both' binds Tensor.dist"),
+    ("composite:" + DIST.replace("double p = 2.0", "Reduction p"), "has no generated Python binding"),
+    ("composite:" + DIST.replace("const Tensor& self,", "const Tensor& a,"), "a method's first argument"),
+    ("function:" + LOGSUMEXP.replace("    python: torch\n", ""), "function op 'logsumexp' lacks ['python']"),
+])
+def test_a_bad_binding_declaration_is_refused(tmp_path, text, message):
+    r = run(tmp_path, text)
+    assert r.returncode != 0
+    assert message in r.stderr

@@ -45,13 +45,17 @@ Families:
                    autograd, in src/ops/<file>.cpp as detail::<name>_forward); the declaration
                    gives the derivative of each differentiable tensor argument, from which come
                    the node, the wiring, the public declaration and the Tensor method
+  composite        any signature, written by hand in other graft ops (PyTorch's
+                   CompositeImplicitAutograd): no node; the declaration gives the public
+                   declaration, the Tensor method, the op-table row and the Python binding
   activation       elementwise over a floating tensor with named number arguments (defaults
                    included), result of its dtype, differentiable, in-place form optional;
                    bound in Python's _C._nn (and graft.name, Tensor.name where PyTorch has them)
 
 Also written: src/ops/generated_forwards.h (the function family's hand-written forwards,
-declared for the files that define them), python/activation_bindings.inc (the activation ops' pybind11 definitions, included
-by python/csrc/nn_functional.cpp).
+declared for the files that define them), python/activation_bindings.inc (the activation ops'
+pybind11 definitions) and python/op_bindings.inc (the function and composite ops' ones), both
+included by python/csrc/tensor_ops.cpp.
 """
 import argparse
 import json
@@ -71,7 +75,8 @@ FIELDS = {
     "binary": {"name", "doc", "result", "kernel", "self", "other", "node", "reference"},
     "binary_predicate": {"name", "doc", "scalar", "kernel", "reference"},
     "binary_bitwise": {"name", "doc", "kernel", "reference"},
-    "function": {"name", "doc", "args", "forward_in", "derivatives", "node", "method"},
+    "function": {"name", "doc", "args", "forward_in", "derivatives", "node", "method", "python"},
+    "composite": {"name", "doc", "args", "defined_in", "differentiable", "method", "python"},
     "activation": {"name", "doc", "args", "check", "refused_as", "kernel", "derivative", "node", "reference", "domain",
                    "kinks", "tests", "inplace", "python"},
 }
@@ -79,7 +84,17 @@ BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "Floa
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
 # the function family's argument types: how the node stores one that a derivative names
 ARG_STORAGE = {"const Tensor&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
-               "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>"}
+               "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
+               "const std::string&": "std::string"}
+# how a generated Python binding takes an argument of each C++ type: (pybind11 parameter type,
+# the expression that converts it, `{}` standing for the argument); None: the argument is passed as it comes.
+# IntArrayRef takes an int or a sequence (PyTorch's int[]); a Scalar, a Python number.
+PY_ARGS = {"const Tensor&": ("const Tensor&", None), "double": ("double", None), "int64_t": ("int64_t", None),
+           "bool": ("bool", None), "std::optional<int64_t>": ("std::optional<int64_t>", None),
+           "IntArrayRef": ("py::handle", "reduce_dims({})"), "const Scalar&": ("py::handle", "to_scalar({})")}
+# where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only) or
+# hand (bound by hand in python/csrc, for the reason the declaration's comment gives)
+PYTHON_BINDINGS = ("both", "torch", "hand")
 # the differentiable unary families, each op with an in-place form
 UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
 
@@ -125,15 +140,18 @@ def check(family, ops, seen):
             check_activation(op)
         if family == "function":
             check_function(op)
+        if family == "composite":
+            check_composite(op)
 
 
-def parse_args(op):
-    """The function family's `args` ("const Tensor& self", "int64_t dim = 0", ...) as
-    (type, name, default or None) triples."""
+def parse_args(op, any_type=False):
+    """The `args` of a function or composite op ("const Tensor& self", "int64_t dim = 0", ...)
+    as (type, name, default or None) triples. A function op's types are those its node can
+    store (ARG_STORAGE); a composite op's may be any C++ type."""
     out = []
     for text in op["args"]:
         m = re.fullmatch(r"(.+?)\s+(\w+)(?:\s*=\s*(.+))?", text.strip())
-        if not m or m.group(1) not in ARG_STORAGE:
+        if not m or (not any_type and m.group(1) not in ARG_STORAGE):
             fail(f"op '{op['name']}': argument '{text}' is not 'type name [= default]' with a type of "
                  f"{sorted(ARG_STORAGE)}")
         out.append((m.group(1), m.group(2), m.group(3)))
@@ -143,8 +161,10 @@ def parse_args(op):
 def check_function(op):
     name, args = op["name"], parse_args(op)
     tensors = [a for t, a, _ in args if t == "const Tensor&"]
-    if not tensors or tensors[0] != "self":
-        fail(f"op '{name}': the first argument must be 'const Tensor& self'")
+    if not args or args[0][0] != "const Tensor&":
+        fail(f"op '{name}': the first argument must be a const Tensor&")
+    if op["method"] and args[0][1] != "self":
+        fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
     if not isinstance(op["derivatives"], dict) or not op["derivatives"]:
         fail(f"op '{name}': derivatives must map tensor arguments to formulas")
     for arg, formula in op["derivatives"].items():
@@ -157,6 +177,29 @@ def check_function(op):
             fail(f"op '{name}': argument '{arg}' would shadow the sizes of tensor '{arg[:-len('_sizes')]}'")
     if not isinstance(op["method"], bool):
         fail(f"op '{name}': method must be true or false")
+    check_python(op, args)
+
+
+def check_composite(op):
+    name, args = op["name"], parse_args(op, any_type=True)
+    for field in ("method", "differentiable"):
+        if not isinstance(op[field], bool):
+            fail(f"op '{name}': {field} must be true or false")
+    if op["method"] and (not args or args[0][:2] != ("const Tensor&", "self")):
+        fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
+    check_python(op, args)
+
+
+def check_python(op, args):
+    name = op["name"]
+    if op["python"] not in PYTHON_BINDINGS:
+        fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
+    if op["python"] == "both" and not op["method"]:
+        fail(f"op '{name}': python 'both' binds Tensor.{name}, so method must be true")
+    if op["python"] != "hand":
+        for t, a, _ in args:
+            if t not in PY_ARGS:
+                fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
 
 
 def check_activation(op):
@@ -241,7 +284,8 @@ BINARY_DTYPE_DOC = {
 
 def gen_public_header(decl):
     lines = [HEADER, "#pragma once", "// The ops declared in src/ops/ops.yaml. Included by graft/ops/ops.h.",
-             '#include "graft/core/tensor.h"', "", "namespace graft {", "", "// ---- unary_float ----"]
+             '#include "graft/core/tensor.h"', '#include "graft/ops/reduction.h"', "", "namespace graft {", "",
+             "// ---- unary_float ----"]
     for op in decl["unary_float"]:
         lines.append(f"/// {op['doc']} Integer and bool inputs give the default float dtype.")
         lines.append(f"Tensor {op['name']}(const Tensor& self);")
@@ -285,6 +329,10 @@ def gen_public_header(decl):
     for op in decl["function"]:
         lines.append(f"/// {op['doc']}")
         lines.append(f"Tensor {op['name']}({', '.join(op['args'])});")
+    lines += ["", "// ---- composite ----"]
+    for op in decl["composite"]:
+        lines.append(f"/// {op['doc']}")
+        lines.append(f"{op.get('returns', 'Tensor')} {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
         lines.append(f"/// {op['doc']} Floating self only (integers and bool are refused, as PyTorch).")
@@ -303,6 +351,10 @@ def gen_def(family, ops):
     if family == "binary_predicate":
         lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, WithScalar | TensorOnly)."
         lines += [f"{macro}({op['name']}, {'WithScalar' if op['scalar'] else 'TensorOnly'})" for op in ops]
+    elif family == "composite":
+        lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, Differentiable | NonDifferentiable)."
+        lines += [f"{macro}({op['name']}, {'Differentiable' if op['differentiable'] else 'NonDifferentiable'})"
+                  for op in ops]
     elif family == "activation":
         lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, WithInplace | NoInplace)."
         lines += [f"{macro}({op['name']}, {'WithInplace' if op['inplace'] else 'NoInplace'})" for op in ops]
@@ -322,7 +374,7 @@ def gen_methods(decl):
         lines.append(f"Tensor {op['name']}(const Tensor& other) const;")
         if op.get("scalar", op in decl["binary_bitwise"]):
             lines.append(f"Tensor {op['name']}(const Scalar& other) const;")
-    for op in decl["function"]:
+    for op in decl["function"] + decl["composite"]:
         if op["method"]:
             lines.append(f"Tensor {op['name']}({', '.join(op['args'][1:])}) const;")
     for op in decl["activation"]:
@@ -364,7 +416,8 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None):
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     for a in kept:
-        ref = "const auto&" if storage.get(a, "double") in ("Shape", "Scalar") else f"const {storage.get(a, 'double')}"
+        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string")
+        ref = "const auto&" if by_ref else f"const {storage.get(a, 'double')}"
         out.append(f"    {ref} {a} = {a}_;")
     if len(formulas) == 1:
         out.append(f"    return {{{formulas[0]}}};")
@@ -518,6 +571,11 @@ def gen_ops_cpp(decl):
             lines.append(f"Tensor Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                          f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
         fns.append("\n".join(lines))
+    for op in decl["composite"]:  # graft::<name> itself is written by hand (its defined_in file)
+        if op["method"]:
+            args = parse_args(op, any_type=True)
+            fns.append(f"Tensor Tensor::{op['name']}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
+                       f"return graft::{op['name']}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
     return "\n".join([
         HEADER,
         "// The ops of src/ops/ops.yaml: backward nodes (derivatives in graft ops, so double backward",
@@ -780,6 +838,40 @@ def gen_activation_bindings(decl):
     return "\n".join(lines) + "\n"
 
 
+def py_default(t, d):
+    """A C++ default as the pybind11 argument default."""
+    if d is None:
+        return ""
+    if t == "IntArrayRef":
+        return " = py::tuple()" if d.strip() == "{}" else f" = std::vector<int64_t>{d}"
+    if t.startswith("std::optional") and d.strip() == "std::nullopt":
+        return " = py::none()"
+    return f" = {d}"
+
+
+def gen_op_bindings(decl):
+    """pybind11 definitions of the function and composite ops (python: both | torch), included
+    by python/csrc/tensor_ops.cpp inside init_tensor_ops, where `m` is _C and `cls` _C.Tensor.
+    The GIL is let go while a large input is worked on."""
+    lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
+             "// python: both, Tensor.<name>(...), with the declaration's argument names and defaults.", "{"]
+    for op in decl["function"] + decl["composite"]:
+        if op["python"] == "hand":
+            continue
+        name, args = op["name"], parse_args(op, any_type=True)
+        params = ", ".join(f"{PY_ARGS[t][0]} {a}" for t, a, _ in args)
+        call = ", ".join(PY_ARGS[t][1].format(a) if PY_ARGS[t][1] else a for t, a, _ in args)
+        heavy = " || ".join(f"is_heavy({a})" for t, a, _ in args if t == "const Tensor&")
+        body = f"return maybe_without_gil({heavy}, [&] {{ return graft::{name}({call}); }});"
+        pyargs = "".join(f', py::arg("{a}"){py_default(t, d)}' for t, a, d in args[1:])
+        if op["python"] == "both":
+            lines.append(f'  def_both(m, cls, "{name}", []({params}) {{ {body} }}{pyargs});')
+        else:
+            lines.append(f'  m.def("{name}", []({params}) {{ {body} }}, py::arg("input"){pyargs});')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def write_if_changed(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.exists(path):
@@ -812,10 +904,11 @@ def main():
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.h", gen_kernels_h(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.cpp", gen_kernels_cpp(decl))
     write_if_changed(f"{out}/python/activation_bindings.inc", gen_activation_bindings(decl))
+    write_if_changed(f"{out}/python/op_bindings.inc", gen_op_bindings(decl))
     write_if_changed(f"{out}/src/ops/generated_forwards.h", gen_forwards_h(decl))
     for family in FIELDS:
         write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, decl[family]))
-        if family != "function":  # the function family's registry entries are written by hand
+        if family not in ("function", "composite"):  # their registry entries are written by hand
             write_if_changed(f"{out}/tests/{family}_registry.def", gen_registry_def(family, decl[family]))
 
 if __name__ == "__main__":

@@ -173,10 +173,6 @@ class Tensor {
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  Tensor matmul(const Tensor& o) const;
-  Tensor masked_select(const Tensor& mask) const;
   Tensor nonzero() const;
   /// Advanced indexing (see graft::index).
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;

@@ -129,15 +129,14 @@ Tensor square(const Tensor& a);
 Tensor& square_(Tensor& a);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
 // neg, abs, sign, relu, isnan, isfinite, isinf, ..., and the activations silu, softplus,
-// leaky_relu, elu, ... are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
-/// approximate: "none" (erf form) or "tanh".
-Tensor gelu(const Tensor& a, const std::string& approximate = "none");
+// leaky_relu, elu, ..., gelu are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 /// clamp with tensor bounds (broadcast, promoted; an undefined Tensor is no bound):
 /// min(max(a, min), max), NaN if any operand is NaN. Gradients flow to each bound where it is
 /// the result.
 Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max);
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// where(condition, self, other) over tensors is declared in src/ops/ops.yaml (generated_ops.h);
+// these overloads take a number for self or other.
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 // maximum, minimum, fmax, atan2, ...; eq, lt, ..., logical_and, ...: generated (generated_ops.h)
@@ -157,31 +156,19 @@ Tensor prod(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool kee
 /// Max over all elements.
 Tensor max(const Tensor& a);
 Tensor min(const Tensor& a);
-/// The largest / smallest value over `dims` (all when empty); the gradient is shared evenly by
-/// the ties of each slice (torch.amax / torch.amin).
-Tensor amax(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
-Tensor amin(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+// amax and amin are declared in src/ops/ops.yaml (generated_ops.h).
 /// (values, indices) along `dim`.
 std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-/// Variance with Bessel-style `correction` (1 = unbiased, PyTorch's default).
-Tensor var(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor std(const Tensor& a, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
-// logsumexp, softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
-/// The p-norm of a - b (broadcast) over every element (torch.dist): p = 0 counts the nonzero
-/// differences, +-inf takes the largest / smallest; floating dtypes only. The gradient is 0
-/// where the norm is 0 (PyTorch's norm_backward), not 0 * inf.
-Tensor dist(const Tensor& a, const Tensor& b, double p = 2.0);
+// var, std, logsumexp, softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
+// dist is declared in src/ops/ops.yaml (generated_ops.h).
 /// Sums `a` down to `sizes` (the reverse of broadcasting `sizes` to a's shape).
 Tensor sum_to(const Tensor& a, IntArrayRef sizes);
 
 // ---- linear algebra ----
-// mm and bmm are declared in src/ops/ops.yaml (generated_ops.h).
-Tensor matmul(const Tensor& a, const Tensor& b);
-/// x @ weight^T + bias.
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+// mm, bmm, matmul and linear are declared in src/ops/ops.yaml (generated_ops.h).
 
 // ---- shape and indexing ----
 Tensor cat(const TensorList& tensors, int64_t dim = 0);
@@ -193,9 +180,7 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
 // (generated_ops.h).
 /// In-place masked_fill: self[mask] = value; the bool mask broadcasts to self's shape.
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
-/// Elements of `a` where the bool `mask` is true, as a 1-D tensor in row-major order (a and
-/// mask broadcast together).
-Tensor masked_select(const Tensor& a, const Tensor& mask);
+// masked_select is declared in src/ops/ops.yaml (generated_ops.h).
 /// Indices of the nonzero elements: int64 [n, a.dim()], row-major order. No gradient.
 Tensor nonzero(const Tensor& a);
 /// Advanced indexing (PyTorch's aten::index, NumPy's rules). One entry per leading dim of
