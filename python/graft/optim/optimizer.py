@@ -13,7 +13,7 @@ from itertools import chain
 
 from .. import _C
 from ..autograd.grad_mode import enable_grad
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import _add_hook
 
 _Tensor = _C.Tensor
 _optim = _C._optim
@@ -46,18 +46,14 @@ def register_optimizer_step_pre_hook(hook):
     (before the optimizer's own pre hooks). ``args`` is the positional arguments of the step
     call, the optimizer first; the hook may return a new ``(args, kwargs)``. Returns a handle
     whose ``remove()`` unregisters it."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """Registers ``hook(optimizer, args, kwargs)`` to run after the step of every optimizer
     (after the optimizer's own post hooks; not when the step raised). Returns a removable
     handle."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_optimizer_post_hooks, hook)
 
 
 def _hook_step(func):
@@ -164,16 +160,12 @@ class Optimizer:
         optimizer (after the global pre hooks). It may return a new ``(args, kwargs)`` for the
         step; ``args`` starts with the optimizer. Returns a handle whose ``remove()`` unregisters
         it."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """Registers ``hook(optimizer, args, kwargs)`` to run after each ``step()`` of this
         optimizer that returned (before the global post hooks). Returns a removable handle."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def add_param_group(self, param_group):
         """Adds a parameter group (a dict with ``'params'``; missing options take the defaults).

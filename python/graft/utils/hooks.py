@@ -29,3 +29,18 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+def _add_hook(hooks, hook, *, prepend=False, flags=()):
+    """Registers ``hook`` in the ordered dict ``hooks`` (first instead of last with ``prepend``)
+    and returns its RemovableHandle. ``flags`` holds ``(flag_dict, on)`` pairs, the per-hook
+    options (with_kwargs, always_call): the hook's id is marked True in each flag_dict whose
+    ``on`` is true, and the handle's remove() clears it from every flag_dict."""
+    handle = RemovableHandle(hooks, extra_dict=[flag_dict for flag_dict, _ in flags])
+    hooks[handle.id] = hook
+    for flag_dict, on in flags:
+        if on:
+            flag_dict[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle

@@ -7,6 +7,7 @@ import threading
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
+from ...utils.hooks import _add_hook
 from ..parameter import Parameter
 from .hooks import RemovableHandle, _BackwardHooks
 
@@ -24,9 +25,7 @@ def register_module_forward_pre_hook(hook):
     """Registers ``hook(module, input)`` to run before every module's forward (as PyTorch's
     global hook: before the module's own pre-hooks). It may return a new input (a tuple, or
     a single value that is wrapped into one). Returns a handle whose ``remove()`` drops it."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
@@ -34,14 +33,8 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     ``with_kwargs``) to run after every module's forward, before the module's own forward
     hooks. It may return a new output. With ``always_call`` it also runs when forward raised
     (then its result is ignored and the error propagates)."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=[_global_forward_hooks_with_kwargs,
-                                                                 _global_forward_hooks_always_called])
-    _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
+    return _add_hook(_global_forward_hooks, hook, flags=[(_global_forward_hooks_with_kwargs, with_kwargs),
+                                                          (_global_forward_hooks_always_called, always_call)])
 
 
 # graft.doctor (LD005): while it watches, attributes that hooks set on modules are reported to
@@ -528,15 +521,11 @@ class Module:
         return destination
 
     def _register_state_dict_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) runs after load_state_dict loaded this module."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
@@ -636,46 +625,26 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args (a non-tuple is wrapped); with_kwargs:
         hook(module, args, kwargs) -> None or (args, kwargs). Runs before forward."""
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_pre_hooks, hook, prepend=prepend,
+                         flags=[(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> None or a new output (with_kwargs: hook(module, args,
         kwargs, output)). Runs after forward; with always_call also when forward raised."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_hooks, hook, prepend=prepend,
+                         flags=[(self._forward_hooks_with_kwargs, with_kwargs),
+                                (self._forward_hooks_always_called, always_call)])
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) -> None or a new grad_output, called when the gradients
         of the module's outputs are known."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or a new grad_input, called when the
         gradients of the module's positional tensor inputs are computed. grad_input has one
         entry per positional argument (None for non-tensors and inputs without gradient)."""
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_hooks, hook, prepend=prepend)
 
     def register_backward_hook(self, hook):
         """PyTorch's deprecated non-full backward hook (gradients of the module's last
