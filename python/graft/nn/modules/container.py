@@ -16,7 +16,35 @@ def _abs_index(idx, size):
     return idx % size if size else idx
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: submodules in order, numbered "0", "1", ..."""
+
+    def _renumber(self):
+        self.__dict__["_modules"] = collections.OrderedDict(
+            (str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, module):
+        """Adds ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        """Removes and returns the module at position ``key``."""
+        v = self[key]
+        del self[key]
+        return v
+
+
+class Sequential(_ModuleSequence):
     """Calls its modules in order, each on the previous one's output. Built from modules
     (named "0", "1", ...) or from one OrderedDict of named modules."""
 
@@ -28,10 +56,6 @@ class Sequential(Module):
         else:
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
-
-    def _renumber(self):
-        self.__dict__["_modules"] = collections.OrderedDict(
-            (str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -51,12 +75,6 @@ class Sequential(Module):
             delattr(self, list(self._modules.keys())[_abs_index(idx, len(self))])
         self._renumber()
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __add__(self, other):
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class, but "
@@ -71,14 +89,6 @@ class Sequential(Module):
             raise ValueError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
         return self.extend(other)
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
-    def append(self, module):
-        """Adds ``module`` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
 
     def insert(self, index, module):
         """Inserts ``module`` before position ``index``; returns self."""
@@ -100,29 +110,19 @@ class Sequential(Module):
             self.append(m)
         return self
 
-    def pop(self, key):
-        """Removes and returns the module at position ``key``."""
-        v = self[key]
-        del self[key]
-        return v
-
     def forward(self, input):
         for module in self:
             input = module(input)
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of submodules, registered as "0", "1", ... (indexable, iterable)."""
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self += modules
-
-    def _renumber(self):
-        self.__dict__["_modules"] = collections.OrderedDict(
-            (str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -140,12 +140,6 @@ class ModuleList(Module):
             delattr(self, str(_abs_index(idx, len(self))))
         self._renumber()
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __iadd__(self, modules):
         return self.extend(modules)
 
@@ -155,9 +149,6 @@ class ModuleList(Module):
             combined.add_module(str(i), module)
         return combined
 
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
     def insert(self, index, module):
         """Inserts ``module`` before position ``index``."""
         items = list(self._modules.values())
@@ -165,17 +156,6 @@ class ModuleList(Module):
         self.__dict__["_modules"] = collections.OrderedDict()
         for i, m in enumerate(items):
             self.add_module(str(i), m)
-
-    def append(self, module):
-        """Adds ``module`` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def pop(self, key):
-        """Removes and returns the module at ``key``."""
-        v = self[key]
-        del self[key]
-        return v
 
     def extend(self, modules):
         """Appends the modules of an iterable; returns self."""
@@ -251,12 +231,20 @@ class ModuleDict(Module):
             self[m[0]] = m[1]
 
 
-def _describe(p):
-    """A ParameterList/ParameterDict entry in repr: kind, dtype or type, size."""
-    size = "x".join(str(s) for s in p.size())
-    device = f" ({p.device})" if p.device.type != "cpu" else ""
-    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-    return kind, size, device
+def _entries_repr(items, type_of):
+    """ParameterList/ParameterDict extra_repr: a line per (key, value) of ``items``; a tensor is
+    shown as Parameter or Tensor, ``type_of(tensor)`` (a dtype or a type name), size and device
+    (when not the CPU), anything else as its type."""
+    lines = []
+    for k, p in items:
+        if isinstance(p, _C.Tensor):
+            size = "x".join(str(s) for s in p.size())
+            device = f" ({p.device})" if p.device.type != "cpu" else ""
+            kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+            lines.append(f"  ({k}): {kind} containing: [{type_of(p)} of size {size}{device}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
 
 
 class ParameterList(Module):
@@ -310,14 +298,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        lines = []
-        for k, p in enumerate(self):
-            if isinstance(p, _C.Tensor):
-                kind, size, device = _describe(p)
-                lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {size}{device}]")
-            else:
-                lines.append(f"  ({k}): Object of type: {type(p).__name__}")
-        return "\n".join(lines)
+        return _entries_repr(enumerate(self), lambda p: p.dtype)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -425,14 +406,7 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]
 
     def extra_repr(self):
-        lines = []
-        for k, p in self.items():
-            if isinstance(p, _C.Tensor):
-                kind, size, device = _describe(p)
-                lines.append(f"  ({k}): {kind} containing: [{_typename(p)} of size {size}{device}]")
-            else:
-                lines.append(f"  ({k}): Object of type: {type(p).__name__}")
-        return "\n".join(lines)
+        return _entries_repr(self.items(), _typename)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterDict should not be called.")
