@@ -31,6 +31,22 @@ def _is_flat_state_dict(obj):
             and all(isinstance(v, _Tensor) and not v.requires_grad for v in obj.values()))
 
 
+_NOT_SCALAR = object()
+
+
+def _scalar_json(x):
+    """``x`` as JSON when it is None, a bool, str, int (an int subclass as a plain int) or float
+    (a non-finite one as ``{"float": repr}``); _NOT_SCALAR for anything else. Values and dict
+    keys are saved alike."""
+    if x is None or isinstance(x, (bool, str)):
+        return x
+    if isinstance(x, int):
+        return int(x)
+    if isinstance(x, float):
+        return x if math.isfinite(x) else {"float": repr(x)}
+    return _NOT_SCALAR
+
+
 class _Flattener:
     """Walks an object, collecting its tensors under dotted names and describing the rest."""
 
@@ -59,12 +75,9 @@ class _Flattener:
             if obj.requires_grad:
                 out["requires_grad"] = True
             return out
-        if obj is None or isinstance(obj, (bool, str)):
-            return obj
-        if isinstance(obj, int):
-            return int(obj)
-        if isinstance(obj, float):
-            return obj if math.isfinite(obj) else {"float": repr(obj)}
+        scalar = _scalar_json(obj)
+        if scalar is not _NOT_SCALAR:
+            return scalar
         if isinstance(obj, dict):
             kind = "ordered_dict" if isinstance(obj, collections.OrderedDict) else "dict"
             return {kind: [[self.key(k, path), self.node(v, _join(path, k))] for k, v in obj.items()]}
@@ -78,12 +91,9 @@ class _Flattener:
                         "str, int, float, bool and None (it does not pickle Python objects)")
 
     def key(self, k, path):
-        if k is None or isinstance(k, (bool, str)):
-            return k
-        if isinstance(k, int):
-            return int(k)
-        if isinstance(k, float):
-            return k if math.isfinite(k) else {"float": repr(k)}
+        scalar = _scalar_json(k)
+        if scalar is not _NOT_SCALAR:
+            return scalar
         raise TypeError(f"graft.save: cannot save a dict key of type {type(k).__qualname__}{_where(path)}: keys "
                         "must be str, int, float, bool or None")
 
