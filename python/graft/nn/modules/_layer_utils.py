@@ -1,5 +1,6 @@
-"""What the layers share: creating their weight and bias parameters, PyTorch's default
-initialisation of them, and extra_repr's list of the options that differ from the defaults."""
+"""What the layers share: creating their weight and bias parameters (the normalization layers'
+affine ones too), PyTorch's default initialisation of them, and extra_repr's list of the
+options that differ from the defaults."""
 import math
 
 from ... import _C
@@ -14,6 +15,16 @@ def make_weight_and_bias(module, weight_shape, bias_size, bias, device, dtype):
     if bias:
         module.bias = Parameter(_C.empty(bias_size, device=device, dtype=dtype))
     else:
+        module.register_parameter("bias", None)
+
+
+def make_affine_params(module, shape, affine, device, dtype, bias=True):
+    """A normalization layer's per-element ``weight`` and ``bias`` (uninitialised, ``shape``)
+    when ``affine``, else both None; with bias false only ``weight`` is made (LayerNorm)."""
+    if affine:
+        make_weight_and_bias(module, shape, shape, bias, device, dtype)
+    else:
+        module.register_parameter("weight", None)
         module.register_parameter("bias", None)
 
 

@@ -3,7 +3,7 @@ from ... import _C
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ._layer_utils import make_affine_params
 from .module import Module
 
 
@@ -23,12 +23,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_C.empty(num_features, **kw))
-            self.bias = Parameter(_C.empty(num_features, **kw))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        make_affine_params(self, num_features, affine, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _C.zeros(num_features, **kw))
             self.register_buffer("running_var", _C.ones(num_features, **kw))

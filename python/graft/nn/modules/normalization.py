@@ -1,8 +1,7 @@
 """LayerNorm and GroupNorm."""
-from ... import _C
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ._layer_utils import make_affine_params
 from .module import Module
 
 
@@ -17,16 +16,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        kw = {"device": device, "dtype": dtype}
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(_C.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        make_affine_params(self, self.normalized_shape, elementwise_affine, device, dtype, bias=bias)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -53,13 +43,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(_C.empty(num_channels, **kw))
-            self.bias = Parameter(_C.empty(num_channels, **kw))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        make_affine_params(self, num_channels, affine, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
