@@ -56,7 +56,7 @@ def _track_step_called(optimizer):
 
 def _group_lrs(optimizer, factor=None):
     """Each group's current lr (what get_last_lr() reports, and where PyTorch's chainable forms
-    start), times ``factor`` unless it is None (StepLR, MultiStepLR, ExponentialLR, LinearLR)."""
+    start), times ``factor`` unless it is None (_GammaLR's schedulers, LinearLR)."""
     if factor is None:
         return [group["lr"] for group in optimizer.param_groups]
     return [group["lr"] * factor for group in optimizer.param_groups]
@@ -188,45 +188,10 @@ class LambdaLR(LRScheduler):
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class StepLR(LRScheduler):
-    """Multiplies the lr by gamma every step_size epochs."""
-
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose="deprecated"):
-        self.step_size = step_size
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch, verbose)
-
-    def get_lr(self):
-        self._warn_get_lr_outside_step()
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return _group_lrs(self.optimizer)
-        return _group_lrs(self.optimizer, self.gamma)
-
-    def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
-
-
-class MultiStepLR(LRScheduler):
-    """Multiplies the lr by gamma at each milestone (a repeated milestone multiplies again)."""
-
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose="deprecated"):
-        self.milestones = Counter(milestones)
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch, verbose)
-
-    def get_lr(self):
-        self._warn_get_lr_outside_step()
-        if self.last_epoch not in self.milestones:
-            return _group_lrs(self.optimizer)
-        return _group_lrs(self.optimizer, self.gamma ** self.milestones[self.last_epoch])
-
-    def _get_closed_form_lr(self):
-        milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
-
-
-class ExponentialLR(LRScheduler):
-    """Multiplies the lr by gamma every epoch."""
+class _GammaLR(LRScheduler):
+    """StepLR, MultiStepLR, ExponentialLR: the lr is multiplied by ``gamma`` once per decay.
+    Subclasses say how many decays fall on an epoch (``_decays_at``, the chainable form) and how
+    many have fallen by it (``_decays_until``, the closed form)."""
 
     def __init__(self, optimizer, gamma, last_epoch=-1, verbose="deprecated"):
         self.gamma = gamma
@@ -234,12 +199,50 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
-        if self.last_epoch == 0:
-            return _group_lrs(self.optimizer)
-        return _group_lrs(self.optimizer, self.gamma)
+        decays = self._decays_at(self.last_epoch)
+        return _group_lrs(self.optimizer, self.gamma ** decays if decays else None)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+        factor = self.gamma ** self._decays_until(self.last_epoch)
+        return [base_lr * factor for base_lr in self.base_lrs]
+
+
+class StepLR(_GammaLR):
+    """Multiplies the lr by gamma every step_size epochs."""
+
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose="deprecated"):
+        self.step_size = step_size
+        super().__init__(optimizer, gamma, last_epoch, verbose)
+
+    def _decays_at(self, epoch):
+        return 1 if epoch != 0 and epoch % self.step_size == 0 else 0
+
+    def _decays_until(self, epoch):
+        return epoch // self.step_size
+
+
+class MultiStepLR(_GammaLR):
+    """Multiplies the lr by gamma at each milestone (a repeated milestone multiplies again)."""
+
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose="deprecated"):
+        self.milestones = Counter(milestones)
+        super().__init__(optimizer, gamma, last_epoch, verbose)
+
+    def _decays_at(self, epoch):
+        return self.milestones.get(epoch, 0)
+
+    def _decays_until(self, epoch):
+        return bisect_right(sorted(self.milestones.elements()), epoch)
+
+
+class ExponentialLR(_GammaLR):
+    """Multiplies the lr by gamma every epoch."""
+
+    def _decays_at(self, epoch):
+        return 1 if epoch != 0 else 0
+
+    def _decays_until(self, epoch):
+        return epoch
 
 
 class LinearLR(LRScheduler):
