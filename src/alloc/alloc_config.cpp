@@ -94,6 +94,15 @@ size_t parse_roundup(AllocatorConfig& c, const Tokens& t, size_t i) {
   return i;
 }
 
+// "<key>:<n>" at token i: n MB (at least kLargeBufferMB) in bytes, saturating; i ends on n.
+size_t parse_size_mb(const Tokens& t, size_t& i, const std::string& key) {
+  t.expect(++i, ":");
+  const size_t v = t.to_size(++i, key);
+  GRAFT_CHECK(v >= kLargeBufferMB, ValueError, "CachingAllocator option ", key,
+              " too small, must be >= ", kLargeBufferMB);
+  return std::min(v, std::numeric_limits<size_t>::max() / kMB) * kMB;
+}
+
 }  // namespace
 
 void AllocatorConfig::update(const std::string& conf) {
@@ -112,17 +121,9 @@ void AllocatorConfig::update(const std::string& conf) {
                   "Unknown allocator backend, options are native and malloc");
       c.backend = t[i] == "native" ? Backend::Native : Backend::Malloc;
     } else if (key == "max_split_size_mb") {
-      t.expect(++i, ":");
-      const size_t v = t.to_size(++i, key);
-      GRAFT_CHECK(v >= kLargeBufferMB, ValueError,
-                  "CachingAllocator option max_split_size_mb too small, must be >= ", kLargeBufferMB);
-      c.max_split_size = std::min(v, std::numeric_limits<size_t>::max() / kMB) * kMB;
+      c.max_split_size = parse_size_mb(t, i, key);
     } else if (key == "max_non_split_rounding_mb") {
-      t.expect(++i, ":");
-      const size_t v = t.to_size(++i, key);
-      GRAFT_CHECK(v >= kLargeBufferMB, ValueError,
-                  "CachingAllocator option max_non_split_rounding_mb too small, must be >= ", kLargeBufferMB);
-      c.max_non_split_rounding = std::min(v, std::numeric_limits<size_t>::max() / kMB) * kMB;
+      c.max_non_split_rounding = parse_size_mb(t, i, key);
     } else if (key == "roundup_power2_divisions") {
       i = parse_roundup(c, t, i);
     } else if (key == "garbage_collection_threshold") {

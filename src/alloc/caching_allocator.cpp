@@ -61,6 +61,15 @@ std::string device_kind(Device d) { return d.is_cuda() ? "CUDA" : d.is_meta() ? 
 
 std::atomic<OomObserver> g_oom_observer{nullptr};
 
+// `b` follows `before` (null: `b` heads its segment).
+GRAFT_HOT_INLINE void link_after(Block* before, Block* b) {
+  b->prev = before;
+  if (before)
+    before->next = b;
+  else
+    b->segment->head = b;
+}
+
 }  // namespace
 
 CachingAllocator::CachingAllocator(Device device, std::unique_ptr<RawAllocator> raw, AllocatorConfig config)
@@ -298,11 +307,7 @@ GRAFT_HOT_INLINE Block* CachingAllocator::alloc_found_block(BlockPool& pool, Blo
     b->ptr = remaining->ptr;
     b->size = size;
     b->segment = remaining->segment;
-    b->prev = remaining->prev;
-    if (b->prev)
-      b->prev->next = b;
-    else
-      b->segment->head = b;
+    link_after(remaining->prev, b);
     b->next = remaining;
     remaining->prev = b;
     remaining->ptr += size;
@@ -337,11 +342,7 @@ GRAFT_HOT_INLINE size_t CachingAllocator::try_merge_blocks(Block* dst, Block* sr
   if (!src || src->allocated) return 0;
   if (dst->prev == src) {  // [src dst]
     dst->ptr = src->ptr;
-    dst->prev = src->prev;
-    if (dst->prev)
-      dst->prev->next = dst;
-    else
-      dst->segment->head = dst;
+    link_after(src->prev, dst);
   } else {  // [dst src]
     dst->next = src->next;
     if (dst->next) dst->next->prev = dst;

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "graft/core/enum_names.h"
+
 namespace graft::alloc {
 namespace {
 thread_local MemoryOpScope* tl_scope = nullptr;
@@ -14,21 +16,9 @@ constexpr int kMaxFrames = 48;
 }  // namespace
 
 const char* trace_action_name(TraceEntry::Action a) {
-  switch (a) {
-    case TraceEntry::Action::Alloc:
-      return "alloc";
-    case TraceEntry::Action::FreeRequested:
-      return "free_requested";
-    case TraceEntry::Action::FreeCompleted:
-      return "free_completed";
-    case TraceEntry::Action::SegmentAlloc:
-      return "segment_alloc";
-    case TraceEntry::Action::SegmentFree:
-      return "segment_free";
-    case TraceEntry::Action::Oom:
-      return "oom";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"alloc",         "free_requested", "free_completed",
+                                           "segment_alloc", "segment_free",   "oom"};
+  return graft::detail::enum_name(kNames, a, "unknown");
 }
 
 MemoryOpScope::MemoryOpScope(const char* op) noexcept : op_(op), obj_(nullptr), namer_(nullptr), outer_(tl_scope) {
