@@ -1,5 +1,6 @@
 #pragma once
 // Internal pieces of the leak doctor shared by its files. See docs/notes/doctor.md.
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step);
 std::string format_bytes(int64_t bytes);
 /// A site as "file:line" ("" for 0).
 std::string where(lifetime::SiteId id);
+
+/// Writes "<id> <rule name> (<severity>)", then " at <line>" when the finding has a line.
+void write_finding_title(std::ostream& o, const Finding& f);
+/// Writes "    held by <path>[ (made at <line>, step <n>)]\n" for each holder.
+void write_holders(std::ostream& o, const std::vector<Holder>& holders);
 
 /// Escapes text for HTML / XML.
 std::string xml_escape(const std::string& s);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "graft/core/enum_names.h"
 #include "graft/core/error.h"
 #include "graph_render.h"
 #include "internal.h"
@@ -18,15 +19,8 @@ using json = nlohmann::json;
 namespace {
 
 const char* tier_name(lifetime::Tier t) {
-  switch (t) {
-    case lifetime::Tier::Off:
-      return "off";
-    case lifetime::Tier::Counters:
-      return "counters";
-    case lifetime::Tier::Sites:
-      return "sites";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"off", "counters", "sites"};
+  return graft::detail::enum_name(kNames, t, "unknown");
 }
 
 json finding_json(const Finding& f) {
@@ -90,17 +84,12 @@ std::string Session::report() const {
   } else {
     o << "Findings (" << fs.size() << "):\n";
     for (const Finding& f : fs) {
-      const RuleInfo& r = rule_info(f.rule);
-      o << "  " << f.id << " " << r.name << " (" << severity_name(f.severity) << ")";
-      if (!f.line.empty()) o << " at " << f.line;
+      o << "  ";
+      detail::write_finding_title(o, f);
       o << ", reported at step " << f.step << "\n";
       o << "    " << f.message << "\n";
-      for (const Holder& h : f.holders) {
-        o << "    held by " << h.path;
-        if (!h.created_at.empty()) o << " (made at " << h.created_at << ", step " << h.created_step << ")";
-        o << "\n";
-      }
-      o << "    why: " << r.summary << "\n";
+      detail::write_holders(o, f.holders);
+      o << "    why: " << rule_info(f.rule).summary << "\n";
       o << "    fix: " << f.fix << "\n";
     }
   }

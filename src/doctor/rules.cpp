@@ -4,6 +4,7 @@
 
 #include "graft/core/enum_names.h"
 #include "graft/doctor/doctor.h"
+#include "internal.h"
 
 namespace graft::doctor {
 
@@ -57,17 +58,25 @@ const std::vector<RuleInfo>& rules() {
 
 const RuleInfo& rule_info(Rule r) { return rules().at(static_cast<size_t>(r)); }
 
+void detail::write_finding_title(std::ostream& o, const Finding& f) {
+  o << f.id << " " << rule_info(f.rule).name << " (" << severity_name(f.severity) << ")";
+  if (!f.line.empty()) o << " at " << f.line;
+}
+
+void detail::write_holders(std::ostream& o, const std::vector<Holder>& holders) {
+  for (const Holder& h : holders) {
+    o << "    held by " << h.path;
+    if (!h.created_at.empty()) o << " (made at " << h.created_at << ", step " << h.created_step << ")";
+    o << "\n";
+  }
+}
+
 std::string format_findings(const std::vector<Finding>& fs) {
   std::ostringstream o;
   for (const Finding& f : fs) {
-    o << f.id << " " << rule_info(f.rule).name << " (" << severity_name(f.severity) << ")";
-    if (!f.line.empty()) o << " at " << f.line;
+    detail::write_finding_title(o, f);
     o << ", step " << f.step << ": " << f.message << "\n";
-    for (const Holder& h : f.holders) {
-      o << "    held by " << h.path;
-      if (!h.created_at.empty()) o << " (made at " << h.created_at << ", step " << h.created_step << ")";
-      o << "\n";
-    }
+    detail::write_holders(o, f.holders);
     o << "    fix: " << f.fix << "\n";
   }
   return o.str();

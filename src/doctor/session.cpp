@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <type_traits>
 #include <unordered_map>
 
 #include "graft/alloc/caching_allocator.h"
@@ -31,66 +32,44 @@ Session::State*& active_state() {
 
 namespace {
 
+/// Calls `handle(state)` under the recorder lock when a session watches; otherwise, or when
+/// it throws, returns a value-initialized result (diagnostics never fail the program).
+template <class F>
+std::invoke_result_t<F&, Session::State&> deliver(F&& handle) noexcept {
+  using Result = std::invoke_result_t<F&, Session::State&>;
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  Session::State* s = active_state();
+  if (!s) return Result();
+  try {
+    return handle(*s);
+  } catch (...) {
+    return Result();
+  }
+}
+
 /// The lower layers' events, routed to the session that watches (if any). One per process:
 /// events may arrive from any thread at any time, also after a session ended.
 class Recorder final : public lifetime::Observer {
  public:
   void node_released(const Node& n) noexcept override {
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    Session::State* s = active_state();
-    if (!s) return;
-    try {
-      s->on_node_released(n);
-    } catch (...) {  // diagnostics never fail the program
-    }
+    deliver([&](Session::State& s) { s.on_node_released(n); });
   }
   uint32_t backward_started(bool retain_graph, bool create_graph) noexcept override {
     const lifetime::SiteId site = lifetime::capture_site();  // before the lock: it may walk frames
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    Session::State* s = active_state();
-    if (!s) return 0;
-    try {
-      return s->on_backward_started(retain_graph, create_graph, site);
-    } catch (...) {
-      return 0;
-    }
+    return deliver([&](Session::State& s) { return s.on_backward_started(retain_graph, create_graph, site); });
   }
   void node_executed(Node& n, uint32_t backward_id, bool retain_graph) noexcept override {
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    Session::State* s = active_state();
-    if (!s) return;
-    try {
-      s->on_node_executed(n, backward_id, retain_graph);
-    } catch (...) {  // diagnostics never fail the backward pass
-    }
+    deliver([&](Session::State& s) { s.on_node_executed(n, backward_id, retain_graph); });
   }
   void stale_gradient_used(const TensorImpl& leaf, uint32_t streak) noexcept override {
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    Session::State* s = active_state();
-    if (!s) return;
-    try {
-      s->on_stale_gradient(leaf, streak);
-    } catch (...) {
-    }
+    deliver([&](Session::State& s) { s.on_stale_gradient(leaf, streak); });
   }
   void storage_event(const StorageImpl& st, bool created) noexcept override {
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    Session::State* s = active_state();
-    if (!s) return;
-    try {
-      s->on_storage(st, created);
-    } catch (...) {
-    }
+    deliver([&](Session::State& s) { s.on_storage(st, created); });
   }
   void storage_recategorized(const void* block, int old_category, int new_category, int64_t bytes, uint32_t site,
                              uint32_t generation) noexcept override {
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    Session::State* s = active_state();
-    if (!s) return;
-    try {
-      s->on_recategorized(block, old_category, new_category, bytes, site, generation);
-    } catch (...) {
-    }
+    deliver([&](Session::State& s) { s.on_recategorized(block, old_category, new_category, bytes, site, generation); });
   }
   void optimizer_step(const void* optimizer, bool finished) noexcept override {
     // Steps follow the optimizers (docs/notes/doctor.md, "Steps"): a step ends when the
