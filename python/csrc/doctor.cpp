@@ -126,6 +126,16 @@ lifetime::SiteId python_site() {
 
 // ---------------------------------------------------------------- the session from Python
 
+/// A holder from its Python dict (path, created_at, created_step, through_hook).
+dr::Holder holder_of(py::handle item) {
+  dr::Holder h;
+  h.path = item["path"].cast<std::string>();
+  h.created_at = item["created_at"].cast<std::string>();
+  h.created_step = item["created_step"].cast<int64_t>();
+  h.through_hook = item["through_hook"].cast<bool>();
+  return h;
+}
+
 /// Asks Python for the holders of a graph, and gives it the step boundary (cycle collection).
 class PyAnnotator final : public dr::Annotator {
  public:
@@ -147,11 +157,7 @@ class PyAnnotator final : public dr::Annotator {
       }
       py::object r = holders_.get()(hs, max);
       for (py::handle item : r) {
-        dr::Holder h;
-        h.path = item["path"].cast<std::string>();
-        h.created_at = item["created_at"].cast<std::string>();
-        h.created_step = item["created_step"].cast<int64_t>();
-        h.through_hook = item["through_hook"].cast<bool>();
+        dr::Holder h = holder_of(item);
         if (item.contains("tensor")) h.tensor = item["tensor"].cast<uintptr_t>();
         out.push_back(std::move(h));
       }
@@ -459,14 +465,7 @@ void init_doctor(py::module_& m) {
           [](PySession& s, const std::string& rule, const std::string& line, const std::string& message,
              py::list holders, int64_t bytes) {
             std::vector<dr::Holder> hs;
-            for (py::handle item : holders) {
-              dr::Holder h;
-              h.path = item["path"].cast<std::string>();
-              h.created_at = item["created_at"].cast<std::string>();
-              h.created_step = item["created_step"].cast<int64_t>();
-              h.through_hook = item["through_hook"].cast<bool>();
-              hs.push_back(std::move(h));
-            }
+            for (py::handle item : holders) hs.push_back(holder_of(item));
             s.session->add_evidence(rule_of(rule), line, message, std::move(hs), bytes);
           },
           py::arg("rule"), py::arg("line"), py::arg("message"), py::arg("holders"), py::arg("bytes"));
