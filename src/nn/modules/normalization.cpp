@@ -7,16 +7,19 @@
 
 namespace graft::nn {
 
-LayerNormImpl::LayerNormImpl(const LayerNormOptions& o) : Module("LayerNorm"), options(o) {
-  if (o.elementwise_affine()) {
-    weight = register_parameter("weight", graft::empty(IntArrayRef(o.normalized_shape())));
-    bias = register_parameter("bias", graft::empty(IntArrayRef(o.normalized_shape())));
-  }
-  reset_parameters();
+void NormImplBase::register_affine(bool affine, IntArrayRef shape) {
+  if (!affine) return;
+  weight = register_parameter("weight", graft::empty(shape));
+  bias = register_parameter("bias", graft::empty(shape));
 }
-void LayerNormImpl::reset_parameters() {
+void NormImplBase::reset_parameters() {
   if (weight.defined()) init::ones_(weight);
   if (bias.defined()) init::zeros_(bias);
+}
+
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& o) : NormImplBase("LayerNorm"), options(o) {
+  register_affine(o.elementwise_affine(), o.normalized_shape());
+  reset_parameters();
 }
 Tensor LayerNormImpl::forward(const Tensor& input) {
   return layer_norm(input, options.normalized_shape(), weight, bias, options.eps());
@@ -27,12 +30,9 @@ void LayerNormImpl::pretty_print(std::ostream& os) const {
 }
 
 BatchNormImplBase::BatchNormImplBase(std::string name, const BatchNormOptions& o, int64_t min_dim, int64_t max_dim)
-    : Module(std::move(name)), options(o), min_dim_(min_dim), max_dim_(max_dim) {
+    : NormImplBase(std::move(name)), options(o), min_dim_(min_dim), max_dim_(max_dim) {
   const int64_t C = o.num_features();
-  if (o.affine()) {
-    weight = register_parameter("weight", empty({C}));
-    bias = register_parameter("bias", empty({C}));
-  }
+  register_affine(o.affine(), {C});
   if (o.track_running_stats()) {
     running_mean = register_buffer("running_mean", zeros({C}));
     running_var = register_buffer("running_var", ones({C}));
@@ -49,8 +49,7 @@ void BatchNormImplBase::reset_running_stats() {
 }
 void BatchNormImplBase::reset_parameters() {
   reset_running_stats();
-  if (weight.defined()) init::ones_(weight);
-  if (bias.defined()) init::zeros_(bias);
+  NormImplBase::reset_parameters();
 }
 Tensor BatchNormImplBase::forward(const Tensor& input) {
   GRAFT_CHECK(input.dim() >= min_dim_ && input.dim() <= max_dim_, ValueError, "expected ",
@@ -78,18 +77,11 @@ void BatchNormImplBase::pretty_print(std::ostream& os) const {
      << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false") << ")";
 }
 
-GroupNormImpl::GroupNormImpl(const GroupNormOptions& o) : Module("GroupNorm"), options(o) {
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& o) : NormImplBase("GroupNorm"), options(o) {
   GRAFT_CHECK(o.num_groups() > 0 && o.num_channels() % o.num_groups() == 0, ValueError,
               "num_channels must be divisible by num_groups");
-  if (o.affine()) {
-    weight = register_parameter("weight", empty({o.num_channels()}));
-    bias = register_parameter("bias", empty({o.num_channels()}));
-  }
+  register_affine(o.affine(), {o.num_channels()});
   reset_parameters();
-}
-void GroupNormImpl::reset_parameters() {
-  if (weight.defined()) init::ones_(weight);
-  if (bias.defined()) init::zeros_(bias);
 }
 Tensor GroupNormImpl::forward(const Tensor& input) {
   return group_norm(input, options.num_groups(), weight, bias, options.eps());

@@ -1,12 +1,27 @@
 #pragma once
 /// LayerNorm, BatchNorm1d/2d and GroupNorm layers.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "graft/nn/module.h"
 #include "graft/nn/options.h"
 
 namespace graft::nn {
+
+/// Base of the normalization layers: their optional elementwise affine, weight (ones) and
+/// bias (zeros), both undefined without it.
+class NormImplBase : public Module {
+ public:
+  /// weight := 1 and bias := 0, where defined.
+  void reset_parameters();
+  Tensor weight, bias;
+
+ protected:
+  explicit NormImplBase(std::string name) : Module(std::move(name)) {}
+  /// Registers weight and bias of `shape` when `affine`.
+  void register_affine(bool affine, IntArrayRef shape);
+};
 
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
@@ -16,14 +31,12 @@ struct LayerNormOptions {
 };
 
 /// weight ones, bias zeros.
-class LayerNormImpl : public Module {
+class LayerNormImpl : public NormImplBase {
  public:
   explicit LayerNormImpl(const LayerNormOptions& options);
   Tensor forward(const Tensor& input);
-  void reset_parameters();
   void pretty_print(std::ostream& os) const override;
   LayerNormOptions options;
-  Tensor weight, bias;
 };
 GRAFT_MODULE(LayerNorm);
 
@@ -38,15 +51,16 @@ struct BatchNormOptions {
 };
 
 /// Buffers running_mean (zeros), running_var (ones), num_batches_tracked (int64 0).
-class BatchNormImplBase : public Module {
+class BatchNormImplBase : public NormImplBase {
  public:
   BatchNormImplBase(std::string name, const BatchNormOptions& options, int64_t min_dim, int64_t max_dim);
   Tensor forward(const Tensor& input);
+  /// reset_running_stats(), then weight ones and bias zeros.
   void reset_parameters();
   void reset_running_stats();
   void pretty_print(std::ostream& os) const override;
   BatchNormOptions options;
-  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+  Tensor running_mean, running_var, num_batches_tracked;
 
  private:
   int64_t min_dim_, max_dim_;
@@ -74,14 +88,12 @@ struct GroupNormOptions {
   GRAFT_ARG(bool, affine) = true;
 };
 
-class GroupNormImpl : public Module {
+class GroupNormImpl : public NormImplBase {
  public:
   explicit GroupNormImpl(const GroupNormOptions& options);
   Tensor forward(const Tensor& input);
-  void reset_parameters();
   void pretty_print(std::ostream& os) const override;
   GroupNormOptions options;
-  Tensor weight, bias;
 };
 GRAFT_MODULE(GroupNorm);
 
