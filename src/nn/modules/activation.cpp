@@ -6,18 +6,12 @@
 
 namespace graft::nn {
 
-Tensor ReLUImpl::forward(const Tensor& input) { return relu(input); }
-
 GELUImpl::GELUImpl(std::string approx) : Module("GELU"), approximate(std::move(approx)) {
   GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
               "GELU: approximate must be 'none' or 'tanh', got '", approximate, "'");
 }
 Tensor GELUImpl::forward(const Tensor& input) { return gelu(input, approximate); }
 void GELUImpl::pretty_print(std::ostream& os) const { os << "GELU(approximate='" << approximate << "')"; }
-
-Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
-Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
-Tensor SiLUImpl::forward(const Tensor& input) { return silu(input); }
 
 Tensor SoftmaxImpl::forward(const Tensor& input) { return softmax(input, dim); }
 void SoftmaxImpl::pretty_print(std::ostream& os) const { os << "Softmax(dim=" << dim << ")"; }

@@ -1,16 +1,32 @@
 #pragma once
 /// Activation layers: ReLU, GELU, Tanh, Sigmoid, SiLU, Softmax.
+#include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "graft/nn/module.h"
+#include "graft/ops/ops.h"
 
 namespace graft::nn {
 
-class ReLUImpl : public Module {
- public:
-  ReLUImpl() : Module("ReLU") {}
-  Tensor forward(const Tensor& input);
+namespace detail {
+/// A string literal as a template argument (`ElementwiseActivationImpl<"ReLU", relu>`).
+template <size_t N>
+struct LiteralName {
+  constexpr LiteralName(const char (&s)[N]) { std::copy_n(s, N, chars); }  // NOLINT: implicit from a literal
+  char chars[N];
 };
+}  // namespace detail
+
+/// A layer without options, of type name `Name`, whose forward applies `Fn` to its input.
+template <detail::LiteralName Name, Tensor (*Fn)(const Tensor&)>
+class ElementwiseActivationImpl : public Module {
+ public:
+  ElementwiseActivationImpl() : Module(Name.chars) {}
+  Tensor forward(const Tensor& input) { return Fn(input); }
+};
+
+using ReLUImpl = ElementwiseActivationImpl<"ReLU", relu>;
 GRAFT_MODULE(ReLU);
 
 /// approximate: "none" (erf) or "tanh".
@@ -23,25 +39,11 @@ class GELUImpl : public Module {
 };
 GRAFT_MODULE(GELU);
 
-class TanhImpl : public Module {
- public:
-  TanhImpl() : Module("Tanh") {}
-  Tensor forward(const Tensor& input);
-};
+using TanhImpl = ElementwiseActivationImpl<"Tanh", tanh>;
 GRAFT_MODULE(Tanh);
-
-class SigmoidImpl : public Module {
- public:
-  SigmoidImpl() : Module("Sigmoid") {}
-  Tensor forward(const Tensor& input);
-};
+using SigmoidImpl = ElementwiseActivationImpl<"Sigmoid", sigmoid>;
 GRAFT_MODULE(Sigmoid);
-
-class SiLUImpl : public Module {
- public:
-  SiLUImpl() : Module("SiLU") {}
-  Tensor forward(const Tensor& input);
-};
+using SiLUImpl = ElementwiseActivationImpl<"SiLU", silu>;
 GRAFT_MODULE(SiLU);
 
 class SoftmaxImpl : public Module {
