@@ -15,6 +15,17 @@ void print_list(std::ostream& os, const std::vector<int64_t>& v) {
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
   os << ")";
 }
+
+/// "<Name>(kernel_size=k, stride=s, padding=p": a pooling window; an empty stride is the kernel's.
+template <class Options>
+void print_window(std::ostream& os, const char* name, const Options& options) {
+  os << name << "(kernel_size=";
+  print_list(os, options.kernel_size());
+  os << ", stride=";
+  print_list(os, options.stride().empty() ? options.kernel_size() : options.stride());
+  os << ", padding=";
+  print_list(os, options.padding());
+}
 }  // namespace
 
 Tensor MaxPool2dImpl::forward(const Tensor& input) {
@@ -26,12 +37,7 @@ std::pair<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& inpu
                                  options.ceil_mode());
 }
 void MaxPool2dImpl::pretty_print(std::ostream& os) const {
-  os << "MaxPool2d(kernel_size=";
-  print_list(os, options.kernel_size());
-  os << ", stride=";
-  print_list(os, options.stride().empty() ? options.kernel_size() : options.stride());
-  os << ", padding=";
-  print_list(os, options.padding());
+  print_window(os, "MaxPool2d", options);
   os << ", dilation=";
   print_list(os, options.dilation());
   os << ", ceil_mode=" << (options.ceil_mode() ? "true" : "false") << ")";
@@ -42,12 +48,7 @@ Tensor AvgPool2dImpl::forward(const Tensor& input) {
                     options.count_include_pad(), options.divisor_override());
 }
 void AvgPool2dImpl::pretty_print(std::ostream& os) const {
-  os << "AvgPool2d(kernel_size=";
-  print_list(os, options.kernel_size());
-  os << ", stride=";
-  print_list(os, options.stride().empty() ? options.kernel_size() : options.stride());
-  os << ", padding=";
-  print_list(os, options.padding());
+  print_window(os, "AvgPool2d", options);
   os << ")";
 }
 

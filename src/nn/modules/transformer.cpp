@@ -49,40 +49,27 @@ Tensor canonical_mask(const Tensor& mask, DType dtype) {
 // PyTorch's _mha_shape_check; returns whether the inputs are batched.
 bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& kpm,
                      const Tensor& attn_mask, int64_t num_heads) {
-  if (query.dim() == 3) {
-    GRAFT_CHECK(key.dim() == 3 && value.dim() == 3, ValueError,
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found ", key.dim(), "-D and ",
-                value.dim(), "-D tensors respectively");
-    if (kpm.defined())
-      GRAFT_CHECK(kpm.dim() == 2, ValueError,
-                  "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found ", kpm.dim(),
-                  "-D tensor instead");
-    if (attn_mask.defined())
-      GRAFT_CHECK(attn_mask.dim() == 2 || attn_mask.dim() == 3, ValueError,
-                  "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ",
-                  attn_mask.dim(), "-D tensor instead");
-    return true;
-  }
-  GRAFT_CHECK(query.dim() == 2, ValueError, "query should be unbatched 2D or batched 3D tensor but received ",
-              query.dim(), "-D query tensor");
-  GRAFT_CHECK(key.dim() == 2 && value.dim() == 2, ValueError,
-              "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found ", key.dim(), "-D and ",
-              value.dim(), "-D tensors respectively");
+  const bool batched = query.dim() == 3;
+  if (!batched)
+    GRAFT_CHECK(query.dim() == 2, ValueError, "query should be unbatched 2D or batched 3D tensor but received ",
+                query.dim(), "-D query tensor");
+  const int64_t dim = query.dim();
+  const char* const for_query = batched ? "For batched (3-D) `query`" : "For unbatched (2-D) `query`";
+  GRAFT_CHECK(key.dim() == dim && value.dim() == dim, ValueError, for_query, ", expected `key` and `value` to be ", dim,
+              "-D but found ", key.dim(), "-D and ", value.dim(), "-D tensors respectively");
   if (kpm.defined())
-    GRAFT_CHECK(kpm.dim() == 1, ValueError,
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found ", kpm.dim(),
-                "-D tensor instead");
+    GRAFT_CHECK(kpm.dim() == dim - 1, ValueError, for_query, ", expected `key_padding_mask` to be `None` or ", dim - 1,
+                "-D but found ", kpm.dim(), "-D tensor instead");
   if (attn_mask.defined()) {
-    GRAFT_CHECK(attn_mask.dim() == 2 || attn_mask.dim() == 3, ValueError,
-                "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ",
-                attn_mask.dim(), "-D tensor instead");
-    if (attn_mask.dim() == 3) {
+    GRAFT_CHECK(attn_mask.dim() == 2 || attn_mask.dim() == 3, ValueError, for_query,
+                ", expected `attn_mask` to be `None`, 2-D or 3-D but found ", attn_mask.dim(), "-D tensor instead");
+    if (!batched && attn_mask.dim() == 3) {
       const std::vector<int64_t> expected = {num_heads, query.size(0), key.size(0)};
       GRAFT_CHECK(attn_mask.sizes().equals(IntArrayRef(expected)), ValueError, "Expected `attn_mask` shape to be ",
                   tuple_str(expected), " but got ", torch_size(attn_mask.sizes()));
     }
   }
-  return false;
+  return batched;
 }
 
 }  // namespace
