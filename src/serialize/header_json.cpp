@@ -163,10 +163,19 @@ class HeaderSax {
   enum class Kind { Null, Unsigned, String, Object, Array, Other };
   enum class Field { Dtype, Shape, Offsets, Unknown };
 
+  static constexpr const char* kShapeMust = "'shape' must be an array of non-negative integers";
+  static constexpr const char* kOffsetsMust = "'data_offsets' must be an array of two non-negative integers";
+
   std::string tensor_prefix() const { return "tensor '" + entry_.name + "': "; }
   bool fail(std::string what) {
     if (error.empty()) error = std::move(what);
     return false;
+  }
+  /// A value that must be of kind `expected`: moves to `next`, or fails with `what`.
+  bool expect(Kind kind, Kind expected, std::string what, State next) {
+    if (kind != expected) return fail(std::move(what));
+    state_ = next;
+    return true;
   }
   bool end_skipped() {
     if (--skip_depth_ == 0) state_ = State::EntryKey;
@@ -178,18 +187,14 @@ class HeaderSax {
     const std::string found_part = " (found " + found + ")";
     switch (state_) {
       case State::Start:
-        if (kind != Kind::Object) return fail("header is not a JSON object" + found_part);
-        state_ = State::TopKey;
-        return true;
+        return expect(kind, Kind::Object, "header is not a JSON object" + found_part, State::TopKey);
       case State::MetaValue:
         if (kind == Kind::Null) {
           state_ = State::TopKey;
           return true;
         }
-        if (kind != Kind::Object)
-          return fail("'__metadata__' must be an object mapping strings to strings" + found_part);
-        state_ = State::MetaKey;
-        return true;
+        return expect(kind, Kind::Object, "'__metadata__' must be an object mapping strings to strings" + found_part,
+                      State::MetaKey);
       case State::MetaString:
         if (kind != Kind::String)
           return fail("'__metadata__' value of key '" + meta_key_ + "' must be a string" + found_part);
@@ -197,20 +202,17 @@ class HeaderSax {
         state_ = State::MetaKey;
         return true;
       case State::EntryValue:
-        if (kind != Kind::Object)
-          return fail(tensor_prefix() + "entry must be an object with dtype, shape and data_offsets" + found_part);
-        state_ = State::EntryKey;
-        return true;
+        return expect(kind, Kind::Object,
+                      tensor_prefix() + "entry must be an object with dtype, shape and data_offsets" + found_part,
+                      State::EntryKey);
       case State::FieldValue:
         return field_value(kind, found_part);
       case State::ShapeItem:
-        if (kind != Kind::Unsigned)
-          return fail(tensor_prefix() + "'shape' must be an array of non-negative integers" + found_part);
+        if (kind != Kind::Unsigned) return fail(tensor_prefix() + kShapeMust + found_part);
         entry_.shape.push_back(unsigned_value_);
         return true;
       case State::OffsetItem:
-        if (kind != Kind::Unsigned)
-          return fail(tensor_prefix() + "'data_offsets' must be an array of two non-negative integers" + found_part);
+        if (kind != Kind::Unsigned) return fail(tensor_prefix() + kOffsetsMust + found_part);
         if (offsets_seen_ == 2) return fail(tensor_prefix() + "'data_offsets' must have exactly 2 entries, found more");
         (offsets_seen_++ == 0 ? entry_.begin : entry_.end) = unsigned_value_;
         return true;
@@ -230,16 +232,10 @@ class HeaderSax {
         state_ = State::EntryKey;
         return true;
       case Field::Shape:
-        if (kind != Kind::Array)
-          return fail(tensor_prefix() + "'shape' must be an array of non-negative integers" + found_part);
-        state_ = State::ShapeItem;
-        return true;
+        return expect(kind, Kind::Array, tensor_prefix() + kShapeMust + found_part, State::ShapeItem);
       case Field::Offsets:
-        if (kind != Kind::Array)
-          return fail(tensor_prefix() + "'data_offsets' must be an array of two non-negative integers" + found_part);
         offsets_seen_ = 0;
-        state_ = State::OffsetItem;
-        return true;
+        return expect(kind, Kind::Array, tensor_prefix() + kOffsetsMust + found_part, State::OffsetItem);
       case Field::Unknown:
         // Fields graft does not know are ignored, as the reference readers do.
         if (kind == Kind::Object || kind == Kind::Array) {
