@@ -7,8 +7,7 @@
 namespace graft::optim {
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min)
-    : LRScheduler(optimizer), T_max_(T_max), eta_min_(eta_min) {
-  GRAFT_CHECK(T_max >= 1, ValueError, "CosineAnnealingLR: T_max must be a positive integer, got ", T_max);
+    : LRScheduler(optimizer), T_max_(positive_integer("CosineAnnealingLR", "T_max", T_max)), eta_min_(eta_min) {
   initial_step();
 }
 

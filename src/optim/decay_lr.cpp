@@ -9,8 +9,7 @@
 namespace graft::optim {
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
-    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
-  GRAFT_CHECK(step_size >= 1, ValueError, "StepLR: step_size must be a positive integer, got ", step_size);
+    : LRScheduler(optimizer), step_size_(positive_integer("StepLR", "step_size", step_size)), gamma_(gamma) {
   initial_step();
 }
 

@@ -69,6 +69,11 @@ struct StateReader final : SchedulerStateVisitor {
 LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {}
 LRScheduler::~LRScheduler() = default;
 
+int64_t LRScheduler::positive_integer(const char* scheduler, const char* name, int64_t value) {
+  GRAFT_CHECK(value >= 1, ValueError, scheduler, ": ", name, " must be a positive integer, got ", value);
+  return value;
+}
+
 std::vector<double> LRScheduler::group_lrs() const {
   std::vector<double> lrs;
   for (const auto& g : optimizer_.param_groups()) lrs.push_back(g.options().get_lr());

@@ -61,6 +61,9 @@ class LRScheduler {
   /// takes step 0. Concrete constructors call it last, after validating their arguments; if
   /// it throws, the optimizer is left as it was.
   void initial_step();
+  /// `value` if it is at least 1, else ValueError "<scheduler>: <name> must be a positive
+  /// integer, got <value>" (StepLR's step_size, CosineAnnealingLR's T_max).
+  static int64_t positive_integer(const char* scheduler, const char* name, int64_t value);
   /// The optimizer's current learning rates, one per group.
   std::vector<double> group_lrs() const;
   /// group_lrs(), each times `factor`: PyTorch's chainable multiplicative forms (StepLR,
