@@ -3,6 +3,7 @@
 // clipping, and the identity node behind nn.Module's full backward hooks. The pure-Python
 // package graft.nn.functional / graft.nn.init re-exports these.
 #include <cmath>
+#include <utility>
 
 #include "graft/autograd/function.h"
 #include "graft/nn/init.h"
@@ -350,24 +351,17 @@ void init_functions_part(py::module_& f) {
       py::arg("eps") = 1e-5);
 
   // ---- losses ----
-  f.def(
-      "mse_loss",
-      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
-         const std::string& reduction) {
-        warn_target_size(input, target);
-        return mse_loss(input, target, legacy_reduction(size_average, reduce, reduction));
-      },
-      py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
-      py::arg("reduction") = "mean");
-  f.def(
-      "l1_loss",
-      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
-         const std::string& reduction) {
-        warn_target_size(input, target);
-        return l1_loss(input, target, legacy_reduction(size_average, reduce, reduction));
-      },
-      py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
-      py::arg("reduction") = "mean");
+  // mse_loss and l1_loss: (input, target) with PyTorch's reduction and its legacy arguments
+  for (auto [name, loss] : {std::pair{"mse_loss", &mse_loss}, std::pair{"l1_loss", &l1_loss}})
+    f.def(
+        name,
+        [loss](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+               const std::string& reduction) {
+          warn_target_size(input, target);
+          return loss(input, target, legacy_reduction(size_average, reduce, reduction));
+        },
+        py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
+        py::arg("reduction") = "mean");
   f.def(
       "smooth_l1_loss",
       [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,

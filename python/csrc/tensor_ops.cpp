@@ -207,6 +207,18 @@ py::object inplace_via_copy(const char* name, py::handle self_obj, py::handle ot
   return py::reinterpret_borrow<py::object>(self_obj);
 }
 
+/// An in-place method whose other operand is a tensor or a number: f(self, other) with other a
+/// Tensor or a Scalar (to_scalar refuses anything else); returns the Python self.
+template <class F>
+py::handle inplace_with_other(py::handle self_obj, const char* name, py::handle other, F&& f) {
+  Tensor self = self_of(self_obj, name);
+  if (is_tensor(other))
+    f(self, as_tensor_unchecked(other));
+  else
+    f(self, to_scalar(other));
+  return self_obj;
+}
+
 /// amax/amin over `dim` (all dims for None or ()), with PyTorch's text for a repeated dim.
 Tensor amax_amin(bool is_max, const Tensor& a, py::handle dim, bool keepdim) {
   std::vector<int64_t> dims = reduce_dims(dim);
@@ -653,45 +665,25 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   cls.def(
          "add_",
          [](py::handle s, py::handle o, const Scalar& alpha) {
-           Tensor t = self_of(s, "add_");
-           if (is_tensor(o))
-             t.add_(as_tensor_unchecked(o), alpha);
-           else
-             t.add_(to_scalar(o), alpha);
-           return s;
+           return inplace_with_other(s, "add_", o, [&](Tensor& t, const auto& x) { t.add_(x, alpha); });
          },
          py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
       .def(
           "sub_",
           [](py::handle s, py::handle o, const Scalar& alpha) {
-            Tensor t = self_of(s, "sub_");
-            if (is_tensor(o))
-              t.sub_(as_tensor_unchecked(o), alpha);
-            else
-              t.sub_(to_scalar(o), alpha);
-            return s;
+            return inplace_with_other(s, "sub_", o, [&](Tensor& t, const auto& x) { t.sub_(x, alpha); });
           },
           py::arg("other"), py::kw_only(), py::arg("alpha") = 1)
       .def(
           "mul_",
           [](py::handle s, py::handle o) {
-            Tensor t = self_of(s, "mul_");
-            if (is_tensor(o))
-              t.mul_(as_tensor_unchecked(o));
-            else
-              t.mul_(to_scalar(o));
-            return s;
+            return inplace_with_other(s, "mul_", o, [](Tensor& t, const auto& x) { t.mul_(x); });
           },
           py::arg("other"))
       .def(
           "div_",
           [](py::handle s, py::handle o) {
-            Tensor t = self_of(s, "div_");
-            if (is_tensor(o))
-              t.div_(as_tensor_unchecked(o));
-            else
-              t.div_(to_scalar(o));
-            return s;
+            return inplace_with_other(s, "div_", o, [](Tensor& t, const auto& x) { t.div_(x); });
           },
           py::arg("other"))
       .def("zero_",
