@@ -37,6 +37,9 @@ Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const 
 /// padding_idx row gets none; with scale_grad_by_freq divided by how often its index occurs).
 Tensor embedding_backward(const Tensor& grad, IntArrayRef weight_sizes, const Tensor& indices,
                           std::optional<int64_t> padding_idx, bool scale_grad_by_freq);
+/// adaptive_avg_pool2d's gradient: each window's gradient shared evenly by its elements
+/// (defined in src/ops/pooling.cpp, next to the windows).
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes);
 /// The last two of `sizes` (an image's height and width).
 Shape last_two(IntArrayRef sizes);
 

@@ -6,6 +6,8 @@
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
 #include "node_util.h"
+#include "ops/derivatives.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 using detail::Pair;
@@ -100,41 +102,18 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
 inline int64_t window_start(int64_t i, int64_t in, int64_t out) { return checked_mul(i, in) / out; }
 inline int64_t window_end(int64_t i, int64_t in, int64_t out) { return (checked_mul(i + 1, in) + out - 1) / out; }
 
-// adaptive_avg_pool2d's backward. First order: each window's gradient / its area is added to
-// its elements (an infinite gradient stays in its windows). Under create_graph the same
-// gradient is the averaging matrices applied to the output gradient, in graft ops (so it
-// differentiates again).
-struct AdaptiveAvgPool2DBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("AdaptiveAvgPool2DBackward0", ph, pw)
-  SavedVariable ph, pw;  // [oh, H] and [ow, W]: row i averages window i
-  TensorList apply(TensorList&& g) override {
-    Tensor mh = ph.unpack(this), mw = pw.unpack(this);
-    if (GradMode::is_enabled()) return {matmul(matmul(mh.t(), g[0]), mw)};
-    const int64_t oh = mh.size(0), H = mh.size(1), ow = mw.size(0), W = mw.size(1);
-    Tensor go = g[0].contiguous();
-    Shape in_sizes = go.sizes().shape();
-    in_sizes[in_sizes.size() - 2] = H;
-    in_sizes[in_sizes.size() - 1] = W;
-    Tensor gi = zeros(in_sizes, TensorOptions(go.dtype()).device(go.device()));
-    const int64_t planes = oh * ow == 0 ? 0 : go.numel() / (oh * ow);
-    if (detail::has_data(gi))
-      GRAFT_DISPATCH_FLOATING(go.dtype(), "adaptive_avg_pool2d_backward", [&] {
-        const scalar_t* src = go.data_ptr<scalar_t>();
-        scalar_t* dst = gi.data_ptr<scalar_t>();
-        for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
-          for (int64_t i = 0; i < oh; ++i) {
-            const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
-            for (int64_t j = 0; j < ow; ++j) {
-              const int64_t ws = window_start(j, W, ow), we = window_end(j, W, ow);
-              const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
-              for (int64_t h = hs; h < he; ++h)
-                for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
-            }
-          }
-      });
-    return {gi};
+// Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of the averaging matrix [out, in],
+// made in the allocator (its size follows the user's numbers: too large is an OutOfMemoryError)
+Tensor averaging(int64_t out, int64_t in, DType dtype, Device device) {
+  Tensor m = zeros({out, in}, TensorOptions(kFloat64).device(device));
+  if (!detail::has_data(m)) return m.to(dtype);  // meta: the sizes are the point
+  double* p = m.data_ptr<double>();
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t s = window_start(i, in, out), e = window_end(i, in, out);
+    for (int64_t j = s; j < e; ++j) p[i * in + j] = 1.0 / static_cast<double>(e - s);
   }
-};
+  return m.to(dtype);
+}
 
 }  // namespace
 
@@ -203,8 +182,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 
-Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
-  alloc::MemoryOpScope mem_scope("adaptive_avg_pool2d");
+Tensor detail::adaptive_avg_pool2d_forward(const Tensor& input, IntArrayRef output_size) {
   detail::check_tensor(input, "adaptive_avg_pool2d");
   GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError,
               "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ", input.sizes());
@@ -229,19 +207,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
                 "adaptive_avg_pool2d(): Expected input to have non-zero size for "
                 "non-batch dimensions, but input has sizes ",
                 input.sizes(), " with dimension ", d, " being empty");
-  // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of an averaging matrix, made
-  // in the allocator (its size follows the user's numbers: too large is an OutOfMemoryError)
-  auto averaging = [&](int64_t out, int64_t in) {
-    Tensor m = zeros({out, in}, TensorOptions(kFloat64).device(input.device()));
-    if (!detail::has_data(m)) return m.to(input.dtype());  // meta: the sizes are the point
-    double* p = m.data_ptr<double>();
-    for (int64_t i = 0; i < out; ++i) {
-      const int64_t s = window_start(i, in, out), e = window_end(i, in, out);
-      for (int64_t j = s; j < e; ++j) p[i * in + j] = 1.0 / static_cast<double>(e - s);
-    }
-    return m.to(input.dtype());
-  };
-  if (os[0] == H && os[1] == W) return input.clone();  // every window is one element
+  if (os[0] == H && os[1] == W) {  // every window is one element
+    NoGradGuard ng;
+    return input.clone();
+  }
   // The forward sums each window directly: as a product with the averaging matrices, an
   // infinite input made every window NaN (inf * 0), not just its own
   Shape out_sizes = input.sizes().shape();
@@ -266,13 +235,38 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
           }
         }
     });
-  if (any_requires_grad({&input})) {
-    auto n = make_node<AdaptiveAvgPool2DBackward0>({&input});
-    n->ph = SavedVariable(averaging(os[0], H), false);
-    n->pw = SavedVariable(averaging(os[1], W), false);
-    set_history(out, n);
-  }
   return out;
+}
+
+// adaptive_avg_pool2d's gradient. First order: each window's gradient / its area is added to
+// its elements (an infinite gradient stays in its windows). Under create_graph the same
+// gradient is the averaging matrices applied to the output gradient, in graft ops (so it
+// differentiates again).
+Tensor derivatives::adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes) {
+  const int64_t H = input_sizes[input_sizes.size() - 2], W = input_sizes[input_sizes.size() - 1];
+  const int64_t oh = grad.size(-2), ow = grad.size(-1);
+  if (GradMode::is_enabled())
+    return matmul(matmul(averaging(oh, H, grad.dtype(), grad.device()).t(), grad),
+                  averaging(ow, W, grad.dtype(), grad.device()));
+  Tensor go = grad.contiguous();
+  Tensor gi = zeros(input_sizes, TensorOptions(go.dtype()).device(go.device()));
+  const int64_t planes = oh * ow == 0 ? 0 : go.numel() / (oh * ow);
+  if (detail::has_data(gi))
+    GRAFT_DISPATCH_FLOATING(go.dtype(), "adaptive_avg_pool2d_backward", [&] {
+      const scalar_t* src = go.data_ptr<scalar_t>();
+      scalar_t* dst = gi.data_ptr<scalar_t>();
+      for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
+        for (int64_t i = 0; i < oh; ++i) {
+          const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
+          for (int64_t j = 0; j < ow; ++j) {
+            const int64_t ws = window_start(j, W, ow), we = window_end(j, W, ow);
+            const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
+            for (int64_t h = hs; h < he; ++h)
+              for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
+          }
+        }
+    });
+  return gi;
 }
 
 }  // namespace graft

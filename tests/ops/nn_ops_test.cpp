@@ -63,6 +63,37 @@ TEST(NNOps, EmbeddingPaddingRowGetsNoGradient) {
   EXPECT_THROW_HAS(embedding(w, tensor({1.0})), TypeError, "'indices' to have one of the following scalar types");
 }
 
+TEST(NNOps, EmbeddingShowsItsOwnNodeAndIsNoView) {
+  // PyTorch's F.embedding shows EmbeddingBackward0 with or without padding_idx/scale_grad_by_freq
+  // (graft showed IndexSelectBackward0 before embedding was declared in ops.yaml); its result is
+  // its own tensor, so an in-place op on it records as on any result
+  Tensor w = arange(8.0).view({4, 2}).requires_grad_();
+  Tensor idx = tensor(std::vector<int64_t>{3, 0, 3}).view({3, 1});
+  Tensor out = embedding(w, idx);
+  EXPECT_EQ(out.grad_fn()->name(), "EmbeddingBackward0");
+  EXPECT_FALSE(out.is_view());
+  out.mul_(2);
+  EXPECT_EQ(out.grad_fn()->name(), "MulBackward0");
+  out.sum().backward();
+  expect_tensor(w.grad(), {4, 2}, {2, 2, 0, 0, 0, 0, 4, 4});
+}
+
+TEST(NNOps, UnbatchedIm2ColIsItsOwnResult) {
+  // im2col of [C, H, W] is Im2ColBackward0's result, not a view of a batched temporary (a view
+  // made without grad would refuse in-place ops, or rebase them onto the temporary)
+  Tensor x = arange(12.0).view({1, 3, 4}).requires_grad_();
+  Tensor cols = im2col(x, {2, 2});
+  EXPECT_EQ(cols.grad_fn()->name(), "Im2ColBackward0");
+  EXPECT_FALSE(cols.is_view());
+  EXPECT_TRUE(cols.sizes().equals({4, 6}));
+  cols.add_(1);
+  cols.sum().backward();  // each element counted once per window covering it
+  expect_tensor(x.grad(), {1, 3, 4}, {1, 2, 2, 1, 2, 4, 4, 2, 1, 2, 2, 1});
+  Tensor back = col2im(cols.detach(), {3, 4}, {2, 2});
+  EXPECT_FALSE(back.is_view());
+  EXPECT_TRUE(back.sizes().equals({1, 3, 4}));
+}
+
 TEST(NNOps, EmbeddingScaleGradByFreqDividesByTheIndexCount) {
   // expected gradients from torch 1.13: F.embedding(idx, w, scale_grad_by_freq=True).backward(g)
   Tensor w = arange(8.0).view({4, 2}).requires_grad_();

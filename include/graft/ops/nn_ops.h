@@ -53,8 +53,7 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
-/// Average over adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) giving output_size.
-Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
+// adaptive_avg_pool2d is declared in src/ops/ops.yaml (generated_ops.h).
 
 // embedding is declared in src/ops/ops.yaml (generated_ops.h).
 
