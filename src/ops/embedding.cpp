@@ -1,9 +1,11 @@
 // The forward of embedding (declared in src/ops/ops.yaml): the weight's rows gathered by
 // index_select, without autograd. Its node, EmbeddingBackward0, is generated; the gradient is
 // derivatives::embedding_backward (index_add of the output gradient into the picked rows).
+#include "graft/backend/kernels.h"
+#include "graft/core/grad_mode.h"
 #include "graft/ops/nn_ops.h"
-#include "node_util.h"
 #include "ops/generated_forwards.h"
+#include "ops/op_util.h"
 
 namespace graft {
 
