@@ -464,7 +464,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   m.attr("_binary_bitwise_ops") = py::tuple(binary_bitwise_names);
 #undef GRAFT_BIND_BINARY_TensorOnly
 #undef GRAFT_BIND_BINARY_WithScalar
-  def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
   def_both(
       m, cls, "allclose",
       [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
@@ -578,14 +577,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "amin", [](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(false, a, dim, keepdim); },
       py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  def_both(
-      m, cls, "argmax",
-      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmax(a, dim, keepdim); },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(
-      m, cls, "argmin",
-      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return argmin(a, dim, keepdim); },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false);
   def_both(
       m, cls, "var",
       [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {

@@ -135,6 +135,46 @@ Tensor embedding_backward(const Tensor& grad, IntArrayRef weight_sizes, const Te
   return index_add(zeros_for(weight_sizes, grad), 0, idx, g);
 }
 
+namespace {
+// a loss's per-element gradient: grad brought back through `reduction` to `like`'s shape
+Tensor unreduced(const Tensor& grad, const Tensor& like, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None:
+      return grad;
+    case Reduction::Sum:
+      return grad.expand(like.sizes());
+    case Reduction::Mean:
+      return grad.expand(like.sizes()) / static_cast<double>(like.numel());
+  }
+  return grad;
+}
+// the per-element gradient times the weight (cast to the input's dtype, as the forward)
+Tensor weighted(const Tensor& grad, const Tensor& input, const Tensor& weight, Reduction reduction) {
+  Tensor g = unreduced(grad, input, reduction);
+  if (!weight.defined()) return g;
+  return g * (weight.dtype() == input.dtype() ? weight : weight.to(input.dtype()));
+}
+}  // namespace
+
+Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                     const Tensor& weight, Reduction reduction) {
+  return weighted(grad, input, weight, reduction) * (input - target) / clamp(input * (1.0 - input), 1e-12);
+}
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, Reduction reduction) {
+  // -logit(x) as PyTorch's, the logs not clamped: +-inf at x = 0 or 1 (where the forward's clamp
+  // is active), as PyTorch 1.13 gives
+  return weighted(grad, input, weight, reduction) * (log(1.0 - input) - log(input));
+}
+
+Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, Reduction reduction) {
+  Tensor loss = -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
+  Tensor g = sum_to(unreduced(grad, input, reduction) * loss, weight.sizes());
+  return g.dtype() == weight.dtype() ? g : g.to(weight.dtype());
+}
+
 Shape last_two(IntArrayRef sizes) {
   GRAFT_CHECK(sizes.size() >= 2, RuntimeError, "last_two: expected at least 2 sizes, got ", sizes.size());
   return {sizes[sizes.size() - 2], sizes[sizes.size() - 1]};

@@ -40,6 +40,16 @@ Tensor embedding_backward(const Tensor& grad, IntArrayRef weight_sizes, const Te
 /// adaptive_avg_pool2d's gradient: each window's gradient shared evenly by its elements
 /// (defined in src/ops/pooling.cpp, next to the windows).
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes);
+/// binary_cross_entropy's gradients (PyTorch's binary_cross_entropy_backward and _target_backward;
+/// graft also differentiates the weight): the output gradient brought back through `reduction`,
+/// then (x - y) / max(x (1 - x), 1e-12) for the input, log(1 - x) - log(x) for the target (not
+/// clamped, as PyTorch's: infinite at 0 and 1), the unweighted loss for the weight.
+Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                     const Tensor& weight, Reduction reduction);
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, Reduction reduction);
+Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, Reduction reduction);
 /// The last two of `sizes` (an image's height and width).
 Shape last_two(IntArrayRef sizes);
 

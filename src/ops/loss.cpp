@@ -3,6 +3,7 @@
 // binary_cross_entropy, softplus in the logits form).
 #include "graft/ops/nn_ops.h"
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 
@@ -91,25 +92,6 @@ std::pair<Tensor, Tensor> nll_terms(const Tensor& logp2, const Tensor& tgt, cons
   w = where(valid, w, scalar_tensor(0.0, TensorOptions(w.dtype()).device(w.device())));
   return {-(picked * w), w};
 }
-
-// Elementwise binary cross entropy with PyTorch's gradient formulas: the composed form
-// (log clamped at -100) would give 0/0 = NaN at input 0 or 1 where the clamp is active.
-struct BinaryCrossEntropyBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("BinaryCrossEntropyBackward0", self, target, weight)
-  SavedVariable self, target, weight;
-  TensorList apply(TensorList&& grads) override {
-    Tensor x = self.unpack(this), y = target.unpack(this), w = weight.unpack(this);
-    Tensor g = w.defined() ? grads[0] * w : grads[0];
-    TensorList r(3);
-    if (should_compute_output(0))  // d/dx = (x - y) / max(x (1 - x), 1e-12)
-      r[0] = g * (x - y) / clamp(x * (1.0 - x), 1e-12);
-    if (should_compute_output(1))  // d/dy = log(1 - x) - log(x), logs clamped as in forward
-      r[1] = g * (clamp(log(1.0 - x), -100.0) - clamp(log(x), -100.0));
-    if (should_compute_output(2))  // d/dw = the unweighted loss
-      r[2] = sum_to(grads[0] * -(y * clamp(log(x), -100.0) + (1.0 - y) * clamp(log(1.0 - x), -100.0)), w.sizes());
-    return r;
-  }
-};
 
 Tensor target_shaped(const Tensor& flat, const Tensor& input, const Tensor& target) {
   return input.dim() == 1 ? flat.reshape({}) : flat.reshape(target.sizes());
@@ -228,37 +210,27 @@ Tensor weight_as_input(const Tensor& weight, const Tensor& input) {
 }
 }  // namespace
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight_arg, Reduction reduction) {
-  alloc::MemoryOpScope mem_scope("binary_cross_entropy");
+// -(y log x + (1 - y) log(1 - x)), the logs clamped at -100 as PyTorch's: its node
+// (BinaryCrossEntropyBackward0, generated from src/ops/ops.yaml) has PyTorch's gradient formulas,
+// which the composed form would make 0/0 at x = 0 or 1 where the clamp is active
+Tensor detail::binary_cross_entropy_forward(const Tensor& input, const Tensor& target, const Tensor& weight_arg,
+                                            Reduction reduction) {
   check_pair(input, target, "binary_cross_entropy");
   const Tensor weight = weight_as_input(weight_arg, input);
   GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Using a target size (", target.sizes(),
               ") that is different to the input size (", input.sizes(),
               ") is deprecated. Please ensure they have the same size.");
-  {
-    NoGradGuard ng;
-    if (input.numel() > 0 && detail::has_data(input)) {
-      bool in_range = logical_and(ge(input, 0.0), le(input, 1.0)).to(kInt64).sum().item<int64_t>() == input.numel();
-      GRAFT_CHECK(in_range, RuntimeError, "all elements of input should be between 0 and 1");
-    }
+  NoGradGuard ng;
+  if (input.numel() > 0 && detail::has_data(input)) {
+    bool in_range = logical_and(ge(input, 0.0), le(input, 1.0)).to(kInt64).sum().item<int64_t>() == input.numel();
+    GRAFT_CHECK(in_range, RuntimeError, "all elements of input should be between 0 and 1");
   }
   GRAFT_CHECK(
       !weight.defined() || IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes())).equals(input.sizes()),
       RuntimeError, "binary_cross_entropy: weight of size ", weight.sizes(), " does not broadcast to the input's size ",
       input.sizes());
-  Tensor loss;
-  {
-    NoGradGuard ng;
-    loss = -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
-    if (weight.defined()) loss = loss * weight;
-  }
-  if (autograd::any_requires_grad({&input, &target, &weight})) {
-    auto n = detail::make_node<BinaryCrossEntropyBackward0>({&input, &target, &weight});
-    n->self = SavedVariable(input, false);
-    n->target = SavedVariable(target, false);
-    if (weight.defined()) n->weight = SavedVariable(weight, false);
-    autograd::set_history(loss, n);
-  }
+  Tensor loss = -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
+  if (weight.defined()) loss = loss * weight;
   return reduce(loss, reduction);
 }
 

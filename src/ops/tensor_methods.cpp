@@ -96,9 +96,6 @@ Tensor Tensor::max() const { return graft::max(*this); }
 std::pair<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return graft::max(*this, d, k); }
 Tensor Tensor::min() const { return graft::min(*this); }
 std::pair<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return graft::min(*this, d, k); }
-Tensor Tensor::argmax(std::optional<int64_t> d, bool k) const { return graft::argmax(*this, d, k); }
-Tensor Tensor::argmin(std::optional<int64_t> d, bool k) const { return graft::argmin(*this, d, k); }
-Tensor Tensor::nonzero() const { return graft::nonzero(*this); }
 Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
   return graft::index_put(*this, i, v, acc);

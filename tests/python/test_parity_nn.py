@@ -233,6 +233,34 @@ def test_functional_ops_show_pytorchs_nodes(kw):
         np.testing.assert_allclose(outs["graft"][2], outs["torch"][2], rtol=1e-12)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_node_and_gradients(reduction, weighted):
+    """binary_cross_entropy's own node sits on the reduced loss (BinaryCrossEntropyBackward0, as
+    PyTorch's; graft showed MeanBackward0 before), with PyTorch's gradients for input and target
+    and their second derivatives, including at 0 and 1 where the logs are clamped."""
+    x = np.array([[0.0, 0.3, 0.9], [1.0, 0.5, 0.2]])
+    y = np.array([[0.0, 1.0, 0.25], [1.0, 0.0, 0.5]])
+    w = np.array([0.5, 2.0, 1.5])
+    outs = {}
+    for lib, F in ((torch, TF), (graft, GF)):
+        weight = lib.tensor(w) if weighted else None
+        xt, yt = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        loss = F.binary_cross_entropy(xt, yt, weight=weight, reduction=reduction)
+        gx, gy = lib.autograd.grad((loss * loss).sum(), (xt, yt))
+        # second derivatives inside (0, 1), where the logs are not clamped
+        xi = lib.tensor(np.clip(x, 0.05, 0.95), requires_grad=True)
+        yi = lib.tensor(y, requires_grad=True)
+        li = F.binary_cross_entropy(xi, yi, weight=weight, reduction=reduction)
+        gxi, gyi = lib.autograd.grad((li * li).sum(), (xi, yi), create_graph=True)
+        ggx, = lib.autograd.grad((gxi * gxi).sum() + (gyi * gyi).sum(), xi)
+        name = type(loss.grad_fn).__name__ if lib is torch else loss.grad_fn.name()
+        outs[lib.__name__] = [name] + [t.detach().numpy() for t in (loss, gx, gy, ggx)]
+    assert outs["graft"][0] == outs["torch"][0] == "BinaryCrossEntropyBackward0"
+    for g, t in zip(outs["graft"][1:], outs["torch"][1:]):  # NaN where PyTorch's is (0 * inf at 0 and 1)
+        np.testing.assert_allclose(g, t, rtol=1e-9, atol=1e-12)
+
+
 def test_sequential_model():
     def make(nn):
         return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),

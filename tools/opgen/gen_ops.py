@@ -85,7 +85,7 @@ DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
 # the function family's argument types: how the node stores one that a derivative names
 ARG_STORAGE = {"const Tensor&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
-               "const std::string&": "std::string"}
+               "const std::string&": "std::string", "Reduction": "Reduction"}
 # how a generated Python binding takes an argument of each C++ type: (pybind11 parameter type,
 # the expression that converts it, `{}` standing for the argument); None: the argument is passed as it comes.
 # IntArrayRef takes an int or a sequence (PyTorch's int[]); a Scalar, a Python number.

@@ -171,9 +171,6 @@ class Tensor {
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor nonzero() const;
   /// Advanced indexing (see graft::index).
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
   Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,

@@ -12,17 +12,14 @@
 
 namespace graft {
 
-// Reduction (reduction='none' | 'mean' | 'sum') is in graft/ops/reduction.h. The composite nn ops
-// (pad, dropout, scaled_dot_product_attention, layer_norm, batch_norm, group_norm and the losses
-// but binary_cross_entropy) are declared in src/ops/ops.yaml (graft/ops/generated_ops.h).
+// Reduction (reduction='none' | 'mean' | 'sum') is in graft/ops/reduction.h. The nn ops declared
+// in src/ops/ops.yaml (graft/ops/generated_ops.h): conv1d, conv2d, conv_transpose2d, im2col,
+// col2im, max_pool2d, avg_pool2d, adaptive_avg_pool2d, pad, dropout, embedding,
+// scaled_dot_product_attention, layer_norm, batch_norm, group_norm and the losses.
 
 // ---- convolution ----
-/// input [N, C, H, W] (or [C, H, W]), weight [O, C/groups, kh, kw], bias [O] or undefined.
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = {1},
-              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
-/// input [N, C, L] (or [C, L]), weight [O, C/groups, k].
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = {1},
-              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+// conv2d, conv1d and conv_transpose2d with number paddings are declared in src/ops/ops.yaml
+// (generated_ops.h); here are their overloads with a padding string.
 /// PyTorch's string paddings of conv1d/conv2d: "valid" (none) and "same" (the output keeps the
 /// input's size; stride 1 only; an odd total padding puts the extra element at the end, as
 /// PyTorch does).
@@ -33,11 +30,6 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
               ConvPaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               ConvPaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
-/// The adjoint of conv2d in its input: input [N, Cin, H, W], weight [Cin, Cout/groups, kh, kw].
-/// Output size (H-1)*stride - 2*padding + dilation*(k-1) + output_padding + 1.
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
-                        IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef output_padding = {0},
-                        int64_t groups = 1, IntArrayRef dilation = {1});
 // im2col and col2im (F.unfold, F.fold) are declared in src/ops/ops.yaml (generated_ops.h).
 
 // ---- pooling ----
@@ -46,20 +38,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
                                                   IntArrayRef padding = {0}, IntArrayRef dilation = {1},
                                                   bool ceil_mode = false);
-Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
-                  IntArrayRef dilation = {1}, bool ceil_mode = false);
-/// Average pooling; count_include_pad counts padding zeros in the divisor;
-/// divisor_override replaces the divisor.
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
-                  bool ceil_mode = false, bool count_include_pad = true,
-                  std::optional<int64_t> divisor_override = std::nullopt);
-// adaptive_avg_pool2d is declared in src/ops/ops.yaml (generated_ops.h).
+// max_pool2d, avg_pool2d and adaptive_avg_pool2d are declared in src/ops/ops.yaml
+// (generated_ops.h).
 
 // embedding is declared in src/ops/ops.yaml (generated_ops.h).
-
-// ---- losses ----
-/// -(y log p + (1-y) log(1-p)), logs clamped at -100 as PyTorch's; input in [0, 1].
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                            Reduction reduction = Reduction::Mean);
 
 }  // namespace graft

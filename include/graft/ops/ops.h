@@ -141,8 +141,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 // maximum, minimum, fmax, atan2, ...; eq, lt, ..., logical_and, ...: generated (generated_ops.h)
 // bitwise_and, bitwise_or, bitwise_xor: generated (generated_ops.h)
-/// ~a: two's complement not of integers, logical not of bool.
-Tensor bitwise_not(const Tensor& a);
+// bitwise_not is declared in src/ops/ops.yaml (generated_ops.h).
 /// True when every element is within atol + rtol * |b| of b (both floating).
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 /// True when sizes and all values are equal.
@@ -160,8 +159,7 @@ Tensor min(const Tensor& a);
 /// (values, indices) along `dim`.
 std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
-Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+// argmax and argmin are declared in src/ops/ops.yaml (generated_ops.h).
 // var, std, logsumexp, softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
 // dist is declared in src/ops/ops.yaml (generated_ops.h).
 /// Sums `a` down to `sizes` (the reverse of broadcasting `sizes` to a's shape).
@@ -181,8 +179,7 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
 /// In-place masked_fill: self[mask] = value; the bool mask broadcasts to self's shape.
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
 // masked_select is declared in src/ops/ops.yaml (generated_ops.h).
-/// Indices of the nonzero elements: int64 [n, a.dim()], row-major order. No gradient.
-Tensor nonzero(const Tensor& a);
+// nonzero is declared in src/ops/ops.yaml (generated_ops.h).
 /// Advanced indexing (PyTorch's aten::index, NumPy's rules). One entry per leading dim of
 /// self: nullopt takes the whole dim (':'); an int64/int32 tensor selects along its dim
 /// (negative values wrap; all integer indices broadcast together); a k-dim bool mask covers k
