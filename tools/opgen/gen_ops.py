@@ -45,9 +45,10 @@ Families:
                    autograd, in src/ops/<file>.cpp as detail::<name>_forward); the declaration
                    gives the derivative of each differentiable tensor argument, from which come
                    the node, the wiring, the public declaration and the Tensor method
-  composite        any signature, written by hand in other graft ops (PyTorch's
-                   CompositeImplicitAutograd): no node; the declaration gives the public
-                   declaration, the Tensor method, the op-table row and the Python binding
+  composite        any signature, no node of its own: written by hand in other graft ops
+                   (PyTorch's CompositeImplicitAutograd), or not differentiable (argmax,
+                   nonzero); the declaration gives the public declaration, the Tensor method,
+                   the op-table row and the Python binding
   activation       elementwise over a floating tensor with named number arguments (defaults
                    included), result of its dtype, differentiable, in-place form optional;
                    bound in Python's _C._nn (and graft.name, Tensor.name where PyTorch has them)
@@ -332,7 +333,7 @@ def gen_public_header(decl):
     lines += ["", "// ---- composite ----"]
     for op in decl["composite"]:
         lines.append(f"/// {op['doc']}")
-        lines.append(f"{op.get('returns', 'Tensor')} {op['name']}({', '.join(op['args'])});")
+        lines.append(f"Tensor {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
         lines.append(f"/// {op['doc']} Floating self only (integers and bool are refused, as PyTorch).")
