@@ -175,6 +175,12 @@ Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& in
   return g.dtype() == weight.dtype() ? g : g.to(weight.dtype());
 }
 
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  Tensor mask = logical_or(eq(self, result), logical_and(isnan(self), isnan(result)));
+  Tensor count = mask.sum().to(grad.dtype());
+  return where(mask, grad / count, 0);
+}
+
 Shape last_two(IntArrayRef sizes) {
   GRAFT_CHECK(sizes.size() >= 2, RuntimeError, "last_two: expected at least 2 sizes, got ", sizes.size());
   return {sizes[sizes.size() - 2], sizes[sizes.size() - 1]};

@@ -50,6 +50,9 @@ Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& in
                                             const Tensor& weight, Reduction reduction);
 Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
                                             const Tensor& weight, Reduction reduction);
+/// max()'s / min()'s gradient over all elements: grad shared evenly by the elements equal to the
+/// result (the NaNs when it is NaN), PyTorch's evenly_distribute_backward.
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 /// The last two of `sizes` (an image's height and width).
 Shape last_two(IntArrayRef sizes);
 

@@ -91,19 +91,6 @@ struct ProdBackward final : Node {
     return {dim < 0 ? grad.reshape(in_sizes) : grad};
   }
 };
-struct MaxMinAllBackward final : Node {  // max() / min(): evenly distributed over ties
-  std::string name() const override { return is_max ? "MaxBackward1" : "MinBackward1"; }
-  GRAFT_NODE_SAVED(self, result)
-  SavedVariable self, result;
-  bool is_max = true;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this), y = result.unpack(this);
-    // a NaN maximum is the NaNs' (PyTorch's evenly_distribute_backward)
-    Tensor mask = logical_or(eq(x, y), logical_and(isnan(x), isnan(y)));
-    Tensor count = mask.sum().to(g[0].dtype());
-    return {where(mask, g[0] / count, 0)};
-  }
-};
 struct MaxMinDimBackward final : Node {
   std::string name() const override { return is_max ? "MaxBackward0" : "MinBackward0"; }
   GRAFT_NODE_SAVED(indices)
@@ -204,19 +191,11 @@ static Tensor max_min_all(const Tensor& a, bool is_max) {
   GRAFT_CHECK(a.numel() > 0, RuntimeError, name,
               "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
               "'dim' argument.");
-  Tensor out =
-      reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, detail::dim_mask({}, a.dim(), name), false, a.dtype());
-  if (any_requires_grad({&a})) {
-    auto n = make_node<MaxMinAllBackward>({&a});
-    n->is_max = is_max;
-    n->self = SavedVariable(a, false);
-    set_history(out, n);
-    n->result = SavedVariable(out, true);
-  }
-  return out;
+  return reduce_forward(is_max ? ReduceOp::Max : ReduceOp::Min, a, detail::dim_mask({}, a.dim(), name), false,
+                        a.dtype());
 }
-Tensor max(const Tensor& a) { return max_min_all(a, true); }
-Tensor min(const Tensor& a) { return max_min_all(a, false); }
+Tensor detail::max_forward(const Tensor& a) { return max_min_all(a, true); }
+Tensor detail::min_forward(const Tensor& a) { return max_min_all(a, false); }
 
 static Tensor amax_amin(const Tensor& a, IntArrayRef dims, bool keepdim, bool is_max) {
   const char* name = is_max ? "amax" : "amin";

@@ -92,9 +92,7 @@ Tensor Tensor::mean() const { return graft::mean(*this); }
 Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return graft::mean(*this, dims, keepdim); }
 Tensor Tensor::prod() const { return graft::prod(*this); }
 Tensor Tensor::prod(int64_t dim, bool keepdim) const { return graft::prod(*this, dim, keepdim); }
-Tensor Tensor::max() const { return graft::max(*this); }
 std::pair<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return graft::max(*this, d, k); }
-Tensor Tensor::min() const { return graft::min(*this); }
 std::pair<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return graft::min(*this, d, k); }
 Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {

@@ -122,6 +122,11 @@ def test_python_bindings_follow_the_declaration(tmp_path):
     assert "DistBackward" not in code
     rows = (tmp_path / "gen/include/graft/ops/composite_ops.def").read_text()
     assert "GRAFT_COMPOSITE_OP(dist, Differentiable)" in rows
+    # python: none (C++ only) and hand bind nothing here
+    for py in ("none", "hand"):
+        r = run(tmp_path, "composite:" + DIST.replace("python: both", f"python: {py}"))
+        assert r.returncode == 0, r.stderr
+        assert "dist" not in (tmp_path / "gen/python/op_bindings.inc").read_text()
 
 
 @pytest.mark.parametrize("text, message", [

@@ -93,9 +93,10 @@ ARG_STORAGE = {"const Tensor&": None, "double": "double", "int64_t": "int64_t", 
 PY_ARGS = {"const Tensor&": ("const Tensor&", None), "double": ("double", None), "int64_t": ("int64_t", None),
            "bool": ("bool", None), "std::optional<int64_t>": ("std::optional<int64_t>", None),
            "IntArrayRef": ("py::handle", "reduce_dims({})"), "const Scalar&": ("py::handle", "to_scalar({})")}
-# where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only) or
-# hand (bound by hand in python/csrc, for the reason the declaration's comment gives)
-PYTHON_BINDINGS = ("both", "torch", "hand")
+# where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
+# hand (bound by hand in python/csrc, for the reason the declaration's comment gives) or none
+# (not a PyTorch function: C++ only)
+PYTHON_BINDINGS = ("both", "torch", "hand", "none")
 # the differentiable unary families, each op with an in-place form
 UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
 
@@ -197,7 +198,7 @@ def check_python(op, args):
         fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
     if op["python"] == "both" and not op["method"]:
         fail(f"op '{name}': python 'both' binds Tensor.{name}, so method must be true")
-    if op["python"] != "hand":
+    if op["python"] in ("both", "torch"):
         for t, a, _ in args:
             if t not in PY_ARGS:
                 fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
@@ -857,7 +858,7 @@ def gen_op_bindings(decl):
     lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
              "// python: both, Tensor.<name>(...), with the declaration's argument names and defaults.", "{"]
     for op in decl["function"] + decl["composite"]:
-        if op["python"] == "hand":
+        if op["python"] in ("hand", "none"):
             continue
         name, args = op["name"], parse_args(op, any_type=True)
         params = ", ".join(f"{PY_ARGS[t][0]} {a}" for t, a, _ in args)

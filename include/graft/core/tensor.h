@@ -167,9 +167,7 @@ class Tensor {
   Tensor mean(IntArrayRef dims, bool keepdim = false) const;
   Tensor prod() const;
   Tensor prod(int64_t dim, bool keepdim = false) const;
-  Tensor max() const;
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
-  Tensor min() const;
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   /// Advanced indexing (see graft::index).
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;

@@ -152,9 +152,8 @@ bool equal(const Tensor& a, const Tensor& b);
 Tensor sum(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
 Tensor mean(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
 Tensor prod(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-/// Max over all elements.
-Tensor max(const Tensor& a);
-Tensor min(const Tensor& a);
+// max(self) and min(self) over all elements, and sum_to, are declared in src/ops/ops.yaml
+// (generated_ops.h); here are max and min along a dim.
 // amax and amin are declared in src/ops/ops.yaml (generated_ops.h).
 /// (values, indices) along `dim`.
 std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
@@ -162,8 +161,6 @@ std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false
 // argmax and argmin are declared in src/ops/ops.yaml (generated_ops.h).
 // var, std, logsumexp, softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
 // dist is declared in src/ops/ops.yaml (generated_ops.h).
-/// Sums `a` down to `sizes` (the reverse of broadcasting `sizes` to a's shape).
-Tensor sum_to(const Tensor& a, IntArrayRef sizes);
 
 // ---- linear algebra ----
 // mm, bmm, matmul and linear are declared in src/ops/ops.yaml (generated_ops.h).
