@@ -504,28 +504,21 @@ void init_init_part(py::module_& i) {
         return nn::init::xavier_normal_(t, gain);
       },
       py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
-  i.def(
-      "kaiming_uniform_",
-      [](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity, py::handle generator) {
-        check_no_generator(generator, "kaiming_uniform_");
-        check_fan_mode(mode);
-        if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
-          throw py::error_already_set();
-        return nn::init::kaiming_uniform_(t, a, mode, nonlinearity);
-      },
-      py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
-      py::arg("generator") = py::none());
-  i.def(
-      "kaiming_normal_",
-      [](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity, py::handle generator) {
-        check_no_generator(generator, "kaiming_normal_");
-        check_fan_mode(mode);
-        if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
-          throw py::error_already_set();
-        return nn::init::kaiming_normal_(t, a, mode, nonlinearity);
-      },
-      py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
-      py::arg("generator") = py::none());
+  // kaiming_uniform_ and kaiming_normal_: the same arguments and checks
+  for (auto [name, init] : {std::pair{"kaiming_uniform_", &nn::init::kaiming_uniform_},
+                            std::pair{"kaiming_normal_", &nn::init::kaiming_normal_}})
+    i.def(
+        name,
+        [name, init](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity,
+                     py::handle generator) {
+          check_no_generator(generator, name);
+          check_fan_mode(mode);
+          if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
+            throw py::error_already_set();
+          return init(t, a, mode, nonlinearity);
+        },
+        py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+        py::arg("generator") = py::none());
 }
 
 void init_utils_part(py::module_& u) {

@@ -565,18 +565,16 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         return dtype.is_none() ? r : r.to(dtype.cast<DType>());   // the requested dtype is the result's
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  def_both(
-      m, cls, "max", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(true, a, dim, keepdim); },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(
-      m, cls, "min", [](const Tensor& a, py::object dim, bool keepdim) { return max_min(false, a, dim, keepdim); },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both(
-      m, cls, "amax", [](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(true, a, dim, keepdim); },
-      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  def_both(
-      m, cls, "amin", [](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(false, a, dim, keepdim); },
-      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  for (bool is_max : {true, false}) {  // max/min (dim optional) and amax/amin (dims, default all)
+    def_both(
+        m, cls, is_max ? "max" : "min",
+        [is_max](const Tensor& a, py::object dim, bool keepdim) { return max_min(is_max, a, dim, keepdim); },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    def_both(
+        m, cls, is_max ? "amax" : "amin",
+        [is_max](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(is_max, a, dim, keepdim); },
+        py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  }
   def_both(
       m, cls, "var",
       [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
