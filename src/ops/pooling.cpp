@@ -102,6 +102,16 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
 inline int64_t window_start(int64_t i, int64_t in, int64_t out) { return checked_mul(i, in) / out; }
 inline int64_t window_end(int64_t i, int64_t in, int64_t out) { return (checked_mul(i + 1, in) + out - 1) / out; }
 
+// Calls f(hs, he, ws, we) for each adaptive window of an H x W plane pooled to oh x ow, in the
+// output's row-major order: the forward averages over the window, the backward shares into it.
+template <class F>
+void for_each_adaptive_window(int64_t H, int64_t W, int64_t oh, int64_t ow, F&& f) {
+  for (int64_t i = 0; i < oh; ++i) {
+    const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
+    for (int64_t j = 0; j < ow; ++j) f(hs, he, window_start(j, W, ow), window_end(j, W, ow));
+  }
+}
+
 // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of the averaging matrix [out, in],
 // made in the allocator (its size follows the user's numbers: too large is an OutOfMemoryError)
 Tensor averaging(int64_t out, int64_t in, DType dtype, Device device) {
@@ -224,16 +234,12 @@ Tensor detail::adaptive_avg_pool2d_forward(const Tensor& input, IntArrayRef outp
       const scalar_t* src = x.data_ptr<scalar_t>();
       scalar_t* dst = out.data_ptr<scalar_t>();
       for (int64_t pl = 0; pl < planes; ++pl, src += H * W)
-        for (int64_t i = 0; i < os[0]; ++i) {
-          const int64_t hs = window_start(i, H, os[0]), he = window_end(i, H, os[0]);
-          for (int64_t j = 0; j < os[1]; ++j) {
-            const int64_t ws = window_start(j, W, os[1]), we = window_end(j, W, os[1]);
-            double acc = 0;
-            for (int64_t h = hs; h < he; ++h)
-              for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);
-            *dst++ = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
-          }
-        }
+        for_each_adaptive_window(H, W, os[0], os[1], [&](int64_t hs, int64_t he, int64_t ws, int64_t we) {
+          double acc = 0;
+          for (int64_t h = hs; h < he; ++h)
+            for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);
+          *dst++ = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
+        });
     });
   return out;
 }
@@ -256,15 +262,11 @@ Tensor derivatives::adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef
       const scalar_t* src = go.data_ptr<scalar_t>();
       scalar_t* dst = gi.data_ptr<scalar_t>();
       for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
-        for (int64_t i = 0; i < oh; ++i) {
-          const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
-          for (int64_t j = 0; j < ow; ++j) {
-            const int64_t ws = window_start(j, W, ow), we = window_end(j, W, ow);
-            const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
-            for (int64_t h = hs; h < he; ++h)
-              for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
-          }
-        }
+        for_each_adaptive_window(H, W, oh, ow, [&](int64_t hs, int64_t he, int64_t ws, int64_t we) {
+          const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
+          for (int64_t h = hs; h < he; ++h)
+            for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
+        });
     });
   return gi;
 }
