@@ -97,13 +97,9 @@ Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, int
 
 Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, int64_t correction,
                     bool keepdim) {
-  const Reduced r = reduced(self, dim, "std");
-  Tensor s = detail::unsqueeze_reduced(result, self.sizes(), r.mask, keepdim);
-  Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), r.mask, keepdim);
-  Tensor zero = s == 0;
-  g = where(zero, 0, g / where(zero, 1, s * 2));
-  const double denom = static_cast<double>(std::max<int64_t>(r.count - correction, 0));
-  return g * (self - mean(self, r.dims, true)) * (2.0 / denom);
+  // d std = d var / (2 std), in the reduced shape, then var's gradient
+  Tensor zero = result == 0;
+  return var_backward(where(zero, 0, grad / where(zero, 1, result * 2)), self, dim, correction, keepdim);
 }
 
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask) {
@@ -156,6 +152,10 @@ Tensor weighted(const Tensor& grad, const Tensor& input, const Tensor& weight, R
 }
 }  // namespace
 
+Tensor binary_cross_entropy_terms(const Tensor& input, const Tensor& target) {
+  return -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
+}
+
 Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
                                      const Tensor& weight, Reduction reduction) {
   return weighted(grad, input, weight, reduction) * (input - target) / clamp(input * (1.0 - input), 1e-12);
@@ -170,8 +170,7 @@ Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& in
 
 Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
                                             const Tensor& weight, Reduction reduction) {
-  Tensor loss = -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
-  Tensor g = sum_to(unreduced(grad, input, reduction) * loss, weight.sizes());
+  Tensor g = sum_to(unreduced(grad, input, reduction) * binary_cross_entropy_terms(input, target), weight.sizes());
   return g.dtype() == weight.dtype() ? g : g.to(weight.dtype());
 }
 

@@ -44,6 +44,9 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes)
 /// graft also differentiates the weight): the output gradient brought back through `reduction`,
 /// then (x - y) / max(x (1 - x), 1e-12) for the input, log(1 - x) - log(x) for the target (not
 /// clamped, as PyTorch's: infinite at 0 and 1), the unweighted loss for the weight.
+/// binary_cross_entropy's per-element loss before weight and reduction, the logs clamped at -100
+/// (the forward's, and the weight's gradient).
+Tensor binary_cross_entropy_terms(const Tensor& input, const Tensor& target);
 Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
                                      const Tensor& weight, Reduction reduction);
 Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& input, const Tensor& target,

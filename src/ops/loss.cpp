@@ -3,6 +3,7 @@
 // binary_cross_entropy, softplus in the logits form).
 #include "graft/ops/nn_ops.h"
 #include "node_util.h"
+#include "ops/derivatives.h"
 #include "ops/generated_forwards.h"
 
 namespace graft {
@@ -229,7 +230,7 @@ Tensor detail::binary_cross_entropy_forward(const Tensor& input, const Tensor& t
       !weight.defined() || IntArrayRef(detail::broadcast_shapes(weight.sizes(), input.sizes())).equals(input.sizes()),
       RuntimeError, "binary_cross_entropy: weight of size ", weight.sizes(), " does not broadcast to the input's size ",
       input.sizes());
-  Tensor loss = -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
+  Tensor loss = derivatives::binary_cross_entropy_terms(input, target);
   if (weight.defined()) loss = loss * weight;
   return reduce(loss, reduction);
 }
