@@ -549,20 +549,23 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "sum",
       [](const Tensor& a, py::object dim, bool keepdim, std::optional<DType> dtype) {
-        return sum(a, reduce_dims(dim), keepdim, dtype);
+        // sum() (SumBackward0) or sum(dim) (SumBackward1), as PyTorch picks the overload
+        return dim.is_none() && !keepdim ? sum(a, dtype) : sum(a, reduce_dims(dim), keepdim, dtype);
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   def_both(
       m, cls, "mean",
       [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
-        return mean(cast_for_dtype(a, dtype), reduce_dims(dim), keepdim);
+        const Tensor x = cast_for_dtype(a, dtype);
+        return dim.is_none() && !keepdim ? mean(x) : mean(x, reduce_dims(dim), keepdim);
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   def_both(
       m, cls, "prod",
       [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
-        Tensor r = prod(cast_for_dtype(a, dtype), dim, keepdim);  // integers multiply as int64
-        return dtype.is_none() ? r : r.to(dtype.cast<DType>());   // the requested dtype is the result's
+        const Tensor x = cast_for_dtype(a, dtype);
+        Tensor r = dim ? prod(x, *dim, keepdim) : prod(x);       // integers multiply as int64
+        return dtype.is_none() ? r : r.to(dtype.cast<DType>());  // the requested dtype is the result's
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   for (bool is_max : {true, false}) {  // max/min (dim optional) and amax/amin (dims, default all)

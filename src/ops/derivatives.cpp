@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graft/core/grad_mode.h"
 #include "ops/op_util.h"
 
 namespace graft::derivatives {
@@ -13,6 +14,95 @@ Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
   return zeros(sizes, TensorOptions(like.dtype()).device(like.device()));
 }
 }  // namespace
+
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
+  return alpha.to_double() == 1.0 ? grad : grad * alpha;
+}
+
+Tensor wrapped_number(const Scalar& value, const Tensor& like) {
+  return detail::wrapped_scalar(value, detail::wrapped_dtype(value), like.device());
+}
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  if (exponent.to_double() == 0.0) return zeros_like(self, TensorOptions(grad.dtype()).device(grad.device()));
+  const Scalar less_one =
+      exponent.is_floating_point() ? Scalar(exponent.to_double() - 1) : Scalar(exponent.to_long() - 1);
+  return grad * exponent * pow(self, less_one);
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  return where(exponent == 0, 0, grad * exponent * pow(self, exponent - 1));
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  Tensor d = grad * result * log(self);
+  return where(logical_and(self == 0, exponent >= 0), zeros_like(d), d);
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& result) {
+  const double base = self.to_double();
+  if (base == 0.0) return zeros_like(grad);  // d/de 0**e is 0 for e >= 0 (PyTorch's convention)
+  return grad * result * std::log(base);
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dims, bool keepdim) {
+  const uint64_t mask = detail::dim_mask(dims, static_cast<int64_t>(self_sizes.size()), "sum");
+  return detail::unsqueeze_reduced(grad, self_sizes, mask, keepdim).expand(self_sizes);
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dims, bool keepdim) {
+  const uint64_t mask = detail::dim_mask(dims, static_cast<int64_t>(self_sizes.size()), "mean");
+  int64_t count = 1;
+  for (size_t d = 0; d < self_sizes.size(); ++d)
+    if (mask >> d & 1) count *= self_sizes[d];
+  return detail::unsqueeze_reduced(grad, self_sizes, mask, keepdim).expand(self_sizes) / static_cast<double>(count);
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return prod_backward(grad, self, result);
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "prod");
+  const uint64_t mask = uint64_t{1} << d;
+  const Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), mask, keepdim);
+  bool has_zero;
+  {
+    NoGradGuard no_grad;
+    // meta: no values; the zero-free formula (a real run with zeros takes other memory)
+    has_zero = detail::has_data(self) && eq(self, 0).to(kInt64).sum().item<int64_t>() > 0;
+  }
+  if (!has_zero) return g * detail::unsqueeze_reduced(result, self.sizes(), mask, keepdim) / self;
+  // the product of all other elements, one slice at a time (O(n^2); only when zeros occur)
+  const int64_t n = self.size(d);
+  TensorList others;
+  for (int64_t i = 0; i < n; ++i)
+    others.push_back(prod(cat({self.narrow(d, 0, i), self.narrow(d, i + 1, n - i - 1)}, d), d, true));
+  return g * cat(others, d);
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  return prod_backward(grad.reshape({1}), self.reshape({-1}), result.reshape({1}), 0, true).reshape(self.sizes());
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor keep = ones_like(self, TensorOptions(kBool));
+  if (min) keep = logical_and(keep, self >= *min);
+  if (max) keep = logical_and(keep, self <= *max);
+  return where(keep, grad, 0);
+}
+
+Tensor clamp_backward_self(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  Tensor pass = min.defined() ? ge(self, min) : Tensor();
+  if (max.defined()) pass = pass.defined() ? logical_and(pass, le(self, max)) : le(self, max);
+  return where(pass, grad, 0.0);
+}
+
+Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  return where(max.defined() ? logical_and(lt(self, min), lt(min, max)) : lt(self, min), grad, 0.0);
+}
+
+Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  return where(min.defined() ? logical_or(gt(self, max), lt(max, min)) : gt(self, max), grad, 0.0);
+}
 
 Tensor silu_backward(const Tensor& grad, const Tensor& self) {
   Tensor s = sigmoid(self);

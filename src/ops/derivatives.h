@@ -6,6 +6,39 @@
 
 namespace graft::derivatives {
 
+/// grad * alpha, or grad itself when alpha is 1 (add's and sub's gradient for other).
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+/// `value` as the 0-d tensor PyTorch wraps a number in, on `like`'s device.
+Tensor wrapped_number(const Scalar& value, const Tensor& like);
+/// pow(self, exponent)'s gradient for a number exponent: grad * exponent * self^(exponent - 1),
+/// zeros for exponent 0 (no 0 * inf at self = 0).
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+/// pow(self, exponent)'s gradient for self with a tensor exponent: 0 where the exponent is 0.
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+/// pow(self, exponent)'s gradient for a tensor exponent: grad * result * log(self), 0 where
+/// self is 0 and the exponent >= 0 (PyTorch's convention).
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+/// pow(self, exponent)'s gradient for the exponent with a number base: grad * result * log(self),
+/// zeros for a base of 0.
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& result);
+/// sum's gradient over dims (all when empty): grad brought back to self's rank and expanded.
+Tensor sum_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dims, bool keepdim);
+/// mean's gradient over dims (all when empty): sum's divided by the number of elements averaged.
+Tensor mean_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dims, bool keepdim);
+/// prod's gradient along dim: grad * result / self, or, where a slice holds a zero, the
+/// product of the other elements of the slice (one at a time).
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+/// prod's gradient over all elements.
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// clamp's gradient with number bounds: grad where min <= self <= max, else 0.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
+/// clamp's gradients with tensor bounds (an undefined one is no bound): self's where
+/// min <= self <= max; min's where self < min < max; max's where self > max or max < min.
+Tensor clamp_backward_self(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+
 /// silu's gradient: grad * s * (1 + self * (1 - s)), s = sigmoid(self) computed once.
 Tensor silu_backward(const Tensor& grad, const Tensor& self);
 /// mish's gradient: grad * (t + self * sigmoid(self) * (1 - t * t)), t = tanh(softplus(self))

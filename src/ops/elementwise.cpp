@@ -13,8 +13,9 @@ using kernel::UnaryOp;
 
 namespace {
 
+// The arithmetic forwards (checks and kernels; graft::add etc. and their nodes are generated
+// from src/ops/ops.yaml, which opens the op's MemoryOpScope around them).
 Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char* name, const Scalar& alpha = 1) {
-  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
@@ -37,7 +38,6 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
 
 Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char* name, const Scalar& alpha = 1,
                       bool reverse = false) {
-  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   DType ct = detail::result_type(a, s);
   if (op == BinaryOp::Div || (op == BinaryOp::Pow && s.is_floating_point())) ct = detail::float_result(ct);
@@ -55,7 +55,6 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
 }
 
 Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_float, double p0 = 0, double p1 = 0) {
-  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name);
   DType dt = to_float ? detail::float_result(a.dtype()) : a.dtype();
   Tensor out = detail::new_empty(a.sizes(), dt, a.device());
@@ -64,131 +63,17 @@ Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_floa
   return out;
 }
 
-// PyTorch wraps a Python number in a 0-d double/long tensor; saved by mul/div like any input.
-// On `like`'s device (PyTorch keeps wrapped numbers on the CPU and lets them mix with any device).
+// PyTorch wraps a Python number in a 0-d double/long tensor, on `like`'s device (PyTorch keeps
+// wrapped numbers on the CPU and lets them mix with any device).
 Tensor wrap(const Scalar& s, const Tensor& like) {
   return detail::wrapped_scalar(s, detail::wrapped_dtype(s), like.device());
 }
 
-// ---------------- nodes ----------------
-struct AddBackward0 final : Node {
-  GRAFT_NODE_NAME("AddBackward0")
-  Scalar alpha;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = g[0];
-    if (should_compute_output(1)) r[1] = (alpha.to_double() == 1.0) ? g[0] : g[0] * alpha;
-    return r;
-  }
-};
-struct SubBackward0 final : Node {
-  GRAFT_NODE_NAME("SubBackward0")
-  Scalar alpha;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = g[0];
-    if (should_compute_output(1)) r[1] = (alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha, g[0]));
-    return r;
-  }
-};
-struct RsubBackward1 final : Node {  // number - tensor
-  GRAFT_NODE_NAME("RsubBackward1")
-  Scalar alpha;
-  TensorList apply(TensorList&& g) override {
-    return {(alpha.to_double() == 1.0) ? neg(g[0]) : g[0] * neg(wrap(alpha, g[0]))};
-  }
-};
-struct MulBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("MulBackward0", self, other)
-  SavedVariable self, other;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = g[0] * other.unpack(this);
-    if (should_compute_output(1)) r[1] = g[0] * self.unpack(this);
-    return r;
-  }
-};
-struct DivBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("DivBackward0", self, other)
-  SavedVariable self, other;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    Tensor b = other.unpack(this);
-    if (should_compute_output(0)) r[0] = g[0] / b;
-    if (should_compute_output(1)) r[1] = neg(g[0]) * self.unpack(this) / (b * b);
-    return r;
-  }
-};
-struct PowBackward0 final : Node {  // tensor ** scalar
-  GRAFT_NODE_BOILERPLATE("PowBackward0", self)
-  SavedVariable self;
-  Scalar exponent;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this);
-    if (exponent.to_double() == 0.0) return {zeros_like(x, TensorOptions(g[0].dtype()).device(g[0].device()))};
-    Scalar em1 = exponent.is_floating_point() ? Scalar(exponent.to_double() - 1) : Scalar(exponent.to_long() - 1);
-    return {g[0] * exponent * pow(x, em1)};
-  }
-};
-struct PowBackward1 final : Node {  // tensor ** tensor
-  GRAFT_NODE_BOILERPLATE("PowBackward1", self, exponent, result)
-  SavedVariable self, exponent, result;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    Tensor x = self.unpack(this), e = exponent.unpack(this);
-    if (should_compute_output(0)) {
-      Tensor d = g[0] * e * pow(x, e - 1);
-      r[0] = where(e == 0, 0, d);
-    }
-    if (should_compute_output(1)) {
-      Tensor d = g[0] * result.unpack(this) * log(x);
-      r[1] = where(logical_and(x == 0, e >= 0), zeros_like(d), d);
-    }
-    return r;
-  }
-};
-struct PowBackward2 final : Node {  // scalar ** tensor
-  GRAFT_NODE_BOILERPLATE("PowBackward2", result)
-  SavedVariable result;
-  double base = 0;
-  TensorList apply(TensorList&& g) override {
-    if (base == 0.0) {
-      // d/de 0**e is 0 for e >= 0 (PyTorch's convention)
-      return {zeros_like(g[0])};
-    }
-    return {g[0] * result.unpack(this) * std::log(base)};
-  }
-};
-
-#define GRAFT_UNARY_SELF_NODE(Name, formula)    \
-  struct Name final : Node {                    \
-    GRAFT_NODE_BOILERPLATE(#Name, self)         \
-    SavedVariable self;                         \
-    TensorList apply(TensorList&& g) override { \
-      Tensor x = self.unpack(this);             \
-      const Tensor& gr = g[0];                  \
-      return {formula};                         \
-    }                                           \
-  };
-
-struct ClampBackward1 final : Node {
-  GRAFT_NODE_BOILERPLATE("ClampBackward1", self)
-  SavedVariable self;
-  std::optional<Scalar> lo, hi;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this);
-    Tensor keep = ones_like(x, TensorOptions(kBool));
-    if (lo) keep = logical_and(keep, x >= *lo);
-    if (hi) keep = logical_and(keep, x <= *hi);
-    return {where(keep, g[0], 0)};
-  }
-};
 // ---------------- floor division, remainder ----------------
 
 // out = a // b, a % b or trunc(a / b), broadcast, in the promoted dtype (bool rejected, as PyTorch).
 Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* name) {
   const bool rem = mode == DivMode::Remainder;
-  alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
@@ -207,147 +92,49 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
   GRAFT_CHECK(!zero_div, RuntimeError, "ZeroDivisionError");
   return out;
 }
-
-struct RemainderBackward0 final : Node {  // tensor % scalar
-  GRAFT_NODE_NAME("RemainderBackward0")
-  TensorList apply(TensorList&& g) override { return {g[0]}; }
-};
-struct RemainderBackward1 final : Node {  // tensor % tensor, and scalar % tensor (self unset)
-  std::string name() const override { return scalar_self ? "RemainderBackward2" : "RemainderBackward1"; }
-  GRAFT_NODE_SAVED(self, other)
-  SavedVariable self, other;
-  bool scalar_self = false;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(scalar_self ? 1 : 2);
-    const size_t other_nr = scalar_self ? 0 : 1;
-    if (!scalar_self && should_compute_output(0)) r[0] = g[0];
-    if (should_compute_output(other_nr)) r[other_nr] = neg(g[0]) * floor_divide(self.unpack(this), other.unpack(this));
-    return r;
-  }
-};
-
-template <class N>
-Tensor record_unary_self(Tensor out, const Tensor& a) {
-  if (any_requires_grad({&a})) {
-    auto n = make_node<N>({&a});
-    n->self = SavedVariable(a, false);
-    set_history(out, n);
-  }
-  return out;
+DivMode rounding_mode_of(const std::string& rounding_mode) {
+  GRAFT_CHECK(rounding_mode == "trunc" || rounding_mode == "floor", RuntimeError,
+              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", rounding_mode, "'");
+  return rounding_mode == "trunc" ? DivMode::Trunc : DivMode::Floor;
 }
 }  // namespace
 
 // ---------------- arithmetic ----------------
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = binary_forward(BinaryOp::Add, a, b, "add", alpha);
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<AddBackward0>({&a, &b});
-    n->alpha = alpha;
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::add_forward(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_forward(BinaryOp::Add, self, other, "add", alpha);
 }
-Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  Tensor out = scalar_forward(BinaryOp::Add, a, b, "add", alpha);
-  if (any_requires_grad({&a})) {
-    Tensor none;
-    auto n = make_node<AddBackward0>({&a, &none});
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::add_forward(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return scalar_forward(BinaryOp::Add, self, other, "add", alpha);
 }
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = binary_forward(BinaryOp::Sub, a, b, "sub", alpha);
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<SubBackward0>({&a, &b});
-    n->alpha = alpha;
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::sub_forward(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_forward(BinaryOp::Sub, self, other, "sub", alpha);
 }
-Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  Tensor out = scalar_forward(BinaryOp::Sub, a, b, "sub", alpha);
-  if (any_requires_grad({&a})) {
-    Tensor none;
-    auto n = make_node<SubBackward0>({&a, &none});
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::sub_forward(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return scalar_forward(BinaryOp::Sub, self, other, "sub", alpha);
 }
-Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = scalar_forward(BinaryOp::Sub, b, a, "rsub", alpha, /*reverse=*/true);
-  if (any_requires_grad({&b})) {
-    auto n = make_node<RsubBackward1>({&b});
-    n->alpha = alpha;
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::sub_forward(const Scalar& self, const Tensor& other, const Scalar& alpha) {
+  return scalar_forward(BinaryOp::Sub, other, self, "rsub", alpha, /*reverse=*/true);
 }
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_forward(BinaryOp::Mul, a, b, "mul");
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<MulBackward0>({&a, &b});
-    if (n->should_compute_output(0)) n->other = SavedVariable(b, false);
-    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::mul_forward(const Tensor& self, const Tensor& other) {
+  return binary_forward(BinaryOp::Mul, self, other, "mul");
 }
-Tensor mul(const Tensor& a, const Scalar& b) {
-  Tensor out = scalar_forward(BinaryOp::Mul, a, b, "mul");
-  if (any_requires_grad({&a})) {
-    Tensor none;
-    auto n = make_node<MulBackward0>({&a, &none});
-    n->other = SavedVariable(wrap(b, a), false);
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::mul_forward(const Tensor& self, const Scalar& other) {
+  return scalar_forward(BinaryOp::Mul, self, other, "mul");
 }
-Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_forward(BinaryOp::Div, a, b, "div");
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<DivBackward0>({&a, &b});
-    n->other = SavedVariable(b, false);
-    if (n->should_compute_output(1)) n->self = SavedVariable(a, false);
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::div_forward(const Tensor& self, const Tensor& other) {
+  return binary_forward(BinaryOp::Div, self, other, "div");
 }
-Tensor div(const Tensor& a, const Scalar& b) {
-  Tensor out = scalar_forward(BinaryOp::Div, a, b, "div");
-  if (any_requires_grad({&a})) {
-    Tensor none;
-    auto n = make_node<DivBackward0>({&a, &none});
-    n->other = SavedVariable(wrap(b, a), false);
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::div_forward(const Tensor& self, const Scalar& other) {
+  return scalar_forward(BinaryOp::Div, self, other, "div");
 }
-namespace {
-// div with a rounding mode: piecewise constant, so both gradients are zero (PyTorch's
-// DivBackward2 gives zeros of the grad's shape; the engine reduces a broadcast input's).
-struct DivBackward2 final : Node {
-  GRAFT_NODE_NAME("DivBackward2")
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    for (size_t i = 0; i < 2; ++i)
-      if (should_compute_output(i)) r[i] = zeros_like(g[0]);
-    return r;
-  }
-};
-}  // namespace
-Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode) {
-  GRAFT_CHECK(rounding_mode == "trunc" || rounding_mode == "floor", RuntimeError,
-              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", rounding_mode, "'");
-  detail::check_tensor(a, "div", "self");
-  detail::check_tensor(b, "div", "other");
-  Tensor out = rounding_div(a, b, rounding_mode == "trunc" ? DivMode::Trunc : DivMode::Floor, "div");
-  if (any_requires_grad({&a, &b})) set_history(out, make_node<DivBackward2>({&a, &b}));
-  return out;
+Tensor detail::div_forward(const Tensor& self, const Tensor& other, const std::string& rounding_mode) {
+  const DivMode mode = rounding_mode_of(rounding_mode);
+  return rounding_div(self, other, mode, "div");
 }
-Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode) {
-  detail::check_tensor(a, "div", "self");
-  return div(a, wrap(b, a), rounding_mode);
+Tensor detail::div_forward(const Tensor& self, const Scalar& other, const std::string& rounding_mode) {
+  const DivMode mode = rounding_mode_of(rounding_mode);
+  detail::check_tensor(self, "div", "self");
+  return rounding_div(self, wrap(other, self), mode, "div");
 }
 Tensor detail::unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
                                   const char* bool_refusal) {
@@ -371,82 +158,45 @@ Tensor detail::unary_rounding_forward(const Tensor& self, const char* name, kern
     kernel::copy(out, self);  // integers are their own floor, ceil, round and trunc
   return out;
 }
-Tensor floor_divide(const Tensor& a, const Tensor& b) { return rounding_div(a, b, DivMode::Floor, "floor_divide"); }
-Tensor floor_divide(const Tensor& a, const Scalar& b) {
-  detail::check_tensor(a, "floor_divide", "self");
-  return rounding_div(a, wrap(b, a), DivMode::Floor, "floor_divide");
+Tensor floor_divide(const Tensor& self, const Tensor& other) {
+  alloc::MemoryOpScope mem_scope("floor_divide");
+  return rounding_div(self, other, DivMode::Floor, "floor_divide");
 }
-Tensor remainder(const Tensor& a, const Tensor& b) {
-  Tensor out = rounding_div(a, b, DivMode::Remainder, "remainder");
-  if (any_requires_grad({&a, &b})) {
-    auto n = make_node<RemainderBackward1>({&a, &b});
-    if (n->should_compute_output(1)) {
-      n->self = SavedVariable(a, false);
-      n->other = SavedVariable(b, false);
-    }
-    set_history(out, n);
-  }
-  return out;
+Tensor floor_divide(const Tensor& self, const Scalar& other) {
+  alloc::MemoryOpScope mem_scope("floor_divide");
+  detail::check_tensor(self, "floor_divide", "self");
+  return rounding_div(self, wrap(other, self), DivMode::Floor, "floor_divide");
 }
-Tensor remainder(const Tensor& a, const Scalar& b) {
-  detail::check_tensor(a, "remainder", "self");
-  Tensor out = rounding_div(a, wrap(b, a), DivMode::Remainder, "remainder");
-  if (any_requires_grad({&a})) set_history(out, make_node<RemainderBackward0>({&a}));
-  return out;
+Tensor detail::remainder_forward(const Tensor& self, const Tensor& other) {
+  return rounding_div(self, other, DivMode::Remainder, "remainder");
 }
-Tensor remainder(const Scalar& a, const Tensor& b) {
-  detail::check_tensor(b, "remainder", "other");
-  Tensor wa = wrap(a, b);
-  Tensor out = rounding_div(wa, b, DivMode::Remainder, "remainder");
-  if (any_requires_grad({&b})) {
-    auto n = make_node<RemainderBackward1>({&b});
-    n->scalar_self = true;
-    n->self = SavedVariable(wa, false);
-    n->other = SavedVariable(b, false);
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::remainder_forward(const Tensor& self, const Scalar& other) {
+  detail::check_tensor(self, "remainder", "self");
+  return rounding_div(self, wrap(other, self), DivMode::Remainder, "remainder");
 }
-Tensor pow(const Tensor& a, const Scalar& e) {
-  detail::check_tensor(a, "pow");
-  GRAFT_CHECK(!(is_integral(a.dtype(), true) && e.is_integral() && e.to_long() < 0), RuntimeError,
+Tensor detail::remainder_forward(const Scalar& self, const Tensor& other) {
+  detail::check_tensor(other, "remainder", "other");
+  return rounding_div(wrap(self, other), other, DivMode::Remainder, "remainder");
+}
+Tensor detail::pow_forward(const Tensor& self, const Scalar& exponent) {
+  detail::check_tensor(self, "pow");
+  GRAFT_CHECK(!(is_integral(self.dtype(), true) && exponent.is_integral() && exponent.to_long() < 0), RuntimeError,
               "Integers to negative integer powers are not allowed.");
-  if (is_integral(a.dtype(), false) && e.is_integral()) e.check_fits(a.dtype());  // PyTorch converts it
-  Tensor out = scalar_forward(BinaryOp::Pow, a, e, "pow");
-  if (any_requires_grad({&a})) {
-    auto n = make_node<PowBackward0>({&a});
-    n->self = SavedVariable(a, false);
-    n->exponent = e;
-    set_history(out, n);
-  }
-  return out;
+  // PyTorch converts the exponent to an integer self's dtype
+  if (is_integral(self.dtype(), false) && exponent.is_integral()) exponent.check_fits(self.dtype());
+  return scalar_forward(BinaryOp::Pow, self, exponent, "pow");
 }
-Tensor square(const Tensor& a) {
-  detail::check_tensor(a, "square");
-  return a.dtype() == kBool ? pow(a.to(kInt64), 2) : pow(a, 2);
+Tensor square(const Tensor& self) {
+  detail::check_tensor(self, "square");
+  return self.dtype() == kBool ? pow(self.to(kInt64), 2) : pow(self, 2);
 }
-Tensor& square_(Tensor& a) { return detail::inplace_unary(a, "square_", &square); }
-Tensor pow(const Tensor& a, const Tensor& e) {
-  Tensor out = binary_forward(BinaryOp::Pow, a, e, "pow");
-  if (any_requires_grad({&a, &e})) {
-    auto n = make_node<PowBackward1>({&a, &e});
-    n->self = SavedVariable(a, false);
-    n->exponent = SavedVariable(e, false);
-    set_history(out, n);
-    if (n->should_compute_output(1)) n->result = SavedVariable(out, true);
-  }
-  return out;
+Tensor& square_(Tensor& self) { return detail::inplace_unary(self, "square_", &square); }
+Tensor detail::pow_forward(const Tensor& self, const Tensor& exponent) {
+  return binary_forward(BinaryOp::Pow, self, exponent, "pow");
 }
-Tensor pow(const Scalar& base, const Tensor& e) {
-  detail::check_tensor(e, "pow", "exponent");
-  Tensor out = scalar_forward(BinaryOp::Pow, e, base, "pow", 1, /*reverse=*/true);
-  if (any_requires_grad({&e})) {
-    auto n = make_node<PowBackward2>({&e});
-    n->base = base.to_double();
-    set_history(out, n);
-    n->result = SavedVariable(out, true);
-  }
-  return out;
+Tensor detail::pow_forward(const Scalar& self, const Tensor& exponent) {
+  detail::check_tensor(exponent, "pow", "exponent");
+  return scalar_forward(BinaryOp::Pow, exponent, self, "pow", 1, /*reverse=*/true);
 }
 
 // ---------------- unary math ----------------
@@ -476,73 +226,25 @@ Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
               a.defined() ? a.dtype() : kFloat32);
   return unary_forward(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
 }
-Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  GRAFT_CHECK(lo || hi, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
-  detail::check_tensor(a, "clamp");
-  GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
+Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  GRAFT_CHECK(min || max, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
+  detail::check_tensor(self, "clamp");
+  GRAFT_CHECK(self.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
   // a bound must fit the tensor's dtype (a float bound on an integer tensor is compared as a float)
-  for (const std::optional<Scalar>* b : {&lo, &hi})
-    if (*b && !(is_integral(a.dtype(), true) && (*b)->is_floating_point())) (*b)->check_fits(a.dtype());
+  for (const std::optional<Scalar>* b : {&min, &max})
+    if (*b && !(is_integral(self.dtype(), true) && (*b)->is_floating_point())) (*b)->check_fits(self.dtype());
   const double inf = std::numeric_limits<double>::infinity();
-  Tensor out =
-      unary_forward(UnaryOp::Clamp, a, "clamp", false, lo ? lo->to_double() : -inf, hi ? hi->to_double() : inf);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<ClampBackward1>({&a});
-    n->self = SavedVariable(a, false);
-    n->lo = lo;
-    n->hi = hi;
-    set_history(out, n);
-  }
-  return out;
+  return unary_forward(UnaryOp::Clamp, self, "clamp", false, min ? min->to_double() : -inf,
+                       max ? max->to_double() : inf);
 }
-
-namespace {
-// clamp with tensor bounds (PyTorch's ClampBackward0): self's gradient passes where
-// min <= self <= max (a NaN anywhere fails the test); min's where self < min < max; max's where
-// self > max or max < min (then the result is max).
-struct ClampBackward0 final : Node {
-  GRAFT_NODE_NAME("ClampBackward0")
-  GRAFT_NODE_SAVED(self, min, max)
-  SavedVariable self, min, max;
-  bool has_min = false, has_max = false;
-  TensorList apply(TensorList&& g) override {
-    const Tensor x = self.unpack(this);
-    const Tensor lo = has_min ? min.unpack(this) : Tensor(), hi = has_max ? max.unpack(this) : Tensor();
-    TensorList r(3);
-    if (should_compute_output(0)) {
-      Tensor pass = has_min ? ge(x, lo) : Tensor();
-      if (has_max) pass = pass.defined() ? logical_and(pass, le(x, hi)) : le(x, hi);
-      r[0] = where(pass, g[0], 0.0);
-    }
-    if (has_min && should_compute_output(1))
-      r[1] = where(has_max ? logical_and(lt(x, lo), lt(lo, hi)) : lt(x, lo), g[0], 0.0);
-    if (has_max && should_compute_output(2))
-      r[2] = where(has_min ? logical_or(gt(x, hi), lt(hi, lo)) : gt(x, hi), g[0], 0.0);
-    return r;
-  }
-};
-}  // namespace
-
-Tensor clamp(const Tensor& a, const Tensor& l, const Tensor& h) {
-  GRAFT_CHECK(l.defined() || h.defined(), RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  detail::check_tensor(a, "clamp");
-  // min(max(a, lo), hi) with NaN from any operand (maximum and minimum propagate it)
-  Tensor out;
-  {
-    NoGradGuard ng;
-    out = l.defined() ? maximum(a, l) : a;
-    if (h.defined()) out = minimum(out, h);  // out is maximum's fresh result otherwise
-  }
-  if (any_requires_grad({&a, &l, &h})) {
-    auto n = make_node<ClampBackward0>({&a, &l, &h});
-    n->self = SavedVariable(a, false);
-    n->has_min = l.defined();
-    n->has_max = h.defined();
-    if (l.defined()) n->min = SavedVariable(l, false);
-    if (h.defined()) n->max = SavedVariable(h, false);
-    set_history(out, n);
-  }
-  return out;
+Tensor detail::clamp_forward(const Tensor& self, const Tensor& min, const Tensor& max) {
+  GRAFT_CHECK(min.defined() || max.defined(), RuntimeError,
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  detail::check_tensor(self, "clamp");
+  // min(max(self, min), max) with NaN from any operand (maximum and minimum propagate it)
+  NoGradGuard no_grad;
+  Tensor out = min.defined() ? maximum(self, min) : self;
+  return max.defined() ? minimum(out, max) : out;  // out is maximum's fresh result without max
 }
 
 Tensor detail::where_forward(const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -36,61 +36,6 @@ int64_t reduced_count(IntArrayRef s, uint64_t mask) {
   return n;
 }
 
-struct SumBackward final : Node {
-  std::string name() const override { return all ? "SumBackward0" : "SumBackward1"; }
-  Shape in_sizes;
-  uint64_t mask = 0;
-  bool keepdim = false, all = true;
-  TensorList apply(TensorList&& g) override {
-    if (g[0].dim() == 0) return {g[0].expand(in_sizes)};  // full reduction: one view, no unsqueeze
-    return {detail::unsqueeze_reduced(g[0], in_sizes, mask, keepdim).expand(in_sizes)};
-  }
-};
-struct MeanBackward final : Node {
-  std::string name() const override { return all ? "MeanBackward0" : "MeanBackward1"; }
-  Shape in_sizes;
-  uint64_t mask = 0;
-  int64_t count = 1;
-  bool keepdim = false, all = true;
-  TensorList apply(TensorList&& g) override {
-    return {detail::unsqueeze_reduced(g[0], in_sizes, mask, keepdim).expand(in_sizes) / static_cast<double>(count)};
-  }
-};
-struct ProdBackward final : Node {
-  std::string name() const override { return dim < 0 ? "ProdBackward0" : "ProdBackward1"; }
-  GRAFT_NODE_SAVED(self, result)
-  SavedVariable self, result;
-  int64_t dim = -1;  // -1: all elements
-  bool keepdim = false;
-  TensorList apply(TensorList&& g) override {
-    Tensor x = self.unpack(this), y = result.unpack(this);
-    Shape in_sizes(x.sizes().begin(), x.sizes().end());
-    Tensor xs = dim < 0 ? x.reshape({-1}) : x;
-    int64_t d = dim < 0 ? 0 : dim;
-    Tensor gu = dim < 0 ? g[0].reshape({1}) : detail::unsqueeze_reduced(g[0], x.sizes(), uint64_t{1} << d, keepdim);
-    Tensor yu = dim < 0 ? y.reshape({1}) : detail::unsqueeze_reduced(y, x.sizes(), uint64_t{1} << d, keepdim);
-    bool has_zero;
-    {
-      NoGradGuard ng;
-      // meta: no values; the zero-free formula (a real run with zeros takes other memory)
-      has_zero = detail::has_data(x) && eq(x, 0).to(kInt64).sum().item<int64_t>() > 0;
-    }
-    Tensor grad;
-    if (!has_zero) {
-      grad = gu * yu / xs;
-    } else {
-      // product of all other elements, one slice at a time (O(n^2); only when zeros occur)
-      const int64_t n = xs.size(d);
-      TensorList parts;
-      for (int64_t i = 0; i < n; ++i) {
-        Tensor others = cat({xs.narrow(d, 0, i), xs.narrow(d, i + 1, n - i - 1)}, d);
-        parts.push_back(prod(others, d, true));
-      }
-      grad = gu * cat(parts, d);
-    }
-    return {dim < 0 ? grad.reshape(in_sizes) : grad};
-  }
-};
 struct MaxMinDimBackward final : Node {
   std::string name() const override { return is_max ? "MaxBackward0" : "MinBackward0"; }
   GRAFT_NODE_SAVED(indices)
@@ -121,69 +66,44 @@ void check_nonempty_reduction(const Tensor& a, uint64_t mask, const char* op) {
 
 }  // namespace
 
-Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
-  alloc::MemoryOpScope mem_scope("sum");
-  detail::check_tensor(a, "sum");
-  uint64_t mask = detail::dim_mask(dims, a.dim(), "sum");
+namespace {
+Tensor sum_out(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  detail::check_tensor(self, "sum");
+  const uint64_t mask = detail::dim_mask(dims, self.dim(), "sum");
   // PyTorch converts the input to the requested dtype and sums that (sum of [1.5, 2.5] as int64 is 3)
-  if (dtype && *dtype != a.dtype()) return sum(a.to(*dtype), dims, keepdim, dtype);
+  if (dtype && *dtype != self.dtype())
+    return reduce_forward(ReduceOp::Sum, detail::cast_nograd(self, *dtype), mask, keepdim, *dtype);
   // the requested dtype is the result's (int32 stays int32); without one integers sum as int64
-  DType od = dtype ? *dtype : is_floating_point(a.dtype()) ? a.dtype() : kInt64;
-  Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, od);
-  if (any_requires_grad({&a}) && is_floating_point(od)) {
-    auto n = make_node<SumBackward>({&a});
-    n->in_sizes = a.sizes().shape();
-    n->mask = mask;
-    n->keepdim = keepdim;
-    n->all = dims.empty();
-    set_history(out, n);
-  }
-  return out;
+  const DType out_dtype = dtype ? *dtype : is_floating_point(self.dtype()) ? self.dtype() : kInt64;
+  return reduce_forward(ReduceOp::Sum, self, mask, keepdim, out_dtype);
 }
-
-Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim) {
-  alloc::MemoryOpScope mem_scope("mean");
-  detail::check_tensor(a, "mean");
-  GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError,
+Tensor mean_out(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  detail::check_tensor(self, "mean");
+  GRAFT_CHECK(is_floating_point(self.dtype()), RuntimeError,
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
               "Got: ",
-              dtype_name(a.dtype()));
-  uint64_t mask = detail::dim_mask(dims, a.dim(), "mean");
-  int64_t count = reduced_count(a.sizes(), mask);
-  Tensor out = reduce_forward(ReduceOp::Sum, a, mask, keepdim, a.dtype());
-  {
-    NoGradGuard ng;
-    kernel::binary_scalar(kernel::BinaryOp::Div, out, out, static_cast<double>(count));
-  }
-  if (any_requires_grad({&a})) {
-    auto n = make_node<MeanBackward>({&a});
-    n->in_sizes = a.sizes().shape();
-    n->mask = mask;
-    n->count = count;
-    n->keepdim = keepdim;
-    n->all = dims.empty();
-    set_history(out, n);
-  }
+              dtype_name(self.dtype()));
+  const uint64_t mask = detail::dim_mask(dims, self.dim(), "mean");
+  Tensor out = reduce_forward(ReduceOp::Sum, self, mask, keepdim, self.dtype());
+  kernel::binary_scalar(kernel::BinaryOp::Div, out, out, static_cast<double>(reduced_count(self.sizes(), mask)));
   return out;
 }
+Tensor prod_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  detail::check_tensor(self, "prod");
+  const uint64_t mask = dim ? detail::dim_mask({*dim}, self.dim(), "prod") : detail::dim_mask({}, self.dim(), "prod");
+  const DType out_dtype = is_floating_point(self.dtype()) ? self.dtype() : kInt64;
+  return reduce_forward(ReduceOp::Prod, self, mask, dim ? keepdim : false, out_dtype);
+}
+}  // namespace
 
-Tensor prod(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
-  alloc::MemoryOpScope mem_scope("prod");
-  detail::check_tensor(a, "prod");
-  uint64_t mask = dim ? detail::dim_mask({*dim}, a.dim(), "prod") : detail::dim_mask({}, a.dim(), "prod");
-  DType od = is_floating_point(a.dtype()) ? a.dtype() : kInt64;
-  Tensor out = reduce_forward(ReduceOp::Prod, a, mask, dim ? keepdim : false, od);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<ProdBackward>({&a});
-    n->self = SavedVariable(a, false);
-    n->dim = dim ? detail::wrap_dim(*dim, a.dim(), "prod") : -1;
-    if (a.dim() == 0) n->dim = -1;
-    n->keepdim = keepdim;
-    set_history(out, n);
-    n->result = SavedVariable(out, true);
-  }
-  return out;
+Tensor detail::sum_forward(const Tensor& self, std::optional<DType> dtype) { return sum_out(self, {}, false, dtype); }
+Tensor detail::sum_forward(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  return sum_out(self, dim, keepdim, dtype);
 }
+Tensor detail::mean_forward(const Tensor& self) { return mean_out(self, {}, false); }
+Tensor detail::mean_forward(const Tensor& self, IntArrayRef dim, bool keepdim) { return mean_out(self, dim, keepdim); }
+Tensor detail::prod_forward(const Tensor& self) { return prod_out(self, std::nullopt, false); }
+Tensor detail::prod_forward(const Tensor& self, int64_t dim, bool keepdim) { return prod_out(self, dim, keepdim); }
 
 static Tensor max_min_all(const Tensor& a, bool is_max) {
   const char* name = is_max ? "max" : "min";

@@ -70,38 +70,18 @@ std::vector<Tensor> Tensor::split(int64_t s, int64_t d) const { return graft::sp
 std::vector<Tensor> Tensor::split(IntArrayRef s, int64_t d) const { return graft::split_with_sizes(*this, s, d); }
 std::vector<Tensor> Tensor::chunk(int64_t c, int64_t d) const { return graft::chunk(*this, c, d); }
 
-Tensor Tensor::add(const Tensor& o, const Scalar& a) const { return graft::add(*this, o, a); }
-Tensor Tensor::add(const Scalar& o, const Scalar& a) const { return graft::add(*this, o, a); }
-Tensor Tensor::sub(const Tensor& o, const Scalar& a) const { return graft::sub(*this, o, a); }
-Tensor Tensor::sub(const Scalar& o, const Scalar& a) const { return graft::sub(*this, o, a); }
-Tensor Tensor::mul(const Tensor& o) const { return graft::mul(*this, o); }
-Tensor Tensor::mul(const Scalar& o) const { return graft::mul(*this, o); }
-Tensor Tensor::div(const Tensor& o) const { return graft::div(*this, o); }
-Tensor Tensor::div(const Scalar& o) const { return graft::div(*this, o); }
-Tensor Tensor::pow(const Tensor& e) const { return graft::pow(*this, e); }
-Tensor Tensor::pow(const Scalar& e) const { return graft::pow(*this, e); }
-Tensor Tensor::square() const { return graft::square(*this); }
 Tensor& Tensor::square_() { return graft::square_(*this); }
-Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return graft::clamp(*this, lo, hi); }
-Tensor Tensor::sum(std::optional<DType> dt) const { return graft::sum(*this, {}, false, dt); }
+Tensor Tensor::sum(std::optional<DType> dt) const { return graft::sum(*this, dt); }
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dt) const {
   GRAFT_CHECK(!dims.empty(), ValueError, "sum: dims must not be empty (use sum() for a full reduction)");
   return graft::sum(*this, dims, keepdim, dt);
 }
-Tensor Tensor::mean() const { return graft::mean(*this); }
-Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return graft::mean(*this, dims, keepdim); }
-Tensor Tensor::prod() const { return graft::prod(*this); }
-Tensor Tensor::prod(int64_t dim, bool keepdim) const { return graft::prod(*this, dim, keepdim); }
 std::pair<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return graft::max(*this, d, k); }
 std::pair<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return graft::min(*this, d, k); }
 Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
   return graft::index_put(*this, i, v, acc);
 }
-Tensor Tensor::floor_divide(const Tensor& o) const { return graft::floor_divide(*this, o); }
-Tensor Tensor::floor_divide(const Scalar& o) const { return graft::floor_divide(*this, o); }
-Tensor Tensor::remainder(const Tensor& o) const { return graft::remainder(*this, o); }
-Tensor Tensor::remainder(const Scalar& o) const { return graft::remainder(*this, o); }
 Tensor Tensor::repeat(IntArrayRef r) const { return graft::repeat(*this, r); }
 std::vector<Tensor> Tensor::unbind(int64_t d) const { return graft::unbind(*this, d); }
 

@@ -140,3 +140,88 @@ def test_a_bad_binding_declaration_is_refused(tmp_path, text, message):
     r = run(tmp_path, text)
     assert r.returncode != 0
     assert message in r.stderr
+
+
+MUL = """
+  - name: mul
+    overload: Tensor
+    doc: self * other.
+    args: [const Tensor& self, const Tensor& other]
+    forward_in: elementwise.cpp
+    derivatives:
+      self: grad * other
+      other: grad * self
+    node: MulBackward0
+    method: true
+    python: hand
+"""
+MUL_SCALAR = """
+  - name: mul
+    overload: Scalar
+    doc: self * other for a number other.
+    args: [const Tensor& self, const Scalar& other]
+    forward_in: elementwise.cpp
+    derivatives:
+      self: grad * other
+      other: ~
+    node: MulBackward0
+    method: true
+    python: hand
+"""
+RSUB = """
+  - name: sub
+    overload: Scalar_Tensor
+    doc: self - alpha * other for a number self.
+    args: [const Scalar& self, const Tensor& other, const Scalar& alpha = 1]
+    forward_in: elementwise.cpp
+    derivatives:
+      other: neg(maybe_multiply(grad, alpha))
+    node: RsubBackward1
+    method: false
+    python: hand
+"""
+
+
+def test_overloads_are_one_op_with_a_node_each(tmp_path):
+    r = run(tmp_path, "function:" + MUL + MUL_SCALAR + RSUB)
+    assert r.returncode == 0, r.stderr
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "Tensor mul(const Tensor& self, const Tensor& other);" in header
+    assert "Tensor mul(const Tensor& self, const Scalar& other);" in header
+    assert "Tensor sub(const Scalar& self, const Tensor& other, const Scalar& alpha = 1);" in header
+    rows = (tmp_path / "gen/include/graft/ops/function_ops.def").read_text()
+    assert rows.count("GRAFT_FUNCTION_OP(mul)") == 1 and "GRAFT_FUNCTION_OP(sub)" in rows
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    # one node name shown by both overloads: a struct each, both named MulBackward0
+    assert "struct MulBackward0_Tensor final" in code and "struct MulBackward0_Scalar final" in code
+    assert code.count('return "MulBackward0";') == 2
+    # the wrapped number: an empty edge, saved as PyTorch's 0-d tensor because the formula names it
+    scalar_fn = code[code.index("Tensor mul(const Tensor& self, const Scalar& other) {"):]
+    scalar_fn = scalar_fn[:scalar_fn.index("\n}\n")]
+    assert "autograd::any_requires_grad({&self})" in scalar_fn
+    assert "make_node<MulBackward0_Scalar>({&self, &no_edge})" in scalar_fn
+    assert "SavedVariable(detail::wrapped_scalar(other, detail::wrapped_dtype(other), self.device()), false)" \
+        in scalar_fn
+    # a number before the tensor: no edge for it, kept as a number only when a formula names it
+    rsub = code[code.index("struct RsubBackward1"):]
+    rsub = rsub[:rsub.index("\n};")]
+    assert "Scalar alpha_{};" in rsub and "self_" not in rsub
+    assert "make_node<RsubBackward1>({&other})" in code
+    # no method for it (self is not a tensor); methods for the others
+    assert "Tensor Tensor::mul(const Scalar& other) const { return graft::mul(*this, other); }" in code
+    assert "Tensor::sub(" not in code
+
+
+@pytest.mark.parametrize("text, message", [
+    ("function:" + MUL + MUL, "op 'mul' is declared twice"),
+    ("function:" + MUL + MUL_SCALAR.replace("    overload: Scalar\n", ""), "op 'mul' is declared twice"),
+    ("function:" + MUL + "composite:" + DIST.replace("name: dist", "name: mul").replace(
+        "    doc:", "    overload: Other\n    doc:"), "declared in one family"),
+    ("function:" + MUL_SCALAR.replace("other: ~", "other: grad"), "the number 'other' gets no gradient"),
+    ("function:" + MUL.replace("other: grad * self", "other: ~"), "the derivative for other is missing"),
+    ("function:" + RSUB.replace("method: false", "method: true"), "a method's first argument"),
+])
+def test_a_bad_overload_is_refused(tmp_path, text, message):
+    r = run(tmp_path, text)
+    assert r.returncode != 0
+    assert message in r.stderr

@@ -81,11 +81,15 @@ FIELDS = {
     "activation": {"name", "doc", "args", "check", "refused_as", "kernel", "derivative", "node", "reference", "domain",
                    "kinks", "tests", "inplace", "python"},
 }
+# fields a declaration may leave out: `overload` names one of several declarations of an op
+# (PyTorch's overload names: add.Tensor, add.Scalar), which are C++ overloads of one function
+OPTIONAL_FIELDS = {"function": {"overload"}, "composite": {"overload"}}
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
 # the function family's argument types: how the node stores one that a derivative names
 ARG_STORAGE = {"const Tensor&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
+               "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
                "const std::string&": "std::string", "Reduction": "Reduction"}
 # how a generated Python binding takes an argument of each C++ type: (pybind11 parameter type,
 # the expression that converts it, `{}` standing for the argument); None: the argument is passed as it comes.
@@ -114,16 +118,20 @@ def check(family, ops, seen):
     for op in ops:
         name = op.get("name", "?")
         missing = FIELDS[family] - set(op)
-        extra = set(op) - FIELDS[family]
+        extra = set(op) - FIELDS[family] - OPTIONAL_FIELDS.get(family, set())
         if missing:
             fail(f"{family} op '{name}' lacks {sorted(missing)}")
         if extra:
             fail(f"{family} op '{name}' has unknown fields {sorted(extra)}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             fail(f"op name '{name}' is not a lower-case identifier")
-        if name in seen:
-            fail(f"op '{name}' is declared twice")
-        seen.add(name)
+        overloads = seen.setdefault(name, [])
+        if overloads and (None in overloads or op.get("overload") is None
+                          or op["overload"] in [o for _, o in overloads]
+                          or any(f != family for f, _ in overloads)):
+            fail(f"op '{name}' is declared twice (overloads of one op are declared in one family, each with "
+                 f"its own `overload` name)")
+        overloads.append((family, op.get("overload")))
         if family in ("unary_float", "unary_keep", "activation") and op["domain"] not in DOMAINS:
             fail(f"op '{name}': domain '{op['domain']}' is not one of {sorted(DOMAINS)}")
         if family == "unary_rounding" and op["integers"] not in ("copy", "refuse"):
@@ -163,15 +171,22 @@ def parse_args(op, any_type=False):
 def check_function(op):
     name, args = op["name"], parse_args(op)
     tensors = [a for t, a, _ in args if t == "const Tensor&"]
-    if not args or args[0][0] != "const Tensor&":
-        fail(f"op '{name}': the first argument must be a const Tensor&")
-    if op["method"] and args[0][1] != "self":
+    if not tensors or args[0][0] not in ("const Tensor&", "const Scalar&"):
+        fail(f"op '{name}': the first argument must be a const Tensor& (or a const Scalar& before one)")
+    if op["method"] and args[0][:2] != ("const Tensor&", "self"):
         fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
     if not isinstance(op["derivatives"], dict) or not op["derivatives"]:
         fail(f"op '{name}': derivatives must map tensor arguments to formulas")
+    numbers = wrapped_numbers(op)
     for arg, formula in op["derivatives"].items():
+        if arg in numbers:
+            if formula is not None:
+                fail(f"op '{name}': the number '{arg}' gets no gradient (~ makes it a wrapped number)")
+            continue
         if arg not in tensors:
             fail(f"op '{name}': derivative for '{arg}', which is not a tensor argument")
+        if formula is None:
+            fail(f"op '{name}': the derivative for {arg} is missing")
         if not uses(formula, "grad"):
             fail(f"op '{name}': the derivative for {arg} does not use grad")
     for _, arg, _ in args:
@@ -180,6 +195,14 @@ def check_function(op):
     if not isinstance(op["method"], bool):
         fail(f"op '{name}': method must be true or false")
     check_python(op, args)
+
+
+def wrapped_numbers(op):
+    """The Scalar arguments of a function op that its `derivatives` list with `~`: PyTorch's
+    wrapped numbers (`x * 2` multiplies by a 0-d tensor that never requires grad). Each is an
+    input of the node with no gradient (an empty edge, as PyTorch's `next_functions` shows),
+    saved as that 0-d tensor when a formula names it."""
+    return [a for t, a, _ in parse_args(op) if t == "const Scalar&" and a in op["derivatives"]]
 
 
 def check_composite(op):
@@ -346,7 +369,14 @@ def gen_public_header(decl):
     return "\n".join(lines)
 
 
+def first_declarations(ops):
+    """The ops with each name's first declaration only (an op with overloads is one op)."""
+    names = set()
+    return [op for op in ops if not (op["name"] in names or names.add(op["name"]))]
+
+
 def gen_def(family, ops):
+    ops = first_declarations(ops)
     macro = f"GRAFT_{family.upper()}_OP"
     lines = [HEADER, f"// X-macro rows, one per {family} op: {macro}(name).",
              "// (No include guard: include it with the macro defined.)"]
@@ -387,20 +417,22 @@ def gen_methods(decl):
     return "\n".join(lines) + "\n"
 
 
-def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None):
+def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct=None):
     """The backward node `node` of an op whose differentiable tensor inputs are `inputs`
-    ("self"[, "other"]), one derivative formula each. A formula may also name `result`, the
-    tensors in `tensors` (default: `inputs`) and the number arguments `args`, stored as
-    `storage` says (default double). The node saves exactly what the formulas name; returns its
-    C++ and the list of saved names."""
+    ("self"[, "other"]), one derivative formula each (None: an input that gets no gradient, a
+    wrapped number). A formula may also name `result`, the tensors in `tensors` (default:
+    `inputs`) and the number arguments `args`, stored as `storage` says (default double). The
+    node saves exactly what the formulas name; returns its C++ and the list of saved names.
+    `struct` is the C++ name when several overloads' nodes show the same `node` name."""
     tensors = inputs if tensors is None else tensors
     storage = dict(storage or {})
-    saved = [v for v in (*tensors, "result") if any(uses(f, v) for f in formulas)]
+    named = [f for f in formulas if f is not None]
+    saved = [v for v in (*tensors, "result") if any(uses(f, v) for f in named)]
     # a tensor's sizes (`self_sizes`) are kept as a Shape without saving the tensor
-    sizes = [f"{t}_sizes" for t in tensors if any(uses(f, f"{t}_sizes") for f in formulas)]
+    sizes = [f"{t}_sizes" for t in tensors if any(uses(f, f"{t}_sizes") for f in named)]
     storage.update({v: "Shape" for v in sizes})
-    kept = [a for a in (*args, *sizes) if any(uses(f, a) for f in formulas)]
-    out = [f"struct {node} final : Node {{",
+    kept = [a for a in (*args, *sizes) if any(uses(f, a) for f in named)]
+    out = [f"struct {struct or node} final : Node {{",
            f'  std::string name() const override {{ return "{node}"; }}']
     for v in saved:
         out.append(f"  SavedVariable {v}_;")
@@ -418,39 +450,48 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None):
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     for a in kept:
-        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string")
+        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string", "std::optional<Scalar>")
         ref = "const auto&" if by_ref else f"const {storage.get(a, 'double')}"
         out.append(f"    {ref} {a} = {a}_;")
     if len(formulas) == 1:
         out.append(f"    return {{{formulas[0]}}};")
     else:
         out.append(f"    TensorList grad_inputs({len(formulas)});")
-        out += [f"    if (should_compute_output({i})) grad_inputs[{i}] = {f};" for i, f in enumerate(formulas)]
+        out += [f"    if (should_compute_output({i})) grad_inputs[{i}] = {f};"
+                for i, f in enumerate(formulas) if f is not None]
         out.append("    return grad_inputs;")
     out.append("  }")
     out.append("};")
     return "\n".join(out), saved + kept
 
 
-def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None):
+def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrapped=()):
     """The autograd wiring of a generated forward: when an input requires grad, `node` with
     edges to `inputs`, its saved tensors and arguments, the history of `result`, then the saved
     result. With several inputs a saved tensor is kept only when a gradient that names it will
-    be computed (mm saves self only for mat2's gradient)."""
+    be computed (mm saves self only for mat2's gradient). A `wrapped` number's edge is empty;
+    saved, it is the 0-d tensor PyTorch wraps it in, on the device of the op's first tensor."""
     tensors = inputs if tensors is None else tensors
-    refs = ", ".join(f"&{v}" for v in inputs)
+    needed = [v for v in inputs if v not in wrapped]
+    named = [f for f in formulas if f is not None]
 
     def guarded(v, line):
-        need = [i for i, f in enumerate(formulas) if uses(f, v)]
-        if len(formulas) == 1 or len(need) == len(formulas):
+        need = [i for i, f in enumerate(formulas) if f is not None and uses(f, v)]
+        if len(named) == 1 or len(need) == len(named):
             return [f"    {line}"]
         return [f"    if ({' || '.join(f'node->should_compute_output({i})' for i in need)}) {line}"]
 
-    wire = [f"  if (autograd::any_requires_grad({{{refs}}})) {{",
-            f"    auto node = detail::make_node<{node}>({{{refs}}});"]
+    edges = ", ".join("&no_edge" if v in wrapped else f"&{v}" for v in inputs)
+    wire = [f"  if (autograd::any_requires_grad({{{', '.join(f'&{v}' for v in needed)}}})) {{"]
+    if wrapped:
+        wire.append("    const Tensor no_edge;  // a wrapped number's input: no gradient flows to it")
+    wire.append(f"    auto node = detail::make_node<{node}>({{{edges}}});")
+    device_of = next(v for v in tensors if v not in wrapped)
     for v in tensors:
         if v in saved:
-            wire += guarded(v, f"node->{v}_ = SavedVariable({v}, false);")
+            value = (f"detail::wrapped_scalar({v}, detail::wrapped_dtype({v}), {device_of}.device())"
+                     if v in wrapped else v)
+            wire += guarded(v, f"node->{v}_ = SavedVariable({value}, false);")
     for v in saved:
         if v not in tensors and v != "result":
             tensor = v[:-len("_sizes")]
@@ -549,18 +590,22 @@ def gen_ops_cpp(decl):
             if op["inplace"]:
                 lines.append(f"Tensor& Tensor::{name}_({params[2:]}) {{ return graft::{name}_(*this{names}); }}")
         fns.append("\n".join(lines))
+    shared_nodes = {n for n in (op["node"] for op in decl["function"])
+                    if sum(op["node"] == n for op in decl["function"]) > 1}
     for op in decl["function"]:
-        name, args = op["name"], parse_args(op)
-        tensors = [a for t, a, _ in args if t == "const Tensor&"]
+        name, args, wrapped = op["name"], parse_args(op), wrapped_numbers(op)
+        tensors = [a for t, a, _ in args if t == "const Tensor&" or a in wrapped]
         inputs = tuple(op["derivatives"])
         formulas = [op["derivatives"][a] for a in inputs]
-        numbers = tuple(a for t, a, _ in args if t != "const Tensor&")
+        numbers = tuple(a for t, a, _ in args if a not in tensors)
         storage = {a: ARG_STORAGE[t] for t, a, _ in args}
-        node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage)
+        # overloads showing one node name (AddBackward0 for add.Tensor and add.Scalar) get a struct each
+        struct = f"{op['node']}_{op.get('overload', name)}" if op["node"] in shared_nodes else op["node"]
+        node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage, struct)
         nodes.append(node)
         # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
         sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
-        wire = gen_wiring(op["node"], inputs, saved, formulas, tensors, sources)
+        wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped)
         params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
         names = ", ".join(a for _, a, _ in args)
         lines = [f"Tensor {name}({params}) {{",
@@ -894,7 +939,7 @@ def main():
     unknown = set(decl) - set(FIELDS)
     if unknown:
         fail(f"unknown op families {sorted(unknown)}")
-    seen = set()
+    seen = {}
     for family in FIELDS:
         decl.setdefault(family, [])
         check(family, decl[family], seen)

@@ -146,37 +146,17 @@ class Tensor {
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
 
   // ---- math (see ops.h) ----
-  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
-  Tensor add(const Scalar& o, const Scalar& alpha = 1) const;
-  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
-  Tensor sub(const Scalar& o, const Scalar& alpha = 1) const;
-  Tensor mul(const Tensor& o) const;
-  Tensor mul(const Scalar& o) const;
-  Tensor div(const Tensor& o) const;
-  Tensor div(const Scalar& o) const;
-  Tensor pow(const Tensor& e) const;
-  Tensor pow(const Scalar& e) const;
   // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
   // ...; maximum(o), eq(o), lt(o), ...: generated from src/ops/ops.yaml
 #include "graft/core/tensor_generated_methods.inc"
-  Tensor square() const;
-  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
-  Tensor mean() const;
-  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
-  Tensor prod() const;
-  Tensor prod(int64_t dim, bool keepdim = false) const;
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   /// Advanced indexing (see graft::index).
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
   Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate = false) const;
-  Tensor floor_divide(const Tensor& o) const;
-  Tensor floor_divide(const Scalar& o) const;
-  Tensor remainder(const Tensor& o) const;
-  Tensor remainder(const Scalar& o) const;
   Tensor repeat(IntArrayRef repeats) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
 

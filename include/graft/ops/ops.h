@@ -93,48 +93,13 @@ Tensor get_rng_state();
 void set_rng_state(const Tensor& state);
 
 // ---- elementwise ----
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-/// a - alpha * b for a number `a` (PyTorch's rsub).
-Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Scalar& b);
-/// True division: integer inputs give a float result.
-Tensor div(const Tensor& a, const Tensor& b);
-Tensor div(const Tensor& a, const Scalar& b);
-/// a / b rounded as `rounding_mode` says: "trunc" (toward zero) or "floor" (toward -inf, as
-/// floor_divide), in the promoted dtype; integer division by zero raises. Zero gradients.
-Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
-Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode);
-/// Largest integer <= x, elementwise. Integer inputs give a copy; bool raises. Zero gradient.
-/// Python's `a // b`: the quotient rounded toward -inf (ints and floats alike), promoted dtype.
-/// Integer division by zero raises RuntimeError("ZeroDivisionError"); floats give +-inf/nan.
-/// Not differentiable: the result never requires grad.
-Tensor floor_divide(const Tensor& a, const Tensor& b);
-Tensor floor_divide(const Tensor& a, const Scalar& b);
-/// Python's `a % b`: a - b * floor_divide(a, b), with the sign of the divisor. Integer
-/// remainder by zero raises RuntimeError("ZeroDivisionError"). Gradients: d/da = 1,
-/// d/db = -floor_divide(a, b).
-Tensor remainder(const Tensor& a, const Tensor& b);
-Tensor remainder(const Tensor& a, const Scalar& b);
-Tensor remainder(const Scalar& a, const Tensor& b);
-Tensor pow(const Tensor& a, const Tensor& e);
-Tensor pow(const Tensor& a, const Scalar& e);
-Tensor pow(const Scalar& a, const Tensor& e);
-/// a * a as pow(a, 2) (PowBackward0); a bool tensor squares as int64, as PyTorch's.
-Tensor square(const Tensor& a);
+// add, sub, mul, div, remainder, pow and clamp (their Tensor and number overloads),
+// floor_divide and square are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
 /// In place: a = a * a.
 Tensor& square_(Tensor& a);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
 // neg, abs, sign, relu, isnan, isfinite, isinf, ..., and the activations silu, softplus,
 // leaky_relu, elu, ..., gelu are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
-Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-/// clamp with tensor bounds (broadcast, promoted; an undefined Tensor is no bound):
-/// min(max(a, min), max), NaN if any operand is NaN. Gradients flow to each bound where it is
-/// the result.
-Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max);
 // where(condition, self, other) over tensors is declared in src/ops/ops.yaml (generated_ops.h);
 // these overloads take a number for self or other.
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
@@ -149,9 +114,7 @@ bool equal(const Tensor& a, const Tensor& b);
 
 // ---- reductions ----
 /// dims empty = all dims.
-Tensor sum(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
-Tensor mean(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
-Tensor prod(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+// sum, mean and prod (over all elements and along dims) are declared in src/ops/ops.yaml.
 // max(self) and min(self) over all elements, and sum_to, are declared in src/ops/ops.yaml
 // (generated_ops.h); here are max and min along a dim.
 // amax and amin are declared in src/ops/ops.yaml (generated_ops.h).
