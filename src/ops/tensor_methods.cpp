@@ -98,18 +98,6 @@ Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
 Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
 Tensor operator/(const Scalar& a, const Tensor& b) { return mul(pow(b, -1.0), a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
-Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
-Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
-Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
-Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
-Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
-Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
-Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }
-Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }
-Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
-Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
-Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
-Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }

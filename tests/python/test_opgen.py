@@ -225,3 +225,26 @@ def test_a_bad_overload_is_refused(tmp_path, text, message):
     r = run(tmp_path, text)
     assert r.returncode != 0
     assert message in r.stderr
+
+
+LT = """
+  - name: lt
+    doc: Whether self < other, elementwise.
+    scalar: true
+    operator: '<'
+    kernel: x < y
+    reference: x < y
+"""
+
+
+def test_a_comparison_declares_its_operator(tmp_path):
+    r = run(tmp_path, "binary_predicate:" + LT)
+    assert r.returncode == 0, r.stderr
+    operators = (tmp_path / "gen/include/graft/core/tensor_generated_operators.inc").read_text()
+    assert "Tensor operator<(const Tensor& self, const Tensor& other);" in operators
+    assert "Tensor operator<(const Tensor& self, const Scalar& other);" in operators
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    assert "Tensor operator<(const Tensor& self, const Scalar& other) { return lt(self, other); }" in code
+    for bad in (LT.replace("'<'", "'<=>'"), LT.replace("scalar: true", "scalar: false")):
+        r = run(tmp_path, "binary_predicate:" + bad)
+        assert r.returncode != 0 and "operator must be one of" in r.stderr

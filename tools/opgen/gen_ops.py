@@ -14,6 +14,8 @@ nothing. What comes out (docs/notes/ops.md):
                                           includes it
   include/graft/core/tensor_generated_methods.inc
                                           the Tensor methods (included inside class Tensor)
+  include/graft/core/tensor_generated_operators.inc
+                                          the comparison operators (a < b), after class Tensor
   include/graft/ops/<family>_ops.def      X-macro rows, GRAFT_<FAMILY>_OP(name): the op table
                                           and the Python bindings expand them
   src/ops/generated_ops.cpp               backward nodes, forwards with their autograd wiring,
@@ -83,7 +85,9 @@ FIELDS = {
 }
 # fields a declaration may leave out: `overload` names one of several declarations of an op
 # (PyTorch's overload names: add.Tensor, add.Scalar), which are C++ overloads of one function
-OPTIONAL_FIELDS = {"function": {"overload"}, "composite": {"overload"}}
+# (overloads of one op); `operator` is the C++ operator a comparison also is (`a < b`)
+OPTIONAL_FIELDS = {"function": {"overload"}, "composite": {"overload"}, "binary_predicate": {"operator"}}
+COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
 # the function family's argument types: how the node stores one that a derivative names
@@ -146,6 +150,8 @@ def check(family, ops, seen):
                     fail(f"op '{name}': the derivative for {arg} does not use grad")
         if family == "binary_predicate" and not isinstance(op["scalar"], bool):
             fail(f"op '{name}': scalar must be true or false")
+        if "operator" in op and (op["operator"] not in COMPARISON_OPERATORS or not op.get("scalar")):
+            fail(f"op '{name}': operator must be one of {list(COMPARISON_OPERATORS)}, on an op with scalar: true")
         if family == "activation":
             check_activation(op)
         if family == "function":
@@ -375,6 +381,16 @@ def first_declarations(ops):
     return [op for op in ops if not (op["name"] in names or names.add(op["name"]))]
 
 
+def gen_operators(decl):
+    lines = [HEADER, "// The comparison operators of src/ops/ops.yaml (a < b is graft::lt(a, b)); included by",
+             "// graft/core/tensor.h after class Tensor."]
+    for op in decl["binary_predicate"]:
+        if "operator" in op:
+            lines.append(f"/// self {op['operator']} other elementwise: graft::{op['name']}, a bool tensor.")
+            lines += [f"Tensor operator{op['operator']}(const Tensor& self, const {t}& other);" for t in ("Tensor", "Scalar")]
+    return "\n".join(lines) + "\n"
+
+
 def gen_def(family, ops):
     ops = first_declarations(ops)
     macro = f"GRAFT_{family.upper()}_OP"
@@ -564,6 +580,9 @@ def gen_ops_cpp(decl):
                       f'  return detail::{forward}(self, other, "{name}", {binary_kernel_id(name)});',
                       "}",
                       f"Tensor Tensor::{name}(const Scalar& other) const {{ return graft::{name}(*this, other); }}"]
+        if "operator" in op:
+            lines += [f"Tensor operator{op['operator']}(const Tensor& self, const {t}& other) {{ "
+                      f"return {name}(self, other); }}" for t in ("Tensor", "Scalar")]
         fns.append("\n".join(lines))
     for op in decl["activation"]:
         name, params, names = op["name"], act_params(op, False), act_names(op)
@@ -946,6 +965,7 @@ def main():
     out = args.out
     write_if_changed(f"{out}/include/graft/ops/generated_ops.h", gen_public_header(decl))
     write_if_changed(f"{out}/include/graft/core/tensor_generated_methods.inc", gen_methods(decl))
+    write_if_changed(f"{out}/include/graft/core/tensor_generated_operators.inc", gen_operators(decl))
     write_if_changed(f"{out}/src/ops/generated_ops.cpp", gen_ops_cpp(decl))
     write_if_changed(f"{out}/include/graft/backend/generated_kernel_ids.h", gen_kernel_ids(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.h", gen_kernels_h(decl))

@@ -194,18 +194,8 @@ Tensor operator/(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Scalar& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
-Tensor operator==(const Tensor& a, const Tensor& b);
-Tensor operator!=(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator==(const Tensor& a, const Scalar& b);
-Tensor operator!=(const Tensor& a, const Scalar& b);
-Tensor operator<(const Tensor& a, const Scalar& b);
-Tensor operator<=(const Tensor& a, const Scalar& b);
-Tensor operator>(const Tensor& a, const Scalar& b);
-Tensor operator>=(const Tensor& a, const Scalar& b);
+// ==, !=, <, <=, >, >= (a tensor or a number on the right): generated from src/ops/ops.yaml
+#include "graft/core/tensor_generated_operators.inc"
 Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator+=(Tensor& a, const Scalar& b);
 Tensor& operator-=(Tensor& a, const Tensor& b);
