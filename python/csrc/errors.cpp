@@ -5,25 +5,34 @@
 
 namespace graft::python {
 
+namespace {
+
+template <class Err>
+bool is_a(const Error& e) {
+  return dynamic_cast<const Err*>(&e) != nullptr;
+}
+
+// The Python exception type of a graft error: the first entry of the table it is (so the more
+// derived types first); a plain Error or RuntimeError is a RuntimeError.
+PyObject* python_type_of(const Error& e, PyObject* out_of_memory) {
+  const std::pair<bool (*)(const Error&), PyObject*> types[] = {
+      {is_a<OutOfMemoryError>, out_of_memory}, {is_a<ValueError>, PyExc_ValueError},
+      {is_a<TypeError>, PyExc_TypeError},      {is_a<IndexError>, PyExc_IndexError},
+      {is_a<KeyError>, PyExc_KeyError},        {is_a<NotImplementedError>, PyExc_NotImplementedError}};
+  for (const auto& [is, type] : types)
+    if (is(e)) return type;
+  return PyExc_RuntimeError;
+}
+
+}  // namespace
+
 void init_errors(py::module_& m) {
   static py::exception<OutOfMemoryError> oom(m, "OutOfMemoryError", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const OutOfMemoryError& e) {
-      PyErr_SetString(oom.ptr(), e.what());
-    } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    } catch (const IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
-    } catch (const KeyError& e) {
-      PyErr_SetString(PyExc_KeyError, e.what());
-    } catch (const NotImplementedError& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+      PyErr_SetString(python_type_of(e, oom.ptr()), e.what());
     } catch (const py::cast_error& e) {
       // a Python value of the wrong type reached a conversion inside a binding: a TypeError, as
       // PyTorch's argument parser raises (pybind11 would say RuntimeError)

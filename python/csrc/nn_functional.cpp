@@ -163,20 +163,15 @@ void check_no_generator(py::handle generator, const char* fn) {
 
 void init_functions_part(py::module_& f) {
   // ---- convolution ----
-  f.def(
-      "conv1d",
-      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
-         py::handle padding, py::handle dilation,
-         int64_t groups) { return conv_nd(1, input, weight, bias, stride, padding, dilation, groups); },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("groups") = 1);
-  f.def(
-      "conv2d",
-      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
-         py::handle padding, py::handle dilation,
-         int64_t groups) { return conv_nd(2, input, weight, bias, stride, padding, dilation, groups); },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("groups") = 1);
+  for (const auto& [name, spatial_dims] : {std::pair{"conv1d", size_t{1}}, std::pair{"conv2d", size_t{2}}})
+    f.def(
+        name,
+        [dims = spatial_dims](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                              py::handle stride, py::handle padding, py::handle dilation, int64_t groups) {
+          return conv_nd(dims, input, weight, bias, stride, padding, dilation, groups);
+        },
+        py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+        py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
   f.def(
       "conv_transpose2d",
       [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
@@ -459,20 +454,16 @@ void init_init_part(py::module_& i) {
         return py::make_tuple(in, out);
       },
       py::arg("tensor"));
-  i.def(
-      "uniform_",
-      [](const Tensor& t, double a, double b, py::handle generator) {
-        check_no_generator(generator, "uniform_");
-        return nn::init::uniform_(t, a, b);
-      },
-      py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = py::none());
-  i.def(
-      "normal_",
-      [](const Tensor& t, double mean, double std, py::handle generator) {
-        check_no_generator(generator, "normal_");
-        return nn::init::normal_(t, mean, std);
-      },
-      py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = py::none());
+  // uniform_(a, b) and normal_(mean, std): two numbers (defaults 0 and 1) and a generator
+  for (auto [name, init, first, second] : {std::tuple{"uniform_", &nn::init::uniform_, "a", "b"},
+                                           std::tuple{"normal_", &nn::init::normal_, "mean", "std"}})
+    i.def(
+        name,
+        [name, init](const Tensor& t, double x, double y, py::handle generator) {
+          check_no_generator(generator, name);
+          return init(t, x, y);
+        },
+        py::arg("tensor"), py::arg(first) = 0.0, py::arg(second) = 1.0, py::arg("generator") = py::none());
   i.def(
       "trunc_normal_",
       [](const Tensor& t, double mean, double std, double a, double b, py::handle generator) {
@@ -490,20 +481,15 @@ void init_init_part(py::module_& i) {
       "zeros_", [](const Tensor& t) { return nn::init::zeros_(t); }, py::arg("tensor"));
   i.def(
       "eye_", [](const Tensor& t) { return nn::init::eye_(t); }, py::arg("tensor"));
-  i.def(
-      "xavier_uniform_",
-      [](const Tensor& t, double gain, py::handle generator) {
-        check_no_generator(generator, "xavier_uniform_");
-        return nn::init::xavier_uniform_(t, gain);
-      },
-      py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
-  i.def(
-      "xavier_normal_",
-      [](const Tensor& t, double gain, py::handle generator) {
-        check_no_generator(generator, "xavier_normal_");
-        return nn::init::xavier_normal_(t, gain);
-      },
-      py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
+  for (auto [name, init] : {std::pair{"xavier_uniform_", &nn::init::xavier_uniform_},
+                            std::pair{"xavier_normal_", &nn::init::xavier_normal_}})
+    i.def(
+        name,
+        [name, init](const Tensor& t, double gain, py::handle generator) {
+          check_no_generator(generator, name);
+          return init(t, gain);
+        },
+        py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
   // kaiming_uniform_ and kaiming_normal_: the same arguments and checks
   for (auto [name, init] : {std::pair{"kaiming_uniform_", &nn::init::kaiming_uniform_},
                             std::pair{"kaiming_normal_", &nn::init::kaiming_normal_}})

@@ -22,31 +22,25 @@ std::string caught(const std::string& type_name, int64_t worker, const char* wha
   return ::graft::detail::str("Caught ", type_name, " in DataLoader worker ", worker, ": ", what);
 }
 
-template <class Err>
-std::exception_ptr rewrap(const char* type_name, int64_t worker, const std::exception& e) {
+// `e` rewrapped as the first of Errs that it is (so list the most derived types first), with
+// the type's name in the message.
+template <class Err, class... Rest>
+std::exception_ptr rewrap(const Error& e, int64_t worker) {
+  if constexpr (sizeof...(Rest) > 0)
+    if (!dynamic_cast<const Err*>(&e)) return rewrap<Rest...>(e, worker);
+  std::string type_name = demangled_name(typeid(Err));
+  if (const size_t scope = type_name.rfind("::"); scope != std::string::npos)
+    type_name.erase(0, scope + 2);  // graft::ValueError -> ValueError
   return std::make_exception_ptr(Err(caught(type_name, worker, e.what())));
 }
 
 std::exception_ptr wrap(std::exception_ptr error, int64_t worker) {
-  // Most derived graft types first: OutOfMemoryError is a RuntimeError.
   try {
     std::rethrow_exception(error);
-  } catch (const OutOfMemoryError& e) {
-    return rewrap<OutOfMemoryError>("OutOfMemoryError", worker, e);
-  } catch (const ValueError& e) {
-    return rewrap<ValueError>("ValueError", worker, e);
-  } catch (const TypeError& e) {
-    return rewrap<TypeError>("TypeError", worker, e);
-  } catch (const IndexError& e) {
-    return rewrap<IndexError>("IndexError", worker, e);
-  } catch (const KeyError& e) {
-    return rewrap<KeyError>("KeyError", worker, e);
-  } catch (const NotImplementedError& e) {
-    return rewrap<NotImplementedError>("NotImplementedError", worker, e);
-  } catch (const RuntimeError& e) {
-    return rewrap<RuntimeError>("RuntimeError", worker, e);
   } catch (const Error& e) {
-    return rewrap<Error>("Error", worker, e);
+    // OutOfMemoryError is a RuntimeError, and every one an Error
+    return rewrap<OutOfMemoryError, ValueError, TypeError, IndexError, KeyError, NotImplementedError, RuntimeError,
+                  Error>(e, worker);
   } catch (const std::exception& e) {
     return std::make_exception_ptr(RuntimeError(caught(demangled_name(typeid(e)), worker, e.what())));
   } catch (...) {

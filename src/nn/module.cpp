@@ -90,19 +90,19 @@ void Module::collect(const std::string& prefix, bool params, bool bufs, bool per
         it.value()->collect(join(prefix, it.key()), params, bufs, persistent_only, true, out, seen);
 }
 
-std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
-OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+OrderedDict<std::string, Tensor> Module::named_tensors(bool params, bool buffers, bool recurse) const {
   OrderedDict<std::string, Tensor> out;
   std::unordered_set<const void*> seen;
-  collect("", true, false, false, recurse, out, &seen);
+  collect("", params, buffers, false, recurse, out, &seen);
   return out;
+}
+std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+  return named_tensors(/*params=*/true, /*buffers=*/false, recurse);
 }
 std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
 OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
-  OrderedDict<std::string, Tensor> out;
-  std::unordered_set<const void*> seen;
-  collect("", false, true, false, recurse, out, &seen);
-  return out;
+  return named_tensors(/*params=*/false, /*buffers=*/true, recurse);
 }
 std::vector<std::shared_ptr<Module>> Module::children() const { return named_children().values(); }
 OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const {

@@ -43,11 +43,15 @@ struct SavedIndices {
   }
 };
 
-struct IndexBackward0 final : Node {
-  GRAFT_NODE_NAME("IndexBackward0")
+// A node that saves the (optional) index tensors of index / index_put_: releases and reports them.
+struct NodeWithSavedIndices : Node {
   void release_variables() override { indices.reset(); }
   void visit_held(HeldVisitor& v) const override { indices.visit(v); }
   SavedIndices indices;
+};
+
+struct IndexBackward0 final : NodeWithSavedIndices {
+  GRAFT_NODE_NAME("IndexBackward0")
   Shape self_sizes;
   TensorList apply(TensorList&& g) override {
     Tensor z = zeros(self_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
@@ -55,11 +59,8 @@ struct IndexBackward0 final : Node {
     return {z};
   }
 };
-struct IndexPutBackward0 final : Node {
+struct IndexPutBackward0 final : NodeWithSavedIndices {
   GRAFT_NODE_NAME("IndexPutBackward0")
-  void release_variables() override { indices.reset(); }
-  void visit_held(HeldVisitor& v) const override { indices.visit(v); }
-  SavedIndices indices;
   Shape values_sizes;
   bool accumulate = false;
   TensorList apply(TensorList&& g) override {
@@ -145,6 +146,23 @@ void walk_box(IntArrayRef sizes, IntArrayRef sa, IntArrayRef sb, std::vector<int
       ctr[d] = 0;
     }
   }
+}
+
+// Calls f(work_offset, other_offset) for every element of the indexed result: work_offset in
+// the indexed tensor (work strides `ws`, the index values applied), other_offset in a tensor of
+// the result's shape with strides `other_strides` (the output of index, the values of index_put).
+template <class F>
+void for_each_indexed_element(const IndexPlan& p, IntArrayRef ws, IntArrayRef other_strides, F f) {
+  Shape ob, rs, rsa, rsb;
+  for (auto d : p.out_bpos) ob.push_back(other_strides[d]);
+  for (size_t i = 0; i < p.rest.size(); ++i) {
+    rs.push_back(p.work_sizes[p.rest[i]]);
+    rsa.push_back(ws[p.rest[i]]);
+    rsb.push_back(other_strides[p.out_rpos[i]]);
+  }
+  std::vector<int64_t> woff, ooff, ctr(rs.size());
+  broadcast_offsets(p, ws, ob, woff, ooff);
+  for (size_t n = 0; n < woff.size(); ++n) walk_box(rs, rsa, rsb, ctr, woff[n], ooff[n], f);
 }
 
 [[noreturn]] void dim_out_of_range(int64_t d, int64_t ndim) {
@@ -314,22 +332,11 @@ void check_index_put_values(const Tensor& self, const IndexPlan& p, const Tensor
 
 void index_gather(const Tensor& out, const Tensor& src, const IndexPlan& p) {
   if (out.numel() == 0 || !detail::has_data(out)) return;  // meta: nothing to move
-  const Shape ws = work_strides(src, p);
-  Shape ob, rs, rsa, rsb;
-  for (auto d : p.out_bpos) ob.push_back(out.strides()[d]);
-  for (size_t i = 0; i < p.rest.size(); ++i) {
-    rs.push_back(p.work_sizes[p.rest[i]]);
-    rsa.push_back(ws[p.rest[i]]);
-    rsb.push_back(out.strides()[p.out_rpos[i]]);
-  }
-  std::vector<int64_t> soff, ooff, ctr(rs.size());
-  broadcast_offsets(p, ws, ob, soff, ooff);
   GRAFT_DISPATCH_ALL(src.dtype(), "index", [&] {
     using T = scalar_t;
     T* o = static_cast<T*>(out.data_ptr());
     const T* s = static_cast<const T*>(src.data_ptr());
-    auto f = [&](int64_t a, int64_t b) { o[b] = s[a]; };
-    for (size_t n = 0; n < soff.size(); ++n) walk_box(rs, rsa, rsb, ctr, soff[n], ooff[n], f);
+    for_each_indexed_element(p, work_strides(src, p), out.strides(), [&](int64_t a, int64_t b) { o[b] = s[a]; });
   });
 }
 
@@ -340,26 +347,14 @@ void index_scatter(const Tensor& dst, const IndexPlan& p, const Tensor& values, 
   const int64_t nd = static_cast<int64_t>(p.out_sizes.size());
   Shape vst(static_cast<size_t>(nd), 0);
   for (int64_t i = 0; i < values.dim(); ++i) vst[nd - values.dim() + i] = values.size(i) == 1 ? 0 : values.stride(i);
-  Shape vb, rs, rsa, rsb;
-  for (auto d : p.out_bpos) vb.push_back(vst[d]);
-  for (size_t i = 0; i < p.rest.size(); ++i) {
-    rs.push_back(p.work_sizes[p.rest[i]]);
-    rsa.push_back(ws[p.rest[i]]);
-    rsb.push_back(vst[p.out_rpos[i]]);
-  }
-  std::vector<int64_t> doff, voff, ctr(rs.size());
-  broadcast_offsets(p, ws, vb, doff, voff);
   GRAFT_DISPATCH_ALL(dst.dtype(), "index_put", [&] {
     using T = scalar_t;
     T* d = static_cast<T*>(dst.data_ptr());
     const T* v = static_cast<const T*>(values.data_ptr());
-    if (accumulate) {
-      auto f = [&](int64_t a, int64_t b) { d[a] = static_cast<T>(d[a] + v[b]); };
-      for (size_t n = 0; n < doff.size(); ++n) walk_box(rs, rsa, rsb, ctr, doff[n], voff[n], f);
-    } else {
-      auto f = [&](int64_t a, int64_t b) { d[a] = v[b]; };
-      for (size_t n = 0; n < doff.size(); ++n) walk_box(rs, rsa, rsb, ctr, doff[n], voff[n], f);
-    }
+    if (accumulate)
+      for_each_indexed_element(p, ws, vst, [&](int64_t a, int64_t b) { d[a] = static_cast<T>(d[a] + v[b]); });
+    else
+      for_each_indexed_element(p, ws, vst, [&](int64_t a, int64_t b) { d[a] = v[b]; });
   });
 }
 

@@ -102,14 +102,22 @@ struct MaxPool2DWithIndicesBackward0 final : Node {
 inline int64_t window_start(int64_t i, int64_t in, int64_t out) { return checked_mul(i, in) / out; }
 inline int64_t window_end(int64_t i, int64_t in, int64_t out) { return (checked_mul(i + 1, in) + out - 1) / out; }
 
-// Calls f(hs, he, ws, we) for each adaptive window of an H x W plane pooled to oh x ow, in the
-// output's row-major order: the forward averages over the window, the backward shares into it.
-template <class F>
-void for_each_adaptive_window(int64_t H, int64_t W, int64_t oh, int64_t ow, F&& f) {
-  for (int64_t i = 0; i < oh; ++i) {
-    const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
-    for (int64_t j = 0; j < ow; ++j) f(hs, he, window_start(j, W, ow), window_end(j, W, ow));
-  }
+// Calls f(plane, cell, hs, he, ws, we) for each adaptive window of every plane, in the pooled
+// tensor's row-major order: `full` [..., H, W] and `pooled` [..., oh, ow] are contiguous tensors
+// of T, plane points at the window's H x W plane of full, cell is the window's element of pooled,
+// and the window is rows [hs, he) x columns [ws, we) of the plane. The forward averages the
+// window into its cell, the backward shares the cell's gradient out over the window.
+template <class T, class F>
+void for_each_adaptive_window(const Tensor& full, const Tensor& pooled, F&& f) {
+  const int64_t H = full.size(-2), W = full.size(-1), oh = pooled.size(-2), ow = pooled.size(-1);
+  const int64_t planes = oh * ow == 0 ? 0 : pooled.numel() / (oh * ow);
+  T* plane = full.data_ptr<T>();
+  T* cell = pooled.data_ptr<T>();
+  for (int64_t pl = 0; pl < planes; ++pl, plane += H * W)
+    for (int64_t i = 0; i < oh; ++i) {
+      const int64_t hs = window_start(i, H, oh), he = window_end(i, H, oh);
+      for (int64_t j = 0; j < ow; ++j) f(plane, *cell++, hs, he, window_start(j, W, ow), window_end(j, W, ow));
+    }
 }
 
 // Window i covers [floor(i*in/out), ceil((i+1)*in/out)): row i of the averaging matrix [out, in],
@@ -228,18 +236,15 @@ Tensor detail::adaptive_avg_pool2d_forward(const Tensor& input, IntArrayRef outp
   out_sizes[out_sizes.size() - 1] = os[1];
   Tensor x = input.contiguous();
   Tensor out = detail::new_empty(out_sizes, input.dtype(), input.device());
-  const int64_t planes = H * W == 0 ? 0 : x.numel() / (H * W);
   if (detail::has_data(out))
     GRAFT_DISPATCH_FLOATING(input.dtype(), "adaptive_avg_pool2d", [&] {
-      const scalar_t* src = x.data_ptr<scalar_t>();
-      scalar_t* dst = out.data_ptr<scalar_t>();
-      for (int64_t pl = 0; pl < planes; ++pl, src += H * W)
-        for_each_adaptive_window(H, W, os[0], os[1], [&](int64_t hs, int64_t he, int64_t ws, int64_t we) {
-          double acc = 0;
-          for (int64_t h = hs; h < he; ++h)
-            for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(src[h * W + w]);
-          *dst++ = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
-        });
+      for_each_adaptive_window<scalar_t>(
+          x, out, [&](const scalar_t* plane, scalar_t& avg, int64_t hs, int64_t he, int64_t ws, int64_t we) {
+            double acc = 0;
+            for (int64_t h = hs; h < he; ++h)
+              for (int64_t w = ws; w < we; ++w) acc += static_cast<double>(plane[h * W + w]);
+            avg = static_cast<scalar_t>(acc / static_cast<double>((he - hs) * (we - ws)));
+          });
     });
   return out;
 }
@@ -256,17 +261,14 @@ Tensor derivatives::adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef
                   averaging(ow, W, grad.dtype(), grad.device()));
   Tensor go = grad.contiguous();
   Tensor gi = zeros(input_sizes, TensorOptions(go.dtype()).device(go.device()));
-  const int64_t planes = oh * ow == 0 ? 0 : go.numel() / (oh * ow);
   if (detail::has_data(gi))
     GRAFT_DISPATCH_FLOATING(go.dtype(), "adaptive_avg_pool2d_backward", [&] {
-      const scalar_t* src = go.data_ptr<scalar_t>();
-      scalar_t* dst = gi.data_ptr<scalar_t>();
-      for (int64_t pl = 0; pl < planes; ++pl, dst += H * W)
-        for_each_adaptive_window(H, W, oh, ow, [&](int64_t hs, int64_t he, int64_t ws, int64_t we) {
-          const scalar_t share = *src++ / static_cast<scalar_t>((he - hs) * (we - ws));
-          for (int64_t h = hs; h < he; ++h)
-            for (int64_t w = ws; w < we; ++w) dst[h * W + w] += share;
-        });
+      for_each_adaptive_window<scalar_t>(
+          gi, go, [&](scalar_t* plane, const scalar_t& cell_grad, int64_t hs, int64_t he, int64_t ws, int64_t we) {
+            const scalar_t share = cell_grad / static_cast<scalar_t>((he - hs) * (we - ws));
+            for (int64_t h = hs; h < he; ++h)
+              for (int64_t w = ws; w < we; ++w) plane[h * W + w] += share;
+          });
     });
   return gi;
 }

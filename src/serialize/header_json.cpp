@@ -54,21 +54,18 @@ class HeaderSax {
         if (k == "__metadata__") {
           if (seen_metadata_) return fail("duplicate '__metadata__'");
           seen_metadata_ = true;
-          state_ = State::MetaValue;
-          return true;
+          return move_to(State::MetaValue);
         }
         if (k.empty()) return fail("empty tensor name");
         if (!names_.insert(k).second) return fail("duplicate tensor name '" + k + "'");
         entry_ = RawEntry{};
         entry_.name = k;
         have_dtype_ = have_shape_ = have_offsets_ = false;
-        state_ = State::EntryValue;
-        return true;
+        return move_to(State::EntryValue);
       case State::MetaKey:
         if (header.metadata.count(k)) return fail("'__metadata__' has duplicate key '" + k + "'");
         meta_key_ = k;
-        state_ = State::MetaString;
-        return true;
+        return move_to(State::MetaString);
       case State::EntryKey: {
         bool* seen = nullptr;
         if (k == "dtype") {
@@ -87,8 +84,7 @@ class HeaderSax {
           if (*seen) return fail(tensor_prefix() + "duplicate field '" + k + "'");
           *seen = true;
         }
-        state_ = State::FieldValue;
-        return true;
+        return move_to(State::FieldValue);
       }
       case State::Skip:
         return true;
@@ -100,18 +96,15 @@ class HeaderSax {
   bool end_object() {
     switch (state_) {
       case State::TopKey:
-        state_ = State::Done;
-        return true;
+        return move_to(State::Done);
       case State::MetaKey:
-        state_ = State::TopKey;
-        return true;
+        return move_to(State::TopKey);
       case State::EntryKey:
         if (!have_dtype_) return fail(tensor_prefix() + "missing 'dtype'");
         if (!have_shape_) return fail(tensor_prefix() + "missing 'shape'");
         if (!have_offsets_) return fail(tensor_prefix() + "missing 'data_offsets'");
         header.entries.push_back(std::move(entry_));
-        state_ = State::TopKey;
-        return true;
+        return move_to(State::TopKey);
       case State::Skip:
         return end_skipped();
       default:
@@ -122,14 +115,12 @@ class HeaderSax {
   bool end_array() {
     switch (state_) {
       case State::ShapeItem:
-        state_ = State::EntryKey;
-        return true;
+        return move_to(State::EntryKey);
       case State::OffsetItem:
         if (offsets_seen_ != 2)
           return fail(tensor_prefix() + "'data_offsets' must have exactly 2 entries, found " +
                       std::to_string(offsets_seen_));
-        state_ = State::EntryKey;
-        return true;
+        return move_to(State::EntryKey);
       case State::Skip:
         return end_skipped();
       default:
@@ -167,6 +158,11 @@ class HeaderSax {
   static constexpr const char* kOffsetsMust = "'data_offsets' must be an array of two non-negative integers";
 
   std::string tensor_prefix() const { return "tensor '" + entry_.name + "': "; }
+  /// Accepts the event: the parse goes on in state `next`.
+  bool move_to(State next) {
+    state_ = next;
+    return true;
+  }
   bool fail(std::string what) {
     if (error.empty()) error = std::move(what);
     return false;
@@ -174,13 +170,9 @@ class HeaderSax {
   /// A value that must be of kind `expected`: moves to `next`, or fails with `what`.
   bool expect(Kind kind, Kind expected, std::string what, State next) {
     if (kind != expected) return fail(std::move(what));
-    state_ = next;
-    return true;
+    return move_to(next);
   }
-  bool end_skipped() {
-    if (--skip_depth_ == 0) state_ = State::EntryKey;
-    return true;
-  }
+  bool end_skipped() { return move_to(--skip_depth_ == 0 ? State::EntryKey : State::Skip); }
 
   // Every value event (scalars and the start of objects and arrays) goes through here.
   bool value(Kind kind, const std::string& found) {
@@ -189,18 +181,14 @@ class HeaderSax {
       case State::Start:
         return expect(kind, Kind::Object, "header is not a JSON object" + found_part, State::TopKey);
       case State::MetaValue:
-        if (kind == Kind::Null) {
-          state_ = State::TopKey;
-          return true;
-        }
+        if (kind == Kind::Null) return move_to(State::TopKey);
         return expect(kind, Kind::Object, "'__metadata__' must be an object mapping strings to strings" + found_part,
                       State::MetaKey);
       case State::MetaString:
         if (kind != Kind::String)
           return fail("'__metadata__' value of key '" + meta_key_ + "' must be a string" + found_part);
         header.metadata.emplace(std::move(meta_key_), std::move(*string_value_));
-        state_ = State::MetaKey;
-        return true;
+        return move_to(State::MetaKey);
       case State::EntryValue:
         return expect(kind, Kind::Object,
                       tensor_prefix() + "entry must be an object with dtype, shape and data_offsets" + found_part,
@@ -229,22 +217,18 @@ class HeaderSax {
       case Field::Dtype:
         if (kind != Kind::String) return fail(tensor_prefix() + "'dtype' must be a string" + found_part);
         entry_.dtype = std::move(*string_value_);
-        state_ = State::EntryKey;
-        return true;
+        return move_to(State::EntryKey);
       case Field::Shape:
         return expect(kind, Kind::Array, tensor_prefix() + kShapeMust + found_part, State::ShapeItem);
       case Field::Offsets:
         offsets_seen_ = 0;
         return expect(kind, Kind::Array, tensor_prefix() + kOffsetsMust + found_part, State::OffsetItem);
-      case Field::Unknown:
+      case Field::Unknown: {
         // Fields graft does not know are ignored, as the reference readers do.
-        if (kind == Kind::Object || kind == Kind::Array) {
-          skip_depth_ = 1;
-          state_ = State::Skip;
-        } else {
-          state_ = State::EntryKey;
-        }
-        return true;
+        const bool nested = kind == Kind::Object || kind == Kind::Array;
+        if (nested) skip_depth_ = 1;
+        return move_to(nested ? State::Skip : State::EntryKey);
+      }
     }
     return fail("malformed header");
   }

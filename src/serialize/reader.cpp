@@ -39,10 +39,34 @@ void convert(const char* src, Dst* dst, int64_t n, F f) {
   }
 }
 
+// Reads n elements of a safetensors dtype at src into dst, as the graft dtype it loads as.
+using Conversion = void (*)(const char* src, void* dst, int64_t n);
+
 template <class Src, class Dst>
-void widen(const char* src, Dst* dst, int64_t n) {
-  convert<Src>(src, dst, n, [](Src s) { return static_cast<Dst>(s); });
+void widen(const char* src, void* dst, int64_t n) {
+  convert<Src>(src, static_cast<Dst*>(dst), n, [](Src s) { return static_cast<Dst>(s); });
 }
+
+template <float (*to_float)(uint16_t)>
+void to_float32(const char* src, void* dst, int64_t n) {
+  convert<uint16_t>(src, static_cast<float*>(dst), n, to_float);
+}
+
+// Any non-zero byte is true: a bool object must hold 0 or 1.
+void to_bool(const char* src, void* dst, int64_t n) {
+  convert<uint8_t>(src, static_cast<bool*>(dst), n, [](uint8_t b) { return b != 0; });
+}
+
+// The conversion of each safetensors dtype whose bytes graft cannot take as they are (see
+// graft_dtype_for); I32, I64, F32 and F64 are copied.
+constexpr std::pair<StDtype, Conversion> kConversions[] = {{StDtype::BOOL, to_bool},
+                                                           {StDtype::U8, widen<uint8_t, int32_t>},
+                                                           {StDtype::I8, widen<int8_t, int32_t>},
+                                                           {StDtype::I16, widen<int16_t, int32_t>},
+                                                           {StDtype::U16, widen<uint16_t, int32_t>},
+                                                           {StDtype::U32, widen<uint32_t, int64_t>},
+                                                           {StDtype::F16, to_float32<half_to_float>},
+                                                           {StDtype::BF16, to_float32<bfloat16_to_float>}};
 
 // A graft tensor holding a copy of `e`'s bytes (converted to the graft dtype).
 Tensor make_tensor(const TensorEntry& e, DType dtype, const char* src) {
@@ -56,33 +80,13 @@ Tensor make_tensor(const TensorEntry& e, DType dtype, const char* src) {
     case StDtype::F32:
     case StDtype::F64:
       std::memcpy(dst, src, e.end - e.begin);
-      break;
-    // Any non-zero byte is true: a bool object must hold 0 or 1.
-    case StDtype::BOOL:
-      convert<uint8_t>(src, static_cast<bool*>(dst), n, [](uint8_t b) { return b != 0; });
-      break;
-    case StDtype::U8:
-      widen<uint8_t>(src, static_cast<int32_t*>(dst), n);
-      break;
-    case StDtype::I8:
-      widen<int8_t>(src, static_cast<int32_t*>(dst), n);
-      break;
-    case StDtype::I16:
-      widen<int16_t>(src, static_cast<int32_t*>(dst), n);
-      break;
-    case StDtype::U16:
-      widen<uint16_t>(src, static_cast<int32_t*>(dst), n);
-      break;
-    case StDtype::U32:
-      widen<uint32_t>(src, static_cast<int64_t*>(dst), n);
-      break;
-    case StDtype::F16:
-      convert<uint16_t>(src, static_cast<float*>(dst), n, half_to_float);
-      break;
-    case StDtype::BF16:
-      convert<uint16_t>(src, static_cast<float*>(dst), n, bfloat16_to_float);
-      break;
+      return t;
     default:
+      for (const auto& [st_dtype, conversion] : kConversions)
+        if (st_dtype == e.dtype) {
+          conversion(src, dst, n);
+          return t;
+        }
       GRAFT_INTERNAL_ASSERT(false, "safetensors: no conversion for dtype ", st_dtype_name(e.dtype));
   }
   return t;

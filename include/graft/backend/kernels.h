@@ -105,6 +105,12 @@ void check_copy_devices(const Tensor& dst, const Tensor& src);
 [[gnu::always_inline]] inline void same_device(const Tensor& a, const Tensor& b) {
   if (b.defined() && a.device() != b.device()) check_same_device(a, b);
 }
+/// The kernels of `out`'s device, after checking that every defined input is on that device.
+template <class... Inputs>
+[[gnu::always_inline]] inline const KernelTable& kernels_on(const Tensor& out, const Inputs&... inputs) {
+  (same_device(out, inputs), ...);
+  return kernels_for(out.device());
+}
 
 // ---- the dispatch: the output's device picks the table; the inputs must be on it too (copy
 // alone crosses devices)
@@ -115,29 +121,21 @@ inline void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0,
 }
 /// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
 inline void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
-  same_device(out, a);
-  same_device(out, b);
-  kernels_for(out.device()).binary(op, out, a, b, alpha);
+  kernels_on(out, a, b).binary(op, out, a, b, alpha);
 }
 /// out = a op s, with s converted to a's dtype; `reverse` computes s op a.
 inline void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s, const Scalar& alpha = 1,
                           bool reverse = false) {
-  same_device(out, a);
-  kernels_for(out.device()).binary_scalar(op, out, a, s, alpha, reverse);
+  kernels_on(out, a).binary_scalar(op, out, a, s, alpha, reverse);
 }
 /// out = a // b, a % b or trunc(a / b), broadcast, a and b of out's dtype. Returns true when an
 /// integer division by zero happened (the caller raises).
 inline bool rounding_div(DivMode mode, const Tensor& out, const Tensor& a, const Tensor& b) {
-  same_device(out, a);
-  same_device(out, b);
-  return kernels_for(out.device()).rounding_div(mode, out, a, b);
+  return kernels_on(out, a, b).rounding_div(mode, out, a, b);
 }
 /// out = cond ? a : b (broadcast; cond bool, a and b out's dtype).
 inline void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  same_device(out, cond);
-  same_device(out, a);
-  same_device(out, b);
-  kernels_for(out.device()).where(out, cond, a, b);
+  kernels_on(out, cond, a, b).where(out, cond, a, b);
 }
 /// dst = src broadcast to dst's shape, converting dtype. dst may be any strided tensor. Both on
 /// one device (copies between devices are Tensor::to's business).
@@ -167,46 +165,35 @@ inline void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
   kernels_for(c.device()).gemm(c, a, b);
 }
 inline void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
-  same_device(out, a);
-  same_device(a, index);
-  kernels_for(out.device()).index_select(out, a, dim, index);
+  kernels_on(out, a, index).index_select(out, a, dim, index);
 }
 /// out (already a copy of self) += source along dim at index.
 inline void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source) {
-  same_device(out, index);
-  same_device(out, source);
-  kernels_for(out.device()).index_add(out, dim, index, source);
+  kernels_on(out, index, source).index_add(out, dim, index, source);
 }
 inline void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
-  same_device(out, a);
-  same_device(a, index);
-  kernels_for(out.device()).gather(out, a, dim, index);
+  kernels_on(out, a, index).gather(out, a, dim, index);
 }
 /// out (already a copy of self) scatter-adds src at index along dim.
 inline void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
-  same_device(out, index);
-  same_device(out, src);
-  kernels_for(out.device()).scatter_add(out, dim, index, src);
+  kernels_on(out, index, src).scatter_add(out, dim, index, src);
 }
 /// im2col: x [N, C, H, W] (contiguous) -> the columns of every window position, zero where the
 /// window reads padding. Element (n, row, l) of the columns (row = (c*kh + i)*kw + j,
 /// l = window position) is written at cols.data + n*ns + row*rs + l: ns = rows*L, rs = L gives
 /// [N, C*kh*kw, L]; ns = L, rs = N*L gives one [C*kh*kw, N*L] matrix for a single GEMM.
 inline void im2col(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs) {
-  same_device(cols, x);
-  kernels_for(cols.device()).im2col(cols, x, w, ns, rs);
+  kernels_on(cols, x).im2col(cols, x, w, ns, rs);
 }
 /// col2im: x [N, C, H, W] (contiguous, zero-filled by the caller) += every column scattered
 /// back to the input positions it was read from (the adjoint of im2col; same layout args).
 inline void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs) {
-  same_device(x, cols);
-  kernels_for(x.device()).col2im(x, cols, w, ns, rs);
+  kernels_on(x, cols).col2im(x, cols, w, ns, rs);
 }
 /// Max pooling over planes: x [P, H, W] (contiguous) -> out [P, oh, ow] and int64 indices
 /// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
 inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w) {
-  same_device(out, x);
-  kernels_for(out.device()).max_pool2d(out, indices, x, w);
+  kernels_on(out, x).max_pool2d(out, indices, x, w);
 }
 /// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
 /// non-tensor arguments `args` (nullptr when it has none).
@@ -215,9 +202,7 @@ inline void generated(int k, const Tensor& out, const Tensor& a, const double* a
 }
 /// out = the generated binary op number `k` of a and b (see generated_kernel_ids.h).
 inline void generated_binary(int k, const Tensor& out, const Tensor& a, const Tensor& b) {
-  same_device(out, a);
-  same_device(out, b);
-  kernels_for(out.device()).generated_binary[k](out, a, b);
+  kernels_on(out, a, b).generated_binary[k](out, a, b);
 }
 
 /// A view of t's storage with the given geometry and no autograd history (kernels only).

@@ -108,6 +108,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void replace_module_impl(const std::string& name, std::shared_ptr<Module> module);
   void collect(const std::string& prefix, bool params, bool buffers, bool persistent_only, bool recurse,
                OrderedDict<std::string, Tensor>& out, std::unordered_set<const void*>* seen = nullptr) const;
+  /// The parameters and/or buffers by dotted name, each tensor once (named_parameters, named_buffers).
+  OrderedDict<std::string, Tensor> named_tensors(bool params, bool buffers, bool recurse) const;
   template <class F>
   void for_each_tensor(F&& f);
   void convert_tensors(const std::function<Tensor(const Tensor&)>& fn);

@@ -300,7 +300,9 @@ T remainder_value(T a, T b, bool& zero_div) {
 bool rounding_div(DivMode mode, const Tensor& out, const Tensor& x, const Tensor& y) {
   bool zero_div = false;
   auto run = [&]<class T>() {
-    if (mode == DivMode::Remainder)
+    if constexpr (std::is_same_v<T, bool>)
+      GRAFT_INTERNAL_ASSERT(false, "rounding_div: bool is refused by the op");
+    else if (mode == DivMode::Remainder)
       elementwise<T, T, T>(
           out, [&](T p, T q) { return remainder_value(p, q, zero_div); }, x, y);
     else if (mode == DivMode::Trunc)
@@ -310,22 +312,7 @@ bool rounding_div(DivMode mode, const Tensor& out, const Tensor& x, const Tensor
       elementwise<T, T, T>(
           out, [&](T p, T q) { return floor_div_value(p, q, zero_div); }, x, y);
   };
-  switch (out.dtype()) {
-    case kInt32:
-      run.template operator()<int32_t>();
-      break;
-    case kInt64:
-      run.template operator()<int64_t>();
-      break;
-    case kFloat32:
-      run.template operator()<float>();
-      break;
-    case kFloat64:
-      run.template operator()<double>();
-      break;
-    case kBool:
-      GRAFT_INTERNAL_ASSERT(false, "rounding_div: bool is refused by the op");
-  }
+  GRAFT_DISPATCH_ALL(out.dtype(), "rounding_div", [&] { run.template operator()<scalar_t>(); });
   return zero_div;
 }
 

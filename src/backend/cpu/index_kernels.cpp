@@ -30,6 +30,33 @@ void for_each_except(IntArrayRef shape, int64_t dim, const std::array<IntArrayRe
   }
 }
 
+// The elements of a tensor along one dim through one position: line[i] is the i-th.
+template <class T>
+struct StridedLine {
+  T* data;
+  int64_t stride;
+  T& operator[](int64_t i) const { return data[i * stride]; }
+};
+
+// gather's and scatter_add's walk: for every entry of `index`, calls f(out_line, other_line, j,
+// k) with the lines along dim of out (T) and other (const T) through the entry's position, j the
+// entry's position along dim and k its value.
+template <class T, class F>
+void for_each_index_entry(const Tensor& out, const Tensor& other, const Tensor& index, int64_t dim, F f) {
+  T* o = static_cast<T*>(out.data_ptr());
+  const T* x = static_cast<const T*>(other.data_ptr());
+  const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
+  const int64_t L = index.dim() ? index.size(dim) : 1;
+  auto stride_along = [dim](const Tensor& t) { return t.dim() ? t.stride(dim) : 0; };
+  const int64_t ost = stride_along(out), xst = stride_along(other), ist = stride_along(index);
+  for_each_except<3>(index.sizes(), index.dim() ? dim : -1, {out.strides(), other.strides(), index.strides()},
+                     [&](const std::array<int64_t, 3>& off) {
+                       const StridedLine<T> out_line{o + off[0], ost};
+                       const StridedLine<const T> other_line{x + off[1], xst};
+                       for (int64_t j = 0; j < L; ++j) f(out_line, other_line, j, ix[off[2] + j * ist]);
+                     });
+}
+
 }  // namespace
 
 void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
@@ -56,39 +83,21 @@ void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor
 
 void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
   GRAFT_DISPATCH_ALL(a.dtype(), "gather", [&] {
-    using T = scalar_t;
-    T* o = static_cast<T*>(out.data_ptr());
-    const T* x = static_cast<const T*>(a.data_ptr());
-    const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
-    const int64_t L = index.dim() ? index.size(dim) : 1;
-    const int64_t ast = a.dim() ? a.stride(dim) : 0, ist = index.dim() ? index.stride(dim) : 0,
-                  ost = out.dim() ? out.stride(dim) : 0;
-    for_each_except<3>(index.sizes(), index.dim() ? dim : -1, {out.strides(), a.strides(), index.strides()},
-                       [&](const std::array<int64_t, 3>& off) {
-                         for (int64_t j = 0; j < L; ++j) o[off[0] + j * ost] = x[off[1] + ix[off[2] + j * ist] * ast];
-                       });
+    for_each_index_entry<scalar_t>(out, a, index, dim,
+                                   [](auto out_line, auto a_line, int64_t j, int64_t k) { out_line[j] = a_line[k]; });
   });
 }
 
 void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
   GRAFT_DISPATCH_ALL(out.dtype(), "scatter_add", [&] {
     using T = scalar_t;
-    T* o = static_cast<T*>(out.data_ptr());
-    const T* s = static_cast<const T*>(src.data_ptr());
-    const int64_t* ix = static_cast<const int64_t*>(index.data_ptr());
-    const int64_t L = index.dim() ? index.size(dim) : 1;
-    const int64_t ost = out.dim() ? out.stride(dim) : 0, ist = index.dim() ? index.stride(dim) : 0,
-                  sst = src.dim() ? src.stride(dim) : 0;
-    for_each_except<3>(index.sizes(), index.dim() ? dim : -1, {out.strides(), src.strides(), index.strides()},
-                       [&](const std::array<int64_t, 3>& off) {
-                         for (int64_t j = 0; j < L; ++j) {
-                           T& dst = o[off[0] + ix[off[2] + j * ist] * ost];
-                           if constexpr (std::is_same_v<T, bool>)
-                             dst = dst || s[off[1] + j * sst];
-                           else
-                             dst = static_cast<T>(dst + s[off[1] + j * sst]);
-                         }
-                       });
+    for_each_index_entry<T>(out, src, index, dim, [](auto out_line, auto src_line, int64_t j, int64_t k) {
+      T& dst = out_line[k];
+      if constexpr (std::is_same_v<T, bool>)
+        dst = dst || src_line[j];
+      else
+        dst = static_cast<T>(dst + src_line[j]);
+    });
   });
 }
 

@@ -1,11 +1,12 @@
 """What the layers share: creating their weight and bias parameters (the normalization layers'
-affine ones too), PyTorch's default initialisation of them, and extra_repr's list of the
-options that differ from the defaults."""
+affine ones too), PyTorch's default initialisation of them, extra_repr's list of the options
+that differ from the defaults, and the base of the layers that are one call of a function."""
 import math
 
 from ... import _C
 from .. import init
 from ..parameter import Parameter
+from .module import Module
 
 
 def make_weight_and_bias(module, weight_shape, bias_size, bias, device, dtype):
@@ -51,3 +52,22 @@ def changed_options(module, **defaults):
         if changed:
             s += f", {name}={value}"
     return s
+
+
+class OneCallLayer(Module):
+    """A layer whose forward is one call, ``_fn(input, *options)``: the options are the attributes
+    named by ``_options``, which __init__ sets from its arguments in that order and extra_repr
+    lists as ``name=value``."""
+
+    _options = ()
+
+    def __init__(self, *values):
+        super().__init__()
+        for name, value in zip(self._options, values):
+            setattr(self, name, value)
+
+    def forward(self, input):
+        return self._fn(input, *(getattr(self, name) for name in self._options))
+
+    def extra_repr(self):
+        return ", ".join(f"{name}={getattr(self, name)}" for name in self._options)

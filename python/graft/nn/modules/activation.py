@@ -7,6 +7,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._layer_utils import OneCallLayer
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
@@ -148,15 +149,14 @@ class LogSigmoid(Module):
         return F.logsigmoid(input)
 
 
-class Hardshrink(Module):
+class Hardshrink(OneCallLayer):
     """x where |x| > lambd, 0 elsewhere."""
 
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
+    _options = ("lambd",)
+    _fn = staticmethod(F.hardshrink)
 
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
+    def __init__(self, lambd=0.5):
+        super().__init__(lambd)
 
     def extra_repr(self):
         return f"{self.lambd}"
@@ -165,8 +165,7 @@ class Hardshrink(Module):
 class Softshrink(Hardshrink):
     """x - lambd where x > lambd, x + lambd where x < -lambd, 0 elsewhere."""
 
-    def forward(self, input):
-        return F.softshrink(input, self.lambd)
+    _fn = staticmethod(F.softshrink)
 
 
 class _AlongDim(Module):

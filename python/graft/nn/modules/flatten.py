@@ -1,27 +1,24 @@
 """Flatten and Unflatten."""
-from .module import Module
+from ._layer_utils import OneCallLayer
 
 
-class Flatten(Module):
+class Flatten(OneCallLayer):
     """Flattens dims start_dim..end_dim into one."""
 
+    _options = ("start_dim", "end_dim")
+    _fn = staticmethod(lambda input, start_dim, end_dim: input.flatten(start_dim, end_dim))
+
     def __init__(self, start_dim=1, end_dim=-1):
-        super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
-
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self):
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+        super().__init__(start_dim, end_dim)
 
 
-class Unflatten(Module):
+class Unflatten(OneCallLayer):
     """Splits dim ``dim`` into ``unflattened_size``."""
 
+    _options = ("dim", "unflattened_size")
+    _fn = staticmethod(lambda input, dim, unflattened_size: input.unflatten(dim, unflattened_size))
+
     def __init__(self, dim, unflattened_size):
-        super().__init__()
         if isinstance(dim, int):
             if not isinstance(unflattened_size, (tuple, list)) or \
                     not all(isinstance(s, int) for s in unflattened_size):
@@ -29,11 +26,4 @@ class Unflatten(Module):
                                 f"{type(unflattened_size).__name__}")
         else:
             raise TypeError("invalid argument type for dim parameter")
-        self.dim = dim
-        self.unflattened_size = unflattened_size
-
-    def forward(self, input):
-        return input.unflatten(self.dim, self.unflattened_size)
-
-    def extra_repr(self):
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+        super().__init__(dim, unflattened_size)
