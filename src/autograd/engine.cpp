@@ -1,10 +1,9 @@
 // The backward engine: dependency counting from the roots, a ready queue ordered by
 // sequence number (reverse creation order), per-node input buffers, no recursion.
 // See docs/notes/autograd-engine.md.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <deque>
-#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -47,10 +46,12 @@ struct NodeState {
 };
 
 // Node* -> NodeState with open addressing: one backward touches few nodes, and a flat table
-// avoids a heap allocation per node (std::unordered_map) on the per-op hot path.
+// avoids a heap allocation per node (std::unordered_map) on the per-op hot path. The table and
+// the states of a small graph (up to 16 nodes) are inline: no heap allocation at all. A
+// returned reference is valid until the next get() (states_ may move when it grows).
 class NodeStates {
  public:
-  NodeStates() : keys_(32, nullptr), slots_(32, 0) {}
+  NodeStates() : keys_(kInlineSlots, nullptr), slots_(kInlineSlots, 0) {}
   /// The state of `n`, created if absent; `created` tells which.
   NodeState& get(Node* n, bool* created = nullptr) {
     size_t i = probe(n);
@@ -81,10 +82,9 @@ class NodeStates {
     return i;
   }
   void grow() {
-    std::vector<Node*> old_keys(keys_.size() * 2, nullptr);
-    std::vector<uint32_t> old_slots(keys_.size() * 2, 0);
-    old_keys.swap(keys_);
-    old_slots.swap(slots_);
+    const size_t n = keys_.size() * 2;
+    Keys old_keys = std::exchange(keys_, Keys(n, nullptr));
+    Slots old_slots = std::exchange(slots_, Slots(n, 0));
     for (size_t j = 0; j < old_keys.size(); ++j)
       if (old_keys[j]) {
         size_t i = probe(old_keys[j]);
@@ -92,9 +92,32 @@ class NodeStates {
         slots_[i] = old_slots[j];
       }
   }
-  std::vector<Node*> keys_;
-  std::vector<uint32_t> slots_;
-  std::deque<NodeState> states_;  // stable addresses while growing
+  static constexpr size_t kInlineSlots = 32;  // a power of two; at most half full
+  using Keys = SmallVector<Node*, kInlineSlots>;
+  using Slots = SmallVector<uint32_t, kInlineSlots>;
+  Keys keys_;
+  Slots slots_;
+  SmallVector<NodeState, kInlineSlots / 2> states_;
+};
+
+// The ready queue: a max-heap on (sequence_nr, node) as std::priority_queue keeps it (the same
+// std::push_heap / std::pop_heap, so the same order), over inline storage for a few entries.
+class ReadyQueue {
+ public:
+  using Item = std::pair<uint64_t, Node*>;
+  bool empty() const { return heap_.empty(); }
+  const Item& top() const { return heap_[0]; }
+  void push(Item item) {
+    heap_.push_back(item);
+    std::push_heap(heap_.begin(), heap_.end());
+  }
+  void pop() {
+    std::pop_heap(heap_.begin(), heap_.end());
+    heap_.pop_back();
+  }
+
+ private:
+  SmallVector<Item, 8> heap_;
 };
 
 std::atomic<int64_t> g_next_graph_task_id{0};
@@ -167,8 +190,7 @@ class GraphTask {
     captured_.resize(outputs.size());
     CurrentGraphTask current(exec_info_.empty());
 
-    using Item = std::pair<uint64_t, Node*>;
-    std::priority_queue<Item> ready;
+    ReadyQueue ready;
     ready.push({root->sequence_nr(), root.get()});
     AutoGradMode mode(create_graph_);
     while (!ready.empty()) {
@@ -198,7 +220,7 @@ class GraphTask {
 
  private:
   void compute_dependencies(Node* root) {
-    std::vector<Node*> stack{root};
+    SmallVector<Node*, 16> stack{root};
     state_.get(root);
     while (!stack.empty()) {
       Node* fn = stack.back();
@@ -265,8 +287,7 @@ class GraphTask {
     return it != exec_info_.end() && (it->second.needed || !it->second.captures.empty());
   }
 
-  template <class Queue>
-  void evaluate(Node* fn, TensorList&& inputs, Queue& ready, bool hooks_done) {
+  void evaluate(Node* fn, TensorList&& inputs, ReadyQueue& ready, bool hooks_done) {
     if (!hooks_done) {
       fn->call_tensor_pre_hooks(inputs);
       fn->call_retain_grad_hooks(inputs);

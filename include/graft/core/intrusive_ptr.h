@@ -2,9 +2,13 @@
 /// Intrusive reference counting: the count lives in the object, so a handle is one pointer
 /// and copying it is one atomic increment. See docs/notes/ownership.md.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 #include <utility>
+
+#include "graft/core/object_pool.h"
 
 namespace graft {
 
@@ -20,6 +24,16 @@ class RefCounted {
   virtual ~RefCounted() = default;
   /// Called once the count reaches zero. Default: delete.
   virtual void release_self() { delete this; }
+  /// Every counted object (tensors, storages, nodes) comes from this thread's free lists
+  /// (include/graft/core/object_pool.h). The destructor is virtual, so `delete` passes the
+  /// size of the object's own class.
+  static void* operator new(size_t size) { return detail::pooled_allocate(size); }
+  static void operator delete(void* p, size_t size) noexcept { detail::pooled_deallocate(p, size); }
+  /// Over-aligned classes keep the global operators (the pool's blocks are 16-byte aligned).
+  static void* operator new(size_t size, std::align_val_t al) { return ::operator new(size, al); }
+  static void operator delete(void* p, size_t size, std::align_val_t al) noexcept { ::operator delete(p, size, al); }
+  /// Placement new stays available (the class-scope operators above would hide it).
+  static void* operator new(size_t, void* where) noexcept { return where; }
   /// Current number of strong handles (for tests and diagnostics).
   uint32_t use_count() const { return refcount_.load(std::memory_order_relaxed) & kCountMask; }
 
