@@ -654,6 +654,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
     return repeat(a, sizes_from_args(sizes, kw, "repeat", "repeats"));
   });
   // ---- in-place ----
+  // the in-place methods without arguments: they return the Python object itself
+  for (auto [name, method] : {std::pair{"zero_", &Tensor::zero_}, std::pair{"square_", &Tensor::square_}})
+    cls.def(name, [name, method](py::handle s) {
+      (self_of(s, name).*method)();
+      return s;
+    });
   cls.def(
          "add_",
          [](py::handle s, py::handle o, const Scalar& alpha) {
@@ -678,11 +684,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
             return inplace_with_other(s, "div_", o, [](Tensor& t, const auto& x) { t.div_(x); });
           },
           py::arg("other"))
-      .def("zero_",
-           [](py::handle s) {
-             self_of(s, "zero_").zero_();
-             return s;
-           })
       .def(
           "fill_",
           [](py::handle s, py::handle v) {
@@ -722,11 +723,6 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
             return s;
           },
           py::arg("min") = py::none(), py::arg("max") = py::none())
-      .def("square_",
-           [](py::handle s) {
-             self_of(s, "square_").square_();
-             return s;
-           })
       .def(
           "masked_fill_",
           [](py::handle s, const Tensor& mask, py::handle v) {

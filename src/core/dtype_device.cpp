@@ -1,32 +1,39 @@
 // DType names and Device parsing.
 #include <atomic>
+#include <iterator>
 #include <sstream>
 
 #include "graft/core/device.h"
 #include "graft/core/dtype.h"
-#include "graft/core/enum_names.h"
 #include "graft/core/error.h"
 #include "graft/core/int_array.h"
 
 namespace graft {
 
-// Per DType, in its order: Bool, Int32, Int64, Float32, Float64.
-const char* dtype_name(DType t) {
-  static constexpr const char* kNames[] = {"bool", "int32", "int64", "float32", "float64"};
-  return detail::enum_name(kNames, t);
+namespace {
+// A dtype's names, one row per DType in its order: Bool, Int32, Int64, Float32, Float64.
+struct DTypeNames {
+  const char* name;    // graft.float32
+  const char* legacy;  // FloatTensor
+  const char* scalar;  // Float
+  const char* cpp;     // float
+};
+constexpr DTypeNames kDTypeNames[] = {{"bool", "BoolTensor", "Bool", "bool"},
+                                      {"int32", "IntTensor", "Int", "int"},
+                                      {"int64", "LongTensor", "Long", "long"},
+                                      {"float32", "FloatTensor", "Float", "float"},
+                                      {"float64", "DoubleTensor", "Double", "double"}};
+constexpr DTypeNames kUnknownDType = {"?", "?", "?", "?"};
+const DTypeNames& names_of(DType t) {
+  const auto i = static_cast<size_t>(t);
+  return i < std::size(kDTypeNames) ? kDTypeNames[i] : kUnknownDType;
 }
-const char* legacy_type_name(DType t) {
-  static constexpr const char* kNames[] = {"BoolTensor", "IntTensor", "LongTensor", "FloatTensor", "DoubleTensor"};
-  return detail::enum_name(kNames, t);
-}
-const char* scalar_type_name(DType t) {
-  static constexpr const char* kNames[] = {"Bool", "Int", "Long", "Float", "Double"};
-  return detail::enum_name(kNames, t);
-}
-const char* dtype_cpp_name(DType t) {
-  static constexpr const char* kNames[] = {"bool", "int", "long", "float", "double"};
-  return detail::enum_name(kNames, t);
-}
+}  // namespace
+
+const char* dtype_name(DType t) { return names_of(t).name; }
+const char* legacy_type_name(DType t) { return names_of(t).legacy; }
+const char* scalar_type_name(DType t) { return names_of(t).scalar; }
+const char* dtype_cpp_name(DType t) { return names_of(t).cpp; }
 std::ostream& operator<<(std::ostream& os, DType t) { return os << "graft." << dtype_name(t); }
 
 std::ostream& operator<<(std::ostream& os, IntArrayRef a) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graft/core/allocator.h"
+#include "graft/core/non_copyable.h"
 
 namespace graft::alloc {
 
@@ -39,14 +40,12 @@ const char* trace_action_name(TraceEntry::Action a);
 
 /// Names the op on whose behalf this thread allocates or frees while the scope lives
 /// (innermost wins). `op` must outlive the scope (a string literal, or a node's name).
-class MemoryOpScope {
+class MemoryOpScope : graft::detail::NonCopyable {
  public:
   explicit MemoryOpScope(const char* op) noexcept;
   /// Lazily named scope: `namer(obj)` is called only when an event is recorded.
   MemoryOpScope(const void* obj, std::string (*namer)(const void*)) noexcept;
   ~MemoryOpScope();
-  MemoryOpScope(const MemoryOpScope&) = delete;
-  MemoryOpScope& operator=(const MemoryOpScope&) = delete;
   /// The innermost scope's op name on this thread ("" outside every scope).
   static std::string current();
 

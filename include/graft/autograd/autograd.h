@@ -5,6 +5,7 @@
 
 #include "graft/autograd/node.h"
 #include "graft/core/grad_mode.h"
+#include "graft/core/non_copyable.h"
 
 namespace graft::autograd {
 
@@ -44,12 +45,10 @@ struct AnomalyMode {
 };
 
 /// RAII form of AnomalyMode (torch.autograd.detect_anomaly()).
-class DetectAnomalyGuard {
+class DetectAnomalyGuard : graft::detail::NonCopyable {
  public:
   explicit DetectAnomalyGuard(bool check_nan = true);
   ~DetectAnomalyGuard();
-  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
-  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
 
  private:
   bool prev_, prev_nan_;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graft/core/lifetime.h"
+#include "graft/core/non_copyable.h"
 #include "graft/core/tensor.h"
 
 namespace graft {
@@ -222,12 +223,10 @@ struct SavedTensorsHooks {
 };
 
 /// RAII: installs saved-tensor hooks on this thread for the scope (the innermost wins).
-class SavedTensorsHooksGuard {
+class SavedTensorsHooksGuard : graft::detail::NonCopyable {
  public:
   SavedTensorsHooksGuard(std::function<std::any(const Tensor&)> pack, std::function<Tensor(const std::any&)> unpack);
   ~SavedTensorsHooksGuard();
-  SavedTensorsHooksGuard(const SavedTensorsHooksGuard&) = delete;
-  SavedTensorsHooksGuard& operator=(const SavedTensorsHooksGuard&) = delete;
 };
 
 /// Saves a tensor for backward with its version (PyTorch's SavedVariable). Unpacking after

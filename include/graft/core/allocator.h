@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "graft/core/device.h"
+#include "graft/core/non_copyable.h"
 
 namespace graft {
 
@@ -62,12 +63,10 @@ const char* memory_category_name(MemoryCategory c);
 /// Used by the code that owns the memory: optimizers for their state, data loaders for
 /// batches. Tensors that become owned later (parameters, gradients) are tagged with
 /// set_memory_category() instead.
-class MemoryCategoryGuard {
+class MemoryCategoryGuard : graft::detail::NonCopyable {
  public:
   explicit MemoryCategoryGuard(MemoryCategory c) noexcept;
   ~MemoryCategoryGuard();
-  MemoryCategoryGuard(const MemoryCategoryGuard&) = delete;
-  MemoryCategoryGuard& operator=(const MemoryCategoryGuard&) = delete;
   /// The category new allocations on this thread get.
   static MemoryCategory current() noexcept { return tl_current_; }
 

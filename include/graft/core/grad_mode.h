@@ -3,6 +3,8 @@
 /// are core flags (as c10/core's GradMode and InferenceMode): the ops read them when they
 /// allocate (inference tensors) and decide whether to record, autograd when it runs.
 /// graft/autograd/grad_mode.h includes this header, for code written against the old path.
+#include "graft/core/non_copyable.h"
+
 namespace graft {
 
 /// Whether ops record a backward graph on this thread.
@@ -12,12 +14,10 @@ struct GradMode {
 };
 
 /// RAII: sets grad mode to `enabled` for the current scope (PyTorch's AutoGradMode).
-class AutoGradMode {
+class AutoGradMode : graft::detail::NonCopyable {
  public:
   explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
   ~AutoGradMode() { GradMode::set_enabled(prev_); }
-  AutoGradMode(const AutoGradMode&) = delete;
-  AutoGradMode& operator=(const AutoGradMode&) = delete;
 
  private:
   bool prev_;
@@ -34,12 +34,10 @@ struct EnableGradGuard : AutoGradMode {
 
 /// RAII: inference mode (torch.inference_mode()): no recording, and tensors created here are
 /// inference tensors that cannot be saved for backward later.
-class InferenceMode {
+class InferenceMode : graft::detail::NonCopyable {
  public:
   explicit InferenceMode(bool enabled = true);
   ~InferenceMode();
-  InferenceMode(const InferenceMode&) = delete;
-  InferenceMode& operator=(const InferenceMode&) = delete;
   static bool is_enabled();
 
  private:

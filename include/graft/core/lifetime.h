@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "graft/core/non_copyable.h"
+
 namespace graft {
 
 class Node;
@@ -100,12 +102,10 @@ SiteId capture_site();
 /// While alive, capture_site() on this thread returns `site` (when nonzero): the Python
 /// bindings set it before releasing the interpreter lock, so that nodes made without it (a
 /// backward with create_graph, a heavy op) still name the user's line.
-class SiteScope {
+class SiteScope : graft::detail::NonCopyable {
  public:
   explicit SiteScope(SiteId site) noexcept;
   ~SiteScope();
-  SiteScope(const SiteScope&) = delete;
-  SiteScope& operator=(const SiteScope&) = delete;
 
  private:
   SiteId prev_;

@@ -66,22 +66,9 @@ class Scalar {
   }
   /// checked_to for the C++ type of `dtype`: throws when the value does not fit.
   void check_fits(DType dtype) const {
-    switch (dtype) {
-      case DType::Bool:
-        return;
-      case DType::Int32:
-        (void)checked_to<int32_t>();
-        return;
-      case DType::Int64:
-        (void)checked_to<int64_t>();
-        return;
-      case DType::Float32:
-        (void)checked_to<float>();
-        return;
-      case DType::Float64:
-        (void)checked_to<double>();
-        return;
-    }
+    GRAFT_DISPATCH_ALL(dtype, "check_fits", [&] {
+      if constexpr (!std::is_same_v<scalar_t, bool>) (void)checked_to<scalar_t>();  // anything is a bool
+    });
   }
   /// The dtype a tensor made from this scalar gets: int64, float32 (default dtype) or bool.
   DType natural_dtype() const {
