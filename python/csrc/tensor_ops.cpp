@@ -2,6 +2,8 @@
 // methods (x.sum(dim, keepdim), x.clamp(min=...), ...) and the same ops as graft.* functions.
 // Each op is written once and registered both ways (def_method_and_function).
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "python_common.h"
 
@@ -733,25 +735,22 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
               masked_fill_(t, mask, to_scalar(v));
             return s;
           },
-          py::arg("mask"), py::arg("value"))
-      .def(
-          "uniform_",
-          [](py::handle s, double a, double b) {
-            check_leaf_not_written(self_of(s, "uniform_"));
-            nn::init::uniform_(self_of(s, "uniform_"), a, b);
-            return s;
-          },
-          py::arg("from") = 0.0, py::arg("to") = 1.0)
-      .def(
-          "normal_",
-          [](py::handle s, double mean, double std) {
-            check_leaf_not_written(self_of(s, "normal_"));
-            nn::init::normal_(self_of(s, "normal_"), mean, std);
-            return s;
-          },
-          py::arg("mean") = 0.0, py::arg("std") = 1.0);
-  // Less common in-place math: the op out of place, then copied in (same autograd semantics:
-  // version bump, leaf check, gradient through the op).
+          py::arg("mask"), py::arg("value"));
+  // Tensor.uniform_(from=0, to=1) and Tensor.normal_(mean=0, std=1): nn::init's fills
+  using Fill = Tensor (*)(Tensor, double, double);
+  for (auto [name, fill, first, second] :
+       {std::tuple<const char*, Fill, const char*, const char*>{"uniform_", &nn::init::uniform_, "from", "to"},
+        std::tuple<const char*, Fill, const char*, const char*>{"normal_", &nn::init::normal_, "mean", "std"}})
+    cls.def(
+        name,
+        [name, fill](py::handle s, double a, double b) {
+          check_leaf_not_written(self_of(s, name));
+          fill(self_of(s, name), a, b);
+          return s;
+        },
+        py::arg(first) = 0.0, py::arg(second) = 1.0);
+    // Less common in-place math: the op out of place, then copied in (same autograd semantics:
+    // version bump, leaf check, gradient through the op).
 #define GRAFT_INPLACE_VIA_COPY(name, expr)                              \
   cls.def(#name "_", [](py::handle s) {                                 \
     Tensor t = self_of(s, #name "_");                                   \

@@ -82,6 +82,18 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   return prod_backward(grad.reshape({1}), self.reshape({-1}), result.reshape({1}), 0, true).reshape(self.sizes());
 }
 
+Tensor repeat_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef repeats) {
+  const size_t lead = repeats.size() - self_sizes.size();
+  Shape interleaved;
+  std::vector<int64_t> repeat_dims;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    repeat_dims.push_back(static_cast<int64_t>(interleaved.size()));
+    interleaved.push_back(repeats[i]);
+    interleaved.push_back(i < lead ? 1 : self_sizes[i - lead]);
+  }
+  return sum(grad.reshape(interleaved), repeat_dims).reshape(self_sizes);
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor keep = ones_like(self, TensorOptions(kBool));

@@ -30,6 +30,9 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dim
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
 /// prod's gradient over all elements.
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// repeat's gradient: grad viewed as [r0, s0, r1, s1, ...] (self's sizes padded in front to
+/// the repeats' length) and summed over the r dims.
+Tensor repeat_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef repeats);
 /// clamp's gradient with number bounds: grad where min <= self <= max, else 0.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);

@@ -82,7 +82,6 @@ Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
   return graft::index_put(*this, i, v, acc);
 }
-Tensor Tensor::repeat(IntArrayRef r) const { return graft::repeat(*this, r); }
 std::vector<Tensor> Tensor::unbind(int64_t d) const { return graft::unbind(*this, d); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

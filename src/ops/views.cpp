@@ -6,6 +6,7 @@
 #include "graft/core/checked_math.h"
 
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 using autograd::make_view;
@@ -168,13 +169,6 @@ struct UnbindBackward0 final : Node {
     return {stack(parts, dim)};
   }
 };
-struct RepeatBackward0 final : Node {
-  GRAFT_NODE_NAME("RepeatBackward0")
-  Shape in_sizes;
-  Shape interleaved;           // [r0, s0, r1, s1, ...] over the padded input sizes
-  std::vector<int64_t> rdims;  // the r dims of `interleaved`
-  TensorList apply(TensorList&& g) override { return {sum(g[0].reshape(interleaved), rdims).reshape(in_sizes)}; }
-};
 struct CatBackward0 final : Node {
   std::string name() const override { return stack ? "StackBackward0" : "CatBackward0"; }
   int64_t dim = 0;
@@ -190,10 +184,6 @@ struct CatBackward0 final : Node {
     }
     return r;
   }
-};
-struct CloneBackward0 final : Node {
-  GRAFT_NODE_NAME("CloneBackward0")
-  TensorList apply(TensorList&& g) override { return {g[0]}; }
 };
 struct ToCopyBackward0 final : Node {
   GRAFT_NODE_NAME("ToCopyBackward0")
@@ -635,20 +625,15 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   return out;
 }
 
-Tensor repeat(const Tensor& a, IntArrayRef repeats) {
-  alloc::MemoryOpScope mem_scope("repeat");
+Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
   detail::check_tensor(a, "repeat");
   GRAFT_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(), RuntimeError,
               "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
   const int64_t nd = static_cast<int64_t>(repeats.size()), lead = nd - a.dim();
-  Shape out_sizes, dst_sizes, src_sizes, src_strides, interleaved;
-  std::vector<int64_t> rdims;
+  Shape out_sizes, dst_sizes, src_sizes, src_strides;
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t s = i < lead ? 1 : a.size(i - lead), st = i < lead ? 0 : a.stride(i - lead);
     out_sizes.push_back(checked_mul(s, repeats[i]));
-    rdims.push_back(static_cast<int64_t>(interleaved.size()));
-    interleaved.push_back(repeats[i]);
-    interleaved.push_back(s);
     if (repeats[i] != 1) {  // a broadcast (stride 0) source dim in front of each repeated dim
       dst_sizes.push_back(repeats[i]);
       src_sizes.push_back(1);
@@ -662,13 +647,6 @@ Tensor repeat(const Tensor& a, IntArrayRef repeats) {
   if (out.numel() > 0)
     kernel::copy(kernel::raw_view(out, dst_sizes, contiguous_strides(dst_sizes), 0),
                  kernel::raw_view(a, src_sizes, src_strides, a.storage_offset()));
-  if (recording(a)) {
-    auto n = make_node<RepeatBackward0>({&a});
-    n->in_sizes = a.sizes().shape();
-    n->interleaved = interleaved;
-    n->rdims = rdims;
-    set_history(out, n);
-  }
   return out;
 }
 
@@ -706,18 +684,15 @@ intrusive_ptr<Node> make_as_strided_backward(IntArrayRef in_sizes, IntArrayRef s
 }
 }  // namespace detail
 
-Tensor clone(const Tensor& a) {
-  alloc::MemoryOpScope mem_scope("clone");
-  detail::check_tensor(a, "clone");
-  Tensor out = detail::new_empty(a.sizes(), a.dtype(), a.device());
-  kernel::copy(out, a);
-  if (recording(a)) set_history(out, make_node<CloneBackward0>({&a}));
+Tensor detail::clone_forward(const Tensor& self) {
+  detail::check_tensor(self, "clone");
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  kernel::copy(out, self);
   return out;
 }
-Tensor Tensor::clone() const { return graft::clone(*this); }
-Tensor Tensor::contiguous() const {
-  detail::check_tensor(*this, "contiguous");
-  return is_contiguous() ? *this : clone();
+Tensor contiguous(const Tensor& self) {
+  detail::check_tensor(self, "contiguous");
+  return self.is_contiguous() ? self : clone(self);
 }
 
 Tensor Tensor::to(DType dtype, bool copy) const {

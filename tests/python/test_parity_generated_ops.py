@@ -359,3 +359,35 @@ def test_logical_not_matches_pytorch(data):
     expected = torch.logical_not(torch.tensor(data))
     g = graft.tensor(data)
     assert graft.logical_not(g).tolist() == expected.tolist() and g.logical_not().tolist() == expected.tolist()
+
+
+# the overloads of the arithmetic and the reductions (ops.yaml's function family): each picks
+# PyTorch's node, a wrapped number shows as a None input, and the gradients match
+OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "2 * x", "x * y", "x / 2", "x / y",
+             "x.div(2, rounding_mode='floor')", "x % 0.3", "x ** 2", "x ** y", "x.pow(2.5)", "x.clamp(0.4, 0.9)",
+             "lib.clamp(x, y)", "x.sum()", "x.sum(0)", "x.sum(1, keepdim=True)", "x.sum(dtype=lib.float64)",
+             "x.mean()", "x.mean(1)", "x.prod()", "x.prod(0)", "x.square()"]
+
+
+@pytest.mark.parametrize("expr", OVERLOADS)
+def test_overloads_pick_pytorch_nodes_and_gradients(expr):
+    data = np.random.default_rng(1).uniform(0.25, 1.25, (2, 3))
+    seen = []
+    for lib in (torch, graft):
+        x = lib.tensor(data, dtype=lib.float32, requires_grad=True)
+        y = lib.tensor(data[::-1].copy(), dtype=lib.float32)
+        out = eval(expr, {"lib": lib, "x": x, "y": y})
+        inputs = [None if f is None else f.name().split("::")[-1] for f, _ in out.grad_fn.next_functions]
+        (g,) = lib.autograd.grad(out.sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x, allow_unused=True) if g.requires_grad else (None,)
+        seen.append((out.grad_fn.name(), inputs, out.detach().numpy(), g.detach().numpy(), g.dtype == lib.float32,
+                     None if gg is None else gg.numpy()))
+    (t_name, t_inputs, t_out, t_g, t_g32, t_gg), (name, inputs, out, g, g32, gg) = seen
+    assert (name, inputs) == (t_name, t_inputs)
+    np.testing.assert_allclose(out, t_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g, t_g, rtol=1e-5, atol=1e-6)
+    assert g32 and t_g32  # sum(dtype=float64)'s gradient comes back as x's float32
+    if t_gg is None or gg is None:
+        assert (t_gg is None or not t_gg.any()) and (gg is None or not gg.any())
+    else:
+        np.testing.assert_allclose(gg, t_gg, rtol=1e-4, atol=1e-5)

@@ -117,8 +117,6 @@ class Tensor {
   Tensor to(Device device, bool copy = false) const;
   Tensor to(Device device, DType dtype, bool copy = false) const;
   Tensor to(const Tensor& other, bool copy = false) const;
-  Tensor clone() const;
-  Tensor contiguous() const;
   Tensor float_() const { return to(kFloat32); }
   Tensor double_() const { return to(kFloat64); }
   Tensor long_() const { return to(kInt64); }
@@ -157,7 +155,6 @@ class Tensor {
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
   Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate = false) const;
-  Tensor repeat(IntArrayRef repeats) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
 
   // ---- in-place ----

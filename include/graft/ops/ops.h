@@ -154,12 +154,10 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
 /// Out-of-place index_put_: a copy of self with the indexed elements written.
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                  bool accumulate = false);
-/// Tiles `a` repeats[i] times along dim i (Tensor.repeat); extra leading repeats add dims.
-Tensor repeat(const Tensor& a, IntArrayRef repeats);
 /// The slices a.select(dim, i) for every i, as views sharing one node (in-place on them is
 /// rejected, as for split).
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
-Tensor clone(const Tensor& a);
+// clone, contiguous and repeat are declared in src/ops/ops.yaml (generated_ops.h).
 /// A tensor of `base_sizes`/`base_strides` filled with zeros except the strided window
 /// (sizes, strides, offset), which holds `src`. The backward of as_strided.
 Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
