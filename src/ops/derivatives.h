@@ -33,6 +33,13 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
 /// repeat's gradient: grad viewed as [r0, s0, r1, s1, ...] (self's sizes padded in front to
 /// the repeats' length) and summed over the r dims.
 Tensor repeat_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef repeats);
+/// permute's gradient: grad permuted back by the inverse of dims.
+Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
+/// select's and slice's gradients: zeros of self's sizes holding grad in the window the view
+/// took (defined in src/ops/views.cpp, next to the windows).
+Tensor select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, int64_t index);
+Tensor slice_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
 /// clamp's gradient with number bounds: grad where min <= self <= max, else 0.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);

@@ -12,6 +12,12 @@
 
 namespace graft::detail {
 
+/// Where a view lies in its base's storage: the view ops' forwards compute one (no data).
+struct ViewGeometry {
+  Shape sizes, strides;
+  int64_t offset = 0;
+};
+
 /// Wraps a possibly negative dim into [0, ndim) or throws IndexError naming the op.
 inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, like PyTorch

@@ -6,6 +6,7 @@
 #include "graft/core/checked_math.h"
 
 #include "node_util.h"
+#include "ops/derivatives.h"
 #include "ops/generated_forwards.h"
 
 namespace graft {
@@ -14,10 +15,7 @@ using detail::wrap_dim;
 
 namespace {
 
-struct Geometry {
-  Shape sizes, strides;
-  int64_t offset = 0;
-};
+using Geometry = detail::ViewGeometry;
 Geometry geom_of(const Tensor& t) { return {t.sizes().shape(), t.strides().shape(), t.storage_offset()}; }
 Geometry contiguous_geom(IntArrayRef sizes) { return {sizes.shape(), contiguous_strides(sizes), 0}; }
 
@@ -34,44 +32,6 @@ Geometry select_geom(Geometry g, int64_t dim, int64_t index) {
   return g;
 }
 
-// Backward of select/slice/narrow: zeros of the input shape with `g` in the window.
-struct WindowBackward final : Node {
-  std::string name() const override { return name_; }
-  std::string name_;
-  Shape in_sizes;
-  Geometry window;  // in a contiguous frame of in_sizes
-  TensorList apply(TensorList&& g) override {
-    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), g[0], window.sizes,
-                               window.strides, window.offset)};
-  }
-};
-struct ViewBackward0 final : Node {
-  GRAFT_NODE_NAME("ViewBackward0")
-  Shape in_sizes;
-  TensorList apply(TensorList&& g) override { return {g[0].reshape(in_sizes)}; }
-};
-struct SqueezeLikeBackward final : Node {  // squeeze/unsqueeze: reshape back
-  std::string name() const override { return name_; }
-  std::string name_;
-  Shape in_sizes;
-  TensorList apply(TensorList&& g) override { return {g[0].reshape(in_sizes)}; }
-};
-struct TransposeBackward0 final : Node {
-  std::string name() const override { return is_t ? "TBackward0" : "TransposeBackward0"; }
-  int64_t d0 = 0, d1 = 1;
-  bool is_t = false;
-  TensorList apply(TensorList&& g) override { return {g[0].transpose(d0, d1)}; }
-};
-struct PermuteBackward0 final : Node {
-  GRAFT_NODE_NAME("PermuteBackward0")
-  Shape inverse;
-  TensorList apply(TensorList&& g) override { return {g[0].permute(inverse)}; }
-};
-struct ExpandBackward0 final : Node {
-  GRAFT_NODE_NAME("ExpandBackward0")
-  Shape in_sizes;
-  TensorList apply(TensorList&& g) override { return {sum_to(g[0], in_sizes)}; }
-};
 // True when some element of the strided window may be reached twice (conservative).
 bool may_overlap(const Geometry& w) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
@@ -253,110 +213,87 @@ Shape infer_size(IntArrayRef sizes, int64_t numel, const char* op) {
   return out;
 }
 
-Tensor view_impl(const Tensor& a, IntArrayRef sizes_in, const char* op) {
-  Shape sizes = infer_size(sizes_in, a.numel(), op);
-  auto st = view_strides(a, sizes);
-  GRAFT_CHECK(st.has_value(), RuntimeError, op,
-              ": view size is not compatible with input tensor's size and stride (at least one dimension spans "
-              "across two contiguous subspaces). Use .reshape(...) instead.");
-  intrusive_ptr<Node> n;
-  if (recording(a)) {
-    auto vb = make_node<ViewBackward0>({&a});
-    vb->in_sizes = a.sizes().shape();
-    n = vb;
-  }
-  return finish_view(a, {sizes, *st, a.storage_offset()}, n);
+// The window of a select or slice in a contiguous frame of `sizes`: where the gradient goes.
+Tensor window_backward(const Tensor& grad, IntArrayRef sizes, const Geometry& window) {
+  return as_strided_scatter(zeros(sizes, TensorOptions(grad.dtype()).device(grad.device())), grad, window.sizes,
+                            window.strides, window.offset);
+}
+
+// slice's [start, end) along a dim of n elements, PyTorch's clamping of negative and
+// out-of-range bounds, and its length with `step`.
+struct SliceBounds {
+  int64_t start, length;
+};
+SliceBounds slice_bounds(int64_t n, std::optional<int64_t> start_o, std::optional<int64_t> end_o, int64_t step) {
+  int64_t start = start_o.value_or(0), end = end_o.value_or(n);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  return {start, (end - start + step - 1) / step};
 }
 
 }  // namespace
 
-Tensor Tensor::view(IntArrayRef sizes) const {
-  detail::check_tensor(*this, "view");
-  return view_impl(*this, sizes, "view");
+// ---- the view ops' geometries (src/ops/ops.yaml's function family, view: true) ----
+Geometry detail::view_geometry(const Tensor& self, IntArrayRef size) {
+  detail::check_tensor(self, "view");
+  Shape sizes = infer_size(size, self.numel(), "view");
+  auto strides = view_strides(self, sizes);
+  GRAFT_CHECK(strides.has_value(), RuntimeError, "view",
+              ": view size is not compatible with input tensor's size and stride (at least one dimension spans "
+              "across two contiguous subspaces). Use .reshape(...) instead.");
+  return {std::move(sizes), std::move(*strides), self.storage_offset()};
 }
 
-Tensor Tensor::reshape(IntArrayRef sizes_in) const {
-  detail::check_tensor(*this, "reshape");
-  Shape sizes = infer_size(sizes_in, numel(), "reshape");
-  if (view_strides(*this, sizes)) return view_impl(*this, sizes, "reshape");
-  return clone().view(sizes);
-}
-
-Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  detail::check_tensor(*this, "transpose");
-  int64_t a0 = wrap_dim(d0, dim(), "transpose"), a1 = wrap_dim(d1, dim(), "transpose");
-  Geometry g = geom_of(*this);
-  if (dim() > 0) {
+Geometry detail::transpose_geometry(const Tensor& self, int64_t dim0, int64_t dim1) {
+  detail::check_tensor(self, "transpose");
+  const int64_t a0 = wrap_dim(dim0, self.dim(), "transpose"), a1 = wrap_dim(dim1, self.dim(), "transpose");
+  Geometry g = geom_of(self);
+  if (self.dim() > 0) {
     std::swap(g.sizes[a0], g.sizes[a1]);
     std::swap(g.strides[a0], g.strides[a1]);
   }
-  intrusive_ptr<Node> n;
-  if (recording(*this)) {
-    auto tb = make_node<TransposeBackward0>({this});
-    tb->d0 = a0;
-    tb->d1 = a1;
-    n = tb;
-  }
-  return finish_view(*this, g, n);
+  return g;
 }
 
-Tensor Tensor::t() const {
-  detail::check_tensor(*this, "t");
-  GRAFT_CHECK(dim() <= 2, RuntimeError, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  if (dim() < 2) {
-    intrusive_ptr<Node> n;
-    if (recording(*this)) {
-      auto tb = make_node<TransposeBackward0>({this});
-      tb->is_t = true;
-      tb->d0 = 0;
-      tb->d1 = 0;
-      n = tb;
-    }
-    return finish_view(*this, geom_of(*this), n);
-  }
-  Tensor r = transpose(0, 1);
-  if (r.grad_fn()) static_cast<TransposeBackward0*>(r.grad_fn().get())->is_t = true;
-  return r;
+Geometry detail::t_geometry(const Tensor& self) {
+  detail::check_tensor(self, "t");
+  GRAFT_CHECK(self.dim() <= 2, RuntimeError, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(),
+              "D");
+  return self.dim() < 2 ? geom_of(self) : transpose_geometry(self, 0, 1);
 }
 
-Tensor Tensor::permute(IntArrayRef dims) const {
-  detail::check_tensor(*this, "permute");
-  GRAFT_CHECK(static_cast<int64_t>(dims.size()) == dim(), RuntimeError,
+Geometry detail::permute_geometry(const Tensor& self, IntArrayRef dims) {
+  detail::check_tensor(self, "permute");
+  GRAFT_CHECK(static_cast<int64_t>(dims.size()) == self.dim(), RuntimeError,
               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
               "ordering of dimensions i.e. input.dim() = ",
-              dim(), " is not equal to len(dims) = ", dims.size());
+              self.dim(), " is not equal to len(dims) = ", dims.size());
   Geometry g;
-  Shape inverse(dims.size(), 0);
   std::vector<bool> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t d = wrap_dim(dims[i], dim(), "permute");
+    const int64_t d = wrap_dim(dims[i], self.dim(), "permute");
     GRAFT_CHECK(!seen[d], RuntimeError, "permute(): duplicate dims are not allowed.");
     seen[d] = true;
-    g.sizes.push_back(size(d));
-    g.strides.push_back(stride(d));
-    inverse[d] = static_cast<int64_t>(i);
+    g.sizes.push_back(self.size(d));
+    g.strides.push_back(self.stride(d));
   }
-  g.offset = storage_offset();
-  intrusive_ptr<Node> n;
-  if (recording(*this)) {
-    auto pb = make_node<PermuteBackward0>({this});
-    pb->inverse = inverse;
-    n = pb;
-  }
-  return finish_view(*this, g, n);
+  g.offset = self.storage_offset();
+  return g;
 }
 
-Tensor Tensor::expand(IntArrayRef sizes) const {
-  detail::check_tensor(*this, "expand");
-  GRAFT_CHECK(static_cast<int64_t>(sizes.size()) >= dim(), RuntimeError, "expand(", toString(), "{", this->sizes(),
-              "}, size=", sizes, "): the number of sizes provided (", sizes.size(),
-              ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
+Geometry detail::expand_geometry(const Tensor& self, IntArrayRef size) {
+  detail::check_tensor(self, "expand");
+  GRAFT_CHECK(static_cast<int64_t>(size.size()) >= self.dim(), RuntimeError, "expand(", self.toString(), "{",
+              self.sizes(), "}, size=", size, "): the number of sizes provided (", size.size(),
+              ") must be greater or equal to the number of dimensions in the tensor (", self.dim(), ")");
   Geometry g;
-  g.offset = storage_offset();
-  const int64_t lead = static_cast<int64_t>(sizes.size()) - dim();
-  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
-    int64_t td = i - lead;
-    int64_t want = sizes[i];
+  g.offset = self.storage_offset();
+  const int64_t lead = static_cast<int64_t>(size.size()) - self.dim();
+  for (int64_t i = 0; i < static_cast<int64_t>(size.size()); ++i) {
+    const int64_t td = i - lead;
+    int64_t want = size[i];
     if (td < 0) {
       GRAFT_CHECK(want >= 0, RuntimeError, "expand: the expanded size of the tensor (", want,
                   ") isn't allowed in a leading, non-existing dimension ", i);
@@ -364,71 +301,95 @@ Tensor Tensor::expand(IntArrayRef sizes) const {
       g.strides.push_back(0);
       continue;
     }
-    int64_t have = size(td);
+    const int64_t have = self.size(td);
     if (want == -1) want = have;
     GRAFT_CHECK(have == want || have == 1, RuntimeError, "The expanded size of the tensor (", want,
-                ") must match the existing size (", have, ") at non-singleton dimension ", i,
-                ".  Target sizes: ", sizes, ".  Tensor sizes: ", this->sizes());
+                ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ", size,
+                ".  Tensor sizes: ", self.sizes());
     g.sizes.push_back(want);
-    g.strides.push_back(have == want ? stride(td) : 0);
+    g.strides.push_back(have == want ? self.stride(td) : 0);
   }
-  intrusive_ptr<Node> n;
-  if (recording(*this)) {
-    auto eb = make_node<ExpandBackward0>({this});
-    eb->in_sizes = this->sizes().shape();
-    n = eb;
-  }
-  return finish_view(*this, g, n);
+  return g;
 }
+
+namespace {
+Geometry squeezed(const Tensor& self, std::optional<int64_t> dim) {
+  detail::check_tensor(self, "squeeze");
+  Geometry g;
+  g.offset = self.storage_offset();
+  const int64_t wd = dim ? wrap_dim(*dim, self.dim(), "squeeze") : -1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.size(d) == 1 && (!dim || d == wd)) continue;
+    g.sizes.push_back(self.size(d));
+    g.strides.push_back(self.stride(d));
+  }
+  return g;
+}
+}  // namespace
+Geometry detail::squeeze_geometry(const Tensor& self) { return squeezed(self, std::nullopt); }
+Geometry detail::squeeze_geometry(const Tensor& self, int64_t dim) { return squeezed(self, dim); }
+
+Geometry detail::unsqueeze_geometry(const Tensor& self, int64_t dim) {
+  detail::check_tensor(self, "unsqueeze");
+  const int64_t w = wrap_dim(dim, self.dim() + 1, "unsqueeze");
+  Geometry g = geom_of(self);
+  const int64_t stride = w < self.dim() ? self.stride(w) * self.size(w) : 1;
+  g.sizes.insert(g.sizes.begin() + w, 1);
+  g.strides.insert(g.strides.begin() + w, stride);
+  return g;
+}
+
+Geometry detail::select_geometry(const Tensor& self, int64_t dim, int64_t index) {
+  detail::check_tensor(self, "select");
+  GRAFT_CHECK(self.dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
+  const int64_t w = wrap_dim(dim, self.dim(), "select");
+  const int64_t n = self.size(w);
+  GRAFT_CHECK(index >= -n && index < n, IndexError, "select(): index ", index, " out of range for tensor of size ",
+              self.sizes(), " at dimension ", w);
+  return select_geom(geom_of(self), w, index < 0 ? index + n : index);
+}
+
+Geometry detail::slice_geometry(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+                                std::optional<int64_t> end, int64_t step) {
+  detail::check_tensor(self, "slice");
+  GRAFT_CHECK(self.dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  const int64_t w = wrap_dim(dim, self.dim(), "slice");
+  GRAFT_CHECK(step > 0, ValueError, "slice: step must be greater than zero, got ", step);
+  const SliceBounds b = slice_bounds(self.size(w), start, end, step);
+  return slice_geom(geom_of(self), w, b.start, b.length, step);
+}
+
+// ---- their gradients' helpers (src/ops/derivatives.h) ----
+Tensor derivatives::permute_backward(const Tensor& grad, IntArrayRef dims) {
+  Shape inverse(dims.size(), 0);
+  for (size_t i = 0; i < dims.size(); ++i)
+    inverse[wrap_dim(dims[i], static_cast<int64_t>(dims.size()), "permute")] = static_cast<int64_t>(i);
+  return grad.permute(inverse);
+}
+
+Tensor derivatives::select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, int64_t index) {
+  const int64_t w = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "select");
+  const int64_t i = index < 0 ? index + self_sizes[w] : index;
+  return window_backward(grad, self_sizes, select_geom(contiguous_geom(self_sizes), w, i));
+}
+
+Tensor derivatives::slice_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim,
+                                   std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  const int64_t w = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "slice");
+  const SliceBounds b = slice_bounds(self_sizes[w], start, end, step);
+  return window_backward(grad, self_sizes, slice_geom(contiguous_geom(self_sizes), w, b.start, b.length, step));
+}
+
+Tensor Tensor::reshape(IntArrayRef sizes_in) const {
+  detail::check_tensor(*this, "reshape");
+  Shape sizes = infer_size(sizes_in, numel(), "reshape");
+  if (view_strides(*this, sizes)) return graft::view(*this, sizes);
+  return clone().view(sizes);
+}
+
 Tensor Tensor::expand_as(const Tensor& o) const {
   detail::check_tensor(o, "expand_as", "other");
   return expand(o.sizes());
-}
-
-static Tensor squeeze_impl(const Tensor& a, std::optional<int64_t> dim) {
-  Geometry g;
-  g.offset = a.storage_offset();
-  int64_t wd = dim ? wrap_dim(*dim, a.dim(), "squeeze") : -1;
-  for (int64_t d = 0; d < a.dim(); ++d) {
-    bool drop = a.size(d) == 1 && (!dim || d == wd);
-    if (!drop) {
-      g.sizes.push_back(a.size(d));
-      g.strides.push_back(a.stride(d));
-    }
-  }
-  intrusive_ptr<Node> n;
-  if (recording(a)) {
-    auto sb = make_node<SqueezeLikeBackward>({&a});
-    sb->name_ = dim ? "SqueezeBackward1" : "SqueezeBackward0";
-    sb->in_sizes = a.sizes().shape();
-    n = sb;
-  }
-  return finish_view(a, g, n);
-}
-Tensor Tensor::squeeze() const {
-  detail::check_tensor(*this, "squeeze");
-  return squeeze_impl(*this, std::nullopt);
-}
-Tensor Tensor::squeeze(int64_t d) const {
-  detail::check_tensor(*this, "squeeze");
-  return squeeze_impl(*this, d);
-}
-
-Tensor Tensor::unsqueeze(int64_t d) const {
-  detail::check_tensor(*this, "unsqueeze");
-  int64_t w = wrap_dim(d, dim() + 1, "unsqueeze");
-  Geometry g = geom_of(*this);
-  int64_t st = w < dim() ? stride(w) * size(w) : 1;
-  g.sizes.insert(g.sizes.begin() + w, 1);
-  g.strides.insert(g.strides.begin() + w, st);
-  intrusive_ptr<Node> n;
-  if (recording(*this)) {
-    auto ub = make_node<SqueezeLikeBackward>({this});
-    ub->name_ = "UnsqueezeBackward0";
-    ub->in_sizes = sizes().shape();
-    n = ub;
-  }
-  return finish_view(*this, g, n);
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -446,30 +407,6 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   return reshape(out);
 }
 
-Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_o, std::optional<int64_t> end_o, int64_t step) const {
-  detail::check_tensor(*this, "slice");
-  GRAFT_CHECK(dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
-  int64_t w = wrap_dim(d, dim(), "slice");
-  GRAFT_CHECK(step > 0, ValueError, "slice: step must be greater than zero, got ", step);
-  const int64_t n = size(w);
-  int64_t start = start_o.value_or(0), end = end_o.value_or(n);
-  if (start < 0) start += n;
-  if (end < 0) end += n;
-  start = std::clamp<int64_t>(start, 0, n);
-  end = std::clamp<int64_t>(end, start, n);
-  int64_t len = (end - start + step - 1) / step;
-  Geometry g = slice_geom(geom_of(*this), w, start, len, step);
-  intrusive_ptr<Node> node;
-  if (recording(*this)) {
-    auto wb = make_node<WindowBackward>({this});
-    wb->name_ = "SliceBackward0";
-    wb->in_sizes = sizes().shape();
-    wb->window = slice_geom(contiguous_geom(sizes()), w, start, len, step);
-    node = wb;
-  }
-  return finish_view(*this, g, node);
-}
-
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   detail::check_tensor(*this, "narrow");
   GRAFT_CHECK(dim() > 0, RuntimeError, "narrow() cannot be applied to a 0-dim tensor.");
@@ -481,25 +418,6 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   GRAFT_CHECK(length >= 0 && start + length <= n, RuntimeError, "start (", start, ") + length (", length,
               ") exceeds dimension size (", n, ").");
   return slice(w, start, start + length, 1);
-}
-
-Tensor Tensor::select(int64_t d, int64_t index) const {
-  detail::check_tensor(*this, "select");
-  GRAFT_CHECK(dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
-  int64_t w = wrap_dim(d, dim(), "select");
-  const int64_t n = size(w);
-  GRAFT_CHECK(index >= -n && index < n, IndexError, "select(): index ", index, " out of range for tensor of size ",
-              sizes(), " at dimension ", w);
-  if (index < 0) index += n;
-  intrusive_ptr<Node> node;
-  if (recording(*this)) {
-    auto wb = make_node<WindowBackward>({this});
-    wb->name_ = "SelectBackward0";
-    wb->in_sizes = sizes().shape();
-    wb->window = select_geom(contiguous_geom(sizes()), w, index);
-    node = wb;
-  }
-  return finish_view(*this, select_geom(geom_of(*this), w, index), node);
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_o) const {

@@ -248,3 +248,35 @@ def test_a_comparison_declares_its_operator(tmp_path):
     for bad in (LT.replace("'<'", "'<=>'"), LT.replace("scalar: true", "scalar: false")):
         r = run(tmp_path, "binary_predicate:" + bad)
         assert r.returncode != 0 and "operator must be one of" in r.stderr
+
+
+TRANSPOSE = """
+  - name: transpose
+    view: true
+    doc: self with dims dim0 and dim1 swapped.
+    args: [const Tensor& self, int64_t dim0, int64_t dim1]
+    forward_in: views.cpp
+    derivatives:
+      self: grad.transpose(dim0, dim1)
+    node: TransposeBackward0
+    method: true
+    python: hand
+"""
+
+
+def test_a_view_is_made_from_its_geometry(tmp_path):
+    r = run(tmp_path, "function:" + TRANSPOSE)
+    assert r.returncode == 0, r.stderr
+    forwards = (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+    assert "ViewGeometry transpose_geometry(const Tensor& self, int64_t dim0, int64_t dim1);" in forwards
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    fn = code[code.index("Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {"):]
+    fn = fn[:fn.index("\n}\n")]
+    assert "detail::transpose_geometry(self, dim0, dim1)" in fn
+    assert "autograd::make_view(self, geometry.sizes, geometry.strides, geometry.offset)" in fn
+    assert "MemoryOpScope" not in fn  # a view allocates nothing
+    for bad in (TRANSPOSE.replace("view: true", "view: 1"),
+                TRANSPOSE.replace("const Tensor& self,", "const Tensor& input,").replace("self: grad", "input: grad")
+                .replace("method: true", "method: false")):
+        r = run(tmp_path, "function:" + bad)
+        assert r.returncode != 0 and "a view (view: true)" in r.stderr

@@ -361,12 +361,16 @@ def test_logical_not_matches_pytorch(data):
     assert graft.logical_not(g).tolist() == expected.tolist() and g.logical_not().tolist() == expected.tolist()
 
 
-# the overloads of the arithmetic and the reductions (ops.yaml's function family): each picks
-# PyTorch's node, a wrapped number shows as a None input, and the gradients match
+# the overloads of the arithmetic and the reductions and the views (ops.yaml's function family):
+# each picks PyTorch's node, a wrapped number shows as a None input, and the gradients match
 OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "2 * x", "x * y", "x / 2", "x / y",
              "x.div(2, rounding_mode='floor')", "x % 0.3", "x ** 2", "x ** y", "x.pow(2.5)", "x.clamp(0.4, 0.9)",
              "lib.clamp(x, y)", "x.sum()", "x.sum(0)", "x.sum(1, keepdim=True)", "x.sum(dtype=lib.float64)",
-             "x.mean()", "x.mean(1)", "x.prod()", "x.prod(0)", "x.square()"]
+             "x.mean()", "x.mean(1)", "x.prod()", "x.prod(0)", "x.square()",
+             # the views (view: true), with their nodes' names and gradients
+             "x.t()", "x.transpose(0, 1)", "x.transpose(-1, -2)", "x.permute(1, 0)", "x.unsqueeze(0)",
+             "x.unsqueeze(-1)", "x.unsqueeze(0).squeeze()", "x.unsqueeze(1).squeeze(1)", "x.expand(4, 2, 3)",
+             "x.select(1, -1)", "x.narrow(1, 1, 2)", "x[::2]", "x[1:]", "x[-1]", "x.view(3, 2)", "x.view(-1)"]
 
 
 @pytest.mark.parametrize("expr", OVERLOADS)

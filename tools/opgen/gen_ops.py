@@ -84,9 +84,10 @@ FIELDS = {
                    "kinks", "tests", "inplace", "python"},
 }
 # fields a declaration may leave out: `overload` names one of several declarations of an op
-# (PyTorch's overload names: add.Tensor, add.Scalar), which are C++ overloads of one function
-# (overloads of one op); `operator` is the C++ operator a comparison also is (`a < b`)
-OPTIONAL_FIELDS = {"function": {"overload"}, "composite": {"overload"}, "binary_predicate": {"operator"}}
+# (PyTorch's overload names: add.Tensor, add.Scalar), which become C++ overloads of one
+# function; `view: true` makes a function op a view (its forward computes a geometry only);
+# `operator` is the C++ operator a comparison also is (`a < b`)
+OPTIONAL_FIELDS = {"function": {"overload", "view"}, "composite": {"overload"}, "binary_predicate": {"operator"}}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
@@ -200,6 +201,9 @@ def check_function(op):
             fail(f"op '{name}': argument '{arg}' would shadow the sizes of tensor '{arg[:-len('_sizes')]}'")
     if not isinstance(op["method"], bool):
         fail(f"op '{name}': method must be true or false")
+    if "view" in op and (op["view"] is not True or args[0][:2] != ("const Tensor&", "self")
+                         or list(op["derivatives"]) != ["self"]):
+        fail(f"op '{name}': a view (view: true) is of 'const Tensor& self', its one derivative for self")
     check_python(op, args)
 
 
@@ -627,9 +631,14 @@ def gen_ops_cpp(decl):
         wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped)
         params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
         names = ", ".join(a for _, a, _ in args)
+        if op.get("view"):  # a view of self over the geometry its forward computes: no data of its own
+            forward = [f"  const detail::ViewGeometry geometry = detail::{name}_geometry({names});",
+                       "  Tensor result = autograd::make_view(self, geometry.sizes, geometry.strides, geometry.offset);"]
+        else:
+            forward = [f'  alloc::MemoryOpScope mem_scope("{name}");',
+                       f"  Tensor result = detail::{name}_forward({names});"]
         lines = [f"Tensor {name}({params}) {{",
-                 f'  alloc::MemoryOpScope mem_scope("{name}");',
-                 f"  Tensor result = detail::{name}_forward({names});",
+                 *forward,
                  *wire,
                  "  return result;",
                  "}"]
@@ -865,10 +874,15 @@ def gen_registry_def(family, ops):
 def gen_forwards_h(decl):
     lines = [HEADER, "#pragma once",
              "// The hand-written forwards of the function family (src/ops/ops.yaml): checks and kernels,",
-             "// no autograd; graft::<name> (generated_ops.cpp) records the backward around them.",
-             '#include "graft/ops/ops.h"', "", "namespace graft::detail {", ""]
+             "// no autograd; graft::<name> (generated_ops.cpp) records the backward around them. A",
+             "// view's forward is its geometry (sizes, strides, offset into self's storage).",
+             '#include "graft/ops/ops.h"', '#include "ops/op_util.h"', "", "namespace graft::detail {", ""]
     for op in decl["function"]:
-        lines.append(f"Tensor {op['name']}_forward({', '.join(f'{t} {a}' for t, a, _ in parse_args(op))});")
+        params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op))
+        if op.get("view"):
+            lines.append(f"ViewGeometry {op['name']}_geometry({params});")
+        else:
+            lines.append(f"Tensor {op['name']}_forward({params});")
     lines += ["", "}  // namespace graft::detail", ""]
     return "\n".join(lines)
 

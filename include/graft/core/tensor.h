@@ -122,21 +122,12 @@ class Tensor {
   Tensor long_() const { return to(kInt64); }
 
   // ---- views ----
-  Tensor view(IntArrayRef sizes) const;
+  // view(), transpose(), t(), permute(), expand(), squeeze(), unsqueeze(), select(), slice():
+  // generated from src/ops/ops.yaml (below)
   Tensor reshape(IntArrayRef sizes) const;
-  Tensor transpose(int64_t d0, int64_t d1) const;
-  Tensor t() const;
-  Tensor permute(IntArrayRef dims) const;
-  Tensor expand(IntArrayRef sizes) const;
   Tensor expand_as(const Tensor& other) const;
-  Tensor squeeze() const;
-  Tensor squeeze(int64_t dim) const;
-  Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
-  Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
-               int64_t step = 1) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
