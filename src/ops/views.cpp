@@ -1,6 +1,8 @@
-// View ops (share storage): view, reshape, transpose, permute, expand, squeeze, unsqueeze,
-// flatten, narrow, select, slice, as_strided, split/chunk, unbind; plus the copies that go
-// with them: contiguous, clone, cat, stack, repeat, to(dtype), as_strided_scatter.
+// View ops (share storage): the geometries of the views declared in src/ops/ops.yaml (view,
+// transpose, t, permute, expand, squeeze, unsqueeze, select, slice) and their gradients'
+// helpers; reshape, flatten, narrow, as_strided, split/chunk and unbind written here with their
+// nodes; plus the copies that go with them: contiguous, clone, cat, stack, repeat, to(dtype),
+// as_strided_scatter.
 #include <algorithm>
 #include <numeric>
 #include "graft/core/checked_math.h"
