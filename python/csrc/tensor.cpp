@@ -457,7 +457,6 @@ void init_tensor(py::module_& m) {
           },
           py::arg("dim") = py::none())
       .def("unsqueeze", tm(&Tensor::unsqueeze), py::arg("dim"))
-      .def("flatten", tm(&Tensor::flatten), py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def(
           "unflatten",
           [](const Tensor& t, int64_t dim, py::handle sizes) {
@@ -483,7 +482,6 @@ void init_tensor(py::module_& m) {
             return t.view(shape);
           },
           py::arg("dim"), py::arg("sizes"))
-      .def("narrow", tm(&Tensor::narrow), py::arg("dim"), py::arg("start"), py::arg("length"))
       .def("select", tm(&Tensor::select), py::arg("dim"), py::arg("index"))
       .def(
           "split",

@@ -21,6 +21,15 @@ void def_both(py::module_& m, TensorClass& cls, const char* name, F f, const Ext
   m.def(name, f, py::arg("input"), extra...);
 }
 
+/// The first argument of a generated op (src/ops/ops.yaml): PyTorch's TypeError when it is not
+/// a tensor ("flatten(): argument 'input' (position 1) must be Tensor, not float") rather than
+/// pybind11's list of C++ signatures.
+Tensor input_tensor(const char* op, py::handle input) {
+  GRAFT_CHECK(is_tensor(input), TypeError, op, "(): argument 'input' (position 1) must be Tensor, not ",
+              std::string(py::str(input.get_type().attr("__name__"))));
+  return as_tensor_unchecked(input);
+}
+
 /// Binary op whose other operand is a tensor or a number; NotImplemented for anything else
 /// (so Python can try the reflected operator).
 template <class FT, class FS>

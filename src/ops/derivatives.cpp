@@ -94,6 +94,80 @@ Tensor repeat_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef r
   return sum(grad.reshape(interleaved), repeat_dims).reshape(self_sizes);
 }
 
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                                          IntArrayRef self_sizes, bool keepdim) {
+  if (self_sizes.empty()) return grad;  // a 0-d self: its one element was selected
+  const int64_t d = detail::wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "max");
+  const uint64_t mask = uint64_t{1} << d;
+  Tensor g = detail::unsqueeze_reduced(grad, self_sizes, mask, keepdim);
+  Tensor i = detail::unsqueeze_reduced(indices, self_sizes, mask, keepdim);
+  return scatter_add(zeros(self_sizes, TensorOptions(grad.dtype()).device(grad.device())), d, i, g);
+}
+
+TensorList cat_tensors_backward(const Tensor& grad, const std::vector<Shape>& tensors_sizes, int64_t dim) {
+  const int64_t d = detail::wrap_dim(dim, grad.dim(), "cat");
+  TensorList out;
+  int64_t offset = 0;
+  for (const Shape& sizes : tensors_sizes) {
+    if (sizes.size() == 1 && sizes[0] == 0) {  // skipped by cat's legacy rule
+      out.push_back(zeros({0}, TensorOptions(grad.dtype()).device(grad.device())));
+      continue;
+    }
+    out.push_back(grad.narrow(d, offset, sizes[d]));
+    offset += sizes[d];
+  }
+  return out;
+}
+
+TensorList stack_tensors_backward(const Tensor& grad, int64_t dim) {
+  const int64_t d = detail::wrap_dim(dim, grad.dim(), "stack");
+  TensorList out;
+  for (int64_t i = 0; i < grad.size(d); ++i) out.push_back(grad.select(d, i));
+  return out;
+}
+
+namespace {
+// The gradients of a multi-output view op's outputs, zeros of `sizes_of(i)` for those that
+// got none (the engine leaves them undefined).
+template <class SizesOf>
+TensorList filled_grads(const TensorList& grads, size_t count, DType dtype, Device device, SizesOf sizes_of) {
+  TensorList out;
+  for (size_t i = 0; i < count; ++i)
+    out.push_back(i < grads.size() && grads[i].defined() ? grads[i]
+                                                         : zeros(sizes_of(i), TensorOptions(dtype).device(device)));
+  return out;
+}
+}  // namespace
+
+Tensor split_with_sizes_backward(const TensorList& grads, IntArrayRef split_sizes, int64_t dim, IntArrayRef self_sizes,
+                                 DType self_dtype, Device self_device) {
+  const int64_t d = detail::wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "split");
+  return cat(filled_grads(grads, split_sizes.size(), self_dtype, self_device,
+                          [&](size_t i) {
+                            Shape s = self_sizes.shape();
+                            s[d] = split_sizes[i];
+                            return s;
+                          }),
+             d);
+}
+
+Tensor split_backward(const TensorList& grads, int64_t split_size, int64_t dim, IntArrayRef self_sizes,
+                      DType self_dtype, Device self_device) {
+  const int64_t d = detail::wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "split");
+  return split_with_sizes_backward(grads, detail::split_piece_sizes(self_sizes[d], split_size), d, self_sizes,
+                                   self_dtype, self_device);
+}
+
+Tensor unbind_backward(const TensorList& grads, int64_t dim, IntArrayRef self_sizes, DType self_dtype,
+                       Device self_device) {
+  const int64_t d = detail::wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "unbind");
+  Shape slice = self_sizes.shape();
+  slice.erase(slice.begin() + d);
+  return stack(
+      filled_grads(grads, static_cast<size_t>(self_sizes[d]), self_dtype, self_device, [&](size_t) { return slice; }),
+      d);
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor keep = ones_like(self, TensorOptions(kBool));

@@ -80,6 +80,15 @@ Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const 
 /// padding_idx row gets none; with scale_grad_by_freq divided by how often its index occurs).
 Tensor embedding_backward(const Tensor& grad, IntArrayRef weight_sizes, const Tensor& indices,
                           std::optional<int64_t> padding_idx, bool scale_grad_by_freq);
+/// max_pool2d_with_indices's gradient: each output gradient added at the input position its
+/// index names (windows that saw only padding, index -1, give none; defined in
+/// src/ops/pooling.cpp).
+Tensor max_pool2d_with_indices_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices,
+                                        IntArrayRef padding);
+/// max(dim)'s / min(dim)'s gradient: grad put at the positions `indices` names along dim
+/// (PyTorch's value_selecting_reduction_backward).
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                                          IntArrayRef self_sizes, bool keepdim);
 /// adaptive_avg_pool2d's gradient: each window's gradient shared evenly by its elements
 /// (defined in src/ops/pooling.cpp, next to the windows).
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes);
@@ -99,6 +108,21 @@ Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& in
 /// max()'s / min()'s gradient over all elements: grad shared evenly by the elements equal to the
 /// result (the NaNs when it is NaN), PyTorch's evenly_distribute_backward.
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// cat's gradients: grad cut along dim into the inputs' sizes (a 1-D empty input, which cat
+/// skips, gets an empty gradient).
+TensorList cat_tensors_backward(const Tensor& grad, const std::vector<Shape>& tensors_sizes, int64_t dim);
+/// stack's gradients: grad.select(dim, i) for each input.
+TensorList stack_tensors_backward(const Tensor& grad, int64_t dim);
+/// split_with_sizes's gradient: the outputs' gradients joined along dim, zeros standing for
+/// the outputs that got none (as PyTorch's split_with_sizes_backward).
+Tensor split_with_sizes_backward(const TensorList& grads, IntArrayRef split_sizes, int64_t dim, IntArrayRef self_sizes,
+                                 DType self_dtype, Device self_device);
+/// split's gradient: split_with_sizes_backward over split's piece sizes.
+Tensor split_backward(const TensorList& grads, int64_t split_size, int64_t dim, IntArrayRef self_sizes,
+                      DType self_dtype, Device self_device);
+/// unbind's gradient: the outputs' gradients stacked along dim, zeros for those that got none.
+Tensor unbind_backward(const TensorList& grads, int64_t dim, IntArrayRef self_sizes, DType self_dtype,
+                       Device self_device);
 /// The last two of `sizes` (an image's height and width).
 Shape last_two(IntArrayRef sizes);
 

@@ -44,8 +44,10 @@ intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&..
   GRAFT_NODE_NAME(NameStr)                   \
   GRAFT_NODE_SAVED(__VA_ARGS__)
 
-/// Views of `a` split along `d` into `sizes`, sharing one multi-output node.
-std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name);
+/// The views of self over `geometries`, the outputs of one node named `node_name` (split,
+/// unbind): modifying one in place is refused, with PyTorch's text naming the node and output.
+std::vector<Tensor> make_multi_output_views(const Tensor& self, const std::vector<ViewGeometry>& geometries,
+                                            const char* node_name);
 
 }  // namespace graft::detail
 

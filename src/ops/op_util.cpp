@@ -1,11 +1,28 @@
 // Shared op helpers: broadcasting, promotion, allocation.
 #include "op_util.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "graft/core/grad_mode.h"
 
 namespace graft::detail {
+
+std::vector<Shape> sizes_of(const TensorList& tensors) {
+  std::vector<Shape> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.sizes().shape());
+  return out;
+}
+
+std::vector<int64_t> split_piece_sizes(int64_t n, int64_t split_size) {
+  GRAFT_CHECK(split_size > 0 || n == 0, RuntimeError,
+              "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
+  std::vector<int64_t> sizes;
+  if (n == 0) sizes.push_back(0);
+  for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
+  return sizes;
+}
 
 uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
   GRAFT_CHECK(ndim <= 64, NotImplementedError, op, ": at most 64 dimensions are supported");

@@ -18,6 +18,12 @@ struct ViewGeometry {
   int64_t offset = 0;
 };
 
+/// The sizes of the tensors of a list (what a node keeps of a list input, such as cat's).
+std::vector<Shape> sizes_of(const TensorList& tensors);
+/// The sizes of split's pieces of a dim of n elements: split_size each, the last one smaller;
+/// one empty piece for n == 0 (PyTorch's max(ceil(n / split_size), 1) pieces).
+std::vector<int64_t> split_piece_sizes(int64_t n, int64_t split_size);
+
 /// Wraps a possibly negative dim into [0, ndim) or throws IndexError naming the op.
 inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, like PyTorch

@@ -74,28 +74,6 @@ Tensor batched4(const Tensor& input, const char* op) {
   return input.dim() == 3 ? input.unsqueeze(0) : input;
 }
 
-struct MaxPool2DWithIndicesBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("MaxPool2DWithIndicesBackward0", indices)
-  SavedVariable indices;
-  Shape in_sizes;
-  bool has_empty_window = false;  ///< some window saw only padding (index -1): no gradient there
-  TensorList apply(TensorList&& g) override {
-    // Each output gradient lands on the input position its maximum came from.
-    Tensor idx = indices.unpack(this);
-    const int64_t planes = in_sizes[0] * in_sizes[1], hw = in_sizes[2] * in_sizes[3];
-    const int64_t outs = planes == 0 ? 0 : idx.numel() / planes;
-    Tensor gi = g[0].reshape({planes, outs});
-    Tensor ii = idx.reshape({planes, outs});
-    if (has_empty_window) {
-      Tensor valid = ge(ii, 0);
-      gi = where(valid, gi, scalar_tensor(0.0, TensorOptions(gi.dtype()).device(gi.device())));
-      ii = where(valid, ii, scalar_tensor(0, TensorOptions(kInt64).device(ii.device())));
-    }
-    Tensor base = zeros({planes, hw}, TensorOptions(g[0].dtype()).device(g[0].device()));
-    return {scatter_add(base, 1, ii, gi).view(in_sizes)};
-  }
-};
-
 // adaptive_avg_pool2d: the gradient of the window averages is the averaging matrices applied
 // to the output gradient, in graft ops (so it differentiates again).
 // [start, end) of adaptive window i of `out` over `in` (PyTorch's start_index / end_index).
@@ -135,30 +113,42 @@ Tensor averaging(int64_t out, int64_t in, DType dtype, Device device) {
 
 }  // namespace
 
-std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                                                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  alloc::MemoryOpScope mem_scope("max_pool2d");
+std::pair<Tensor, Tensor> detail::max_pool2d_with_indices_forward(const Tensor& input, IntArrayRef kernel_size,
+                                                                  IntArrayRef stride, IntArrayRef padding,
+                                                                  IntArrayRef dilation, bool ceil_mode) {
   detail::check_tensor(input, "max_pool2d");
   Tensor x4 = batched4(input, "max_pool2d");
   PoolGeometry g = pool_geometry("max_pool2d", x4, input.dim() == 3, kernel_size, stride, padding, dilation, ceil_mode);
   const int64_t N = x4.size(0), C = x4.size(1), H = x4.size(2), W = x4.size(3);
   Tensor xc = x4.contiguous();
   Tensor planes = kernel::raw_view(xc, {N * C, H, W}, {H * W, W, 1}, xc.storage_offset());
-  Tensor out = detail::new_empty({N, C, g.oh, g.ow}, x4.dtype(), x4.device());
-  Tensor idx = detail::new_empty({N, C, g.oh, g.ow}, kInt64, x4.device());
-  kernel::max_pool2d(out, idx, planes, {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
-  if (any_requires_grad({&x4})) {
-    auto n = make_node<MaxPool2DWithIndicesBackward0>({&x4});
-    n->indices = SavedVariable(idx, false);
-    n->in_sizes = x4.sizes().shape();
-    if (idx.numel() > 0 && (g.p[0] > 0 || g.p[1] > 0)) {
-      const Tensor lowest = idx.min();  // on meta too: a real run's memory includes it
-      n->has_empty_window = detail::has_data(lowest) && lowest.item<int64_t>() < 0;
-    }
-    set_history(out, n);
-  }
-  if (input.dim() == 3) return {out.squeeze(0), idx.squeeze(0)};
+  Shape out_sizes{N, C, g.oh, g.ow};
+  if (input.dim() == 3) out_sizes.erase(out_sizes.begin());
+  Tensor out = detail::new_empty(out_sizes, x4.dtype(), x4.device());
+  Tensor idx = detail::new_empty(out_sizes, kInt64, x4.device());
+  kernel::max_pool2d(kernel::raw_view(out, {N, C, g.oh, g.ow}, contiguous_strides({N, C, g.oh, g.ow}), 0),
+                     kernel::raw_view(idx, {N, C, g.oh, g.ow}, contiguous_strides({N, C, g.oh, g.ow}), 0), planes,
+                     {g.k[0], g.k[1], g.s[0], g.s[1], g.p[0], g.p[1], g.d[0], g.d[1], g.oh, g.ow});
   return {out, idx};
+}
+
+Tensor derivatives::max_pool2d_with_indices_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices,
+                                                     IntArrayRef padding) {
+  // Each output gradient lands on the input position its maximum came from.
+  const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();
+  const int64_t planes = hw == 0 ? 0 : compute_numel(input_sizes) / hw;
+  const int64_t outs = planes == 0 ? 0 : indices.numel() / planes;
+  Tensor gi = grad.reshape({planes, outs});
+  Tensor ii = indices.reshape({planes, outs});
+  bool padded = false;
+  for (int64_t p : padding) padded = padded || p > 0;
+  if (padded) {  // a window that saw only padding has index -1: no gradient from it
+    Tensor valid = ge(ii, 0);
+    gi = where(valid, gi, 0);
+    ii = where(valid, ii, 0);
+  }
+  Tensor base = zeros({planes, hw}, TensorOptions(grad.dtype()).device(grad.device()));
+  return scatter_add(base, 1, ii, gi).view(input_sizes);
 }
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

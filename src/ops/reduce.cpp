@@ -36,20 +36,6 @@ int64_t reduced_count(IntArrayRef s, uint64_t mask) {
   return n;
 }
 
-struct MaxMinDimBackward final : Node {
-  std::string name() const override { return is_max ? "MaxBackward0" : "MinBackward0"; }
-  GRAFT_NODE_SAVED(indices)
-  SavedVariable indices;
-  Shape in_sizes;
-  int64_t dim = 0;
-  bool keepdim = false, is_max = true;
-  TensorList apply(TensorList&& g) override {
-    uint64_t m = uint64_t{1} << dim;
-    Tensor gu = detail::unsqueeze_reduced(g[0], in_sizes, m, keepdim);
-    Tensor iu = detail::unsqueeze_reduced(indices.unpack(this), in_sizes, m, keepdim);
-    return {scatter_add(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, iu, gu)};
-  }
-};
 Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype, a.device());
   kernel::reduce(op, out, a, mask);
@@ -145,20 +131,13 @@ static std::pair<Tensor, Tensor> max_min_dim(const Tensor& a, int64_t dim, bool 
   Tensor values = detail::new_empty(os, a.dtype(), a.device());
   Tensor indices = detail::new_empty(os, kInt64, a.device());
   kernel::arg_reduce(is_max, values, indices, src, d);
-  if (any_requires_grad({&a})) {
-    auto n = make_node<MaxMinDimBackward>({&a});
-    n->is_max = is_max;
-    n->in_sizes = a.sizes().shape();
-    n->dim = a.dim() == 0 ? 0 : d;
-    n->keepdim = keepdim || a.dim() == 0;
-    n->indices = SavedVariable(a.dim() == 0 ? indices.reshape({}) : indices, false);
-    set_history(values, n);
-  }
   return {values, indices};
 }
-std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) { return max_min_dim(a, dim, keepdim, true); }
-std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
-  return max_min_dim(a, dim, keepdim, false);
+std::pair<Tensor, Tensor> detail::max_forward(const Tensor& self, int64_t dim, bool keepdim) {
+  return max_min_dim(self, dim, keepdim, true);
+}
+std::pair<Tensor, Tensor> detail::min_forward(const Tensor& self, int64_t dim, bool keepdim) {
+  return max_min_dim(self, dim, keepdim, false);
 }
 
 static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {

@@ -66,9 +66,7 @@ std::string Tensor::toString() const {
   return std::string(device().is_meta() ? "Meta" : "CPU") + names[static_cast<int>(dtype())];
 }
 
-std::vector<Tensor> Tensor::split(int64_t s, int64_t d) const { return graft::split(*this, s, d); }
 std::vector<Tensor> Tensor::split(IntArrayRef s, int64_t d) const { return graft::split_with_sizes(*this, s, d); }
-std::vector<Tensor> Tensor::chunk(int64_t c, int64_t d) const { return graft::chunk(*this, c, d); }
 
 Tensor& Tensor::square_() { return graft::square_(*this); }
 Tensor Tensor::sum(std::optional<DType> dt) const { return graft::sum(*this, dt); }
@@ -76,13 +74,10 @@ Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dt) cons
   GRAFT_CHECK(!dims.empty(), ValueError, "sum: dims must not be empty (use sum() for a full reduction)");
   return graft::sum(*this, dims, keepdim, dt);
 }
-std::pair<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return graft::max(*this, d, k); }
-std::pair<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return graft::min(*this, d, k); }
 Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
   return graft::index_put(*this, i, v, acc);
 }
-std::vector<Tensor> Tensor::unbind(int64_t d) const { return graft::unbind(*this, d); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }

@@ -1,8 +1,9 @@
 // View ops (share storage): the geometries of the views declared in src/ops/ops.yaml (view,
 // transpose, t, permute, expand, squeeze, unsqueeze, select, slice) and their gradients'
-// helpers; reshape, flatten, narrow, as_strided, split/chunk and unbind written here with their
-// nodes; plus the copies that go with them: contiguous, clone, cat, stack, repeat, to(dtype),
-// as_strided_scatter.
+// helpers, and the geometries of the views of several outputs (split, split_with_sizes, unbind);
+// the composites over them (reshape, flatten, narrow, chunk); as_strided written here with its
+// node; plus the copies that go with them: the forwards of cat, stack, clone, repeat and
+// to_copy, contiguous, as_strided_scatter (with its node).
 #include <algorithm>
 #include <numeric>
 #include "graft/core/checked_math.h"
@@ -84,76 +85,6 @@ struct AsStridedScatterBackward0 final : Node {
     return r;
   }
 };
-struct SplitBackward0 final : Node {
-  std::string name() const override { return name_; }
-  std::string name_;
-  Shape in_sizes;
-  int64_t dim = 0;
-  std::vector<int64_t> pieces;
-  TensorList apply(TensorList&& g) override {
-    TensorList parts;
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      if (i < g.size() && g[i].defined()) {
-        parts.push_back(g[i]);
-      } else {
-        Shape s = in_sizes;
-        s[dim] = pieces[i];
-        TensorOptions o(kFloat32);
-        for (auto& x : g)
-          if (x.defined()) {
-            o = TensorOptions(x.dtype()).device(x.device());
-            break;
-          }
-        parts.push_back(zeros(s, o));
-      }
-    }
-    return {cat(parts, dim)};
-  }
-};
-struct UnbindBackward0 final : Node {
-  GRAFT_NODE_NAME("UnbindBackward0")
-  Shape in_sizes;
-  int64_t dim = 0;
-  TensorList apply(TensorList&& g) override {
-    TensorOptions o(kFloat32);
-    for (auto& x : g)
-      if (x.defined()) {
-        o = TensorOptions(x.dtype()).device(x.device());
-        break;
-      }
-    Shape slice = in_sizes;
-    slice.erase(slice.begin() + dim);
-    TensorList parts;
-    for (int64_t i = 0; i < in_sizes[dim]; ++i) {
-      const size_t k = static_cast<size_t>(i);
-      parts.push_back(k < g.size() && g[k].defined() ? g[k] : zeros(slice, o));
-    }
-    return {stack(parts, dim)};
-  }
-};
-struct CatBackward0 final : Node {
-  std::string name() const override { return stack ? "StackBackward0" : "CatBackward0"; }
-  int64_t dim = 0;
-  bool stack = false;
-  std::vector<int64_t> sizes;  // per input along dim (cat)
-  TensorList apply(TensorList&& g) override {
-    TensorList r(sizes.size());
-    int64_t off = 0;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      if (should_compute_output(i))
-        r[i] = stack ? g[0].select(dim, static_cast<int64_t>(i)) : g[0].narrow(dim, off, sizes[i]);
-      off += sizes[i];
-    }
-    return r;
-  }
-};
-struct ToCopyBackward0 final : Node {
-  GRAFT_NODE_NAME("ToCopyBackward0")
-  DType src_dtype = kFloat32;
-  Device src_device = kCPU;
-  TensorList apply(TensorList&& g) override { return {g[0].to(src_device, src_dtype)}; }
-};
-
 // Makes the view and, when recording, attaches `node` (which already has its edge).
 Tensor finish_view(const Tensor& a, const Geometry& g, const intrusive_ptr<Node>& node) {
   Tensor v = make_view(a, g.sizes, g.strides, g.offset);
@@ -382,11 +313,12 @@ Tensor derivatives::slice_backward(const Tensor& grad, IntArrayRef self_sizes, i
   return window_backward(grad, self_sizes, slice_geom(contiguous_geom(self_sizes), w, b.start, b.length, step));
 }
 
-Tensor Tensor::reshape(IntArrayRef sizes_in) const {
-  detail::check_tensor(*this, "reshape");
-  Shape sizes = infer_size(sizes_in, numel(), "reshape");
-  if (view_strides(*this, sizes)) return graft::view(*this, sizes);
-  return clone().view(sizes);
+// ---- the composite views (src/ops/ops.yaml's composite family) ----
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  detail::check_tensor(self, "reshape");
+  Shape sizes = infer_size(shape, self.numel(), "reshape");
+  if (view_strides(self, sizes)) return graft::view(self, sizes);
+  return graft::view(graft::clone(self), sizes);
 }
 
 Tensor Tensor::expand_as(const Tensor& o) const {
@@ -394,32 +326,90 @@ Tensor Tensor::expand_as(const Tensor& o) const {
   return expand(o.sizes());
 }
 
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  detail::check_tensor(*this, "flatten");
-  int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  detail::check_tensor(self, "flatten");
+  const int64_t s = wrap_dim(start_dim, self.dim(), "flatten"), e = wrap_dim(end_dim, self.dim(), "flatten");
   GRAFT_CHECK(s <= e, RuntimeError, "flatten() has invalid args: start_dim cannot come after end_dim");
-  if (dim() == 0) return reshape({1});
-  if (s == e) return *this;
+  if (self.dim() == 0) return graft::reshape(self, {1});
+  if (s == e) return self;
   Shape out;
-  for (int64_t d = 0; d < s; ++d) out.push_back(size(d));
-  int64_t m = 1;
-  for (int64_t d = s; d <= e; ++d) m *= size(d);
-  out.push_back(m);
-  for (int64_t d = e + 1; d < dim(); ++d) out.push_back(size(d));
-  return reshape(out);
+  for (int64_t d = 0; d < s; ++d) out.push_back(self.size(d));
+  int64_t merged = 1;
+  for (int64_t d = s; d <= e; ++d) merged *= self.size(d);
+  out.push_back(merged);
+  for (int64_t d = e + 1; d < self.dim(); ++d) out.push_back(self.size(d));
+  return graft::reshape(self, out);
 }
 
-Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
-  detail::check_tensor(*this, "narrow");
-  GRAFT_CHECK(dim() > 0, RuntimeError, "narrow() cannot be applied to a 0-dim tensor.");
-  int64_t w = wrap_dim(d, dim(), "narrow");
-  const int64_t n = size(w);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  detail::check_tensor(self, "narrow");
+  GRAFT_CHECK(self.dim() > 0, RuntimeError, "narrow() cannot be applied to a 0-dim tensor.");
+  const int64_t w = wrap_dim(dim, self.dim(), "narrow");
+  const int64_t n = self.size(w);
   if (start < 0) start += n;
   GRAFT_CHECK(start >= 0 && start <= n, IndexError, "start out of range (expected to be in range of [", -n, ", ", n,
               "], but got ", start, ")");
   GRAFT_CHECK(length >= 0 && start + length <= n, RuntimeError, "start (", start, ") + length (", length,
               ") exceeds dimension size (", n, ").");
-  return slice(w, start, start + length, 1);
+  return graft::slice(self, w, start, start + length, 1);
+}
+
+// ---- the views of several outputs (ops.yaml: view: true, returns: TensorList) ----
+namespace {
+std::vector<Geometry> pieces_along(const Tensor& self, IntArrayRef sizes, int64_t dim) {
+  std::vector<Geometry> out;
+  int64_t off = 0;
+  for (int64_t size : sizes) {
+    out.push_back(slice_geom(geom_of(self), dim, off, size, 1));
+    off += size;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Geometry> detail::split_with_sizes_geometry(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  detail::check_tensor(self, "split_with_sizes");
+  GRAFT_CHECK(self.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), "split");
+  int64_t total = 0;
+  for (auto s : split_sizes) {
+    GRAFT_CHECK(
+        s >= 0, RuntimeError,
+        "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
+    total += s;
+  }
+  GRAFT_CHECK(total == self.size(d), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to ",
+              self.size(d), " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  return pieces_along(self, split_sizes, d);
+}
+
+std::vector<Geometry> detail::split_geometry(const Tensor& self, int64_t split_size, int64_t dim) {
+  detail::check_tensor(self, "split");
+  GRAFT_CHECK(self.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
+  GRAFT_CHECK(split_size >= 0, RuntimeError,
+              "split expects split_size be non-negative, but got split_size=", split_size);
+  const int64_t d = wrap_dim(dim, self.dim(), "split");
+  return pieces_along(self, split_piece_sizes(self.size(d), split_size), d);
+}
+
+std::vector<Geometry> detail::unbind_geometry(const Tensor& self, int64_t dim) {
+  detail::check_tensor(self, "unbind");
+  GRAFT_CHECK(self.dim() > 0, IndexError, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, self.dim(), "unbind");
+  std::vector<Geometry> out;
+  for (int64_t i = 0; i < self.size(d); ++i) out.push_back(select_geom(geom_of(self), d, i));
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  detail::check_tensor(self, "chunk");
+  GRAFT_CHECK(chunks > 0, RuntimeError, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  GRAFT_CHECK(self.dim() > 0, RuntimeError, "chunk expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), "chunk");
+  const int64_t n = self.size(d);
+  const int64_t split_size = (n + chunks - 1) / chunks;
+  if (split_size == 0 && n == 0) return graft::split_with_sizes(self, std::vector<int64_t>(chunks, 0), d);
+  return graft::split(self, split_size, d);
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_o) const {
@@ -476,75 +466,6 @@ Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef siz
   return out;
 }
 
-std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim) {
-  detail::check_tensor(a, "split_with_sizes");
-  GRAFT_CHECK(a.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
-  int64_t d = wrap_dim(dim, a.dim(), "split");
-  int64_t total = 0;
-  for (auto s : split_sizes) {
-    GRAFT_CHECK(
-        s >= 0, RuntimeError,
-        "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
-    total += s;
-  }
-  GRAFT_CHECK(total == a.size(d), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to ", a.size(d),
-              " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
-  return detail::split_views(a, split_sizes, d, "SplitWithSizesBackward0");
-}
-
-std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
-  detail::check_tensor(a, "split");
-  GRAFT_CHECK(a.dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
-  GRAFT_CHECK(split_size >= 0, RuntimeError,
-              "split expects split_size be non-negative, but got split_size=", split_size);
-  int64_t d = wrap_dim(dim, a.dim(), "split");
-  const int64_t n = a.size(d);
-  GRAFT_CHECK(split_size > 0 || n == 0, RuntimeError,
-              "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
-  std::vector<int64_t> sizes;
-  if (n == 0) sizes.push_back(0);  // PyTorch: max(ceil(n / split_size), 1) pieces
-  for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
-  return detail::split_views(a, sizes, d, "SplitBackward0");
-}
-
-std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
-  detail::check_tensor(a, "chunk");
-  GRAFT_CHECK(chunks > 0, RuntimeError, "chunk expects `chunks` to be greater than 0, got: ", chunks);
-  GRAFT_CHECK(a.dim() > 0, RuntimeError, "chunk expects at least a 1-dimensional tensor");
-  int64_t d = wrap_dim(dim, a.dim(), "chunk");
-  int64_t n = a.size(d);
-  int64_t split_size = (n + chunks - 1) / chunks;
-  if (split_size == 0 && n == 0) {
-    std::vector<int64_t> sizes(chunks, 0);
-    return split_with_sizes(a, sizes, d);
-  }
-  return split(a, split_size, d);
-}
-
-std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
-  detail::check_tensor(a, "unbind");
-  GRAFT_CHECK(a.dim() > 0, IndexError, "Dimension specified as ", dim, " but tensor has no dimensions");
-  const int64_t d = wrap_dim(dim, a.dim(), "unbind");
-  intrusive_ptr<UnbindBackward0> node;
-  if (recording(a)) {
-    node = make_node<UnbindBackward0>({&a});
-    node->in_sizes = a.sizes().shape();
-    node->dim = d;
-  }
-  std::vector<Tensor> out;
-  for (int64_t i = 0; i < a.size(d); ++i) {
-    Geometry g = select_geom(geom_of(a), d, i);
-    Tensor v = make_view(a, g.sizes, g.strides, g.offset, CreationMeta::MultiOutputNode);
-    if (v.impl()->meta) {
-      v.impl()->meta->creator_name = "UnbindBackward0";
-      v.impl()->meta->creator_output_nr = static_cast<uint32_t>(i);
-    }
-    if (node) set_history(v, node);
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
 Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
   detail::check_tensor(a, "repeat");
   GRAFT_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(), RuntimeError,
@@ -571,26 +492,17 @@ Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
 }
 
 namespace detail {
-std::vector<Tensor> split_views(const Tensor& a, IntArrayRef sizes, int64_t d, const char* node_name) {
-  intrusive_ptr<SplitBackward0> node;
-  if (recording(a)) {
-    node = make_node<SplitBackward0>({&a});
-    node->name_ = node_name;
-    node->in_sizes = a.sizes().shape();
-    node->dim = d;
-    node->pieces = sizes.vec();
-  }
+std::vector<Tensor> make_multi_output_views(const Tensor& self, const std::vector<ViewGeometry>& geometries,
+                                            const char* node_name) {
   std::vector<Tensor> out;
-  int64_t off = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    Geometry g = slice_geom(geom_of(a), d, off, sizes[i], 1);
-    off += sizes[i];
-    Tensor v = make_view(a, g.sizes, g.strides, g.offset, CreationMeta::MultiOutputNode);
+  out.reserve(geometries.size());
+  for (size_t i = 0; i < geometries.size(); ++i) {
+    const ViewGeometry& g = geometries[i];
+    Tensor v = make_view(self, g.sizes, g.strides, g.offset, CreationMeta::MultiOutputNode);
     if (v.impl()->meta) {
       v.impl()->meta->creator_name = node_name;
       v.impl()->meta->creator_output_nr = static_cast<uint32_t>(i);
     }
-    if (node) set_history(v, node);
     out.push_back(std::move(v));
   }
   return out;
@@ -625,27 +537,25 @@ Tensor Tensor::to(Device device, bool copy) const {
 }
 Tensor Tensor::to(Device device, DType dtype, bool copy) const {
   detail::check_tensor(*this, "to");
+  if (device == this->device() && dtype == this->dtype() && !copy) return *this;
+  return graft::to_copy(*this, device, dtype);
+}
+Tensor detail::to_copy_forward(const Tensor& self, Device device, DType dtype) {
+  detail::check_tensor(self, "to");
   check_device_available(device, "to");
-  const bool same_device = device == this->device();
-  if (same_device && dtype == this->dtype() && !copy) return *this;
+  const bool same_device = device == self.device();
   // Between devices (this build has cpu -> meta, which copies no data) the result keeps the
   // sizes and, for a dense layout, the strides, as PyTorch's to() does; on one device, a
   // contiguous copy.
-  GRAFT_CHECK(same_device || !this->device().is_meta(), NotImplementedError,
-              "Cannot copy out of meta tensor; no data!");
+  GRAFT_CHECK(same_device || !self.device().is_meta(), NotImplementedError, "Cannot copy out of meta tensor; no data!");
   Tensor out;
-  if (!same_device && !is_contiguous() && detail::storage_extent(sizes(), strides()) == numel() && numel() > 0) {
-    out = empty_strided(sizes(), strides(), TensorOptions(dtype).device(device));
+  if (!same_device && !self.is_contiguous() && detail::storage_extent(self.sizes(), self.strides()) == self.numel() &&
+      self.numel() > 0) {
+    out = empty_strided(self.sizes(), self.strides(), TensorOptions(dtype).device(device));
   } else {
-    out = detail::new_empty(sizes(), dtype, device);
+    out = detail::new_empty(self.sizes(), dtype, device);
   }
-  kernel::copy(out, *this);  // the destination's kernel: on meta, nothing to write
-  if (recording(*this) && graft::is_floating_point(dtype)) {
-    auto n = make_node<ToCopyBackward0>({this});
-    n->src_dtype = this->dtype();
-    n->src_device = this->device();
-    set_history(out, n);
-  }
+  kernel::copy(out, self);  // the destination's kernel: on meta, nothing to write
   return out;
 }
 Tensor Tensor::to(const Tensor& other, bool copy) const {
@@ -653,7 +563,9 @@ Tensor Tensor::to(const Tensor& other, bool copy) const {
   return to(other.device(), other.dtype(), copy);
 }
 
-static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
+namespace {
+// cat's and stack's forward: the tensors copied into their places along dim (no autograd).
+Tensor join(const TensorList& tensors, int64_t dim, bool is_stack) {
   const char* name = is_stack ? "stack" : "cat";
   GRAFT_CHECK(!tensors.empty(), RuntimeError,
               is_stack ? "stack expects a non-empty TensorList" : "torch.cat(): expected a non-empty list of Tensors");
@@ -715,17 +627,10 @@ static Tensor cat_impl(const TensorList& tensors, int64_t dim, bool is_stack) {
     }
     off += pieces[i];
   }
-  if (autograd::any_requires_grad(tensors) && is_floating_point(dt)) {
-    auto n = make_intrusive<CatBackward0>();
-    autograd::collect_next_edges(n.get(), tensors);
-    n->dim = d;
-    n->stack = is_stack;
-    n->sizes = pieces;
-    set_history(out, n);
-  }
   return out;
 }
-Tensor cat(const TensorList& tensors, int64_t dim) { return cat_impl(tensors, dim, false); }
-Tensor stack(const TensorList& tensors, int64_t dim) { return cat_impl(tensors, dim, true); }
+}  // namespace
+Tensor detail::cat_forward(const TensorList& tensors, int64_t dim) { return join(tensors, dim, false); }
+Tensor detail::stack_forward(const TensorList& tensors, int64_t dim) { return join(tensors, dim, true); }
 
 }  // namespace graft

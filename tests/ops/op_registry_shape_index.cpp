@@ -395,7 +395,7 @@ void register_shape_index(Registry& r) {
         },
         {{"3", {ints({3}, {1, -2, 7})}}});
     fi.differentiable = false;
-    r.push_back({"to_dtype", {f, rt, cp, il, fi}});
+    r.push_back({"to_copy", {f, rt, cp, il, fi}});
   }
   // ---- cat / stack / split / chunk ----
   {
@@ -456,15 +456,6 @@ void register_shape_index(Registry& r) {
                       },
                       1, {{"2x3", {rnd({2, 3})}}}),
                   split_case(
-                      "with_sizes",
-                      [](const Tensor& a) {
-                        return split_with_sizes(a, {1, 0, 2}, -1);
-                      },
-                      [](const RT&) {
-                        return Shape64{1, 0, 2};
-                      },
-                      -1, {{"2x3", {rnd({2, 3})}}}),
-                  split_case(
                       "one_output_used", [](const Tensor& a) { return TensorList{split(a, 2, 0)[1]}; },
                       [](const RT&) { return Shape64{2}; }, 0, {}),
                   split_case(
@@ -474,8 +465,27 @@ void register_shape_index(Registry& r) {
                       },
                       1, {{"0x3", {rnd({0, 3})}}})}});
     // reference for one_output_used: the second piece of size 2 along dim 0
-    r.back().cases[3].samples = {{"4x2", {rnd({4, 2})}}};
-    r.back().cases[3].ref = [](const V& x) { return V{slice_ref(x[0], 0, 2, 2)}; };
+    r.back().cases[2].samples = {{"4x2", {rnd({4, 2})}}};
+    r.back().cases[2].ref = [](const V& x) { return V{slice_ref(x[0], 0, 2, 2)}; };
+    r.push_back({"split_with_sizes",
+                 {split_case(
+                      "dim_neg1",
+                      [](const Tensor& a) {
+                        return split_with_sizes(a, {1, 0, 2}, -1);
+                      },
+                      [](const RT&) {
+                        return Shape64{1, 0, 2};
+                      },
+                      -1, {{"2x3", {rnd({2, 3})}}}),
+                  split_case(
+                      "method_dim0",
+                      [](const Tensor& a) {
+                        return a.split(IntArrayRef{2, 1}, 0);
+                      },
+                      [](const RT&) {
+                        return Shape64{2, 1};
+                      },
+                      0, {{"3x2", {rnd({3, 2})}}})}});
     r.push_back({"chunk",
                  {split_case(
                       "3_of_5", [](const Tensor& a) { return chunk(a, 3, 0); },

@@ -113,10 +113,12 @@ def test_python_bindings_follow_the_declaration(tmp_path):
     assert r.returncode == 0, r.stderr
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
     # python: both -> graft.dist and Tensor.dist with the C++ names and defaults
-    assert 'def_both(m, cls, "dist", [](const Tensor& self, const Tensor& other, double p)' in bindings
+    assert 'def_both(m, cls, "dist", [](py::handle self_arg, const Tensor& other, double p)' in bindings
     assert 'py::arg("other"), py::arg("p") = 2.0);' in bindings
+    # the first argument arrives as a Python object, so that a non-tensor gets PyTorch's TypeError
+    assert 'const Tensor self = input_tensor("dist", self_arg);' in bindings
     # python: torch -> graft.logsumexp only; an IntArrayRef arrives as an int or a sequence
-    assert 'm.def("logsumexp", [](const Tensor& self, py::handle dim, bool keepdim)' in bindings
+    assert 'm.def("logsumexp", [](py::handle self_arg, py::handle dim, bool keepdim)' in bindings
     assert "graft::logsumexp(self, reduce_dims(dim), keepdim)" in bindings
     assert 'py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);' in bindings
     # a composite op: declared and a method, with no node
@@ -279,3 +281,108 @@ def test_a_view_is_made_from_its_geometry(tmp_path):
                 TRANSPOSE.replace("const Tensor& self,", "const Tensor& input,").replace("self: grad", "input: grad")
                 .replace("method: true", "method: false")):
         assert_refused(tmp_path, "function:" + bad, "a view (view: true)")
+
+
+CAT = """
+  - name: cat
+    doc: The tensors joined along dim.
+    args: [const TensorList& tensors, int64_t dim = 0]
+    forward_in: views.cpp
+    derivatives:
+      tensors: cat_tensors_backward(grad, tensors_sizes, dim)
+    node: CatBackward0
+    method: false
+    python: hand
+"""
+SPLIT = """
+  - name: split
+    view: true
+    returns: TensorList
+    doc: self cut into pieces of split_size along dim.
+    args: [const Tensor& self, int64_t split_size, int64_t dim = 0]
+    forward_in: views.cpp
+    derivatives:
+      self: split_backward(grads, split_size, dim, self_sizes, self_dtype, self_device)
+    node: SplitBackward0
+    method: true
+    python: hand
+"""
+MAX_DIM = """
+  - name: max
+    returns: [values, indices]
+    doc: (values, indices) of the largest element along dim.
+    args: [const Tensor& self, int64_t dim, bool keepdim = false]
+    forward_in: reduce.cpp
+    derivatives:
+      self: value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+    node: MaxBackward0
+    method: true
+    python: hand
+"""
+
+
+def fn_text(code, signature):
+    """The generated function that starts with `signature`."""
+    fn = code[code.index(signature):]
+    return fn[:fn.index("\n}\n")]
+
+
+def test_a_list_argument_gives_an_edge_per_tensor_and_a_gradient_list(tmp_path):
+    r = run(tmp_path, "function:" + CAT)
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    node = code[code.index("struct CatBackward0"):]
+    node = node[:node.index("\n};")]
+    # the node keeps the tensors' sizes only, and its formula's list is the gradient list
+    assert "std::vector<Shape> tensors_sizes_{};" in node and "SavedVariable" not in node
+    assert "return cat_tensors_backward(grad, tensors_sizes, dim);" in node
+    fn = fn_text(code, "Tensor cat(const TensorList& tensors, int64_t dim) {")
+    assert "autograd::any_requires_grad(tensors)" in fn
+    assert "autograd::collect_next_edges(node.get(), tensors);" in fn
+    assert "node->tensors_sizes_ = detail::sizes_of(tensors);" in fn
+    assert "Tensor cat_forward(const TensorList& tensors, int64_t dim);" in \
+        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+
+
+def test_a_view_with_a_list_result_is_one_node_for_all_outputs(tmp_path):
+    r = run(tmp_path, "function:" + SPLIT)
+    assert r.returncode == 0, r.stderr
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);" in header
+    assert "std::vector<ViewGeometry> split_geometry(const Tensor& self, int64_t split_size, int64_t dim);" in \
+        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    node = code[code.index("struct SplitBackward0"):]
+    node = node[:node.index("\n};")]
+    # the formula takes the list of the outputs' gradients; self's dtype and device are kept, not self
+    assert "grads[0]" not in node and "SavedVariable" not in node
+    assert "DType self_dtype_{};" in node and "Device self_device_{};" in node
+    fn = fn_text(code, "std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {")
+    assert 'detail::make_multi_output_views(self, geometries, "SplitBackward0")' in fn
+    assert "node->self_dtype_ = self.dtype();" in fn and "node->self_device_ = self.device();" in fn
+    assert "for (const Tensor& output : result) autograd::set_history(output, node);" in fn
+    assert "std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const" in code
+
+
+def test_two_outputs_record_the_first_and_may_save_the_second(tmp_path):
+    r = run(tmp_path, "function:" + MAX_DIM)
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    fn = fn_text(code, "std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {")
+    assert "auto [values, indices] = detail::max_forward(self, dim, keepdim);" in fn
+    assert "autograd::set_history(values, node);" in fn
+    assert "node->indices_ = SavedVariable(indices, false);" in fn  # integers: no history of their own
+    assert "return {values, indices};" in fn
+
+
+@pytest.mark.parametrize("text, message", [
+    ("function:" + CAT.replace("grad, tensors_sizes", "grad, tensors"), "not its tensors"),
+    ("function:" + CAT.replace("int64_t dim = 0]", "const Tensor& w]").replace(
+        "      tensors: cat", "      w: grad\n      tensors: cat"), "a list argument is the op's one"),
+    ("function:" + SPLIT.replace("grads, split_size", "grads, result"), "cannot name `result`"),
+    ("function:" + SPLIT.replace("(grads,", "(grad,"), "the derivative for self does not use grads"),
+    ("function:" + SPLIT.replace("returns: TensorList", "returns: Tuple"), "returns must be one of"),
+    ("function:" + MAX_DIM.replace("[values, indices]", "[values, dim]"), "returns names two outputs"),
+])
+def test_a_bad_list_or_pair_declaration_is_refused(tmp_path, text, message):
+    assert_refused(tmp_path, text, message)

@@ -370,7 +370,16 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              # the views (view: true), with their nodes' names and gradients
              "x.t()", "x.transpose(0, 1)", "x.transpose(-1, -2)", "x.permute(1, 0)", "x.unsqueeze(0)",
              "x.unsqueeze(-1)", "x.unsqueeze(0).squeeze()", "x.unsqueeze(1).squeeze(1)", "x.expand(4, 2, 3)",
-             "x.select(1, -1)", "x.narrow(1, 1, 2)", "x[::2]", "x[1:]", "x[-1]", "x.view(3, 2)", "x.view(-1)"]
+             "x.select(1, -1)", "x.narrow(1, 1, 2)", "x.narrow(1, -2, 2)", "x[::2]", "x[1:]", "x[-1]", "x.view(3, 2)",
+             "x.view(-1)",
+             # list arguments (a None input for a tensor without grad, a skipped 1-D empty one), list
+             # results (views sharing one node: the gradient of an unused output is zeros), two
+             # outputs (the gradient goes where the indices say) and to()'s copy
+             "lib.cat([x, y * 2, x], 1)", "lib.cat([x, lib.zeros(0)], 0)", "lib.stack([x, x * 2], 0)",
+             "lib.stack([x, y], -1)", "x.split(1, 1)[1]", "lib.split(x, [1, 2], 1)[0]", "x.chunk(2, 1)[0]",
+             "x.unbind(1)[2]", "x.max(1)[0]", "x.min(0, keepdim=True)[0]", "x.to(lib.float64)",
+             "lib.nn.functional.max_pool2d(x.view(1, 1, 2, 3), 2, 1, return_indices=True)[0]",
+             "lib.nn.functional.max_pool2d(x.view(1, 2, 3), 2, 2, padding=1)"]
 
 
 @pytest.mark.parametrize("expr", OVERLOADS)

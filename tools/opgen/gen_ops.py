@@ -87,15 +87,28 @@ FIELDS = {
 # (PyTorch's overload names: add.Tensor, add.Scalar), which become C++ overloads of one
 # function; `view: true` makes a function op a view (its forward computes a geometry only);
 # `operator` is the C++ operator a comparison also is (`a < b`)
-OPTIONAL_FIELDS = {"function": {"overload", "view"}, "composite": {"overload"}, "binary_predicate": {"operator"}}
+# `returns: TensorList` makes a function or composite op return a list of tensors (split, unbind):
+# its formulas take `grads`, one gradient per output (undefined for an output that got none).
+# `returns: [values, indices]` names two outputs, returned as a std::pair: the first is the
+# differentiable one (its gradient is `grad`), the second an integer tensor; a formula may name
+# either (max(dim) saves its indices)
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns"}, "composite": {"overload", "returns"},
+                   "binary_predicate": {"operator"}}
+RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
 # the function family's argument types: how the node stores one that a derivative names
-ARG_STORAGE = {"const Tensor&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
+ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
                "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
-               "const std::string&": "std::string", "Reduction": "Reduction"}
+               "const std::string&": "std::string", "Reduction": "Reduction", "DType": "DType", "Device": "Device"}
+# what a formula may name of a tensor argument `t` without the node saving the tensor:
+# `t_sizes`, `t_dtype`, `t_device` (its type in the node, and how it is read from t)
+TENSOR_ATTRIBUTES = {"sizes": ("Shape", "sizes().shape()"), "dtype": ("DType", "dtype()"),
+                     "device": ("Device", "device()")}
+# of a list argument, only its tensors' sizes, as a std::vector<Shape> (`tensors_sizes`)
+LIST_SIZES = ("std::vector<Shape>", "detail::sizes_of({})")
 # how a generated Python binding takes an argument of each C++ type: (pybind11 parameter type,
 # the expression that converts it, `{}` standing for the argument); None: the argument is passed as it comes.
 # IntArrayRef takes an int or a sequence (PyTorch's int[]); a Scalar, a Python number.
@@ -175,11 +188,48 @@ def parse_args(op, any_type=False):
     return out
 
 
+def returns(op):
+    """The C++ type an op returns (Tensor unless `returns` says otherwise)."""
+    if isinstance(op.get("returns"), list):
+        return "std::pair<Tensor, Tensor>"
+    return RETURNS[op.get("returns", "Tensor")]
+
+
+def output_names(op):
+    """What the formulas call the op's outputs: `result`, or the two names `returns` gives."""
+    return op["returns"] if isinstance(op.get("returns"), list) else ["result"]
+
+
+def check_returns(op, args):
+    name, value = op["name"], op.get("returns", "Tensor")
+    if isinstance(value, list):
+        if len(value) != 2 or not all(isinstance(v, str) and re.fullmatch(r"[a-z][a-z0-9_]*", v) for v in value) \
+                or set(value) & ({a for _, a, _ in args} | {"grad", "grads", "result"}):
+            fail(f"op '{name}': returns names two outputs, [first, second], unlike the arguments")
+    elif value not in RETURNS:
+        fail(f"op '{name}': returns must be one of {sorted(RETURNS)} or two output names")
+
+
+def grad_name(op):
+    """What a function op's formulas name as the incoming gradient: `grad`, or `grads` when the
+    op returns a list."""
+    return "grads" if op.get("returns") == "TensorList" else "grad"
+
+
 def check_function(op):
     name, args = op["name"], parse_args(op)
-    tensors = [a for t, a, _ in args if t == "const Tensor&"]
-    if not tensors or args[0][0] not in ("const Tensor&", "const Scalar&"):
-        fail(f"op '{name}': the first argument must be a const Tensor& (or a const Scalar& before one)")
+    tensors = [a for t, a, _ in args if t in ("const Tensor&", "const TensorList&")]
+    lists = [a for t, a, _ in args if t == "const TensorList&"]
+    if not tensors or args[0][0] not in ("const Tensor&", "const Scalar&", "const TensorList&"):
+        fail(f"op '{name}': the first argument must be a const Tensor& or TensorList& (or a const Scalar& before one)")
+    check_returns(op, args)
+    if lists and list(op["derivatives"]) != lists[:1]:
+        fail(f"op '{name}': a list argument is the op's one differentiable input (its formula gives a gradient list)")
+    if op.get("returns") == "TensorList" and any(f is not None and uses(f, "result") for f in op["derivatives"].values()):
+        fail(f"op '{name}': a formula of an op returning a list cannot name `result`")
+    for arg, formula in op["derivatives"].items():
+        if arg in lists and formula is not None and uses(formula, arg):
+            fail(f"op '{name}': a formula may name a list argument's sizes ({arg}_sizes), not its tensors")
     if op["method"] and args[0][:2] != ("const Tensor&", "self"):
         fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
     if not isinstance(op["derivatives"], dict) or not op["derivatives"]:
@@ -194,11 +244,12 @@ def check_function(op):
             fail(f"op '{name}': derivative for '{arg}', which is not a tensor argument")
         if formula is None:
             fail(f"op '{name}': the derivative for {arg} is missing")
-        if not uses(formula, "grad"):
-            fail(f"op '{name}': the derivative for {arg} does not use grad")
+        if not uses(formula, grad_name(op)):
+            fail(f"op '{name}': the derivative for {arg} does not use {grad_name(op)}")
     for _, arg, _ in args:
-        if arg.endswith("_sizes") and arg[:-len("_sizes")] in tensors:
-            fail(f"op '{name}': argument '{arg}' would shadow the sizes of tensor '{arg[:-len('_sizes')]}'")
+        for attr in TENSOR_ATTRIBUTES:
+            if arg.endswith(f"_{attr}") and arg[:-len(attr) - 1] in tensors:
+                fail(f"op '{name}': argument '{arg}' would shadow the {attr} of tensor '{arg[:-len(attr) - 1]}'")
     if not isinstance(op["method"], bool):
         fail(f"op '{name}': method must be true or false")
     if "view" in op and (op["view"] is not True or args[0][:2] != ("const Tensor&", "self")
@@ -222,6 +273,7 @@ def check_composite(op):
             fail(f"op '{name}': {field} must be true or false")
     if op["method"] and (not args or args[0][:2] != ("const Tensor&", "self")):
         fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
+    check_returns(op, args)
     check_python(op, args)
 
 
@@ -363,11 +415,11 @@ def gen_public_header(decl):
     lines += ["", "// ---- function ----"]
     for op in decl["function"]:
         lines.append(f"/// {op['doc']}")
-        lines.append(f"Tensor {op['name']}({', '.join(op['args'])});")
+        lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- composite ----"]
     for op in decl["composite"]:
         lines.append(f"/// {op['doc']}")
-        lines.append(f"Tensor {op['name']}({', '.join(op['args'])});")
+        lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
         lines.append(f"/// {op['doc']} Floating self only (integers and bool are refused, as PyTorch).")
@@ -428,7 +480,7 @@ def gen_methods(decl):
             lines.append(f"Tensor {op['name']}(const Scalar& other) const;")
     for op in decl["function"] + decl["composite"]:
         if op["method"]:
-            lines.append(f"Tensor {op['name']}({', '.join(op['args'][1:])}) const;")
+            lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'][1:])}) const;")
     for op in decl["activation"]:
         if op["python"] == "torch":
             lines.append(f"Tensor {op['name']}({act_params(op, True)[2:]}) const;")
@@ -437,21 +489,26 @@ def gen_methods(decl):
     return "\n".join(lines) + "\n"
 
 
-def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct=None):
+def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct=None, grad="grad", lists=(),
+             outputs=("result",)):
     """The backward node `node` of an op whose differentiable tensor inputs are `inputs`
     ("self"[, "other"]), one derivative formula each (None: an input that gets no gradient, a
     wrapped number). A formula may also name `result`, the tensors in `tensors` (default:
     `inputs`) and the number arguments `args`, stored as `storage` says (default double). The
     node saves exactly what the formulas name; returns its C++ and the list of saved names.
-    `struct` is the C++ name when several overloads' nodes show the same `node` name."""
+    `struct` is the C++ name when several overloads' nodes show the same `node` name. `grad` is
+    what the formulas call the incoming gradient (`grads`, the list, for an op with several
+    outputs); `lists` are the list arguments among `inputs`, whose formula gives a gradient each;
+    `outputs` the names of the op's outputs a formula may name."""
     tensors = inputs if tensors is None else tensors
     storage = dict(storage or {})
     named = [f for f in formulas if f is not None]
-    saved = [v for v in (*tensors, "result") if any(uses(f, v) for f in named)]
-    # a tensor's sizes (`self_sizes`) are kept as a Shape without saving the tensor
-    sizes = [f"{t}_sizes" for t in tensors if any(uses(f, f"{t}_sizes") for f in named)]
-    storage.update({v: "Shape" for v in sizes})
-    kept = [a for a in (*args, *sizes) if any(uses(f, a) for f in named)]
+    saved = [v for v in (*tensors, *outputs) if any(uses(f, v) for f in named)]
+    # a tensor's sizes, dtype or device (`self_sizes`) are kept without saving the tensor
+    attributes = [f"{t}_{k}" for t in tensors for k in TENSOR_ATTRIBUTES if any(uses(f, f"{t}_{k}") for f in named)]
+    storage.update({v: TENSOR_ATTRIBUTES[v.rsplit("_", 1)[1]][0] for v in attributes})
+    storage.update({f"{t}_sizes": LIST_SIZES[0] for t in lists})
+    kept = [a for a in (*args, *attributes) if any(uses(f, a) for f in named)]
     out = [f"struct {struct or node} final : Node {{",
            f'  std::string name() const override {{ return "{node}"; }}']
     for v in saved:
@@ -466,14 +523,17 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
         out += [f'    v.saved({s}_, "{s}");' for s in saved]
         out.append("  }")
     out.append("  TensorList apply(TensorList&& grads) override {")
-    out.append("    const Tensor& grad = grads[0];")
+    if grad == "grad":
+        out.append("    const Tensor& grad = grads[0];")
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     for a in kept:
-        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string", "std::optional<Scalar>")
+        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string", "std::optional<Scalar>", LIST_SIZES[0])
         ref = "const auto&" if by_ref else f"const {storage.get(a, 'double')}"
         out.append(f"    {ref} {a} = {a}_;")
-    if len(formulas) == 1:
+    if lists:
+        out.append(f"    return {formulas[0]};")
+    elif len(formulas) == 1:
         out.append(f"    return {{{formulas[0]}}};")
     else:
         out.append(f"    TensorList grad_inputs({len(formulas)});")
@@ -485,12 +545,16 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
     return "\n".join(out), saved + kept
 
 
-def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrapped=()):
+def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrapped=(), lists=(), outputs="one",
+               names=("result",)):
     """The autograd wiring of a generated forward: when an input requires grad, `node` with
     edges to `inputs`, its saved tensors and arguments, the history of `result`, then the saved
     result. With several inputs a saved tensor is kept only when a gradient that names it will
     be computed (mm saves self only for mat2's gradient). A `wrapped` number's edge is empty;
-    saved, it is the 0-d tensor PyTorch wraps it in, on the device of the op's first tensor."""
+    saved, it is the 0-d tensor PyTorch wraps it in, on the device of the op's first tensor. A
+    list input (`lists`) gives the node an edge per tensor; `outputs="list"` records the node as
+    the history of every tensor of the result list. `names` are the outputs' names: the node is
+    the history of the first; a saved second output (an integer tensor) has no history to keep."""
     tensors = inputs if tensors is None else tensors
     needed = [v for v in inputs if v not in wrapped]
     named = [f for f in formulas if f is not None]
@@ -502,10 +566,16 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
         return [f"    if ({' || '.join(f'node->should_compute_output({i})' for i in need)}) {line}"]
 
     edges = ", ".join("&no_edge" if v in wrapped else f"&{v}" for v in inputs)
-    wire = [f"  if (autograd::any_requires_grad({{{', '.join(f'&{v}' for v in needed)}}})) {{"]
+    if lists:  # the op's one differentiable input (check_function)
+        wire = [f"  if (autograd::any_requires_grad({lists[0]})) {{",
+                f"    auto node = make_intrusive<{node}>();",
+                f"    autograd::collect_next_edges(node.get(), {lists[0]});"]
+    else:
+        wire = [f"  if (autograd::any_requires_grad({{{', '.join(f'&{v}' for v in needed)}}})) {{"]
     if wrapped:
         wire.append("    const Tensor no_edge;  // a wrapped number's input: no gradient flows to it")
-    wire.append(f"    auto node = detail::make_node<{node}>({{{edges}}});")
+    if not lists:
+        wire.append(f"    auto node = detail::make_node<{node}>({{{edges}}});")
     device_of = next(v for v in tensors if v not in wrapped)
     for v in tensors:
         if v in saved:
@@ -513,14 +583,20 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
                      if v in wrapped else v)
             wire += guarded(v, f"node->{v}_ = SavedVariable({value}, false);")
     for v in saved:
-        if v not in tensors and v != "result":
-            tensor = v[:-len("_sizes")]
-            source = f"{tensor}.sizes().shape()" if v.endswith("_sizes") and tensor in tensors else v
+        if v not in tensors and v not in names:
+            tensor, _, attr = v.rpartition("_")
+            source = f"{tensor}.{TENSOR_ATTRIBUTES[attr][1]}" if attr in TENSOR_ATTRIBUTES and tensor in tensors else v
+            if tensor in lists:
+                source = LIST_SIZES[1].format(tensor)
             source = (sources or {}).get(v, source)
             wire.append(f"    node->{v}_ = {source};")
-    wire.append("    autograd::set_history(result, node);")
-    if "result" in saved:
-        wire += guarded("result", "node->result_ = SavedVariable(result, true);")
+    if outputs == "list":
+        wire.append("    for (const Tensor& output : result) autograd::set_history(output, node);")
+    else:
+        wire.append(f"    autograd::set_history({names[0]}, node);")
+    for i, v in enumerate(names):
+        if v in saved:
+            wire += guarded(v, f"node->{v}_ = SavedVariable({v}, {'true' if i == 0 else 'false'});")
     wire.append("  }")
     return wire
 
@@ -617,39 +693,49 @@ def gen_ops_cpp(decl):
                     if sum(op["node"] == n for op in decl["function"]) > 1}
     for op in decl["function"]:
         name, args, wrapped = op["name"], parse_args(op), wrapped_numbers(op)
-        tensors = [a for t, a, _ in args if t == "const Tensor&" or a in wrapped]
+        lists = tuple(a for t, a, _ in args if t == "const TensorList&")
+        tensors = [a for t, a, _ in args if t in ("const Tensor&", "const TensorList&") or a in wrapped]
         inputs = tuple(op["derivatives"])
         formulas = [op["derivatives"][a] for a in inputs]
         numbers = tuple(a for t, a, _ in args if a not in tensors)
         storage = {a: ARG_STORAGE[t] for t, a, _ in args}
         # overloads showing one node name (AddBackward0 for add.Tensor and add.Scalar) get a struct each
         struct = f"{op['node']}_{op.get('overload', name)}" if op["node"] in shared_nodes else op["node"]
-        node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage, struct)
+        node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage, struct, grad_name(op), lists,
+                               output_names(op))
         nodes.append(node)
         # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
         sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
-        wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped)
+        outputs = "list" if op.get("returns") == "TensorList" else "one"
+        wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped, lists, outputs, output_names(op))
         params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
         names = ", ".join(a for _, a, _ in args)
-        if op.get("view"):  # a view of self over the geometry its forward computes: no data of its own
+        if op.get("view") and outputs == "list":  # views of self, one per geometry, outputs of one node
+            forward = [f"  const std::vector<detail::ViewGeometry> geometries = detail::{name}_geometry({names});",
+                       f'  std::vector<Tensor> result = detail::make_multi_output_views(self, geometries, "{op["node"]}");']
+        elif op.get("view"):  # a view of self over the geometry its forward computes: no data of its own
             forward = [f"  const detail::ViewGeometry geometry = detail::{name}_geometry({names});",
                        "  Tensor result = autograd::make_view(self, geometry.sizes, geometry.strides, geometry.offset);"]
+        elif isinstance(op.get("returns"), list):
+            forward = [f'  alloc::MemoryOpScope mem_scope("{name}");',
+                       f"  auto [{', '.join(op['returns'])}] = detail::{name}_forward({names});"]
         else:
             forward = [f'  alloc::MemoryOpScope mem_scope("{name}");',
-                       f"  Tensor result = detail::{name}_forward({names});"]
-        lines = [f"Tensor {name}({params}) {{",
+                       f"  {returns(op)} result = detail::{name}_forward({names});"]
+        result = "{" + ", ".join(op["returns"]) + "}" if isinstance(op.get("returns"), list) else "result"
+        lines = [f"{returns(op)} {name}({params}) {{",
                  *forward,
                  *wire,
-                 "  return result;",
+                 f"  return {result};",
                  "}"]
         if op["method"]:
-            lines.append(f"Tensor Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
+            lines.append(f"{returns(op)} Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                          f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
         fns.append("\n".join(lines))
     for op in decl["composite"]:  # graft::<name> itself is written by hand (its defined_in file)
         if op["method"]:
             args = parse_args(op, any_type=True)
-            fns.append(f"Tensor Tensor::{op['name']}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
+            fns.append(f"{returns(op)} Tensor::{op['name']}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                        f"return graft::{op['name']}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
     return "\n".join([
         HEADER,
@@ -880,9 +966,10 @@ def gen_forwards_h(decl):
     for op in decl["function"]:
         params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op))
         if op.get("view"):
-            lines.append(f"ViewGeometry {op['name']}_geometry({params});")
+            geometry = "std::vector<ViewGeometry>" if op.get("returns") == "TensorList" else "ViewGeometry"
+            lines.append(f"{geometry} {op['name']}_geometry({params});")
         else:
-            lines.append(f"Tensor {op['name']}_forward({params});")
+            lines.append(f"{returns(op)} {op['name']}_forward({params});")
     lines += ["", "}  // namespace graft::detail", ""]
     return "\n".join(lines)
 
@@ -932,22 +1019,27 @@ def py_default(t, d):
 def gen_op_bindings(decl):
     """pybind11 definitions of the function and composite ops (python: both | torch), included
     by python/csrc/tensor_ops.cpp inside init_tensor_ops, where `m` is _C and `cls` _C.Tensor.
-    The GIL is let go while a large input is worked on."""
+    The GIL is let go while a large input is worked on. The first argument comes as a Python
+    object, so that one that is not a tensor gets PyTorch's TypeError (input_tensor)."""
     lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
              "// python: both, Tensor.<name>(...), with the declaration's argument names and defaults.", "{"]
     for op in decl["function"] + decl["composite"]:
         if op["python"] in ("hand", "none"):
             continue
         name, args = op["name"], parse_args(op, any_type=True)
-        params = ", ".join(f"{PY_ARGS[t][0]} {a}" for t, a, _ in args)
+        # the first argument (a tensor: check_function) comes as a Python object, checked here
+        params = ", ".join(f"{'py::handle' if i == 0 else PY_ARGS[t][0]} {a}{'_arg' if i == 0 else ''}"
+                           for i, (t, a, _) in enumerate(args))
         call = ", ".join(PY_ARGS[t][1].format(a) if PY_ARGS[t][1] else a for t, a, _ in args)
         heavy = " || ".join(f"is_heavy({a})" for t, a, _ in args if t == "const Tensor&")
-        body = f"return maybe_without_gil({heavy}, [&] {{ return graft::{name}({call}); }});"
+        body = (f'const Tensor {args[0][1]} = input_tensor("{name}", {args[0][1]}_arg); '
+                f"return maybe_without_gil({heavy}, [&] {{ return graft::{name}({call}); }});")
         pyargs = "".join(f', py::arg("{a}"){py_default(t, d)}' for t, a, d in args[1:])
         if op["python"] == "both":
             lines.append(f'  def_both(m, cls, "{name}", []({params}) {{ {body} }}{pyargs});')
         else:
             lines.append(f'  m.def("{name}", []({params}) {{ {body} }}, py::arg("input"){pyargs});')
+
     lines.append("}")
     return "\n".join(lines) + "\n"
 

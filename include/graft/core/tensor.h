@@ -123,16 +123,13 @@ class Tensor {
 
   // ---- views ----
   // view(), transpose(), t(), permute(), expand(), squeeze(), unsqueeze(), select(), slice():
-  // generated from src/ops/ops.yaml (below)
-  Tensor reshape(IntArrayRef sizes) const;
+  // reshape(), flatten(), narrow(): generated from src/ops/ops.yaml (below)
   Tensor expand_as(const Tensor& other) const;
-  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
-  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  // split(split_size), chunk(), unbind(): generated from src/ops/ops.yaml (below)
+  /// split_with_sizes (libtorch's split.sizes overload).
   std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
-  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
 
   // ---- math (see ops.h) ----
   // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
@@ -140,13 +137,10 @@ class Tensor {
 #include "graft/core/tensor_generated_methods.inc"
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
-  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
-  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   /// Advanced indexing (see graft::index).
   Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
   Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate = false) const;
-  std::vector<Tensor> unbind(int64_t dim = 0) const;
 
   // ---- in-place ----
   Tensor& add_(const Tensor& o, const Scalar& alpha = 1);

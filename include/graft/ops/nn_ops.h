@@ -33,13 +33,8 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 // im2col and col2im (F.unfold, F.fold) are declared in src/ops/ops.yaml (generated_ops.h).
 
 // ---- pooling ----
-/// Max pooling; stride defaults to kernel_size (pass {} for that). Returns (values, indices):
-/// indices are flat positions h*W + w within each input plane, as PyTorch's.
-std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
-                                                  IntArrayRef padding = {0}, IntArrayRef dilation = {1},
-                                                  bool ceil_mode = false);
-// max_pool2d, avg_pool2d and adaptive_avg_pool2d are declared in src/ops/ops.yaml
-// (generated_ops.h).
+// max_pool2d_with_indices, max_pool2d, avg_pool2d and adaptive_avg_pool2d are declared in
+// src/ops/ops.yaml (generated_ops.h).
 
 // embedding is declared in src/ops/ops.yaml (generated_ops.h).
 

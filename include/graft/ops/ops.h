@@ -118,9 +118,8 @@ bool equal(const Tensor& a, const Tensor& b);
 // max(self) and min(self) over all elements, and sum_to, are declared in src/ops/ops.yaml
 // (generated_ops.h); here are max and min along a dim.
 // amax and amin are declared in src/ops/ops.yaml (generated_ops.h).
-/// (values, indices) along `dim`.
-std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
-std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+// max and min, of all elements and along a dim ((values, indices)), are declared in
+// src/ops/ops.yaml (generated_ops.h).
 // argmax and argmin are declared in src/ops/ops.yaml (generated_ops.h).
 // var, std, logsumexp, softmax and log_softmax are declared in src/ops/ops.yaml (generated_ops.h).
 // dist is declared in src/ops/ops.yaml (generated_ops.h).
@@ -129,11 +128,8 @@ std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false
 // mm, bmm, matmul and linear are declared in src/ops/ops.yaml (generated_ops.h).
 
 // ---- shape and indexing ----
-Tensor cat(const TensorList& tensors, int64_t dim = 0);
-Tensor stack(const TensorList& tensors, int64_t dim = 0);
-std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
-std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
-std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
+// cat, stack, split, split_with_sizes, chunk and unbind are declared in src/ops/ops.yaml
+// (generated_ops.h).
 // index_select, index_add, gather, scatter_add and masked_fill are declared in src/ops/ops.yaml
 // (generated_ops.h).
 /// In-place masked_fill: self[mask] = value; the bool mask broadcasts to self's shape.
@@ -154,9 +150,6 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
 /// Out-of-place index_put_: a copy of self with the indexed elements written.
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                  bool accumulate = false);
-/// The slices a.select(dim, i) for every i, as views sharing one node (in-place on them is
-/// rejected, as for split).
-std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 // clone, contiguous and repeat are declared in src/ops/ops.yaml (generated_ops.h).
 /// A tensor of `base_sizes`/`base_strides` filled with zeros except the strided window
 /// (sizes, strides, offset), which holds `src`. The backward of as_strided.
