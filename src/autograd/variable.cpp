@@ -10,7 +10,6 @@
 #include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
 #include "graft/ops/ops.h"
-#include "graft/ops/view_backward.h"
 
 namespace graft {
 
@@ -205,12 +204,15 @@ void refresh_view_grad_fn(const Tensor& view) {
     return;
   }
   check_contiguous_base(base);
-  auto node = detail::make_as_strided_backward(base.sizes(), view.sizes(), view.strides(),
-                                               view.storage_offset() - base.storage_offset());
-  node->mutable_next_edges().push_back(gradient_edge(base));
+  // PyTorch's regenerated node: as_strided of the base over the view's geometry
+  // (AsStridedBackward0, with its edge to the base's history), recorded whatever the grad mode
+  Tensor regenerated;
+  {
+    EnableGradGuard record;
+    regenerated = as_strided(base, view.sizes(), view.strides(), view.storage_offset());
+  }
   m->attr_version = impl->version();
-  const uint32_t nr = node->add_input_metadata(view);
-  replace_grad_fn(impl, std::move(node), nr);
+  replace_grad_fn(impl, regenerated.impl()->grad_fn, regenerated.impl()->output_nr);
 }
 
 void rebase_history(const Tensor& self, intrusive_ptr<Node> node, uint32_t output_nr) {

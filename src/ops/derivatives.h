@@ -108,6 +108,17 @@ Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& in
 /// max()'s / min()'s gradient over all elements: grad shared evenly by the elements equal to the
 /// result (the NaNs when it is NaN), PyTorch's evenly_distribute_backward.
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// as_strided's gradient (PyTorch's as_strided_backward): over the storage self and the view
+/// share, the view's gradient added at its elements' places (summed where the view overlaps
+/// itself), read back through self's geometry (shared out where self overlaps itself). Defined
+/// in src/ops/views.cpp.
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
+                           IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
+/// as_strided_scatter's gradients: grad with the window zeroed (self), grad's window (src).
+Tensor as_strided_scatter_self_backward(const Tensor& grad, IntArrayRef size, IntArrayRef stride,
+                                        int64_t storage_offset);
+Tensor as_strided_scatter_src_backward(const Tensor& grad, IntArrayRef size, IntArrayRef stride,
+                                       int64_t storage_offset);
 /// cat's gradients: grad cut along dim into the inputs' sizes (a 1-D empty input, which cat
 /// skips, gets an empty gradient).
 TensorList cat_tensors_backward(const Tensor& grad, const std::vector<Shape>& tensors_sizes, int64_t dim);

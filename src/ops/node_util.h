@@ -3,7 +3,6 @@
 // tensors as SavedVariable members; its apply() is written in graft's differentiable ops.
 #include "../autograd/variable.h"
 #include "graft/ops/ops.h"
-#include "graft/ops/view_backward.h"
 #include "op_util.h"
 
 namespace graft::detail {

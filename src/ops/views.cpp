@@ -50,49 +50,16 @@ bool may_overlap(const Geometry& w) {
   }
   return false;
 }
-struct AsStridedBackward0 final : Node {
-  GRAFT_NODE_NAME("AsStridedBackward0")
-  Shape in_sizes;
-  Geometry window;  // offset relative to the input's first element
-  TensorList apply(TensorList&& g) override {
-    if (may_overlap(window)) {
-      // elements seen several times by the view accumulate their gradients
-      Tensor pos = full({}, window.offset, TensorOptions(kInt64).device(g[0].device()));
-      for (size_t i = 0; i < window.sizes.size(); ++i) {
-        Shape s(window.sizes.size(), 1);
-        s[i] = window.sizes[i];
-        pos = pos + (arange(0, window.sizes[i], 1, TensorOptions(g[0].device())) * window.strides[i]).reshape(s);
-      }
-      Tensor flat = zeros({compute_numel(in_sizes)}, TensorOptions(g[0].dtype()).device(g[0].device()));
-      return {index_add(flat, 0, pos.reshape({-1}), g[0].reshape({-1})).reshape(in_sizes)};
-    }
-    return {as_strided_scatter(zeros(in_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), g[0], window.sizes,
-                               window.strides, window.offset)};
+// The storage positions of the elements of the window, in row-major order (int64, 1-D).
+Tensor positions(const Geometry& w, Device device) {
+  Tensor pos = full({}, w.offset, TensorOptions(kInt64).device(device));
+  for (size_t i = 0; i < w.sizes.size(); ++i) {
+    Shape s(w.sizes.size(), 1);
+    s[i] = w.sizes[i];
+    pos = pos + (arange(0, w.sizes[i], 1, TensorOptions(device)) * w.strides[i]).reshape(s);
   }
-};
-struct AsStridedScatterBackward0 final : Node {
-  GRAFT_NODE_NAME("AsStridedScatterBackward0")
-  Geometry window;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0))
-      r[0] = as_strided_scatter(g[0], zeros(window.sizes, TensorOptions(g[0].dtype()).device(g[0].device())),
-                                window.sizes, window.strides, window.offset);
-    if (should_compute_output(1)) {
-      Tensor gc = g[0].contiguous();
-      r[1] = gc.as_strided(window.sizes, window.strides, gc.storage_offset() + window.offset);
-    }
-    return r;
-  }
-};
-// Makes the view and, when recording, attaches `node` (which already has its edge).
-Tensor finish_view(const Tensor& a, const Geometry& g, const intrusive_ptr<Node>& node) {
-  Tensor v = make_view(a, g.sizes, g.strides, g.offset);
-  if (node) set_history(v, node);
-  return v;
+  return pos.reshape({-1});
 }
-bool recording(const Tensor& a) { return any_requires_grad({&a}); }
-
 // PyTorch's computeStride: strides for viewing `a` as `sizes` without copying, if possible.
 std::optional<Shape> view_strides(const Tensor& a, IntArrayRef sizes) {
   Shape out(sizes.size(), 0);
@@ -412,58 +379,83 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   return graft::split(self, split_size, d);
 }
 
-Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_o) const {
-  detail::check_tensor(*this, "as_strided");
-  GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError, "mismatch in length of strides and shape");
-  int64_t offset = offset_o.value_or(storage_offset());
+Geometry detail::as_strided_geometry(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                                     std::optional<int64_t> storage_offset) {
+  detail::check_tensor(self, "as_strided");
+  GRAFT_CHECK(size.size() == stride.size(), RuntimeError, "mismatch in length of strides and shape");
+  const int64_t offset = storage_offset.value_or(self.storage_offset());
   GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided: Negative storage offset ", offset);
-  for (size_t i = 0; i < sizes.size(); ++i)
-    GRAFT_CHECK(sizes[i] >= 0 && strides[i] >= 0, RuntimeError, "as_strided: negative size or stride");
-  const int64_t extent = detail::storage_extent(sizes, strides, offset);
-  const int64_t capacity = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
-  GRAFT_CHECK(extent <= capacity, RuntimeError, "setStorage: sizes ", sizes, ", strides ", strides, ", storage offset ",
-              offset, ", and itemsize ", element_size(), " requiring a storage size of ",
-              extent * static_cast<int64_t>(element_size()), " are out of bounds for storage of size ",
-              impl()->storage()->nbytes());
-  intrusive_ptr<Node> node;
-  if (recording(*this)) {
-    GRAFT_CHECK(is_contiguous(), NotImplementedError,
-                "as_strided: differentiating through as_strided of a non-contiguous tensor (sizes ", this->sizes(),
-                ", strides ", this->strides(), ") is not supported");
-    auto ab = make_node<AsStridedBackward0>({this});
-    ab->in_sizes = this->sizes().shape();
-    ab->window = {sizes.shape(), strides.shape(), offset - storage_offset()};
-    node = ab;
-  }
-  return finish_view(*this, {sizes.shape(), strides.shape(), offset}, node);
+  for (size_t i = 0; i < size.size(); ++i)
+    GRAFT_CHECK(size[i] >= 0 && stride[i] >= 0, RuntimeError, "as_strided: negative size or stride");
+  const int64_t extent = detail::storage_extent(size, stride, offset);
+  const int64_t capacity = static_cast<int64_t>(self.impl()->storage()->nbytes() / self.element_size());
+  GRAFT_CHECK(extent <= capacity, RuntimeError, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ",
+              offset, ", and itemsize ", self.element_size(), " requiring a storage size of ",
+              extent * static_cast<int64_t>(self.element_size()), " are out of bounds for storage of size ",
+              self.impl()->storage()->nbytes());
+  return {size.shape(), stride.shape(), offset};
 }
 
-Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
-                          int64_t offset) {
-  detail::check_tensor(base, "as_strided_scatter", "self");
+Tensor derivatives::as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides,
+                                        int64_t self_offset, IntArrayRef size, IntArrayRef stride,
+                                        std::optional<int64_t> storage_offset) {
+  const TensorOptions o = TensorOptions(grad.dtype()).device(grad.device());
+  if (compute_numel(self_sizes) == 0) return zeros(self_sizes, o);
+  // The part of the storage both geometries reach, from `first`: the view's gradient is added
+  // at its elements' places, then read back through self's geometry (PyTorch's
+  // as_strided_backward).
+  const int64_t out_offset = storage_offset.value_or(self_offset);
+  const int64_t first = std::min(self_offset, out_offset);
+  const int64_t end = std::max(detail::storage_extent(self_sizes, self_strides, self_offset),
+                               detail::storage_extent(size, stride, out_offset));
+  const Geometry out{size.shape(), stride.shape(), out_offset - first};
+  const Geometry in{self_sizes.shape(), self_strides.shape(), self_offset - first};
+  Tensor storage = zeros({end - first}, o);
+  if (may_overlap(out))  // elements seen several times by the view accumulate their gradients
+    storage = index_add(storage, 0, positions(out, grad.device()), grad.reshape({-1}));
+  else
+    storage = as_strided_scatter(storage, grad, out.sizes, out.strides, out.offset);
+  if (may_overlap(in)) {  // self's elements sharing a place share its gradient (an expanded self)
+    const Tensor at = positions(in, grad.device());
+    const Tensor count = index_add(zeros({end - first}, o), 0, at, ones({at.numel()}, o));
+    storage = storage / count.clamp(1);
+  }
+  return storage.as_strided(in.sizes, in.strides, in.offset);
+}
+
+Tensor detail::as_strided_scatter_forward(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                                          int64_t storage_offset) {
+  detail::check_tensor(self, "as_strided_scatter", "self");
   detail::check_tensor(src, "as_strided_scatter", "src");
-  GRAFT_CHECK(src.sizes().equals(sizes), RuntimeError,
+  GRAFT_CHECK(src.sizes().equals(size), RuntimeError,
               "as_strided_scatter: expected src to have a size equal to the "
               "slice of self. src size = ",
-              src.sizes(), ", slice size = ", sizes);
-  GRAFT_CHECK(sizes.size() == strides.size(), RuntimeError,
+              src.sizes(), ", slice size = ", size);
+  GRAFT_CHECK(size.size() == stride.size(), RuntimeError,
               "as_strided_scatter: mismatch in length of strides and shape");
-  GRAFT_CHECK(offset >= 0, RuntimeError, "as_strided_scatter: Negative storage offset ", offset);
-  for (size_t i = 0; i < sizes.size(); ++i)
-    GRAFT_CHECK(strides[i] >= 0, RuntimeError, "as_strided_scatter: negative stride in ", strides);
+  GRAFT_CHECK(storage_offset >= 0, RuntimeError, "as_strided_scatter: Negative storage offset ", storage_offset);
+  for (size_t i = 0; i < size.size(); ++i)
+    GRAFT_CHECK(stride[i] >= 0, RuntimeError, "as_strided_scatter: negative stride in ", stride);
   // an empty window touches nothing, wherever it starts
-  const int64_t extent = detail::storage_extent(sizes, strides, offset);
-  GRAFT_CHECK(extent <= base.numel(), RuntimeError, "as_strided_scatter: the window (sizes ", sizes, ", strides ",
-              strides, ", offset ", offset, ") lies outside the ", base.numel(), " elements of self");
-  Tensor out = detail::new_empty(base.sizes(), base.dtype(), base.device());
-  kernel::copy(out, base);
-  kernel::copy(kernel::raw_view(out, sizes, strides, offset), src);
-  if (any_requires_grad({&base, &src})) {
-    auto n = make_node<AsStridedScatterBackward0>({&base, &src});
-    n->window = {sizes.shape(), strides.shape(), offset};
-    set_history(out, n);
-  }
+  const int64_t extent = detail::storage_extent(size, stride, storage_offset);
+  GRAFT_CHECK(extent <= self.numel(), RuntimeError, "as_strided_scatter: the window (sizes ", size, ", strides ",
+              stride, ", offset ", storage_offset, ") lies outside the ", self.numel(), " elements of self");
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  kernel::copy(out, self);
+  kernel::copy(kernel::raw_view(out, size, stride, storage_offset), src);
   return out;
+}
+
+Tensor derivatives::as_strided_scatter_self_backward(const Tensor& grad, IntArrayRef size, IntArrayRef stride,
+                                                     int64_t storage_offset) {
+  return as_strided_scatter(grad, zeros(size, TensorOptions(grad.dtype()).device(grad.device())), size, stride,
+                            storage_offset);
+}
+
+Tensor derivatives::as_strided_scatter_src_backward(const Tensor& grad, IntArrayRef size, IntArrayRef stride,
+                                                    int64_t storage_offset) {
+  const Tensor frame = grad.contiguous();  // the window lies in a contiguous frame of self
+  return frame.as_strided(size, stride, frame.storage_offset() + storage_offset);
 }
 
 Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
@@ -506,13 +498,6 @@ std::vector<Tensor> make_multi_output_views(const Tensor& self, const std::vecto
     out.push_back(std::move(v));
   }
   return out;
-}
-intrusive_ptr<Node> make_as_strided_backward(IntArrayRef in_sizes, IntArrayRef sizes, IntArrayRef strides,
-                                             int64_t offset) {
-  auto n = make_intrusive<AsStridedBackward0>();
-  n->in_sizes = in_sizes.shape();
-  n->window = {sizes.shape(), strides.shape(), offset};
-  return n;
 }
 }  // namespace detail
 

@@ -404,3 +404,26 @@ def test_overloads_pick_pytorch_nodes_and_gradients(expr):
         assert (t_gg is None or not t_gg.any()) and (gg is None or not gg.any())
     else:
         np.testing.assert_allclose(gg, t_gg, rtol=1e-4, atol=1e-5)
+
+
+# as_strided of inputs of any geometry (transposed, sliced, expanded: graft refused the
+# non-contiguous ones before as_strided was declared), windows that overlap themselves included
+AS_STRIDED = ["x.as_strided((2, 2), (1, 3), 1)", "x.t().as_strided((2, 2), (1, 2), 1)", "x.as_strided((4, 2), (1, 1))",
+              "x[:, 1].as_strided((2,), (3,))", "x[0].expand(2, 3).as_strided((3,), (1,))",
+              "x.t()[1:].as_strided((2, 2), (2, 1), 1)"]
+
+
+@pytest.mark.parametrize("expr", AS_STRIDED)
+def test_as_strided_gradients_match_pytorch_for_any_input_geometry(expr):
+    data = np.random.default_rng(1).uniform(0.25, 1.25, (2, 3))
+    seen = []
+    for lib in (torch, graft):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        out = eval(expr, {"x": x})
+        weights = lib.tensor(np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)))
+        (g,) = lib.autograd.grad((out * weights).sum(), x)
+        seen.append((out.grad_fn.name(), out.detach().numpy(), g.numpy()))
+    (t_name, t_out, t_g), (name, out, g) = seen
+    assert name == t_name == "AsStridedBackward0"
+    np.testing.assert_allclose(out, t_out)
+    np.testing.assert_allclose(g, t_g)

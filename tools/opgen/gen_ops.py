@@ -104,8 +104,10 @@ ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "doub
                "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
                "const std::string&": "std::string", "Reduction": "Reduction", "DType": "DType", "Device": "Device"}
 # what a formula may name of a tensor argument `t` without the node saving the tensor:
-# `t_sizes`, `t_dtype`, `t_device` (its type in the node, and how it is read from t)
-TENSOR_ATTRIBUTES = {"sizes": ("Shape", "sizes().shape()"), "dtype": ("DType", "dtype()"),
+# `t_sizes`, `t_strides`, `t_offset` (its storage offset), `t_dtype`, `t_device` (its type in
+# the node, and how it is read from t)
+TENSOR_ATTRIBUTES = {"sizes": ("Shape", "sizes().shape()"), "strides": ("Shape", "strides().shape()"),
+                     "offset": ("int64_t", "storage_offset()"), "dtype": ("DType", "dtype()"),
                      "device": ("Device", "device()")}
 # of a list argument, only its tensors' sizes, as a std::vector<Shape> (`tensors_sizes`)
 LIST_SIZES = ("std::vector<Shape>", "detail::sizes_of({})")

@@ -123,9 +123,8 @@ class Tensor {
 
   // ---- views ----
   // view(), transpose(), t(), permute(), expand(), squeeze(), unsqueeze(), select(), slice():
-  // reshape(), flatten(), narrow(): generated from src/ops/ops.yaml (below)
+  // reshape(), flatten(), narrow(), as_strided(): generated from src/ops/ops.yaml (below)
   Tensor expand_as(const Tensor& other) const;
-  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   // split(split_size), chunk(), unbind(): generated from src/ops/ops.yaml (below)
   /// split_with_sizes (libtorch's split.sizes overload).

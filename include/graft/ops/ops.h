@@ -151,9 +151,6 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                  bool accumulate = false);
 // clone, contiguous and repeat are declared in src/ops/ops.yaml (generated_ops.h).
-/// A tensor of `base_sizes`/`base_strides` filled with zeros except the strided window
-/// (sizes, strides, offset), which holds `src`. The backward of as_strided.
-Tensor as_strided_scatter(const Tensor& base, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
-                          int64_t storage_offset);
+// as_strided_scatter is declared in src/ops/ops.yaml (generated_ops.h).
 
 }  // namespace graft
