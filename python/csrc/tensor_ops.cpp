@@ -30,6 +30,21 @@ Tensor input_tensor(const char* op, py::handle input) {
   return as_tensor_unchecked(input);
 }
 
+/// An index list (index_put's indices): a tuple or list of tensors, None standing for ':' as in
+/// PyTorch 2.x (1.13 refuses None there).
+std::vector<std::optional<Tensor>> index_list(py::handle seq, const char* op) {
+  GRAFT_CHECK((py::isinstance<py::tuple>(seq) || py::isinstance<py::list>(seq)), TypeError, op,
+              "(): argument 'indices' must be tuple of Tensors, not ",
+              std::string(py::str(seq.get_type().attr("__name__"))));
+  std::vector<std::optional<Tensor>> out;
+  for (py::handle h : seq) {
+    GRAFT_CHECK(h.is_none() || is_tensor(h), TypeError, op, "(): expected Tensor as element ", out.size(),
+                " in argument 1, but got ", std::string(py::str(h.get_type().attr("__name__"))));
+    out.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_tensor_unchecked(h)));
+  }
+  return out;
+}
+
 /// Binary op whose other operand is a tensor or a number; NotImplemented for anything else
 /// (so Python can try the reflected operator).
 template <class FT, class FS>
@@ -734,6 +749,14 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
             return s;
           },
           py::arg("min") = py::none(), py::arg("max") = py::none())
+      .def(
+          "index_put_",
+          [](py::handle s, py::handle indices, const Tensor& values, bool accumulate) {
+            Tensor t = self_of(s, "index_put_");
+            index_put_(t, index_list(indices, "index_put_"), values, accumulate);
+            return s;
+          },
+          py::arg("indices"), py::arg("values"), py::arg("accumulate") = false)
       .def(
           "masked_fill_",
           [](py::handle s, const Tensor& mask, py::handle v) {

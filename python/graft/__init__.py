@@ -13,24 +13,24 @@ from ._C import (  # noqa: F401  (re-exported API)
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     set_num_threads, get_num_threads, get_default_dtype, set_default_dtype,
     is_tensor, is_grad_enabled, is_inference_mode_enabled,
-    cat, concat, stack, split, chunk, unbind, flatten, unflatten, reshape, transpose, permute, squeeze,
-    unsqueeze, t, narrow, select, clone, detach, numel, swapaxes, is_floating_point,
+    cat, concat, stack, split, chunk, unbind, unflatten, reshape, transpose, permute, squeeze,
+    unsqueeze, t, select, clone, detach, numel, swapaxes, is_floating_point,
     add, sub, subtract, mul, multiply, div, divide, true_divide, floor_divide, remainder, pow,
     greater, less, greater_equal, less_equal, not_equal, allclose, equal,
     negative, absolute,
     square, clamp, clip, clamp_min, clamp_max, where,
-    sum, mean, prod, max, min, amax, argmax, argmin, var, std, logsumexp, softmax, log_softmax, any, all,
-    count_nonzero, matmul, mm, bmm, dot, outer, index_select, index_add, gather, scatter_add, masked_fill,
-    masked_select, nonzero, dist,
+    sum, mean, prod, max, min, amax, var, std, softmax, log_softmax, any, all,
+    count_nonzero, dot, outer, masked_fill, nonzero,
 )
-from ._C import amin, bitwise_not  # noqa: F401
+from ._C import amin  # noqa: F401
 
 # the ops declared in src/ops/ops.yaml (exp, log, tanh, sigmoid, ..., neg, abs, relu, ...,
-# isnan, isfinite, ..., maximum, atan2, ..., eq, lt, logical_and, ..., and the activations that
-# PyTorch has at the top level, hardshrink): generated bindings
+# isnan, isfinite, ..., maximum, atan2, ..., eq, lt, logical_and, ..., the activations that
+# PyTorch has at the top level, hardshrink, and the function and composite ops bound as torch
+# functions, mm, gather, flatten, ...): generated bindings
 globals().update({_name: getattr(_C, _name)
                  for _name in _C._unary_float_ops + _C._unary_rounding_ops + _C._unary_keep_ops + _C._unary_predicate_ops
-                 + _C._binary_ops + _C._binary_predicate_ops + _C._binary_bitwise_ops
+                 + _C._binary_ops + _C._binary_predicate_ops + _C._binary_bitwise_ops + _C._function_ops
                  + tuple(_name for _name, _where, _args in _C._activation_ops if _where == "torch")})
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401

@@ -119,6 +119,11 @@ Tensor as_strided_scatter_self_backward(const Tensor& grad, IntArrayRef size, In
                                         int64_t storage_offset);
 Tensor as_strided_scatter_src_backward(const Tensor& grad, IntArrayRef size, IntArrayRef stride,
                                        int64_t storage_offset);
+/// index's gradient: grad added at the indexed places of zeros of self's sizes (defined in
+/// src/ops/indexing.cpp, as the next one).
+Tensor index_backward(const Tensor& grad, IntArrayRef self_sizes, const std::vector<std::optional<Tensor>>& indices);
+/// index_put's gradient for self: grad, with the written places zeroed unless accumulating.
+Tensor index_put_self_backward(const Tensor& grad, const std::vector<std::optional<Tensor>>& indices, bool accumulate);
 /// cat's gradients: grad cut along dim into the inputs' sizes (a 1-D empty input, which cat
 /// skips, gets an empty gradient).
 TensorList cat_tensors_backward(const Tensor& grad, const std::vector<Shape>& tensors_sizes, int64_t dim);

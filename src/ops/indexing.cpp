@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "node_util.h"
+#include "ops/derivatives.h"
 #include "ops/generated_forwards.h"
 
 namespace graft {
@@ -24,54 +25,6 @@ int64_t numel_of(IntArrayRef s) {
   return n;
 }
 
-// An index list saved by a backward node (undefined entries stand for nullopt).
-struct SavedIndices {
-  std::vector<SavedVariable> entries;
-  void save(const std::vector<std::optional<Tensor>>& list) {
-    for (auto& e : list) entries.push_back(present(e) ? SavedVariable(*e, false) : SavedVariable());
-  }
-  std::vector<std::optional<Tensor>> unpack(Node* n) const {
-    std::vector<std::optional<Tensor>> out;
-    for (auto& sv : entries) out.push_back(sv.defined() ? std::optional<Tensor>(sv.unpack(n)) : std::nullopt);
-    return out;
-  }
-  void reset() {
-    for (auto& sv : entries) sv.reset_data();
-  }
-  void visit(HeldVisitor& v) const {
-    for (auto& sv : entries) v.saved(sv, "indices");
-  }
-};
-
-// A node that saves the (optional) index tensors of index / index_put_: releases and reports them.
-struct NodeWithSavedIndices : Node {
-  void release_variables() override { indices.reset(); }
-  void visit_held(HeldVisitor& v) const override { indices.visit(v); }
-  SavedIndices indices;
-};
-
-struct IndexBackward0 final : NodeWithSavedIndices {
-  GRAFT_NODE_NAME("IndexBackward0")
-  Shape self_sizes;
-  TensorList apply(TensorList&& g) override {
-    Tensor z = zeros(self_sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
-    index_put_(z, indices.unpack(this), g[0], /*accumulate=*/true);
-    return {z};
-  }
-};
-struct IndexPutBackward0 final : NodeWithSavedIndices {
-  GRAFT_NODE_NAME("IndexPutBackward0")
-  Shape values_sizes;
-  bool accumulate = false;
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    auto idx = indices.unpack(this);
-    if (should_compute_output(0))
-      r[0] = accumulate ? g[0] : index_put(g[0], idx, zeros({}, TensorOptions(g[0].dtype()).device(g[0].device())));
-    if (should_compute_output(1)) r[1] = sum_to(index(g[0], idx), values_sizes);
-    return r;
-  }
-};
 // Strides of t for the plan's work dims (0 for inserted unit dims).
 Shape work_strides(const Tensor& t, const IndexPlan& p) {
   Shape ws(p.work_sizes.size(), 0);
@@ -222,20 +175,17 @@ IndexPlan plan_index(IntArrayRef sizes, const std::vector<std::optional<Tensor>>
       Tensor ix = new_empty({e->item<bool>() ? 1 : 0}, kInt64, e->device());
       if (ix.numel()) ix.data_ptr<int64_t>()[0] = 0;
       add_dim(1, -1, ix, true);
-      p.expanded.push_back(*e);
       continue;
     }
     if (pos >= ndim) dim_out_of_range(pos, ndim);
     if (!present(e)) {
       add_dim(sizes[pos], pos, Tensor(), false);
-      p.expanded.push_back(std::nullopt);
       ++pos;
       continue;
     }
     const Tensor& ix = *e;
     if (ix.dtype() != kBool) {
       add_dim(sizes[pos], pos, ix, false);
-      p.expanded.push_back(ix);
       ++pos;
       continue;
     }
@@ -249,7 +199,6 @@ IndexPlan plan_index(IntArrayRef sizes, const std::vector<std::optional<Tensor>>
       Tensor col = new_empty({nz.size(0)}, kInt64, nz.device());
       kernel::copy(col, kernel::select_raw(nz, 1, j));
       add_dim(sizes[pos + j], pos + j, col, true);
-      p.expanded.push_back(col);
     }
     pos += ix.dim();
   }
@@ -362,41 +311,38 @@ Tensor index_put_planned(const Tensor& self, const IndexPlan& p, const Tensor& v
   Tensor out = new_empty(self.sizes(), self.dtype(), self.device());
   kernel::copy(out, self);
   index_scatter(out, p, values, accumulate);
-  if (any_requires_grad({&self, &values})) {
-    auto n = make_node<IndexPutBackward0>({&self, &values});
-    n->indices.save(p.expanded);
-    n->values_sizes = values.sizes().shape();
-    n->accumulate = accumulate;
-    set_history(out, n);
-  }
   return out;
 }
 
 }  // namespace detail
 
-Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
-  alloc::MemoryOpScope mem_scope("index");
+Tensor detail::index_forward(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   detail::check_tensor(self, "index", "self");
   IndexPlan p = detail::plan_index(self.sizes(), indices);
   Tensor out = detail::new_empty(p.out_sizes, self.dtype(), self.device());
   detail::index_gather(out, self, p);
-  if (any_requires_grad({&self})) {
-    auto n = make_node<IndexBackward0>({&self});
-    n->indices.save(p.expanded);
-    n->self_sizes = self.sizes().shape();
-    set_history(out, n);
-  }
   return out;
 }
 
-Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                 bool accumulate) {
-  alloc::MemoryOpScope mem_scope("index_put");
+Tensor detail::index_put_forward(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                                 const Tensor& values, bool accumulate) {
   detail::check_tensor(self, "index_put", "self");
   detail::check_tensor(values, "index_put", "values");
   IndexPlan p = detail::plan_index(self.sizes(), indices);
   detail::check_index_put_values(self, p, values);
   return detail::index_put_planned(self, p, values, accumulate);
+}
+
+Tensor derivatives::index_backward(const Tensor& grad, IntArrayRef self_sizes,
+                                   const std::vector<std::optional<Tensor>>& indices) {
+  return index_put(zeros(self_sizes, TensorOptions(grad.dtype()).device(grad.device())), indices, grad,
+                   /*accumulate=*/true);
+}
+
+Tensor derivatives::index_put_self_backward(const Tensor& grad, const std::vector<std::optional<Tensor>>& indices,
+                                            bool accumulate) {
+  if (accumulate) return grad;
+  return index_put(grad, indices, zeros({}, TensorOptions(grad.dtype()).device(grad.device())));
 }
 
 Tensor nonzero(const Tensor& a) {

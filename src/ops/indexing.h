@@ -21,9 +21,6 @@ struct IndexPlan {
   Shape out_sizes;                ///< the shape of self[indices]
   std::vector<int64_t> out_bpos;  ///< where bshape's dims sit in out_sizes
   std::vector<int64_t> out_rpos;  ///< where the rest dims sit in out_sizes
-  /// An index list equivalent to the input for this shape with masks of dim >= 1 replaced by
-  /// int64 tensors (what the backward nodes save, so they skip nonzero()).
-  std::vector<std::optional<Tensor>> expanded;
 };
 
 /// Validates `indices` against `sizes` (PyTorch's IndexError texts) and resolves them.
@@ -35,7 +32,7 @@ void index_gather(const Tensor& out, const Tensor& src, const IndexPlan& p);
 /// dst[indices] = values (or += with accumulate), values broadcast to p.out_sizes. No autograd,
 /// no version bump; values must not share dst's storage.
 void index_scatter(const Tensor& dst, const IndexPlan& p, const Tensor& values, bool accumulate);
-/// Out-of-place index_put of a validated plan, recording IndexPutBackward0.
+/// Out-of-place index_put of a validated plan. No autograd.
 Tensor index_put_planned(const Tensor& self, const IndexPlan& p, const Tensor& values, bool accumulate);
 
 }  // namespace graft::detail

@@ -219,7 +219,7 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   const bool values_rg = GradMode::is_enabled() && autograd::requires_grad(values.impl());
   if (GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || values_rg))
     return inplace(self, "index_put_", values_rg,
-                   [&](const Tensor& x) { return detail::index_put_planned(x, plan, values, accumulate); });
+                   [&](const Tensor& x) { return graft::index_put(x, indices, values, accumulate); });
   // Not recording: write only the indexed elements.
   autograd::check_inplace(self, /*will_record=*/false);
   Tensor v = values;

@@ -18,6 +18,32 @@ constexpr std::string_view nth_name(std::string_view list, size_t i) {
   return list.substr(0, list.find(','));
 }
 
+/// A list of optional tensors saved by a node (advanced indexing's indices: nullopt for ':'),
+/// each tensor as a SavedVariable: released with the node's saved state and reported to the
+/// leak doctor under one name.
+class SavedTensorList {
+ public:
+  void save(const std::vector<std::optional<Tensor>>& list) {
+    entries_.clear();
+    for (const auto& e : list)
+      entries_.push_back(e.has_value() && e->defined() ? SavedVariable(*e, false) : SavedVariable());
+  }
+  std::vector<std::optional<Tensor>> unpack(Node* node) const {
+    std::vector<std::optional<Tensor>> out;
+    for (const auto& sv : entries_) out.push_back(sv.defined() ? std::optional<Tensor>(sv.unpack(node)) : std::nullopt);
+    return out;
+  }
+  void reset_data() {
+    for (auto& sv : entries_) sv.reset_data();
+  }
+  void visit(HeldVisitor& v, const char* name) const {
+    for (const auto& sv : entries_) v.saved(sv, name);
+  }
+
+ private:
+  std::vector<SavedVariable> entries_;
+};
+
 /// Creates node T with edges to `inputs` (in order).
 template <class T, class... Args>
 intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&... args) {

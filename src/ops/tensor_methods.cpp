@@ -74,10 +74,6 @@ Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dt) cons
   GRAFT_CHECK(!dims.empty(), ValueError, "sum: dims must not be empty (use sum() for a full reduction)");
   return graft::sum(*this, dims, keepdim, dt);
 }
-Tensor Tensor::index(const std::vector<std::optional<Tensor>>& i) const { return graft::index(*this, i); }
-Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& i, const Tensor& v, bool acc) const {
-  return graft::index_put(*this, i, v, acc);
-}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }

@@ -379,7 +379,11 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              "lib.stack([x, y], -1)", "x.split(1, 1)[1]", "lib.split(x, [1, 2], 1)[0]", "x.chunk(2, 1)[0]",
              "x.unbind(1)[2]", "x.max(1)[0]", "x.min(0, keepdim=True)[0]", "x.to(lib.float64)",
              "lib.nn.functional.max_pool2d(x.view(1, 1, 2, 3), 2, 1, return_indices=True)[0]",
-             "lib.nn.functional.max_pool2d(x.view(1, 2, 3), 2, 2, padding=1)"]
+             "lib.nn.functional.max_pool2d(x.view(1, 2, 3), 2, 2, padding=1)",
+             # advanced indexing: integer lists, a mask, index_put with and without accumulate
+             "x[[0, 1], [2, 0]]", "x[x > 0.7]", "x.index_put((lib.tensor([1, 0]),), y[:1] * 2)",
+             "x.index_put((lib.tensor([1, 1]), lib.tensor([0, 0])), x[0, 0] * 3, accumulate=True)",
+             "lib.index_put(x * 1, [lib.tensor([0, 1])], y[0, :1])"]
 
 
 @pytest.mark.parametrize("expr", OVERLOADS)

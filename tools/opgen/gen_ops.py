@@ -98,11 +98,16 @@ RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
 DIFFERENTIABLE = ("unary_float", "unary_rounding", "unary_keep", "activation")
+# a list of optional tensors (advanced indexing's indices: none stands for ':'), not
+# differentiable; a node that names it saves its tensors (SavedVariables, as PyTorch's)
+INDEX_LIST = "const std::vector<std::optional<Tensor>>&"
+SAVED_INDEX_LIST = "detail::SavedTensorList"
 # the function family's argument types: how the node stores one that a derivative names
 ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
                "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
-               "const std::string&": "std::string", "Reduction": "Reduction", "DType": "DType", "Device": "Device"}
+               "const std::string&": "std::string", "Reduction": "Reduction", "DType": "DType", "Device": "Device",
+               INDEX_LIST: SAVED_INDEX_LIST}
 # what a formula may name of a tensor argument `t` without the node saving the tensor:
 # `t_sizes`, `t_strides`, `t_offset` (its storage offset), `t_dtype`, `t_device` (its type in
 # the node, and how it is read from t)
@@ -112,11 +117,13 @@ TENSOR_ATTRIBUTES = {"sizes": ("Shape", "sizes().shape()"), "strides": ("Shape",
 # of a list argument, only its tensors' sizes, as a std::vector<Shape> (`tensors_sizes`)
 LIST_SIZES = ("std::vector<Shape>", "detail::sizes_of({})")
 # how a generated Python binding takes an argument of each C++ type: (pybind11 parameter type,
-# the expression that converts it, `{}` standing for the argument); None: the argument is passed as it comes.
+# the expression that converts it, `{}` standing for the argument and `{op}` for the op's name);
+# None: the argument is passed as it comes.
 # IntArrayRef takes an int or a sequence (PyTorch's int[]); a Scalar, a Python number.
 PY_ARGS = {"const Tensor&": ("const Tensor&", None), "double": ("double", None), "int64_t": ("int64_t", None),
            "bool": ("bool", None), "std::optional<int64_t>": ("std::optional<int64_t>", None),
-           "IntArrayRef": ("py::handle", "reduce_dims({})"), "const Scalar&": ("py::handle", "to_scalar({})")}
+           "IntArrayRef": ("py::handle", "reduce_dims({})"), "const Scalar&": ("py::handle", "to_scalar({})"),
+           INDEX_LIST: ("py::handle", "index_list({}, \"{op}\")")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
 # hand (bound by hand in python/csrc, for the reason the declaration's comment gives) or none
 # (not a PyTorch function: C++ only)
@@ -517,12 +524,15 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
         out.append(f"  SavedVariable {v}_;")
     for a in kept:
         out.append(f"  {storage.get(a, 'double')} {a}_{{}};")
-    if saved:
+    # what the node holds of tensors: SavedVariables, and lists of them (an index list)
+    held = saved + [a for a in kept if storage.get(a) == SAVED_INDEX_LIST]
+    if held:
         out.append("  void release_variables() override {")
-        out += [f"    {v}_.reset_data();" for v in saved]
+        out += [f"    {v}_.reset_data();" for v in held]
         out.append("  }")
         out.append("  void visit_held(HeldVisitor& v) const override {")
         out += [f'    v.saved({s}_, "{s}");' for s in saved]
+        out += [f'    {a}_.visit(v, "{a}");' for a in held if a not in saved]
         out.append("  }")
     out.append("  TensorList apply(TensorList&& grads) override {")
     if grad == "grad":
@@ -530,6 +540,9 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     for a in kept:
+        if storage.get(a) == SAVED_INDEX_LIST:
+            out.append(f"    const std::vector<std::optional<Tensor>> {a} = {a}_.unpack(this);")
+            continue
         by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string", "std::optional<Scalar>", LIST_SIZES[0])
         ref = "const auto&" if by_ref else f"const {storage.get(a, 'double')}"
         out.append(f"    {ref} {a} = {a}_;")
@@ -591,6 +604,9 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
             if tensor in lists:
                 source = LIST_SIZES[1].format(tensor)
             source = (sources or {}).get(v, source)
+            if (sources or {}).get(v) == INDEX_LIST:
+                wire.append(f"    node->{v}_.save({v});")
+                continue
             wire.append(f"    node->{v}_ = {source};")
     if outputs == "list":
         wire.append("    for (const Tensor& output : result) autograd::set_history(output, node);")
@@ -708,6 +724,7 @@ def gen_ops_cpp(decl):
         nodes.append(node)
         # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
         sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
+        sources.update({a: INDEX_LIST for t, a, _ in args if t == INDEX_LIST})  # saved tensor by tensor
         outputs = "list" if op.get("returns") == "TensorList" else "one"
         wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped, lists, outputs, output_names(op))
         params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
@@ -1024,7 +1041,10 @@ def gen_op_bindings(decl):
     The GIL is let go while a large input is worked on. The first argument comes as a Python
     object, so that one that is not a tensor gets PyTorch's TypeError (input_tensor)."""
     lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
-             "// python: both, Tensor.<name>(...), with the declaration's argument names and defaults.", "{"]
+             "// python: both, Tensor.<name>(...), with the declaration's argument names and defaults;",
+             "// _C._function_ops names them (graft/__init__.py exports them).", "{"]
+    bound = [op["name"] for op in first_declarations(decl["function"] + decl["composite"])
+             if op["python"] in ("both", "torch")]
     for op in decl["function"] + decl["composite"]:
         if op["python"] in ("hand", "none"):
             continue
@@ -1032,7 +1052,7 @@ def gen_op_bindings(decl):
         # the first argument (a tensor: check_function) comes as a Python object, checked here
         params = ", ".join(f"{'py::handle' if i == 0 else PY_ARGS[t][0]} {a}{'_arg' if i == 0 else ''}"
                            for i, (t, a, _) in enumerate(args))
-        call = ", ".join(PY_ARGS[t][1].format(a) if PY_ARGS[t][1] else a for t, a, _ in args)
+        call = ", ".join(PY_ARGS[t][1].replace("{op}", name).format(a) if PY_ARGS[t][1] else a for t, a, _ in args)
         heavy = " || ".join(f"is_heavy({a})" for t, a, _ in args if t == "const Tensor&")
         body = (f'const Tensor {args[0][1]} = input_tensor("{name}", {args[0][1]}_arg); '
                 f"return maybe_without_gil({heavy}, [&] {{ return graft::{name}({call}); }});")
@@ -1041,7 +1061,7 @@ def gen_op_bindings(decl):
             lines.append(f'  def_both(m, cls, "{name}", []({params}) {{ {body} }}{pyargs});')
         else:
             lines.append(f'  m.def("{name}", []({params}) {{ {body} }}, py::arg("input"){pyargs});')
-
+    lines.append(f'  m.attr("_function_ops") = py::make_tuple({", ".join(json.dumps(n) for n in bound)});')
     lines.append("}")
     return "\n".join(lines) + "\n"
 

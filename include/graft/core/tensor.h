@@ -136,10 +136,6 @@ class Tensor {
 #include "graft/core/tensor_generated_methods.inc"
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
-  /// Advanced indexing (see graft::index).
-  Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
-  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                   bool accumulate = false) const;
 
   // ---- in-place ----
   Tensor& add_(const Tensor& o, const Scalar& alpha = 1);

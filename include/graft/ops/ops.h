@@ -136,20 +136,11 @@ bool equal(const Tensor& a, const Tensor& b);
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
 // masked_select is declared in src/ops/ops.yaml (generated_ops.h).
 // nonzero is declared in src/ops/ops.yaml (generated_ops.h).
-/// Advanced indexing (PyTorch's aten::index, NumPy's rules). One entry per leading dim of
-/// self: nullopt takes the whole dim (':'); an int64/int32 tensor selects along its dim
-/// (negative values wrap; all integer indices broadcast together); a k-dim bool mask covers k
-/// dims and selects where it is true (a 0-dim bool adds a dim of size 1 or 0, as NumPy's
-/// x[True]). When the indexed dims are adjacent the broadcast index shape replaces them in
-/// place; when a nullopt separates them it comes first.
-Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+// index and index_put are declared in src/ops/ops.yaml (generated_ops.h).
 /// self[indices] = values (values broadcast to the indexed shape and have self's dtype);
 /// accumulate adds instead (duplicates add up; without accumulate the last duplicate wins).
 Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate = false);
-/// Out-of-place index_put_: a copy of self with the indexed elements written.
-Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                 bool accumulate = false);
 // clone, contiguous and repeat are declared in src/ops/ops.yaml (generated_ops.h).
 // as_strided_scatter is declared in src/ops/ops.yaml (generated_ops.h).
 
