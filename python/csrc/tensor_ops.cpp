@@ -706,10 +706,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           py::arg("other"))
       .def(
           "div_",
-          [](py::handle s, py::handle o) {
+          [](py::handle s, py::handle o, std::optional<std::string> rounding_mode) {
+            if (rounding_mode)
+              return inplace_with_other(s, "div_", o, [&](Tensor& t, const auto& x) { t.div_(x, *rounding_mode); });
             return inplace_with_other(s, "div_", o, [](Tensor& t, const auto& x) { t.div_(x); });
           },
-          py::arg("other"))
+          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none())
       .def(
           "fill_",
           [](py::handle s, py::handle v) {

@@ -190,7 +190,6 @@ Tensor square(const Tensor& self) {
   detail::check_tensor(self, "square");
   return self.dtype() == kBool ? pow(self.to(kInt64), 2) : pow(self, 2);
 }
-Tensor& square_(Tensor& self) { return detail::inplace_unary(self, "square_", &square); }
 Tensor detail::pow_forward(const Tensor& self, const Tensor& exponent) {
   return binary_forward(BinaryOp::Pow, self, exponent, "pow");
 }

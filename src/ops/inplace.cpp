@@ -1,11 +1,14 @@
-// In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, masked_fill_, index_put_,
-// and the generated ops' in-place forms (detail::inplace_unary).
+// In-place ops: the generated in-place forms' common path (detail::inplace_function: add_,
+// sub_, mul_, div_, clamp_, masked_fill_, index_put_, square_, exp_, ... declared in
+// src/ops/ops.yaml), the direct writes of add_, sub_, mul_ and index_put_ when nothing is
+// recorded, and the in-place-only ops zero_, fill_ and copy_.
 // Without recording they write into self directly. When recording, the out-of-place op
 // runs on a snapshot of self that carries self's history, the result is copied into self,
 // and self's history is rebased onto the new node (CopySlices for views).
 // See docs/notes/autograd-engine.md, "In-place ops".
 #include "indexing.h"
 #include "node_util.h"
+#include "ops/generated_forwards.h"
 
 namespace graft {
 
@@ -72,12 +75,6 @@ bool direct_ok(const Tensor& self, const Tensor* other, DType ct) {
   return true;
 }
 
-// `self.op_(self)`: the other operand is self too. Use the snapshot for it, so the node does
-// not save `self` itself (self -> new grad_fn -> saved self would be a reference cycle).
-const Tensor& same_or(const Tensor& other, const Tensor& self, const Tensor& snapshot) {
-  return other.defined() && other.is_same(self) ? snapshot : other;
-}
-
 struct FillBackward0 final : Node {  // also ZeroBackward0, for zero_()
   std::string name() const override { return is_zero ? "ZeroBackward0" : "FillBackward0"; }
   bool is_zero = false;
@@ -93,68 +90,49 @@ struct CopyBackwards final : Node {
   }
 };
 
-/// self += alpha * o (or -=): the kernel straight into self when nothing needs recording,
-/// else through the out-of-place op and its history.
-Tensor& add_sub_(Tensor& self, const Tensor& o, const Scalar& alpha, bool is_sub) {
-  if (self.defined() && o.defined())
-    detail::check_add_sub(self.dtype(), o.dtype(), detail::result_type(self, o), alpha, is_sub);
-  if (self.defined() && o.defined() && direct_ok(self, &o, detail::result_type(self, o)) && self.dtype() != kBool) {
-    kernel::binary(is_sub ? kernel::BinaryOp::Sub : kernel::BinaryOp::Add, self, self,
-                   detail::cast_nograd(o, self.dtype()), alpha);
-    autograd::bump_version(self);
-    return self;
-  }
-  return inplace(self, is_sub ? "sub_" : "add_", o.defined() && o.requires_grad(), [&](const Tensor& x) {
-    const Tensor& other = same_or(o, self, x);
-    return is_sub ? graft::sub(x, other, alpha) : graft::add(x, other, alpha);
-  });
-}
-
 }  // namespace
 
-Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) { return add_sub_(*this, o, alpha, /*is_sub=*/false); }
-Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
-  if (defined())
-    detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/false);
-  if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o)) && dtype() != kBool) {
-    kernel::binary_scalar(kernel::BinaryOp::Add, *this, *this, o, alpha);
-    autograd::bump_version(*this);
-    return *this;
-  }
-  return inplace(*this, "add_", false, [&](const Tensor& x) { return graft::add(x, o, alpha); });
+// ---- the direct writes of the generated in-place forms (ops.yaml: inplace: direct) ----
+namespace {
+/// self += alpha * o (or -=) straight into self, when nothing is recorded and self can hold the result.
+bool add_sub_direct(Tensor& self, const Tensor& o, const Scalar& alpha, bool is_sub) {
+  if (!self.defined() || !o.defined()) return false;
+  const DType result = detail::result_type(self, o);
+  detail::check_add_sub(self.dtype(), o.dtype(), result, alpha, is_sub);
+  if (!direct_ok(self, &o, result) || self.dtype() == kBool) return false;
+  kernel::binary(is_sub ? kernel::BinaryOp::Sub : kernel::BinaryOp::Add, self, self,
+                 detail::cast_nograd(o, self.dtype()), alpha);
+  autograd::bump_version(self);
+  return true;
 }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) { return add_sub_(*this, o, alpha, /*is_sub=*/true); }
-Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
-  if (defined())
-    detail::check_add_sub(dtype(), detail::wrapped_dtype(o), detail::result_type(*this, o), alpha, /*is_sub=*/true);
-  return inplace(*this, "sub_", false, [&](const Tensor& x) { return graft::sub(x, o, alpha); });
+}  // namespace
+
+bool detail::add_direct_(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return add_sub_direct(self, other, alpha, /*is_sub=*/false);
 }
-Tensor& Tensor::mul_(const Tensor& o) {
-  if (defined() && o.defined() && direct_ok(*this, &o, detail::result_type(*this, o))) {
-    kernel::binary(kernel::BinaryOp::Mul, *this, *this, detail::cast_nograd(o, dtype()));
-    autograd::bump_version(*this);
-    return *this;
-  }
-  return inplace(*this, "mul_", o.defined() && o.requires_grad(),
-                 [&](const Tensor& x) { return graft::mul(x, same_or(o, *this, x)); });
+bool detail::sub_direct_(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return add_sub_direct(self, other, alpha, /*is_sub=*/true);
 }
-Tensor& Tensor::mul_(const Scalar& o) {
-  if (defined() && direct_ok(*this, nullptr, detail::result_type(*this, o))) {
-    kernel::binary_scalar(kernel::BinaryOp::Mul, *this, *this, o);
-    autograd::bump_version(*this);
-    return *this;
-  }
-  return inplace(*this, "mul_", false, [&](const Tensor& x) { return graft::mul(x, o); });
+bool detail::add_direct_(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (!self.defined()) return false;
+  const DType result = detail::result_type(self, other);
+  detail::check_add_sub(self.dtype(), detail::wrapped_dtype(other), result, alpha, /*is_sub=*/false);
+  if (!direct_ok(self, nullptr, result) || self.dtype() == kBool) return false;
+  kernel::binary_scalar(kernel::BinaryOp::Add, self, self, other, alpha);
+  autograd::bump_version(self);
+  return true;
 }
-Tensor& Tensor::div_(const Tensor& o) {
-  return inplace(*this, "div_", o.defined() && o.requires_grad(),
-                 [&](const Tensor& x) { return graft::div(x, same_or(o, *this, x)); });
+bool detail::mul_direct_(Tensor& self, const Tensor& other) {
+  if (!self.defined() || !other.defined() || !direct_ok(self, &other, detail::result_type(self, other))) return false;
+  kernel::binary(kernel::BinaryOp::Mul, self, self, detail::cast_nograd(other, self.dtype()));
+  autograd::bump_version(self);
+  return true;
 }
-Tensor& Tensor::div_(const Scalar& o) {
-  return inplace(*this, "div_", false, [&](const Tensor& x) { return graft::div(x, o); });
-}
-Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  return inplace(*this, "clamp_", false, [&](const Tensor& x) { return graft::clamp(x, lo, hi); });
+bool detail::mul_direct_(Tensor& self, const Scalar& other) {
+  if (!self.defined() || !direct_ok(self, nullptr, detail::result_type(self, other))) return false;
+  kernel::binary_scalar(kernel::BinaryOp::Mul, self, self, other);
+  autograd::bump_version(self);
+  return true;
 }
 
 static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
@@ -201,26 +179,15 @@ Tensor& Tensor::copy_(const Tensor& src) {
   return *this;
 }
 
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  detail::check_tensor(mask, "masked_fill_", "mask");
-  return inplace(self, "masked_fill_", false, [&](const Tensor& x) { return graft::masked_fill(x, mask, value); });
-}
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
-  return graft::masked_fill_(*this, mask, value);
-}
-
-Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                   bool accumulate) {
-  alloc::MemoryOpScope mem_scope("index_put_");
+bool detail::index_put_direct_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                               bool accumulate) {
   detail::check_tensor(self, "index_put_", "self");
   detail::check_tensor(values, "index_put_", "values");
+  if (autograd::any_requires_grad({&self, &values})) return false;
+  // Not recording: write only the indexed elements.
+  alloc::MemoryOpScope mem_scope("index_put_");
   const detail::IndexPlan plan = detail::plan_index(self.sizes(), indices);
   detail::check_index_put_values(self, plan, values);
-  const bool values_rg = GradMode::is_enabled() && autograd::requires_grad(values.impl());
-  if (GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || values_rg))
-    return inplace(self, "index_put_", values_rg,
-                   [&](const Tensor& x) { return graft::index_put(x, indices, values, accumulate); });
-  // Not recording: write only the indexed elements.
   autograd::check_inplace(self, /*will_record=*/false);
   Tensor v = values;
   if (values.impl()->storage().get() == self.impl()->storage().get()) {  // read before any write
@@ -229,14 +196,11 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   }
   detail::index_scatter(self, plan, v, accumulate);
   autograd::bump_version(self);
-  return self;
+  return true;
 }
-Tensor& detail::inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& op) {
-  return inplace(self, name, false, op);
-}
-
-Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
-  return graft::index_put_(*this, indices, values, accumulate);
+Tensor& detail::inplace_function(Tensor& self, const char* name, bool others_require_grad,
+                                 const std::function<Tensor(const Tensor&)>& op) {
+  return inplace(self, name, others_require_grad, op);
 }
 
 }  // namespace graft

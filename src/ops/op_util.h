@@ -139,9 +139,17 @@ Tensor binary_bitwise_forward(const Tensor& self, const Tensor& other, const cha
 /// The same against a number (wrapped into a 0-d tensor of the compute dtype).
 Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
                               kernel::GeneratedBinaryKernel k);
-/// `self.op_()` for an op computed out of place by `op` (the generated in-place forms):
+/// `self.op_(...)` for an op computed out of place by `op` (the generated in-place forms):
 /// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
-/// op's node; a result that cannot be cast back to self's dtype is refused).
-Tensor& inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& op);
+/// op's node; a result that cannot be cast back to self's dtype is refused). Recorded when self
+/// or, as `others_require_grad` says, another input requires grad: `op` then runs on a copy of
+/// self carrying its history. Defined in src/ops/inplace.cpp.
+Tensor& inplace_function(Tensor& self, const char* name, bool others_require_grad,
+                         const std::function<Tensor(const Tensor&)>& op);
+/// In an in-place form's out-of-place call, `other` itself, or `snapshot` (what `op` got for
+/// self) when other is self (x.mul_(x)): the node must not save self, whose history it becomes.
+inline const Tensor& same_or(const Tensor& other, const Tensor& self, const Tensor& snapshot) {
+  return other.defined() && other.is_same(self) ? snapshot : other;
+}
 
 }  // namespace graft::detail

@@ -415,3 +415,32 @@ def test_an_index_list_is_saved_tensor_by_tensor_and_bound_from_a_sequence(tmp_p
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
     assert 'graft::index(self, index_list(indices, "index"))' in bindings
     assert 'm.attr("_function_ops") = py::make_tuple("index");' in bindings
+
+
+def test_an_inplace_form_runs_the_op_and_may_write_directly_first(tmp_path):
+    direct = MUL.replace("    method: true\n", "    method: true\n    inplace: direct\n")
+    generic = MUL_SCALAR.replace("    method: true\n", "    method: true\n    inplace: true\n")
+    r = run(tmp_path, "function:" + direct + generic)
+    assert r.returncode == 0, r.stderr
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "Tensor& mul_(Tensor& self, const Tensor& other);" in header
+    assert "Tensor& mul_(Tensor& self, const Scalar& other);" in header
+    assert "Tensor& mul_(const Tensor& other);" in (tmp_path / "gen/include/graft/core/tensor_generated_methods.inc"
+                                                    ).read_text()
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    tensor_form = fn_text(code, "Tensor& mul_(Tensor& self, const Tensor& other) {")
+    # the hand-written direct write first; then recorded when self or other requires grad, other
+    # replaced by self's snapshot when it is self (x.mul_(x))
+    assert "if (detail::mul_direct_(self, other)) return self;" in tensor_form
+    assert 'detail::inplace_function(self, "mul_", autograd::any_requires_grad({&other}),' in tensor_form
+    assert "graft::mul(x, detail::same_or(other, self, x))" in tensor_form
+    scalar_form = fn_text(code, "Tensor& mul_(Tensor& self, const Scalar& other) {")
+    assert "_direct_" not in scalar_form and 'detail::inplace_function(self, "mul_", false,' in scalar_form
+    assert "bool mul_direct_(Tensor& self, const Tensor& other);" in \
+        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+    rows = (tmp_path / "gen/include/graft/ops/inplace_ops.def").read_text()
+    assert rows.count("GRAFT_INPLACE_OP(mul_)") == 1  # one op-table row for both overloads
+    for bad in (MUL.replace("    method: true\n", "    method: true\n    inplace: yes please\n"),
+                MUL.replace("    method: true\n", "    method: false\n    inplace: true\n"),
+                SPLIT.replace("    method: true\n", "    method: true\n    inplace: true\n")):
+        assert_refused(tmp_path, "function:" + bad, "inplace (true or direct) is for a method")

@@ -383,7 +383,12 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              # advanced indexing: integer lists, a mask, index_put with and without accumulate
              "x[[0, 1], [2, 0]]", "x[x > 0.7]", "x.index_put((lib.tensor([1, 0]),), y[:1] * 2)",
              "x.index_put((lib.tensor([1, 1]), lib.tensor([0, 0])), x[0, 0] * 3, accumulate=True)",
-             "lib.index_put(x * 1, [lib.tensor([0, 1])], y[0, :1])"]
+             "lib.index_put(x * 1, [lib.tensor([0, 1])], y[0, :1])",
+             # the in-place forms (ops.yaml's inplace): the out-of-place op's node on self's history;
+             # x.mul_(x) must not save the tensor whose history it becomes
+             "(x * 1).add_(y, alpha=2)", "(x * 1).mul_(x)", "(x * 1).sub_(2)", "(x * 1).div_(y)",
+             "(x * 1).clamp_(0.5, 0.9)", "(x * 1).square_()", "(x * 1).masked_fill_(y > 0.7, 0.0)",
+             "(x * 1).index_put_((lib.tensor([1, 0]),), x[0] * 2)", "(x * 1).div_(2, rounding_mode='floor')"]
 
 
 @pytest.mark.parametrize("expr", OVERLOADS)

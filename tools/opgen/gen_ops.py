@@ -92,8 +92,13 @@ FIELDS = {
 # `returns: [values, indices]` names two outputs, returned as a std::pair: the first is the
 # differentiable one (its gradient is `grad`), the second an integer tensor; a formula may name
 # either (max(dim) saves its indices)
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns"}, "composite": {"overload", "returns"},
+# `inplace` gives a function or composite op its in-place form name_ (graft::name_, the method,
+# an op-table row): the out-of-place op computes the result, which is written into self and
+# becomes self's history (src/ops/inplace.cpp); `inplace: direct` first tries the hand-written
+# detail::<name>_direct_, which writes self straight away when nothing is recorded and says so
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace"}, "composite": {"overload", "returns", "inplace"},
                    "binary_predicate": {"operator"}}
+INPLACE = (True, "direct")
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
@@ -232,6 +237,7 @@ def check_function(op):
     if not tensors or args[0][0] not in ("const Tensor&", "const Scalar&", "const TensorList&"):
         fail(f"op '{name}': the first argument must be a const Tensor& or TensorList& (or a const Scalar& before one)")
     check_returns(op, args)
+    check_inplace(op, args)
     if lists and list(op["derivatives"]) != lists[:1]:
         fail(f"op '{name}': a list argument is the op's one differentiable input (its formula gives a gradient list)")
     if op.get("returns") == "TensorList" and any(f is not None and uses(f, "result") for f in op["derivatives"].values()):
@@ -283,7 +289,20 @@ def check_composite(op):
     if op["method"] and (not args or args[0][:2] != ("const Tensor&", "self")):
         fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
     check_returns(op, args)
+    check_inplace(op, args)
     check_python(op, args)
+
+
+def check_inplace(op, args):
+    if "inplace" not in op:
+        return
+    if op["inplace"] not in INPLACE or not op["method"] or op.get("view") or returns(op) != "Tensor":
+        fail(f"op '{op['name']}': inplace (true or direct) is for a method returning one tensor, not a view")
+
+
+def inplace_ops(decl):
+    """The function and composite declarations with an in-place form, in declaration order."""
+    return [op for op in decl["function"] + decl["composite"] if "inplace" in op]
 
 
 def check_python(op, args):
@@ -429,6 +448,10 @@ def gen_public_header(decl):
     for op in decl["composite"]:
         lines.append(f"/// {op['doc']}")
         lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'])});")
+    lines += ["", "// ---- the in-place forms of function and composite ops ----"]
+    for op in inplace_ops(decl):
+        lines.append(f"/// In-place {op['name']}: self = {op['name']}(self, ...), recorded as self's history.")
+        lines.append(f"Tensor& {op['name']}_({', '.join(['Tensor& self'] + op['args'][1:])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
         lines.append(f"/// {op['doc']} Floating self only (integers and bool are refused, as PyTorch).")
@@ -476,6 +499,13 @@ def gen_def(family, ops):
     return "\n".join(lines) + "\n"
 
 
+def gen_inplace_def(decl):
+    lines = [HEADER, "// X-macro rows, one per in-place form of a function or composite op: GRAFT_INPLACE_OP(name_).",
+             "// (No include guard: include it with the macro defined.)"]
+    lines += [f"GRAFT_INPLACE_OP({op['name']}_)" for op in first_declarations(inplace_ops(decl))]
+    return "\n".join(lines) + "\n"
+
+
 def gen_methods(decl):
     lines = [HEADER, "// Tensor's methods for the ops of src/ops/ops.yaml; included inside class Tensor (tensor.h)."]
     for op in unary_with_inplace(decl):
@@ -490,6 +520,8 @@ def gen_methods(decl):
     for op in decl["function"] + decl["composite"]:
         if op["method"]:
             lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'][1:])}) const;")
+    for op in inplace_ops(decl):
+        lines.append(f"Tensor& {op['name']}_({', '.join(op['args'][1:])});")
     for op in decl["activation"]:
         if op["python"] == "torch":
             lines.append(f"Tensor {op['name']}({act_params(op, True)[2:]}) const;")
@@ -640,7 +672,7 @@ def gen_ops_cpp(decl):
             *wire,
             "  return result;",
             "}",
-            f'Tensor& {name}_(Tensor& self) {{ return detail::inplace_unary(self, "{name}_", &{name}); }}',
+            f'Tensor& {name}_(Tensor& self) {{ return detail::inplace_function(self, "{name}_", false, &{name}); }}',
             f"Tensor Tensor::{name}() const {{ return graft::{name}(*this); }}",
             f"Tensor& Tensor::{name}_() {{ return graft::{name}_(*this); }}",
         ]))
@@ -700,7 +732,7 @@ def gen_ops_cpp(decl):
                   "}"]
         if op["inplace"]:
             lines += [f"Tensor& {name}_(Tensor& self{params}) {{",
-                      f'  return detail::inplace_unary(self, "{name}_", [&](const Tensor& x) {{ return {name}(x{names}); }});',
+                      f'  return detail::inplace_function(self, "{name}_", false, [&](const Tensor& x) {{ return {name}(x{names}); }});',
                       "}"]
         if op["python"] == "torch":
             lines.append(f"Tensor Tensor::{name}({params[2:]}) const {{ return graft::{name}(*this{names}); }}")
@@ -751,6 +783,8 @@ def gen_ops_cpp(decl):
             lines.append(f"{returns(op)} Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                          f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
         fns.append("\n".join(lines))
+    for op in inplace_ops(decl):
+        fns.append(gen_inplace(op))
     for op in decl["composite"]:  # graft::<name> itself is written by hand (its defined_in file)
         if op["method"]:
             args = parse_args(op, any_type=True)
@@ -781,6 +815,28 @@ def gen_ops_cpp(decl):
         "}  // namespace graft",
         "",
     ])
+
+
+def gen_inplace(op):
+    """The in-place form name_ of a function or composite op: the out-of-place op on self (or,
+    when recording, on a snapshot of self carrying its history), written into self. A tensor
+    argument that is self itself (x.mul_(x)) is replaced by that snapshot, so the node does not
+    save self, whose history it becomes."""
+    name, args = op["name"], parse_args(op, any_type=True)
+    rest = args[1:]
+    others = [a for t, a, _ in rest if t == "const Tensor&"]
+    params = ", ".join(["Tensor& self"] + [f"{t} {a}" for t, a, _ in rest])
+    record = f"autograd::any_requires_grad({{{', '.join('&' + a for a in others)}}})" if others else "false"
+    call = ", ".join(["x"] + [f"detail::same_or({a}, self, x)" if a in others else a for _, a, _ in rest])
+    lines = [f"Tensor& {name}_({params}) {{"]
+    if op["inplace"] == "direct":
+        lines.append(f"  if (detail::{name}_direct_({', '.join(['self'] + [a for _, a, _ in rest])})) return self;")
+    lines += [f'  return detail::inplace_function(self, "{name}_", {record},',
+              f"                                 [&](const Tensor& x) {{ return graft::{name}({call}); }});",
+              "}",
+              f"Tensor& Tensor::{name}_({', '.join(f'{t} {a}' for t, a, _ in rest)}) {{ "
+              f"return graft::{name}_({', '.join(['*this'] + [a for _, a, _ in rest])}); }}"]
+    return "\n".join(lines)
 
 
 def unary_with_inplace(decl):
@@ -984,6 +1040,8 @@ def gen_forwards_h(decl):
              '#include "graft/ops/ops.h"', '#include "ops/op_util.h"', "", "namespace graft::detail {", ""]
     for op in decl["function"]:
         params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op))
+        if op.get("inplace") == "direct":
+            lines.append(f"bool {op['name']}_direct_({', '.join(['Tensor& self'] + [f'{t} {a}' for t, a, _ in parse_args(op)[1:]])});")
         if op.get("view"):
             geometry = "std::vector<ViewGeometry>" if op.get("returns") == "TensorList" else "ViewGeometry"
             lines.append(f"{geometry} {op['name']}_geometry({params});")
@@ -1101,6 +1159,7 @@ def main():
     write_if_changed(f"{out}/python/activation_bindings.inc", gen_activation_bindings(decl))
     write_if_changed(f"{out}/python/op_bindings.inc", gen_op_bindings(decl))
     write_if_changed(f"{out}/src/ops/generated_forwards.h", gen_forwards_h(decl))
+    write_if_changed(f"{out}/include/graft/ops/inplace_ops.def", gen_inplace_def(decl))
     for family in FIELDS:
         write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, decl[family]))
         if family not in ("function", "composite"):  # their registry entries are written by hand

@@ -138,21 +138,11 @@ class Tensor {
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
 
   // ---- in-place ----
-  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& o, const Scalar& alpha = 1);
-  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1);
-  Tensor& mul_(const Tensor& o);
-  Tensor& mul_(const Scalar& o);
-  Tensor& div_(const Tensor& o);
-  Tensor& div_(const Scalar& o);
+  // add_(), sub_(), mul_(), div_(), clamp_(), square_(), masked_fill_(), index_put_(): generated
+  // from src/ops/ops.yaml (above)
   Tensor& zero_();
   Tensor& fill_(const Scalar& v);
   Tensor& copy_(const Tensor& src);
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  Tensor& square_();
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
-  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false);
 
  private:
   intrusive_ptr<TensorImpl> impl_;

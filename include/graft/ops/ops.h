@@ -96,7 +96,6 @@ void set_rng_state(const Tensor& state);
 // add, sub, mul, div, remainder, pow and clamp (their Tensor and number overloads),
 // floor_divide and square are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
 /// In place: a = a * a.
-Tensor& square_(Tensor& a);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
 // neg, abs, sign, relu, isnan, isfinite, isinf, ..., and the activations silu, softplus,
 // leaky_relu, elu, ..., gelu are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
@@ -132,15 +131,9 @@ bool equal(const Tensor& a, const Tensor& b);
 // (generated_ops.h).
 // index_select, index_add, gather, scatter_add and masked_fill are declared in src/ops/ops.yaml
 // (generated_ops.h).
-/// In-place masked_fill: self[mask] = value; the bool mask broadcasts to self's shape.
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
 // masked_select is declared in src/ops/ops.yaml (generated_ops.h).
 // nonzero is declared in src/ops/ops.yaml (generated_ops.h).
 // index and index_put are declared in src/ops/ops.yaml (generated_ops.h).
-/// self[indices] = values (values broadcast to the indexed shape and have self's dtype);
-/// accumulate adds instead (duplicates add up; without accumulate the last duplicate wins).
-Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                   bool accumulate = false);
 // clone, contiguous and repeat are declared in src/ops/ops.yaml (generated_ops.h).
 // as_strided_scatter is declared in src/ops/ops.yaml (generated_ops.h).
 
