@@ -1,7 +1,8 @@
 // In-place ops: the generated in-place forms' common path (detail::inplace_function: add_,
 // sub_, mul_, div_, clamp_, masked_fill_, index_put_, square_, exp_, ... declared in
 // src/ops/ops.yaml), the direct writes of add_, sub_, mul_ and index_put_ when nothing is
-// recorded, and the in-place-only ops zero_, fill_ and copy_.
+// recorded, and the writes of the in-place-only ops fill_, zero_ and copy_ (ops.yaml's
+// inplace_only family).
 // Without recording they write into self directly. When recording, the out-of-place op
 // runs on a snapshot of self that carries self's history, the result is copied into self,
 // and self's history is rebased onto the new node (CopySlices for views).
@@ -75,21 +76,6 @@ bool direct_ok(const Tensor& self, const Tensor* other, DType ct) {
   return true;
 }
 
-struct FillBackward0 final : Node {  // also ZeroBackward0, for zero_()
-  std::string name() const override { return is_zero ? "ZeroBackward0" : "FillBackward0"; }
-  bool is_zero = false;
-  TensorList apply(TensorList&& g) override { return {zeros_like(g[0])}; }
-};
-struct CopyBackwards final : Node {
-  GRAFT_NODE_NAME("CopyBackwards")
-  TensorList apply(TensorList&& g) override {
-    TensorList r(2);
-    if (should_compute_output(0)) r[0] = zeros_like(g[0]);
-    if (should_compute_output(1)) r[1] = g[0];
-    return r;
-  }
-};
-
 }  // namespace
 
 // ---- the direct writes of the generated in-place forms (ops.yaml: inplace: direct) ----
@@ -135,48 +121,33 @@ bool detail::mul_direct_(Tensor& self, const Scalar& other) {
   return true;
 }
 
-static Tensor& fill_impl(Tensor& self, const Scalar& v, bool is_zero) {
-  const char* op = is_zero ? "zero_" : "fill_";
+// ---- the in-place-only ops' writes (ops.yaml's inplace_only family) ----
+namespace {
+void fill_checked(Tensor& self, const Scalar& value, bool record, const char* op) {
   detail::check_tensor(self, op, "self");
-  const bool record = GradMode::is_enabled() && autograd::requires_grad(self.impl());
   autograd::check_inplace(self, record, /*check_overlap=*/false);  // PyTorch fills an expanded tensor
-  v.check_fits(self.dtype());                                      // before the version bump and the history
-  kernel::fill(self, v);
-  autograd::bump_version(self);
-  if (record) {
-    auto n = make_node<FillBackward0>({&self});
-    n->is_zero = is_zero;
-    n->add_input_metadata(self);
-    autograd::rebase_history(self, n);
-  }
-  return self;
+  value.check_fits(self.dtype());                                  // before the version bump and the history
+  kernel::fill(self, value);
 }
-Tensor& Tensor::fill_(const Scalar& v) { return fill_impl(*this, v, false); }
-Tensor& Tensor::zero_() { return fill_impl(*this, 0, true); }
+}  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src) {
-  detail::check_tensor(*this, "copy_", "self");
+void detail::fill_write(Tensor& self, const Scalar& value, bool record) { fill_checked(self, value, record, "fill_"); }
+void detail::zero_write(Tensor& self, bool record) { fill_checked(self, 0, record, "zero_"); }
+
+void detail::copy_write(Tensor& self, const Tensor& src, bool record) {
+  detail::check_tensor(self, "copy_", "self");
   detail::check_tensor(src, "copy_", "src");
-  detail::broadcast_shapes(sizes(), src.sizes());
-  GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(sizes(), src.sizes())).equals(sizes()), RuntimeError,
-              "copy_: the source of shape ", src.sizes(), " cannot be broadcast to the destination of shape ", sizes());
-  const bool record =
-      GradMode::is_enabled() && (autograd::requires_grad(impl()) || autograd::requires_grad(src.impl()));
-  autograd::check_inplace(*this, record);
-  if (src.impl()->storage().get() == impl()->storage().get() && !src.is_same(*this)) {
-    Tensor tmp = detail::new_empty(src.sizes(), src.dtype(), src.device());
+  GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(self.sizes(), src.sizes())).equals(self.sizes()), RuntimeError,
+              "copy_: the source of shape ", src.sizes(), " cannot be broadcast to the destination of shape ",
+              self.sizes());
+  autograd::check_inplace(self, record);
+  if (src.impl()->storage().get() == self.impl()->storage().get() && !src.is_same(self)) {
+    Tensor tmp = detail::new_empty(src.sizes(), src.dtype(), src.device());  // read before any write
     kernel::copy(tmp, src);
-    kernel::copy(*this, tmp);
+    kernel::copy(self, tmp);
   } else {
-    kernel::copy(*this, src);
+    kernel::copy(self, src);
   }
-  autograd::bump_version(*this);
-  if (record && is_floating_point()) {
-    auto n = make_node<CopyBackwards>({this, &src});
-    n->add_input_metadata(*this);
-    autograd::rebase_history(*this, n);
-  }
-  return *this;
 }
 
 bool detail::index_put_direct_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,

@@ -286,14 +286,14 @@ TEST(Inplace, InternalOverlapIsRejected) {
   EXPECT_EQ(zeros({0}).expand({0}).add_(1).numel(), 0);  // nothing to write: nothing overlaps
 }
 
-TEST(Inplace, ZeroIsZeroBackward0) {
+TEST(Inplace, ZeroAndFillShowPytorchsNodes) {
   Tensor x = ones({2}, requires_grad());
   Tensor y = x * 2;
   y.zero_();
   EXPECT_EQ(y.grad_fn()->name(), "ZeroBackward0");
   y = x * 2;
   y.fill_(3);
-  EXPECT_EQ(y.grad_fn()->name(), "FillBackward0");
+  EXPECT_EQ(y.grad_fn()->name(), "FillBackward2");  // fill_.Scalar's node in PyTorch
   (y * x).sum().backward();
   expect_tensor(x.grad(), {2}, {3, 3});
 }

@@ -444,3 +444,38 @@ def test_an_inplace_form_runs_the_op_and_may_write_directly_first(tmp_path):
                 MUL.replace("    method: true\n", "    method: false\n    inplace: true\n"),
                 SPLIT.replace("    method: true\n", "    method: true\n    inplace: true\n")):
         assert_refused(tmp_path, "function:" + bad, "inplace (true or direct) is for a method")
+
+
+COPY_ = """
+  - name: copy_
+    doc: src written into self.
+    args: [Tensor& self, const Tensor& src]
+    forward_in: inplace.cpp
+    derivatives:
+      self: zeros_like(grad)
+      src: grad
+    node: CopyBackwards
+    python: hand
+"""
+
+
+def test_an_inplace_only_op_writes_then_rebases_self_onto_its_node(tmp_path):
+    r = run(tmp_path, "inplace_only:" + COPY_)
+    assert r.returncode == 0, r.stderr
+    assert "void copy_write(Tensor& self, const Tensor& src, bool record);" in \
+        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    fn = fn_text(code, "Tensor& copy_(Tensor& self, const Tensor& src) {")
+    lines = [line.strip() for line in fn.splitlines()]
+    # the write is told whether it is recorded (PyTorch's in-place checks depend on it); the node
+    # takes self's history from before the write, then becomes self's
+    order = ["const bool record = autograd::any_requires_grad({&self, &src});",
+             "detail::copy_write(self, src, record);", "autograd::bump_version(self);",
+             "auto node = detail::make_node<CopyBackwards>({&self, &src});  // self's history before the write",
+             "autograd::rebase_history(self, node);"]
+    assert [lines.index(line) for line in order] == sorted(lines.index(line) for line in order)
+    assert "GRAFT_INPLACE_ONLY_OP(copy_)" in (tmp_path / "gen/include/graft/ops/inplace_only_ops.def").read_text()
+    for bad, message in ((COPY_.replace("self: zeros_like(grad)", "self: grad * self"), "cannot name self"),
+                         (COPY_.replace("name: copy_", "name: copy"), "is named name_"),
+                         (COPY_.replace("python: hand", "python: both"), "python must be hand or none")):
+        assert_refused(tmp_path, "inplace_only:" + bad, message)

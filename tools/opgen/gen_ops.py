@@ -82,6 +82,7 @@ FIELDS = {
     "composite": {"name", "doc", "args", "defined_in", "differentiable", "method", "python"},
     "activation": {"name", "doc", "args", "check", "refused_as", "kernel", "derivative", "node", "reference", "domain",
                    "kinks", "tests", "inplace", "python"},
+    "inplace_only": {"name", "doc", "args", "forward_in", "derivatives", "node", "python"},
 }
 # fields a declaration may leave out: `overload` names one of several declarations of an op
 # (PyTorch's overload names: add.Tensor, add.Scalar), which become C++ overloads of one
@@ -186,6 +187,8 @@ def check(family, ops, seen):
             check_function(op)
         if family == "composite":
             check_composite(op)
+        if family == "inplace_only":
+            check_inplace_only(op)
 
 
 def parse_args(op, any_type=False):
@@ -291,6 +294,25 @@ def check_composite(op):
     check_returns(op, args)
     check_inplace(op, args)
     check_python(op, args)
+
+
+def check_inplace_only(op):
+    name, args = op["name"], parse_args(op, any_type=True)
+    if not name.endswith("_") or not args or args[0][:2] != ("Tensor&", "self"):
+        fail(f"op '{name}': an in-place-only op is named name_ and its first argument is 'Tensor& self'")
+    tensors = ["self"] + [a for t, a, _ in args[1:] if t == "const Tensor&"]
+    for t, a, _ in args[1:]:
+        if t != "const Tensor&" and t not in ARG_STORAGE:
+            fail(f"op '{name}': argument '{a}' has a type the node cannot keep")
+    if not isinstance(op["derivatives"], dict) or not op["derivatives"]:
+        fail(f"op '{name}': derivatives must map tensor arguments to formulas")
+    for arg, formula in op["derivatives"].items():
+        if arg not in tensors or formula is None or not uses(formula, "grad"):
+            fail(f"op '{name}': the derivative for '{arg}' must be a formula of grad for a tensor argument")
+        if uses(formula, "self") or uses(formula, "result"):
+            fail(f"op '{name}': a formula cannot name self, which the op overwrites")
+    if op["python"] not in ("hand", "none"):
+        fail(f"op '{name}': python must be hand or none (in-place methods are bound by hand)")
 
 
 def check_inplace(op, args):
@@ -448,6 +470,10 @@ def gen_public_header(decl):
     for op in decl["composite"]:
         lines.append(f"/// {op['doc']}")
         lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'])});")
+    lines += ["", "// ---- inplace_only ----"]
+    for op in decl["inplace_only"]:
+        lines.append(f"/// {op['doc']}")
+        lines.append(f"Tensor& {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- the in-place forms of function and composite ops ----"]
     for op in inplace_ops(decl):
         lines.append(f"/// In-place {op['name']}: self = {op['name']}(self, ...), recorded as self's history.")
@@ -522,6 +548,8 @@ def gen_methods(decl):
             lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'][1:])}) const;")
     for op in inplace_ops(decl):
         lines.append(f"Tensor& {op['name']}_({', '.join(op['args'][1:])});")
+    for op in decl["inplace_only"]:
+        lines.append(f"Tensor& {op['name']}({', '.join(op['args'][1:])});")
     for op in decl["activation"]:
         if op["python"] == "torch":
             lines.append(f"Tensor {op['name']}({act_params(op, True)[2:]}) const;")
@@ -785,6 +813,10 @@ def gen_ops_cpp(decl):
         fns.append("\n".join(lines))
     for op in inplace_ops(decl):
         fns.append(gen_inplace(op))
+    for op in decl["inplace_only"]:
+        node, _ = gen_node(op["node"], tuple(op["derivatives"]), list(op["derivatives"].values()))
+        nodes.append(node)
+        fns.append(gen_inplace_only(op))
     for op in decl["composite"]:  # graft::<name> itself is written by hand (its defined_in file)
         if op["method"]:
             args = parse_args(op, any_type=True)
@@ -837,6 +869,31 @@ def gen_inplace(op):
               f"Tensor& Tensor::{name}_({', '.join(f'{t} {a}' for t, a, _ in rest)}) {{ "
               f"return graft::{name}_({', '.join(['*this'] + [a for _, a, _ in rest])}); }}"]
     return "\n".join(lines)
+
+
+def gen_inplace_only(op):
+    """An op that only exists in place (fill_, zero_, copy_): the hand-written detail::<name>write
+    checks (PyTorch's in-place rules among them, told whether the op is recorded) and writes self;
+    then the version bump and, when recording, the node on self's old history, rebased onto self."""
+    name, args = op["name"], parse_args(op, any_type=True)
+    tensors = ["self"] + [a for t, a, _ in args[1:] if t == "const Tensor&"]
+    names = ", ".join(a for _, a, _ in args)
+    edges = ", ".join(f"&{a}" for a in op["derivatives"])
+    rest = ", ".join(f"{t} {a}" for t, a, _ in args[1:])
+    return "\n".join([
+        f"Tensor& {name}({', '.join(f'{t} {a}' for t, a, _ in args)}) {{",
+        f"  const bool record = autograd::any_requires_grad({{{', '.join('&' + t for t in tensors)}}});",
+        f"  detail::{name}write({names}, record);",
+        "  autograd::bump_version(self);",
+        "  if (record && is_floating_point(self.dtype())) {",
+        f"    auto node = detail::make_node<{op['node']}>({{{edges}}});  // self's history before the write",
+        "    node->add_input_metadata(self);",
+        "    autograd::rebase_history(self, node);",
+        "  }",
+        "  return self;",
+        "}",
+        f"Tensor& Tensor::{name}({rest}) {{ return graft::{name}({', '.join(['*this'] + [a for _, a, _ in args[1:]])}); }}",
+    ])
 
 
 def unary_with_inplace(decl):
@@ -1047,6 +1104,9 @@ def gen_forwards_h(decl):
             lines.append(f"{geometry} {op['name']}_geometry({params});")
         else:
             lines.append(f"{returns(op)} {op['name']}_forward({params});")
+    for op in decl["inplace_only"]:
+        params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op, any_type=True))
+        lines.append(f"void {op['name']}write({params}, bool record);")
     lines += ["", "}  // namespace graft::detail", ""]
     return "\n".join(lines)
 
@@ -1162,7 +1222,7 @@ def main():
     write_if_changed(f"{out}/include/graft/ops/inplace_ops.def", gen_inplace_def(decl))
     for family in FIELDS:
         write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, decl[family]))
-        if family not in ("function", "composite"):  # their registry entries are written by hand
+        if family not in ("function", "composite", "inplace_only"):  # their registry entries are written by hand
             write_if_changed(f"{out}/tests/{family}_registry.def", gen_registry_def(family, decl[family]))
 
 if __name__ == "__main__":

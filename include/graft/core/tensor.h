@@ -138,11 +138,8 @@ class Tensor {
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
 
   // ---- in-place ----
-  // add_(), sub_(), mul_(), div_(), clamp_(), square_(), masked_fill_(), index_put_(): generated
-  // from src/ops/ops.yaml (above)
-  Tensor& zero_();
-  Tensor& fill_(const Scalar& v);
-  Tensor& copy_(const Tensor& src);
+  // add_(), sub_(), mul_(), div_(), clamp_(), square_(), masked_fill_(), index_put_(), fill_(),
+  // zero_(), copy_(): generated from src/ops/ops.yaml (above)
 
  private:
   intrusive_ptr<TensorImpl> impl_;
