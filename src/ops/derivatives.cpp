@@ -19,10 +19,6 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
   return alpha.to_double() == 1.0 ? grad : grad * alpha;
 }
 
-Tensor wrapped_number(const Scalar& value, const Tensor& like) {
-  return detail::wrapped_scalar(value, detail::wrapped_dtype(value), like.device());
-}
-
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.to_double() == 0.0) return zeros_like(self, TensorOptions(grad.dtype()).device(grad.device()));
   const Scalar less_one =
@@ -52,10 +48,8 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dims
 
 Tensor mean_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef dims, bool keepdim) {
   const uint64_t mask = detail::dim_mask(dims, static_cast<int64_t>(self_sizes.size()), "mean");
-  int64_t count = 1;
-  for (size_t d = 0; d < self_sizes.size(); ++d)
-    if (mask >> d & 1) count *= self_sizes[d];
-  return detail::unsqueeze_reduced(grad, self_sizes, mask, keepdim).expand(self_sizes) / static_cast<double>(count);
+  const auto count = static_cast<double>(detail::reduced_count(self_sizes, mask));
+  return detail::unsqueeze_reduced(grad, self_sizes, mask, keepdim).expand(self_sizes) / count;
 }
 
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {

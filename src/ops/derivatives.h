@@ -8,8 +8,6 @@ namespace graft::derivatives {
 
 /// grad * alpha, or grad itself when alpha is 1 (add's and sub's gradient for other).
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
-/// `value` as the 0-d tensor PyTorch wraps a number in, on `like`'s device.
-Tensor wrapped_number(const Scalar& value, const Tensor& like);
 /// pow(self, exponent)'s gradient for a number exponent: grad * exponent * self^(exponent - 1),
 /// zeros for exponent 0 (no 0 * inf at self = 0).
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);

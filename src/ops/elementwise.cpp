@@ -63,12 +63,6 @@ Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_floa
   return out;
 }
 
-// PyTorch wraps a Python number in a 0-d double/long tensor, on `like`'s device (PyTorch keeps
-// wrapped numbers on the CPU and lets them mix with any device).
-Tensor wrap(const Scalar& s, const Tensor& like) {
-  return detail::wrapped_scalar(s, detail::wrapped_dtype(s), like.device());
-}
-
 // ---------------- floor division, remainder ----------------
 
 // out = a // b, a % b or trunc(a / b), broadcast, in the promoted dtype (bool rejected, as PyTorch).
@@ -134,7 +128,7 @@ Tensor detail::div_forward(const Tensor& self, const Tensor& other, const std::s
 Tensor detail::div_forward(const Tensor& self, const Scalar& other, const std::string& rounding_mode) {
   const DivMode mode = rounding_mode_of(rounding_mode);
   detail::check_tensor(self, "div", "self");
-  return rounding_div(self, wrap(other, self), mode, "div");
+  return rounding_div(self, detail::wrapped_number(other, self.device()), mode, "div");
 }
 Tensor detail::unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
                                   const char* bool_refusal) {
@@ -165,18 +159,18 @@ Tensor floor_divide(const Tensor& self, const Tensor& other) {
 Tensor floor_divide(const Tensor& self, const Scalar& other) {
   alloc::MemoryOpScope mem_scope("floor_divide");
   detail::check_tensor(self, "floor_divide", "self");
-  return rounding_div(self, wrap(other, self), DivMode::Floor, "floor_divide");
+  return rounding_div(self, detail::wrapped_number(other, self.device()), DivMode::Floor, "floor_divide");
 }
 Tensor detail::remainder_forward(const Tensor& self, const Tensor& other) {
   return rounding_div(self, other, DivMode::Remainder, "remainder");
 }
 Tensor detail::remainder_forward(const Tensor& self, const Scalar& other) {
   detail::check_tensor(self, "remainder", "self");
-  return rounding_div(self, wrap(other, self), DivMode::Remainder, "remainder");
+  return rounding_div(self, detail::wrapped_number(other, self.device()), DivMode::Remainder, "remainder");
 }
 Tensor detail::remainder_forward(const Scalar& self, const Tensor& other) {
   detail::check_tensor(other, "remainder", "other");
-  return rounding_div(wrap(self, other), other, DivMode::Remainder, "remainder");
+  return rounding_div(detail::wrapped_number(self, other.device()), other, DivMode::Remainder, "remainder");
 }
 Tensor detail::pow_forward(const Tensor& self, const Scalar& exponent) {
   detail::check_tensor(self, "pow");

@@ -24,6 +24,13 @@ std::vector<int64_t> split_piece_sizes(int64_t n, int64_t split_size) {
   return sizes;
 }
 
+int64_t reduced_count(IntArrayRef sizes, uint64_t mask) {
+  int64_t n = 1;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (mask >> d & 1) n *= sizes[d];
+  return n;
+}
+
 uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
   GRAFT_CHECK(ndim <= 64, NotImplementedError, op, ": at most 64 dimensions are supported");
   if (dims.empty()) return ndim == 0 ? 0 : (ndim == 64 ? ~uint64_t{0} : ((uint64_t{1} << ndim) - 1));

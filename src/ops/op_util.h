@@ -34,6 +34,8 @@ inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
 }
 /// Bitmask of reduced dims (empty = all).
 uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op);
+/// The number of elements a reduction over the dims in `mask` combines into each result.
+int64_t reduced_count(IntArrayRef sizes, uint64_t mask);
 /// grad of a reduction output, reshaped so it broadcasts against the input (keepdim form).
 Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, uint64_t mask, bool keepdim);
 /// Broadcast shape of two shapes, or PyTorch's RuntimeError "The size of tensor a (3) must
@@ -87,6 +89,11 @@ void check_add_sub(DType self, DType other, DType result, const Scalar& alpha, b
 /// The dtype PyTorch gives a Python number wrapped into a tensor (bool, int64 or float64).
 inline DType wrapped_dtype(const Scalar& s) {
   return s.is_floating_point() ? DType::Float64 : s.is_bool() ? DType::Bool : DType::Int64;
+}
+/// `value` as the 0-d tensor PyTorch wraps a Python number in (wrapped_dtype, marked as a
+/// wrapped number for type promotion), on `device`.
+inline Tensor wrapped_number(const Scalar& value, Device device) {
+  return wrapped_scalar(value, wrapped_dtype(value), device);
 }
 /// PyTorch's refusal of a dtype its kernel was not built for: `"<kernel>" not implemented for 'Long'`.
 [[noreturn]] void kernel_not_implemented(const char* kernel, DType dtype);

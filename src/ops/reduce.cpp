@@ -29,12 +29,6 @@ Shape reduced_shape(IntArrayRef s, uint64_t mask, bool keepdim) {
   }
   return out;
 }
-int64_t reduced_count(IntArrayRef s, uint64_t mask) {
-  int64_t n = 1;
-  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
-    if (mask >> d & 1) n *= s[d];
-  return n;
-}
 
 Tensor reduce_forward(ReduceOp op, const Tensor& a, uint64_t mask, bool keepdim, DType out_dtype) {
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), out_dtype, a.device());
@@ -71,7 +65,8 @@ Tensor mean_out(const Tensor& self, IntArrayRef dims, bool keepdim) {
               dtype_name(self.dtype()));
   const uint64_t mask = detail::dim_mask(dims, self.dim(), "mean");
   Tensor out = reduce_forward(ReduceOp::Sum, self, mask, keepdim, self.dtype());
-  kernel::binary_scalar(kernel::BinaryOp::Div, out, out, static_cast<double>(reduced_count(self.sizes(), mask)));
+  kernel::binary_scalar(kernel::BinaryOp::Div, out, out,
+                        static_cast<double>(detail::reduced_count(self.sizes(), mask)));
   return out;
 }
 Tensor prod_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {

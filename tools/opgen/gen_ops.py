@@ -654,7 +654,7 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
     device_of = next(v for v in tensors if v not in wrapped)
     for v in tensors:
         if v in saved:
-            value = (f"detail::wrapped_scalar({v}, detail::wrapped_dtype({v}), {device_of}.device())"
+            value = (f"detail::wrapped_number({v}, {device_of}.device())"
                      if v in wrapped else v)
             wire += guarded(v, f"node->{v}_ = SavedVariable({value}, false);")
     for v in saved:
