@@ -190,7 +190,8 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
         GRAFT_CHECK(step > 0, ValueError, "step must be greater than zero");
         Py_ssize_t n = PySlice_AdjustIndices(r.size(d), &start, &stop, step);
         (void)n;
-        if (!(start == 0 && stop == r.size(d) && step == 1)) r = r.slice(d, start, std::max(start, stop), step);
+        // a full slice too, as PyTorch 1.13 records it (x[:, 1:3] is two SliceBackward0)
+        r = r.slice(d, start, std::max(start, stop), step);
         ++d;
         break;
       }
@@ -226,7 +227,7 @@ void init_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
     }
     std::vector<std::optional<Tensor>> adv;
     Tensor r = apply_basic(self, parse(index), adv);
-    if (adv.empty()) return r.is_same(self) ? self.view(self.sizes()) : r;  // x[...] is still a view
+    if (adv.empty()) return r.is_same(self) ? alias(self) : r;  // x[...] is still a view (AliasBackward0)
     return graft::index(r, adv);
   });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {

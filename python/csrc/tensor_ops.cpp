@@ -342,7 +342,13 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def("__mod__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(remainder)); })
       .def("__rmod__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(remainder)); })
       .def("__pow__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(pow)); })
-      .def("__rpow__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_REFLECTED_FN(pow)); })
+      // number ** x: PyTorch's Python wraps the number, so pow.Tensor_Tensor's PowBackward1 with a
+      // None input (graft::pow(Scalar, Tensor) is libtorch's pow.Scalar, PowBackward2)
+      .def("__rpow__",
+           [](const Tensor& a, py::handle b) {
+             return binary(a, b, GRAFT_REFLECTED_FN(pow),
+                           [](const Tensor& x, const Scalar& n) { return pow(scalar_like(n, x), x); });
+           })
       .def("__matmul__",
            [](const Tensor& a, py::handle b) -> py::object {
              if (!is_tensor(b)) return not_implemented();

@@ -146,6 +146,11 @@ Geometry detail::view_geometry(const Tensor& self, IntArrayRef size) {
   return {std::move(sizes), std::move(*strides), self.storage_offset()};
 }
 
+Geometry detail::alias_geometry(const Tensor& self) {
+  detail::check_tensor(self, "alias");
+  return geom_of(self);
+}
+
 Geometry detail::transpose_geometry(const Tensor& self, int64_t dim0, int64_t dim1) {
   detail::check_tensor(self, "transpose");
   const int64_t a0 = wrap_dim(dim0, self.dim(), "transpose"), a1 = wrap_dim(dim1, self.dim(), "transpose");

@@ -159,6 +159,10 @@ void register_shape_index(Registry& r) {
             {{"2x3x2", {rnd({2, 3, 2})}}}),
         one(
             "0d", [](auto& a) { return a.transpose(0, -1); }, [](const RT& a) { return a; }, {{"0d", {rnd({})}}})}});
+  r.push_back({"alias",
+               {one(
+                   "", [](auto& a) { return graft::alias(a); }, [](const RT& a) { return a; },
+                   {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"empty_0x2", {rnd({0, 2})}}})}});
   r.push_back({"t",
                {one(
                     "2d", [](auto& a) { return a.t(); }, [](const RT& a) { return swap_ref(a, 0, 1); }, s23),

@@ -372,6 +372,9 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              "x.unsqueeze(-1)", "x.unsqueeze(0).squeeze()", "x.unsqueeze(1).squeeze(1)", "x.expand(4, 2, 3)",
              "x.select(1, -1)", "x.narrow(1, 1, 2)", "x.narrow(1, -2, 2)", "x[::2]", "x[1:]", "x[-1]", "x.view(3, 2)",
              "x.view(-1)",
+             # Python's indexing records PyTorch's nodes: a slice for every ':' (full ones too), alias
+             # for '...'; a number base is wrapped (pow.Tensor_Tensor, a None input)
+             "x[:, 1:3]", "x[:]", "x[...]", "x[1:, :]", "x[:, None]", "2 ** x",
              # list arguments (a None input for a tensor without grad, a skipped 1-D empty one), list
              # results (views sharing one node: the gradient of an unused output is zeros), two
              # outputs (the gradient goes where the indices say) and to()'s copy
