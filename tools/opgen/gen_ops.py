@@ -18,6 +18,8 @@ nothing. What comes out (docs/notes/ops.md):
                                           the comparison operators (a < b), after class Tensor
   include/graft/ops/<family>_ops.def      X-macro rows, GRAFT_<FAMILY>_OP(name): the op table
                                           and the Python bindings expand them
+  include/graft/ops/inplace_ops.def       GRAFT_INPLACE_OP(name_): the in-place forms of function
+                                          and composite ops (`inplace:`), for the op table
   src/ops/generated_ops.cpp               backward nodes, forwards with their autograd wiring,
                                           in-place forms, Tensor methods
   include/graft/backend/generated_kernel_ids.h
@@ -46,7 +48,9 @@ Families:
   function         any signature: the forward is written by hand (checks and kernels, no
                    autograd, in src/ops/<file>.cpp as detail::<name>_forward); the declaration
                    gives the derivative of each differentiable tensor argument, from which come
-                   the node, the wiring, the public declaration and the Tensor method
+                   the node, the wiring, the public declaration and the Tensor method; tensor
+                   lists and index lists as arguments, a list or a pair of tensors as result,
+                   views (view: true), overloads and in-place forms (inplace:)
   composite        any signature, no node of its own: written by hand in other graft ops
                    (PyTorch's CompositeImplicitAutograd), or not differentiable (argmax,
                    nonzero); the declaration gives the public declaration, the Tensor method,
@@ -54,9 +58,12 @@ Families:
   activation       elementwise over a floating tensor with named number arguments (defaults
                    included), result of its dtype, differentiable, in-place form optional;
                    bound in Python's _C._nn (and graft.name, Tensor.name where PyTorch has them)
+  inplace_only     ops that exist only in place (fill_, zero_, copy_): a hand-written write of
+                   self (detail::<name>write), then the version bump and, when recording, the
+                   node from the formulas on self's history before the write
 
-Also written: src/ops/generated_forwards.h (the function family's hand-written forwards,
-declared for the files that define them), python/activation_bindings.inc (the activation ops'
+Also written: src/ops/generated_forwards.h (the hand-written forwards, geometries, direct
+writes and in-place-only writes, declared for the files that define them), python/activation_bindings.inc (the activation ops'
 pybind11 definitions) and python/op_bindings.inc (the function and composite ops' ones), both
 included by python/csrc/tensor_ops.cpp.
 """
