@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "graft/ops/nn_ops.h"
-#include "node_util.h"
+#include "op_util.h"
 
 namespace graft {
 

@@ -1,7 +1,7 @@
 // Dropout as PyTorch computes it: noise = bernoulli(1 - p) / (1 - p), output = input * noise,
 // so the backward is a multiplication by the same noise (and differentiates again).
 #include "graft/ops/nn_ops.h"
-#include "node_util.h"
+#include "op_util.h"
 
 namespace graft {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "node_util.h"
+#include "op_util.h"
 #include "ops/generated_forwards.h"
 
 namespace graft {

@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-#include "node_util.h"
+#include "op_util.h"
 #include "ops/derivatives.h"
 #include "ops/generated_forwards.h"
 

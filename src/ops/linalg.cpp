@@ -1,6 +1,6 @@
 // Matrix products: the forwards of mm and bmm (GEMM kernels; declared in src/ops/ops.yaml),
 // matmul and linear (composed).
-#include "node_util.h"
+#include "op_util.h"
 #include "ops/generated_forwards.h"
 
 namespace graft {

@@ -2,7 +2,7 @@
 // ignore_index, label smoothing and numerically stable forms (log clamped at -100 in
 // binary_cross_entropy, softplus in the logits form).
 #include "graft/ops/nn_ops.h"
-#include "node_util.h"
+#include "op_util.h"
 #include "ops/derivatives.h"
 #include "ops/generated_forwards.h"
 

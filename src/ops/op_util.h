@@ -8,6 +8,7 @@
 #include "graft/backend/generated_kernel_ids.h"
 #include "graft/backend/kernels.h"
 #include "graft/core/error.h"
+#include "graft/core/grad_mode.h"
 #include "graft/ops/ops.h"
 
 namespace graft::detail {

@@ -3,7 +3,7 @@
 // whose backward hands the window's gradient back to the input).
 #include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
-#include "node_util.h"
+#include "op_util.h"
 
 namespace graft {
 

@@ -5,7 +5,7 @@
 #include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
-#include "node_util.h"
+#include "op_util.h"
 #include "ops/derivatives.h"
 #include "ops/generated_forwards.h"
 

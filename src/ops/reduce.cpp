@@ -1,6 +1,6 @@
 // Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
 // logsumexp, softmax, log_softmax, sum_to.
-#include "node_util.h"
+#include "op_util.h"
 #include "ops/generated_forwards.h"
 
 namespace graft {
