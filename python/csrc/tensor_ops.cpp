@@ -152,10 +152,12 @@ py::object inplace(const char* name, py::handle self_obj, py::handle other, FT&&
   return py::reinterpret_borrow<py::object>(self_obj);
 }
 
-/// A number as a 0-d tensor of its natural dtype, marked as a wrapped number so that type
+/// A number as PyTorch's Python wraps it: a 0-d float64, int64 or bool tensor (float64, so a
+/// float loses no digits before the op casts it), marked as a wrapped number so that type
 /// promotion treats it as the Python scalar it was (`2 // x` keeps x's integer dtype).
 Tensor scalar_like(const Scalar& s, const Tensor&) {
-  Tensor t = scalar_tensor(s, TensorOptions(s.natural_dtype()).device(kCPU));  // goes with any device
+  const DType wrapped = s.is_floating_point() ? kFloat64 : s.natural_dtype();
+  Tensor t = scalar_tensor(s, TensorOptions(wrapped).device(kCPU));  // goes with any device
   t.impl()->is_wrapped_number = true;
   return t;
 }
