@@ -9,6 +9,7 @@
 #include "accumulate_grad.h"
 #include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
+#include "graft/ops/forwards.h"
 #include "graft/ops/ops.h"
 
 namespace graft {
@@ -148,14 +149,7 @@ void check_contiguous_base(const Tensor& base) {
 
 void check_inplace(const Tensor& self, bool will_record, bool check_overlap) {
   TensorImpl* impl = self.impl();
-  // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
-  GRAFT_CHECK(!check_overlap || !impl->has_internal_overlap(), RuntimeError,
-              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-              "location. Please clone() the tensor before performing the operation.");
-  if (impl->is_inference && !InferenceMode::is_enabled())
-    throw RuntimeError(
-        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
-        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  detail::check_writable(self, check_overlap);  // internal overlap, inference tensors
   // As PyTorch's check_inplace: the rules apply only when the op will record a graph. A view
   // reports requires_grad when its base does (PyTorch's DifferentiableViewMeta), even if it
   // was created under no_grad.

@@ -1,15 +1,17 @@
 // Convolution lowered onto GEMM: the forwards of im2col/col2im (F.unfold/F.fold; their nodes are
-// generated from src/ops/ops.yaml), conv2d, conv1d and
-// conv_transpose2d. One node (ConvolutionBackward0) serves both directions; it saves the
-// input and weight (not the column buffer). First-order backward runs fused GEMMs on raw
-// buffers; under create_graph the same gradients are composed of differentiable ops
+// generated from src/ops/ops.yaml), conv2d, conv1d and conv_transpose2d over one convolution
+// (detail::convolution_forward), and its gradients (derivatives::convolution_backward).
+// One node (ConvolutionBackward0, src/autograd/convolution.cpp) serves both directions; it
+// saves the input and weight (not the column buffer). First-order backward runs fused GEMMs
+// on raw buffers; under create_graph the same gradients are composed of differentiable ops
 // (conv <-> transposed conv, im2col, bmm), so double backward works. See
 // docs/notes/convolution.md.
 #include "graft/core/checked_math.h"
+#include "graft/ops/derivatives.h"
+#include "graft/ops/generated_forwards.h"
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
-#include "node_util.h"
-#include "ops/generated_forwards.h"
+#include "op_util.h"
 
 namespace graft {
 using detail::Pair;
@@ -119,111 +121,28 @@ Tensor add_bias(Tensor out, const Tensor& bias) {
   return out;
 }
 
-Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
-                   Pair dilation, bool transposed, Pair out_hw, int64_t groups);
-
-struct ConvolutionBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("ConvolutionBackward0", input, weight)
-  SavedVariable input, weight;
-  Pair stride{}, padding{}, dilation{};
-  bool transposed = false;
-  int64_t groups = 1;
-  TensorList apply(TensorList&& grads) override {
-    const Tensor& g = grads[0];
-    if (!should_compute_output(0) && !should_compute_output(1)) return {Tensor(), Tensor(), g.sum({0, 2, 3})};
-    Tensor x = input.unpack(this), w = weight.unpack(this);
-    if (!GradMode::is_enabled()) {  // no double backward requested: the fused GEMM path
-      TensorList fast = fast_apply(g.contiguous(), x.contiguous(), w);
-      if (!fast.empty()) return fast;
-    }
-    TensorList r(3);
-    const int64_t N = x.size(0);
-    if (should_compute_output(0)) {
-      // The input gradient is the adjoint convolution in the other direction.
-      r[0] = convolution(g, w, Tensor(), stride, padding, dilation, !transposed, {x.size(2), x.size(3)}, groups);
-      // With output_padding >= stride (allowed when < dilation) the adjoint has windows past
-      // the input's last position: they correspond to no input element.
-      if (r[0].size(2) != x.size(2) || r[0].size(3) != x.size(3))
-        r[0] = r[0].narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
-    }
-    if (should_compute_output(1)) {
-      // conv:       dW_g = sum_n g_g[n] @ im2col(x)_g[n]^T      ([Og, Cg*k])
-      // transposed: dW_g = sum_n x_g[n] @ im2col(g)_g[n]^T      ([Cin_g, Cout_g*k])
-      const Tensor& img = transposed ? g : x;   // the tensor whose windows are taken
-      const Tensor& rows = transposed ? x : g;  // the tensor that multiplies them
-      Tensor cols = im2col(img, {w.size(2), w.size(3)}, {dilation[0], dilation[1]}, {padding[0], padding[1]},
-                           {stride[0], stride[1]});
-      if (transposed && cols.size(2) != x.size(2) * x.size(3)) {  // same output_padding case as above
-        const int64_t oh = conv_out(g.size(2), w.size(2), stride[0], padding[0], dilation[0]);
-        const int64_t ow = conv_out(g.size(3), w.size(3), stride[1], padding[1], dilation[1]);
-        cols = cols.reshape({N, cols.size(1), oh, ow}).narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
-        cols = cols.reshape({N, cols.size(1), x.size(2) * x.size(3)});
-      }
-      const int64_t spatial = rows.size(2) * rows.size(3);  // explicit: -1 is ambiguous when N == 0
-      Tensor rows3 = rows.reshape({N, rows.size(1), spatial});
-      const int64_t Rg = rows.size(1) / groups, Kg = cols.size(1) / groups;
-      TensorList parts;
-      for (int64_t gi = 0; gi < groups; ++gi)
-        parts.push_back(bmm(rows3.narrow(1, gi * Rg, Rg), cols.narrow(1, gi * Kg, Kg).transpose(1, 2)).sum({0}));
-      Tensor dw = groups == 1 ? parts[0] : cat(parts, 0);
-      r[1] = dw.reshape(w.sizes());
-    }
-    if (should_compute_output(2)) r[2] = g.sum({0, 2, 3});
-    return r;
-  }
-
-  // The same gradients as values, with the whole batch in one GEMM per group. Returns {}
-  // for the rare geometry it does not cover (transposed with output_padding >= stride).
-  TensorList fast_apply(const Tensor& g, const Tensor& x, const Tensor& w) {
-    const Pair k{w.size(2), w.size(3)};
-    TensorList r(3);
-    if (!transposed) {
-      auto win = window(k, stride, padding, dilation, g.size(2), g.size(3));
-      Tensor g_rows = to_rows(g);    // [O, N*L]
-      if (should_compute_output(0))  // the adjoint: a transposed convolution of the gradient
-        r[0] = conv_transpose_rows(g_rows, g.size(0), w, win, groups, x.size(2), x.size(3));
-      if (should_compute_output(1)) r[1] = weight_grad_values(g_rows, columns(x, win), groups, w.sizes());
-    } else {
-      const int64_t oh = conv_out(g.size(2), k[0], stride[0], padding[0], dilation[0]);
-      const int64_t ow = conv_out(g.size(3), k[1], stride[1], padding[1], dilation[1]);
-      if (oh != x.size(2) || ow != x.size(3)) return {};
-      auto win = window(k, stride, padding, dilation, oh, ow);
-      if (should_compute_output(0)) r[0] = conv_values(g, w, win, groups);
-      if (should_compute_output(1)) r[1] = weight_grad_values(to_rows(x), columns(g, win), groups, w.sizes());
-    }
-    if (should_compute_output(2)) r[2] = g.sum({0, 2, 3});
-    return r;
-  }
-};
-
-Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
-                   Pair dilation, bool transposed, Pair out_hw, int64_t groups) {
-  Tensor x = input.contiguous();
-  const Pair k{weight.size(2), weight.size(3)};
-  Tensor out;
+// The gradients as values, with the whole batch in one GEMM per group. Returns {} for the
+// rare geometry it does not cover (transposed with output_padding >= stride).
+TensorList fused_backward(const Tensor& g, const Tensor& x, const Tensor& w, Pair stride, Pair padding, Pair dilation,
+                          bool transposed, int64_t groups, std::array<bool, 3> mask) {
+  const Pair k{w.size(2), w.size(3)};
+  TensorList r(3);
   if (!transposed) {
-    auto win = window(k, stride, padding, dilation, conv_out(x.size(2), k[0], stride[0], padding[0], dilation[0]),
-                      conv_out(x.size(3), k[1], stride[1], padding[1], dilation[1]));
-    out = conv_values(x, weight, win, groups);
+    auto win = window(k, stride, padding, dilation, g.size(2), g.size(3));
+    Tensor g_rows = to_rows(g);  // [O, N*L]
+    if (mask[0])                 // the adjoint: a transposed convolution of the gradient
+      r[0] = conv_transpose_rows(g_rows, g.size(0), w, win, groups, x.size(2), x.size(3));
+    if (mask[1]) r[1] = weight_grad_values(g_rows, columns(x, win), groups, w.sizes());
   } else {
-    auto win = window(k, stride, padding, dilation, x.size(2), x.size(3));
-    out = conv_transpose_values(x, weight, win, groups, out_hw[0], out_hw[1]);
+    const int64_t oh = conv_out(g.size(2), k[0], stride[0], padding[0], dilation[0]);
+    const int64_t ow = conv_out(g.size(3), k[1], stride[1], padding[1], dilation[1]);
+    if (oh != x.size(2) || ow != x.size(3)) return {};
+    auto win = window(k, stride, padding, dilation, oh, ow);
+    if (mask[0]) r[0] = conv_values(g, w, win, groups);
+    if (mask[1]) r[1] = weight_grad_values(to_rows(x), columns(g, win), groups, w.sizes());
   }
-  out = add_bias(out, bias);
-  if (any_requires_grad({&input, &weight, &bias})) {
-    auto n = make_node<ConvolutionBackward0>({&input, &weight, &bias});
-    if (n->should_compute_output(1) || n->should_compute_output(0)) {
-      n->input = SavedVariable(input, false);
-      n->weight = SavedVariable(weight, false);
-    }
-    n->stride = stride;
-    n->padding = padding;
-    n->dilation = dilation;
-    n->transposed = transposed;
-    n->groups = groups;
-    set_history(out, n);
-  }
-  return out;
+  if (mask[2]) r[2] = g.sum({0, 2, 3});
+  return r;
 }
 
 void check_conv_dtypes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias) {
@@ -310,6 +229,70 @@ FoldWindow fold_window(const char* op, IntArrayRef kernel_size, IntArrayRef dila
 
 }  // namespace
 
+Tensor detail::convolution_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride,
+                                   Pair padding, Pair dilation, bool transposed, Pair out_hw, int64_t groups) {
+  Tensor x = input.contiguous();
+  const Pair k{weight.size(2), weight.size(3)};
+  Tensor out;
+  if (!transposed) {
+    auto win = window(k, stride, padding, dilation, conv_out(x.size(2), k[0], stride[0], padding[0], dilation[0]),
+                      conv_out(x.size(3), k[1], stride[1], padding[1], dilation[1]));
+    out = conv_values(x, weight, win, groups);
+  } else {
+    auto win = window(k, stride, padding, dilation, x.size(2), x.size(3));
+    out = conv_transpose_values(x, weight, win, groups, out_hw[0], out_hw[1]);
+  }
+  return add_bias(out, bias);
+}
+
+TensorList derivatives::convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, Pair stride,
+                                             Pair padding, Pair dilation, bool transposed, int64_t groups,
+                                             std::array<bool, 3> mask) {
+  const Tensor& g = grad;
+  if (!mask[0] && !mask[1]) return {Tensor(), Tensor(), mask[2] ? g.sum({0, 2, 3}) : Tensor()};
+  const Tensor& x = input;
+  const Tensor& w = weight;
+  if (!GradMode::is_enabled()) {  // no double backward requested: the fused GEMM path
+    TensorList fast =
+        fused_backward(g.contiguous(), x.contiguous(), w, stride, padding, dilation, transposed, groups, mask);
+    if (!fast.empty()) return fast;
+  }
+  TensorList r(3);
+  const int64_t N = x.size(0);
+  if (mask[0]) {
+    // The input gradient is the adjoint convolution in the other direction.
+    r[0] = detail::convolution(g, w, Tensor(), stride, padding, dilation, !transposed, {x.size(2), x.size(3)}, groups);
+    // With output_padding >= stride (allowed when < dilation) the adjoint has windows past
+    // the input's last position: they correspond to no input element.
+    if (r[0].size(2) != x.size(2) || r[0].size(3) != x.size(3))
+      r[0] = r[0].narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
+  }
+  if (mask[1]) {
+    // conv:       dW_g = sum_n g_g[n] @ im2col(x)_g[n]^T      ([Og, Cg*k])
+    // transposed: dW_g = sum_n x_g[n] @ im2col(g)_g[n]^T      ([Cin_g, Cout_g*k])
+    const Tensor& img = transposed ? g : x;   // the tensor whose windows are taken
+    const Tensor& rows = transposed ? x : g;  // the tensor that multiplies them
+    Tensor cols = im2col(img, {w.size(2), w.size(3)}, {dilation[0], dilation[1]}, {padding[0], padding[1]},
+                         {stride[0], stride[1]});
+    if (transposed && cols.size(2) != x.size(2) * x.size(3)) {  // same output_padding case as above
+      const int64_t oh = conv_out(g.size(2), w.size(2), stride[0], padding[0], dilation[0]);
+      const int64_t ow = conv_out(g.size(3), w.size(3), stride[1], padding[1], dilation[1]);
+      cols = cols.reshape({N, cols.size(1), oh, ow}).narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
+      cols = cols.reshape({N, cols.size(1), x.size(2) * x.size(3)});
+    }
+    const int64_t spatial = rows.size(2) * rows.size(3);  // explicit: -1 is ambiguous when N == 0
+    Tensor rows3 = rows.reshape({N, rows.size(1), spatial});
+    const int64_t Rg = rows.size(1) / groups, Kg = cols.size(1) / groups;
+    TensorList parts;
+    for (int64_t gi = 0; gi < groups; ++gi)
+      parts.push_back(bmm(rows3.narrow(1, gi * Rg, Rg), cols.narrow(1, gi * Kg, Kg).transpose(1, 2)).sum({0}));
+    Tensor dw = groups == 1 ? parts[0] : cat(parts, 0);
+    r[1] = dw.reshape(w.sizes());
+  }
+  if (mask[2]) r[2] = g.sum({0, 2, 3});
+  return r;
+}
+
 Tensor detail::im2col_forward(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
                               IntArrayRef stride) {
   detail::check_tensor(input, "im2col");
@@ -382,7 +365,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
                 ekw = checked_add(checked_mul(d[1], weight.size(3) - 1), 1);
   GRAFT_CHECK(ph >= ekh && pw >= ekw, RuntimeError, "Calculated padded input size per channel: (", ph, " x ", pw,
               "). Kernel size: (", ekh, " x ", ekw, "). Kernel size can't be greater than actual input size");
-  Tensor out = convolution(x, weight, bias, s, p, d, false, {0, 0}, groups);
+  Tensor out = detail::convolution(x, weight, bias, s, p, d, false, {0, 0}, groups);
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 
@@ -421,7 +404,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   const int64_t OH = transposed_out(x.size(2), weight.size(2), 0), OW = transposed_out(x.size(3), weight.size(3), 1);
   GRAFT_CHECK(OH > 0 && OW > 0, RuntimeError, "Given input size per channel: (", x.size(2), " x ", x.size(3),
               "). Calculated output size per channel: (", OH, " x ", OW, "). Output size is too small");
-  Tensor out = convolution(x, weight, bias, s, p, d, true, {OH, OW}, groups);
+  Tensor out = detail::convolution(x, weight, bias, s, p, d, true, {OH, OW}, groups);
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 

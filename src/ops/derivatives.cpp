@@ -1,5 +1,5 @@
-// Helpers of the derivative formulas in src/ops/ops.yaml (src/ops/derivatives.h).
-#include "ops/derivatives.h"
+// Helpers of the derivative formulas in src/ops/ops.yaml (include/graft/ops/derivatives.h).
+#include "graft/ops/derivatives.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "graft/ops/generated_forwards.h"
 #include "op_util.h"
-#include "ops/generated_forwards.h"
 
 namespace graft {
 using kernel::BinaryOp;

@@ -3,8 +3,8 @@
 // derivatives::embedding_backward (index_add of the output gradient into the picked rows).
 #include "graft/backend/kernels.h"
 #include "graft/core/grad_mode.h"
+#include "graft/ops/generated_forwards.h"
 #include "graft/ops/nn_ops.h"
-#include "ops/generated_forwards.h"
 #include "ops/op_util.h"
 
 namespace graft {

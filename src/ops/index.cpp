@@ -1,7 +1,7 @@
 // The forwards of the indexing ops index_select, index_add, gather, scatter_add and masked_fill
 // (declared in src/ops/ops.yaml, the function family: their graft:: functions and backward nodes
 // are generated).
-#include "ops/generated_forwards.h"
+#include "graft/ops/generated_forwards.h"
 #include "ops/op_util.h"
 
 namespace graft {

@@ -8,9 +8,9 @@
 
 #include <sstream>
 
+#include "graft/ops/derivatives.h"
+#include "graft/ops/generated_forwards.h"
 #include "op_util.h"
-#include "ops/derivatives.h"
-#include "ops/generated_forwards.h"
 
 namespace graft {
 using detail::IndexPlan;

@@ -1,7 +1,7 @@
 // Matrix products: the forwards of mm and bmm (GEMM kernels; declared in src/ops/ops.yaml),
 // matmul and linear (composed).
+#include "graft/ops/generated_forwards.h"
 #include "op_util.h"
-#include "ops/generated_forwards.h"
 
 namespace graft {
 

@@ -1,10 +1,10 @@
 // Loss functions composed of differentiable ops, with PyTorch's reductions, weights,
 // ignore_index, label smoothing and numerically stable forms (log clamped at -100 in
 // binary_cross_entropy, softplus in the logits form).
+#include "graft/ops/derivatives.h"
+#include "graft/ops/generated_forwards.h"
 #include "graft/ops/nn_ops.h"
 #include "op_util.h"
-#include "ops/derivatives.h"
-#include "ops/generated_forwards.h"
 
 namespace graft {
 

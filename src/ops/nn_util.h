@@ -4,11 +4,9 @@
 
 #include "graft/core/error.h"
 #include "graft/core/int_array.h"
+#include "graft/ops/forwards.h"
 
 namespace graft::detail {
-
-/// A per-spatial-dim pair (height, width).
-using Pair = std::array<int64_t, 2>;
 
 /// One value for both dims or one per dim, as PyTorch's int-or-tuple arguments.
 inline Pair pair_arg(IntArrayRef v, const char* op, const char* name) {

@@ -3,7 +3,7 @@
 // variance is updated with the unbiased one, as PyTorch's.
 #include "graft/core/checked_math.h"
 #include "graft/ops/nn_ops.h"
-#include "node_util.h"
+#include "op_util.h"
 
 namespace graft {
 
@@ -101,7 +101,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
         new_rv = (var.reshape(rv.sizes()) * (n / (n - 1.0)) * momentum + rv * (1.0 - momentum)).to(rv.dtype());
       // both buffers must take the write (an expanded one cannot) before either is written
       for (const Tensor* buf : {&rm, &rv})
-        if (buf->defined()) autograd::check_inplace(*buf, false);
+        if (buf->defined()) detail::check_writable(*buf);
       if (rm.defined()) rm.copy_(new_rm);
       if (rv.defined()) rv.copy_(new_rv);
     }

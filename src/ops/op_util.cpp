@@ -161,4 +161,16 @@ void check_tensor(const Tensor& t, const char* op, const char* arg) {
   GRAFT_CHECK(t.defined(), ValueError, op, ": argument '", arg, "' is an undefined tensor");
 }
 
+void check_writable(const Tensor& self, bool check_overlap) {
+  const TensorImpl* impl = self.impl();
+  // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
+  GRAFT_CHECK(!check_overlap || !impl->has_internal_overlap(), RuntimeError,
+              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.");
+  if (impl->is_inference && !InferenceMode::is_enabled())
+    throw RuntimeError(
+        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
+
 }  // namespace graft::detail

@@ -3,11 +3,11 @@
 // adaptive_avg_pool2d (two averaging matrices). Output sizes and checks follow PyTorch's
 // pool2d_shape_check / pooling_output_shape.
 #include "graft/core/checked_math.h"
+#include "graft/ops/derivatives.h"
+#include "graft/ops/generated_forwards.h"
 #include "graft/ops/nn_ops.h"
 #include "nn_util.h"
 #include "op_util.h"
-#include "ops/derivatives.h"
-#include "ops/generated_forwards.h"
 
 namespace graft {
 using detail::Pair;

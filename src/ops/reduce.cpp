@@ -1,7 +1,7 @@
 // Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
 // logsumexp, softmax, log_softmax, sum_to.
+#include "graft/ops/generated_forwards.h"
 #include "op_util.h"
-#include "ops/generated_forwards.h"
 
 namespace graft {
 using kernel::ReduceOp;

@@ -1,19 +1,19 @@
 // View ops (share storage): the geometries of the views declared in src/ops/ops.yaml (view,
 // transpose, t, permute, expand, squeeze, unsqueeze, select, slice) and their gradients'
 // helpers, and the geometries of the views of several outputs (split, split_with_sizes, unbind);
-// the composites over them (reshape, flatten, narrow, chunk); as_strided written here with its
-// node; plus the copies that go with them: the forwards of cat, stack, clone, repeat and
-// to_copy, contiguous, as_strided_scatter (with its node).
+// the composites over them (reshape, flatten, narrow, chunk), as_strided's geometry and
+// gradient; plus the copies that go with them: the forwards of cat, stack, clone, repeat and
+// to_copy, contiguous, as_strided_scatter. No autograd: graft::<name> (generated in the autograd
+// layer) makes each view and records its node.
 #include <algorithm>
 #include <numeric>
 #include "graft/core/checked_math.h"
 
-#include "node_util.h"
-#include "ops/derivatives.h"
-#include "ops/generated_forwards.h"
+#include "graft/ops/derivatives.h"
+#include "graft/ops/generated_forwards.h"
+#include "op_util.h"
 
 namespace graft {
-using autograd::make_view;
 using detail::wrap_dim;
 
 namespace {
@@ -264,7 +264,7 @@ Geometry detail::slice_geometry(const Tensor& self, int64_t dim, std::optional<i
   return slice_geom(geom_of(self), w, b.start, b.length, step);
 }
 
-// ---- their gradients' helpers (src/ops/derivatives.h) ----
+// ---- their gradients' helpers (include/graft/ops/derivatives.h) ----
 Tensor derivatives::permute_backward(const Tensor& grad, IntArrayRef dims) {
   Shape inverse(dims.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i)
@@ -487,24 +487,6 @@ Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
                  kernel::raw_view(a, src_sizes, src_strides, a.storage_offset()));
   return out;
 }
-
-namespace detail {
-std::vector<Tensor> make_multi_output_views(const Tensor& self, const std::vector<ViewGeometry>& geometries,
-                                            const char* node_name) {
-  std::vector<Tensor> out;
-  out.reserve(geometries.size());
-  for (size_t i = 0; i < geometries.size(); ++i) {
-    const ViewGeometry& g = geometries[i];
-    Tensor v = make_view(self, g.sizes, g.strides, g.offset, CreationMeta::MultiOutputNode);
-    if (v.impl()->meta) {
-      v.impl()->meta->creator_name = node_name;
-      v.impl()->meta->creator_output_nr = static_cast<uint32_t>(i);
-    }
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-}  // namespace detail
 
 Tensor detail::clone_forward(const Tensor& self) {
   detail::check_tensor(self, "clone");

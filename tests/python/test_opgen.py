@@ -49,7 +49,7 @@ def assert_refused(tmp_path, text, message):
 def test_a_node_saves_exactly_what_its_formula_names(tmp_path):
     r = run(tmp_path, "unary_float:" + TANH + SIN)
     assert r.returncode == 0, r.stderr
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     tanh_node = code[code.index("struct TanhBackward0"):code.index("struct SinBackward0")]
     sin_node = code[code.index("struct SinBackward0"):code.index("}  // namespace\n")]
     assert "SavedVariable result_;" in tanh_node and "self_" not in tanh_node
@@ -71,7 +71,7 @@ def test_an_unchanged_declaration_rewrites_no_file(tmp_path):
     assert run(tmp_path, "unary_float:" + TANH).returncode == 0
     assert all(p.stat().st_mtime_ns == 1 for p in files), before
     assert run(tmp_path, "unary_float:" + TANH + SIN).returncode == 0  # a new op rewrites
-    assert (tmp_path / "gen/src/ops/generated_ops.cpp").stat().st_mtime_ns != 1
+    assert (tmp_path / "gen/src/autograd/generated_functions.cpp").stat().st_mtime_ns != 1
 
 
 @pytest.mark.parametrize("text, message", [
@@ -124,7 +124,7 @@ def test_python_bindings_follow_the_declaration(tmp_path):
     # a composite op: declared and a method, with no node
     header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
     assert "Tensor dist(const Tensor& self, const Tensor& other, double p = 2.0);" in header
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     assert "Tensor Tensor::dist(const Tensor& other, double p) const { return graft::dist(*this, other, p); }" in code
     assert "DistBackward" not in code
     rows = (tmp_path / "gen/include/graft/ops/composite_ops.def").read_text()
@@ -196,7 +196,7 @@ def test_overloads_are_one_op_with_a_node_each(tmp_path):
     assert "Tensor sub(const Scalar& self, const Tensor& other, const Scalar& alpha = 1);" in header
     rows = (tmp_path / "gen/include/graft/ops/function_ops.def").read_text()
     assert rows.count("GRAFT_FUNCTION_OP(mul)") == 1 and "GRAFT_FUNCTION_OP(sub)" in rows
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     # one node name shown by both overloads: a struct each, both named MulBackward0
     assert "struct MulBackward0_Tensor final" in code and "struct MulBackward0_Scalar final" in code
     assert code.count('return "MulBackward0";') == 2
@@ -245,7 +245,7 @@ def test_a_comparison_declares_its_operator(tmp_path):
     operators = (tmp_path / "gen/include/graft/core/tensor_generated_operators.inc").read_text()
     assert "Tensor operator<(const Tensor& self, const Tensor& other);" in operators
     assert "Tensor operator<(const Tensor& self, const Scalar& other);" in operators
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     assert "Tensor operator<(const Tensor& self, const Scalar& other) { return lt(self, other); }" in code
     for bad in (LT.replace("'<'", "'<=>'"), LT.replace("scalar: true", "scalar: false")):
         assert_refused(tmp_path, "binary_predicate:" + bad, "operator must be one of")
@@ -268,9 +268,9 @@ TRANSPOSE = """
 def test_a_view_is_made_from_its_geometry(tmp_path):
     r = run(tmp_path, "function:" + TRANSPOSE)
     assert r.returncode == 0, r.stderr
-    forwards = (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+    forwards = (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
     assert "ViewGeometry transpose_geometry(const Tensor& self, int64_t dim0, int64_t dim1);" in forwards
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     fn = code[code.index("Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {"):]
     fn = fn[:fn.index("\n}\n")]
     assert "detail::transpose_geometry(self, dim0, dim1)" in fn
@@ -329,7 +329,7 @@ def fn_text(code, signature):
 def test_a_list_argument_gives_an_edge_per_tensor_and_a_gradient_list(tmp_path):
     r = run(tmp_path, "function:" + CAT)
     assert r.returncode == 0, r.stderr
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     node = code[code.index("struct CatBackward0"):]
     node = node[:node.index("\n};")]
     # the node keeps the tensors' sizes only, and its formula's list is the gradient list
@@ -340,7 +340,7 @@ def test_a_list_argument_gives_an_edge_per_tensor_and_a_gradient_list(tmp_path):
     assert "autograd::collect_next_edges(node.get(), tensors);" in fn
     assert "node->tensors_sizes_ = detail::sizes_of(tensors);" in fn
     assert "Tensor cat_forward(const TensorList& tensors, int64_t dim);" in \
-        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+        (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
 
 
 def test_a_view_with_a_list_result_is_one_node_for_all_outputs(tmp_path):
@@ -349,8 +349,8 @@ def test_a_view_with_a_list_result_is_one_node_for_all_outputs(tmp_path):
     header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
     assert "std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);" in header
     assert "std::vector<ViewGeometry> split_geometry(const Tensor& self, int64_t split_size, int64_t dim);" in \
-        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+        (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     node = code[code.index("struct SplitBackward0"):]
     node = node[:node.index("\n};")]
     # the formula takes the list of the outputs' gradients; self's dtype and device are kept, not self
@@ -366,7 +366,7 @@ def test_a_view_with_a_list_result_is_one_node_for_all_outputs(tmp_path):
 def test_two_outputs_record_the_first_and_may_save_the_second(tmp_path):
     r = run(tmp_path, "function:" + MAX_DIM)
     assert r.returncode == 0, r.stderr
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     fn = fn_text(code, "std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {")
     assert "auto [values, indices] = detail::max_forward(self, dim, keepdim);" in fn
     assert "autograd::set_history(values, node);" in fn
@@ -403,7 +403,7 @@ INDEX = """
 def test_an_index_list_is_saved_tensor_by_tensor_and_bound_from_a_sequence(tmp_path):
     r = run(tmp_path, "function:" + INDEX)
     assert r.returncode == 0, r.stderr
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     node = code[code.index("struct IndexBackward0"):]
     node = node[:node.index("\n};")]
     # released with the node's saved state and shown to the leak doctor, as SavedVariables are
@@ -426,17 +426,21 @@ def test_an_inplace_form_runs_the_op_and_may_write_directly_first(tmp_path):
     assert "Tensor& mul_(Tensor& self, const Scalar& other);" in header
     assert "Tensor& mul_(const Tensor& other);" in (tmp_path / "gen/include/graft/core/tensor_generated_methods.inc"
                                                     ).read_text()
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     tensor_form = fn_text(code, "Tensor& mul_(Tensor& self, const Tensor& other) {")
-    # the hand-written direct write first; then recorded when self or other requires grad, other
+    # the hand-written direct write first when nothing is recorded (the in-place rules checked
+    # before it, the version bumped after); then recorded when self or other requires grad, other
     # replaced by self's snapshot when it is self (x.mul_(x))
-    assert "if (detail::mul_direct_(self, other)) return self;" in tensor_form
+    lines = [line.strip() for line in tensor_form.splitlines()]
+    order = ["if (detail::inplace_unrecorded(self, {&other}) &&", "detail::mul_direct_(self, other)) {",
+             "autograd::bump_version(self);", "return self;"]
+    assert lines[1:5] == order
     assert 'detail::inplace_function(self, "mul_", autograd::any_requires_grad({&other}),' in tensor_form
     assert "graft::mul(x, detail::same_or(other, self, x))" in tensor_form
     scalar_form = fn_text(code, "Tensor& mul_(Tensor& self, const Scalar& other) {")
     assert "_direct_" not in scalar_form and 'detail::inplace_function(self, "mul_", false,' in scalar_form
     assert "bool mul_direct_(Tensor& self, const Tensor& other);" in \
-        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
+        (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
     rows = (tmp_path / "gen/include/graft/ops/inplace_ops.def").read_text()
     assert rows.count("GRAFT_INPLACE_OP(mul_)") == 1  # one op-table row for both overloads
     for bad in (MUL.replace("    method: true\n", "    method: true\n    inplace: yes please\n"),
@@ -449,7 +453,7 @@ COPY_ = """
   - name: copy_
     doc: src written into self.
     args: [Tensor& self, const Tensor& src]
-    forward_in: inplace.cpp
+    forward_in: inplace_writes.cpp
     derivatives:
       self: zeros_like(grad)
       src: grad
@@ -461,20 +465,32 @@ COPY_ = """
 def test_an_inplace_only_op_writes_then_rebases_self_onto_its_node(tmp_path):
     r = run(tmp_path, "inplace_only:" + COPY_)
     assert r.returncode == 0, r.stderr
-    assert "void copy_write(Tensor& self, const Tensor& src, bool record);" in \
-        (tmp_path / "gen/src/ops/generated_forwards.h").read_text()
-    code = (tmp_path / "gen/src/ops/generated_ops.cpp").read_text()
+    assert "void copy_write(Tensor& self, const Tensor& src);" in \
+        (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     fn = fn_text(code, "Tensor& copy_(Tensor& self, const Tensor& src) {")
     lines = [line.strip() for line in fn.splitlines()]
-    # the write is told whether it is recorded (PyTorch's in-place checks depend on it); the node
-    # takes self's history from before the write, then becomes self's
+    # PyTorch's in-place checks, told whether the op is recorded, before the write (self with
+    # internal overlap refused: copy_ does not declare allows_overlap); the node takes self's
+    # history from before the write, then becomes self's
     order = ["const bool record = autograd::any_requires_grad({&self, &src});",
-             "detail::copy_write(self, src, record);", "autograd::bump_version(self);",
+             'detail::check_tensor(self, "copy_", "self");',
+             "autograd::check_inplace(self, record, /*check_overlap=*/true);",
+             "detail::copy_write(self, src);", "autograd::bump_version(self);",
              "auto node = detail::make_node<CopyBackwards>({&self, &src});  // self's history before the write",
              "autograd::rebase_history(self, node);"]
     assert [lines.index(line) for line in order] == sorted(lines.index(line) for line in order)
     assert "GRAFT_INPLACE_ONLY_OP(copy_)" in (tmp_path / "gen/include/graft/ops/inplace_only_ops.def").read_text()
     for bad, message in ((COPY_.replace("self: zeros_like(grad)", "self: grad * self"), "cannot name self"),
                          (COPY_.replace("name: copy_", "name: copy"), "is named name_"),
-                         (COPY_.replace("python: hand", "python: both"), "python must be hand or none")):
+                         (COPY_.replace("python: hand", "python: both"), "python must be hand or none"),
+                         (COPY_ + "    allows_overlap: false\n", "allows_overlap is true or left out")):
         assert_refused(tmp_path, "inplace_only:" + bad, message)
+
+
+def test_an_inplace_only_op_may_write_an_expanded_self(tmp_path):
+    r = run(tmp_path, "inplace_only:" + COPY_ + "    allows_overlap: true\n")
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
+    fn = fn_text(code, "Tensor& copy_(Tensor& self, const Tensor& src) {")
+    assert "autograd::check_inplace(self, record, /*check_overlap=*/false);" in fn

@@ -142,3 +142,56 @@ def test_numpy_interop_same_as_torch():
     assert back.tolist() == [0.0, 1.0, 2.0, 3.0]
     g2 = graft.from_dlpack(torch.arange(3))
     assert g2.tolist() == [0, 1, 2] and g2.dtype is graft.int64
+
+
+def _inplace_error_cases(lib):
+    """In-place writes that PyTorch refuses for two reasons at once, or for one: which error it
+    gives first (the op's own checks before its in-place rules, except the leaf and view rules
+    that VariableType checks before the kernel) and that the allowed ones write."""
+    with lib.inference_mode():
+        inf_bool, inf_float = lib.zeros(3, dtype=lib.bool), lib.zeros(3)
+    leaf = lib.zeros(3, requires_grad=True)
+    with lib.no_grad():
+        nograd_view = lib.zeros(3, requires_grad=True)[:2]
+    i = lib.tensor([0, 1])
+    ones_bool = lib.ones(3, dtype=lib.bool)
+    return [
+        lambda: inf_bool.sub_(ones_bool),  # the bool-subtraction error, not the inference one
+        lambda: inf_float.add_(1),
+        lambda: inf_float.index_put_((i,), lib.tensor(5.0)),
+        lambda: lib.zeros(3, dtype=lib.bool).expand(2, 3).sub_(ones_bool),
+        lambda: lib.zeros(3).expand(2, 3).add_(1),
+        lambda: lib.zeros(3).expand(2, 3).mul_(lib.ones(3)),
+        lambda: lib.zeros(3).expand(2, 3).copy_(lib.ones(4)),
+        lambda: leaf.copy_(lib.ones(4)),  # the leaf error before the source's shape
+        lambda: leaf.add_(1),
+        lambda: nograd_view.add_(1),
+        lambda: nograd_view.mul_(lib.ones(2)),
+        lambda: lib.zeros(3).expand(2, 3).fill_(1.5).sum(),  # allowed: every alias gets 1.5
+    ]
+
+
+def test_inplace_errors_come_in_pytorchs_order():
+    for case, (t_case, g_case) in enumerate(zip(_inplace_error_cases(torch), _inplace_error_cases(graft))):
+        outcomes = []
+        for run in (t_case, g_case):
+            try:
+                outcomes.append(("ok", float(run().sum())))
+            except RuntimeError as e:
+                outcomes.append(("error", str(e).split(".")[0]))
+        assert outcomes[0] == outcomes[1], (case, outcomes)
+
+
+def test_direct_inplace_writes_match_pytorch():
+    def program(lib, x, y):
+        v = x.clone()
+        v[1:3].add_(y[:2], alpha=2)  # a view, nothing recorded: written directly
+        v.mul_(y)
+        v.sub_(1.5)
+        w = lib.zeros(2, 2, dtype=lib.float64)
+        idx = lib.tensor([0, 1])
+        w.index_put_((idx, idx), y[:2], accumulate=True)
+        w.index_put_((idx, idx), y[:2], accumulate=True)
+        return [v, w]
+    t, g = run_both(program, np.arange(4.0), np.linspace(1.0, 2.0, 4))
+    assert_same(t, g)

@@ -20,8 +20,10 @@ nothing. What comes out (docs/notes/ops.md):
                                           and the Python bindings expand them
   include/graft/ops/inplace_ops.def       GRAFT_INPLACE_OP(name_): the in-place forms of function
                                           and composite ops (`inplace:`), for the op table
-  src/ops/generated_ops.cpp               backward nodes, forwards with their autograd wiring,
-                                          in-place forms, Tensor methods
+  src/autograd/generated_functions.cpp    backward nodes, forwards with their autograd wiring,
+                                          in-place forms, Tensor methods: the autograd layer's
+                                          (PyTorch's generated VariableType), over the ops
+                                          layer's forwards
   include/graft/backend/generated_kernel_ids.h
                                           GeneratedKernel / GeneratedBinaryKernel: each op's
                                           number in a backend's tables of generated kernels
@@ -58,12 +60,14 @@ Families:
   activation       elementwise over a floating tensor with named number arguments (defaults
                    included), result of its dtype, differentiable, in-place form optional;
                    bound in Python's _C._nn (and graft.name, Tensor.name where PyTorch has them)
-  inplace_only     ops that exist only in place (fill_, zero_, copy_): a hand-written write of
-                   self (detail::<name>write), then the version bump and, when recording, the
-                   node from the formulas on self's history before the write
+  inplace_only     ops that exist only in place (fill_, zero_, copy_): PyTorch's in-place rules,
+                   a hand-written write of self (detail::<name>write), then the version bump
+                   and, when recording, the node from the formulas on self's history before the
+                   write
 
-Also written: src/ops/generated_forwards.h (the hand-written forwards, geometries, direct
-writes and in-place-only writes, declared for the files that define them), python/activation_bindings.inc (the activation ops'
+Also written: include/graft/ops/generated_forwards.h (the hand-written forwards, geometries,
+direct writes and in-place-only writes: what the ops layer gives the generated functions of
+the autograd layer), python/activation_bindings.inc (the activation ops'
 pybind11 definitions) and python/op_bindings.inc (the function and composite ops' ones), both
 included by python/csrc/tensor_ops.cpp.
 """
@@ -102,10 +106,13 @@ FIELDS = {
 # either (max(dim) saves its indices)
 # `inplace` gives a function or composite op its in-place form name_ (graft::name_, the method,
 # an op-table row): the out-of-place op computes the result, which is written into self and
-# becomes self's history (src/ops/inplace.cpp); `inplace: direct` first tries the hand-written
-# detail::<name>_direct_, which writes self straight away when nothing is recorded and says so
+# becomes self's history (src/autograd/inplace.cpp); `inplace: direct` first tries, when nothing
+# is recorded, the hand-written detail::<name>_direct_, which writes self straight away when self
+# can hold the result and says so
+# `allows_overlap: true` lets an in-place-only op write a self with internal overlap (an
+# expanded tensor: fill_, zero_ give every alias the same value, as PyTorch lets them)
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace"}, "composite": {"overload", "returns", "inplace"},
-                   "binary_predicate": {"operator"}}
+                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap"}}
 INPLACE = (True, "direct")
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
@@ -320,6 +327,8 @@ def check_inplace_only(op):
             fail(f"op '{name}': a formula cannot name self, which the op overwrites")
     if op["python"] not in ("hand", "none"):
         fail(f"op '{name}': python must be hand or none (in-place methods are bound by hand)")
+    if op.get("allows_overlap", True) is not True:
+        fail(f"op '{name}': allows_overlap is true or left out")
 
 
 def check_inplace(op, args):
@@ -836,14 +845,15 @@ def gen_ops_cpp(decl):
         "#include <array>",
         "#include <cmath>",
         "",
+        '#include "autograd/node_util.h"',
+        '#include "graft/alloc/memory_history.h"',
         '#include "graft/backend/generated_kernel_ids.h"',
-        '#include "ops/derivatives.h"',
-        '#include "ops/generated_forwards.h"',
-        '#include "ops/node_util.h"',
+        '#include "graft/ops/derivatives.h"',
+        '#include "graft/ops/generated_forwards.h"',
         "",
         "namespace graft {",
         "namespace {",
-        "using namespace derivatives;  // the formulas' helpers (src/ops/derivatives.h)",
+        "using namespace derivatives;  // the formulas' helpers (graft/ops/derivatives.h)",
         "",
         "\n\n".join(nodes),
         "",
@@ -869,7 +879,11 @@ def gen_inplace(op):
     call = ", ".join(["x"] + [f"detail::same_or({a}, self, x)" if a in others else a for _, a, _ in rest])
     lines = [f"Tensor& {name}_({params}) {{"]
     if op["inplace"] == "direct":
-        lines.append(f"  if (detail::{name}_direct_({', '.join(['self'] + [a for _, a, _ in rest])})) return self;")
+        lines += [f"  if (detail::inplace_unrecorded(self, {{{', '.join('&' + a for a in others)}}}) &&",
+                  f"      detail::{name}_direct_({', '.join(['self'] + [a for _, a, _ in rest])})) {{",
+                  "    autograd::bump_version(self);",
+                  "    return self;",
+                  "  }"]
     lines += [f'  return detail::inplace_function(self, "{name}_", {record},',
               f"                                 [&](const Tensor& x) {{ return graft::{name}({call}); }});",
               "}",
@@ -879,9 +893,10 @@ def gen_inplace(op):
 
 
 def gen_inplace_only(op):
-    """An op that only exists in place (fill_, zero_, copy_): the hand-written detail::<name>write
-    checks (PyTorch's in-place rules among them, told whether the op is recorded) and writes self;
-    then the version bump and, when recording, the node on self's old history, rebased onto self."""
+    """An op that only exists in place (fill_, zero_, copy_): PyTorch's in-place rules (told
+    whether the op is recorded), then the hand-written detail::<name>write checks its arguments and
+    writes self; then the version bump and, when recording, the node on self's old history,
+    rebased onto self."""
     name, args = op["name"], parse_args(op, any_type=True)
     tensors = ["self"] + [a for t, a, _ in args[1:] if t == "const Tensor&"]
     names = ", ".join(a for _, a, _ in args)
@@ -890,7 +905,9 @@ def gen_inplace_only(op):
     return "\n".join([
         f"Tensor& {name}({', '.join(f'{t} {a}' for t, a, _ in args)}) {{",
         f"  const bool record = autograd::any_requires_grad({{{', '.join('&' + t for t in tensors)}}});",
-        f"  detail::{name}write({names}, record);",
+        f'  detail::check_tensor(self, "{name}", "self");',
+        f"  autograd::check_inplace(self, record, /*check_overlap=*/{'false' if op.get('allows_overlap') else 'true'});",
+        f"  detail::{name}write({names});",
         "  autograd::bump_version(self);",
         "  if (record && is_floating_point(self.dtype())) {",
         f"    auto node = detail::make_node<{op['node']}>({{{edges}}});  // self's history before the write",
@@ -1098,10 +1115,12 @@ def gen_registry_def(family, ops):
 
 def gen_forwards_h(decl):
     lines = [HEADER, "#pragma once",
-             "// The hand-written forwards of the function family (src/ops/ops.yaml): checks and kernels,",
-             "// no autograd; graft::<name> (generated_ops.cpp) records the backward around them. A",
-             "// view's forward is its geometry (sizes, strides, offset into self's storage).",
-             '#include "graft/ops/ops.h"', '#include "ops/op_util.h"', "", "namespace graft::detail {", ""]
+             "/// The hand-written halves of the ops of src/ops/ops.yaml, in the ops layer: the function",
+             "/// family's forwards (checks and kernels, no autograd; a view's forward is its geometry:",
+             "/// sizes, strides, offset into self's storage), the direct in-place writes and the",
+             "/// in-place-only ops' writes. graft::<name> (src/autograd/generated_functions.cpp) records",
+             "/// the backward around them. Internal to graft.",
+             '#include "graft/ops/forwards.h"', '#include "graft/ops/ops.h"', "", "namespace graft::detail {", ""]
     for op in decl["function"]:
         params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op))
         if op.get("inplace") == "direct":
@@ -1113,7 +1132,7 @@ def gen_forwards_h(decl):
             lines.append(f"{returns(op)} {op['name']}_forward({params});")
     for op in decl["inplace_only"]:
         params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op, any_type=True))
-        lines.append(f"void {op['name']}write({params}, bool record);")
+        lines.append(f"void {op['name']}write({params});")
     lines += ["", "}  // namespace graft::detail", ""]
     return "\n".join(lines)
 
@@ -1219,13 +1238,13 @@ def main():
     write_if_changed(f"{out}/include/graft/ops/generated_ops.h", gen_public_header(decl))
     write_if_changed(f"{out}/include/graft/core/tensor_generated_methods.inc", gen_methods(decl))
     write_if_changed(f"{out}/include/graft/core/tensor_generated_operators.inc", gen_operators(decl))
-    write_if_changed(f"{out}/src/ops/generated_ops.cpp", gen_ops_cpp(decl))
+    write_if_changed(f"{out}/src/autograd/generated_functions.cpp", gen_ops_cpp(decl))
     write_if_changed(f"{out}/include/graft/backend/generated_kernel_ids.h", gen_kernel_ids(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.h", gen_kernels_h(decl))
     write_if_changed(f"{out}/src/backend/cpu/generated_kernels.cpp", gen_kernels_cpp(decl))
     write_if_changed(f"{out}/python/activation_bindings.inc", gen_activation_bindings(decl))
     write_if_changed(f"{out}/python/op_bindings.inc", gen_op_bindings(decl))
-    write_if_changed(f"{out}/src/ops/generated_forwards.h", gen_forwards_h(decl))
+    write_if_changed(f"{out}/include/graft/ops/generated_forwards.h", gen_forwards_h(decl))
     write_if_changed(f"{out}/include/graft/ops/inplace_ops.def", gen_inplace_def(decl))
     for family in FIELDS:
         write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, decl[family]))

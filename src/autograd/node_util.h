@@ -1,9 +1,15 @@
 #pragma once
-// Helpers for writing op backward nodes. A node is a struct deriving from Node with its saved
-// tensors as SavedVariable members; its apply() is written in graft's differentiable ops.
-#include "../autograd/variable.h"
+// Helpers for recording ops' autograd history: the backward nodes (a struct deriving from Node
+// with its saved tensors as SavedVariable members; its apply() written in graft's
+// differentiable ops), the in-place path and the views of several outputs. Used by the
+// generated functions of src/ops/ops.yaml (generated_functions.cpp) and the hand-written
+// convolution node, all in this layer over the ops layer's forwards (docs/notes/architecture.md).
+#include <functional>
+
+#include "graft/ops/derivatives.h"
+#include "graft/ops/forwards.h"
 #include "graft/ops/ops.h"
-#include "op_util.h"
+#include "variable.h"
 
 namespace graft::detail {
 
@@ -69,10 +75,29 @@ intrusive_ptr<T> make_node(std::initializer_list<const Tensor*> inputs, Args&&..
   GRAFT_NODE_NAME(NameStr)                   \
   GRAFT_NODE_SAVED(__VA_ARGS__)
 
+/// `self.op_(...)` for an op computed out of place by `op` (the generated in-place forms):
+/// PyTorch's in-place rules (leaf and view checks, version bump, history rebased onto the
+/// op's node; a result that cannot be cast back to self's dtype is refused). Recorded when self
+/// or, as `others_require_grad` says, another input requires grad: `op` then runs on a copy of
+/// self carrying its history. Defined in src/autograd/inplace.cpp.
+Tensor& inplace_function(Tensor& self, const char* name, bool others_require_grad,
+                         const std::function<Tensor(const Tensor&)>& op);
+/// In an in-place form's out-of-place call, `other` itself, or `snapshot` (what `op` got for
+/// self) when other is self (x.mul_(x)): the node must not save self, whose history it becomes.
+inline const Tensor& same_or(const Tensor& other, const Tensor& self, const Tensor& snapshot) {
+  return other.defined() && other.is_same(self) ? snapshot : other;
+}
+
+/// Whether the in-place form of an op declared `inplace: direct` (add_, sub_, mul_, index_put_)
+/// may try the op's direct write: self is defined and nothing is recorded (grad mode off, or
+/// neither self nor `others` requires grad). The op's detail::<name>_direct_ then checks its
+/// arguments and writes self, or declines when self cannot take the write directly (then
+/// inplace_function computes the op and refuses what PyTorch's in-place rules refuse).
+bool inplace_unrecorded(const Tensor& self, std::initializer_list<const Tensor*> others);
 /// The views of self over `geometries`, the outputs of one node named `node_name` (split,
 /// unbind): modifying one in place is refused, with PyTorch's text naming the node and output.
 std::vector<Tensor> make_multi_output_views(const Tensor& self, const std::vector<ViewGeometry>& geometries,
-                                            const char* node_name);
+                                            const char* node_name);  // src/autograd/views.cpp
 
 }  // namespace graft::detail
 

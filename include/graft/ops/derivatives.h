@@ -1,7 +1,12 @@
 #pragma once
-// Helpers of the derivative formulas in src/ops/ops.yaml that are more than one expression
-// (PyTorch keeps the like of them in FunctionsManual.cpp). Written in graft ops, so they are
-// recorded under create_graph and double backward works through them.
+/// Helpers of the derivative formulas in src/ops/ops.yaml that are more than one expression
+/// (PyTorch keeps the like of them in FunctionsManual.cpp), and the backward computations of the
+/// ops whose nodes are written by hand (convolution). Written in graft ops, so they are recorded
+/// under create_graph and double backward works through them; the autograd layer's nodes call
+/// them. Internal to graft.
+#include <array>
+
+#include "graft/ops/forwards.h"
 #include "graft/ops/ops.h"
 
 namespace graft::derivatives {
@@ -139,5 +144,14 @@ Tensor unbind_backward(const TensorList& grads, int64_t dim, IntArrayRef self_si
                        Device self_device);
 /// The last two of `sizes` (an image's height and width).
 Shape last_two(IntArrayRef sizes);
+
+/// convolution's gradients for input, weight and bias, those `output_mask` asks for (the
+/// others undefined). Without grad mode (no double backward asked for) the whole batch goes
+/// through one GEMM per group, as values; under grad mode (create_graph) they are written in
+/// graft ops: the input's as the adjoint convolution (detail::convolution in the other
+/// direction), the weight's through im2col and bmm. Defined in src/ops/conv.cpp.
+TensorList convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, detail::Pair stride,
+                                detail::Pair padding, detail::Pair dilation, bool transposed, int64_t groups,
+                                std::array<bool, 3> output_mask);
 
 }  // namespace graft::derivatives
