@@ -81,7 +81,9 @@ Tensor binary_bitwise_forward(const Tensor& self, const Tensor& other, const cha
                               kernel::GeneratedBinaryKernel k);
 /// The same against a number (wrapped into a 0-d tensor of the compute dtype).
 Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
-                              kernel::GeneratedBinaryKernel k);/// The 2-d convolution the conv ops reach after their argument checks (NCHW input, OIHW weight;
+                              kernel::GeneratedBinaryKernel k);
+
+/// The 2-d convolution the conv ops reach after their argument checks (NCHW input, OIHW weight;
 /// `out_hw` is a transposed convolution's output size): recorded as ConvolutionBackward0, whose
 /// node is written by hand (src/autograd/convolution.cpp: one GEMM-fused backward for all three
 /// gradients, which no per-input formula expresses).
