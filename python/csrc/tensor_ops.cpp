@@ -471,9 +471,11 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   def_both(                                                                                                    \
       m, cls, #name, [](const Tensor& a, py::handle b) { return binary_strict(#name, a, b, GRAFT_FN(name)); }, \
       py::arg("other"));
-#define GRAFT_BINARY_OP(name)         \
-  GRAFT_BIND_BINARY_TensorOnly(name); \
+#define GRAFT_BIND_BINARY_OP_Python(name) \
+  GRAFT_BIND_BINARY_TensorOnly(name);     \
   binary_names.append(#name);
+#define GRAFT_BIND_BINARY_OP_NoPython(name)  // a backward op PyTorch keeps out of Python (tanh_backward)
+#define GRAFT_BINARY_OP(name, python) GRAFT_BIND_BINARY_OP_##python(name)
 #include "graft/ops/binary_ops.def"
 #undef GRAFT_BINARY_OP
 #define GRAFT_BINARY_PREDICATE_OP(name, other_kind) \

@@ -494,3 +494,31 @@ def test_an_inplace_only_op_may_write_an_expanded_self(tmp_path):
     code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     fn = fn_text(code, "Tensor& copy_(Tensor& self, const Tensor& src) {")
     assert "autograd::check_inplace(self, record, /*check_overlap=*/false);" in fn
+
+
+TANH_BACKWARD = """
+  - name: tanh_backward
+    doc: tanh's gradient from its result.
+    result: floating_only
+    kernel: x * (T(1) - y * y)
+    self: tanh_backward(grad, other)
+    other: grad * self * other * -2
+    node: TanhBackwardBackward0
+    reference: x * (1 - y * y)
+"""
+
+
+def test_a_binary_op_may_stay_out_of_python(tmp_path):
+    r = run(tmp_path, "binary:" + TANH_BACKWARD)
+    assert r.returncode == 0, r.stderr
+    rows = (tmp_path / "gen/include/graft/ops/binary_ops.def").read_text()
+    assert "GRAFT_BINARY_OP(tanh_backward, Python)" in rows
+    r = run(tmp_path, "binary:" + TANH_BACKWARD + "    python: none\n")
+    assert r.returncode == 0, r.stderr
+    rows = (tmp_path / "gen/include/graft/ops/binary_ops.def").read_text()
+    assert "GRAFT_BINARY_OP(tanh_backward, NoPython)" in rows
+    # still a C++ op with its node, wired like any binary op
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
+    assert "struct TanhBackwardBackward0 final : Node {" in code
+    assert "Tensor tanh_backward(const Tensor& self, const Tensor& other) {" in code
+    assert_refused(tmp_path, "binary:" + TANH_BACKWARD + "    python: both\n", "python is none or left out")

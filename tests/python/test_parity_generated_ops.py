@@ -72,6 +72,26 @@ def test_values_and_gradients_match_pytorch(op):
     assert name == tname
 
 
+@pytest.mark.parametrize("op,node", [("tanh", "TanhBackwardBackward0"), ("sigmoid", "SigmoidBackwardBackward0")])
+def test_tanh_and_sigmoid_gradients_are_pytorchs_backward_ops(op, node):
+    # their gradient is one fused op (PyTorch's tanh_backward / sigmoid_backward), recorded under
+    # create_graph with PyTorch's node, whose own gradients give the third derivative
+    out = []
+    for lib in (torch, graft):
+        x = lib.tensor(values(op), dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, op)(x)
+        w = lib.tensor(np.linspace(0.5, 1.5, len(values(op))), dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(y, x, w, create_graph=True)
+        name = type(g.grad_fn).__name__ if lib is torch else g.grad_fn.name()
+        (gx, gw) = lib.autograd.grad((g * g).sum(), (x, w), create_graph=True)
+        (gxx,) = lib.autograd.grad(gx.sum(), x)
+        out.append((name, g.detach().numpy(), gx.detach().numpy(), gw.detach().numpy(), gxx.numpy()))
+    assert out[0][0] == out[1][0] == node
+    for t, g in zip(out[0][1:], out[1][1:]):
+        np.testing.assert_allclose(g, t, rtol=1e-10, atol=1e-12)
+    assert not hasattr(graft, op + "_backward")  # C++ only, as torch keeps it in torch.ops.aten
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_integer_inputs_give_the_default_float_dtype(op):
     lo, hi = DOMAIN.get(op, (-2, 2))

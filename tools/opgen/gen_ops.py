@@ -112,7 +112,8 @@ FIELDS = {
 # `allows_overlap: true` lets an in-place-only op write a self with internal overlap (an
 # expanded tensor: fill_, zero_ give every alias the same value, as PyTorch lets them)
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace"}, "composite": {"overload", "returns", "inplace"},
-                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap"}}
+                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap"},
+                   "binary": {"python"}}
 INPLACE = (True, "direct")
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
@@ -188,6 +189,8 @@ def check(family, ops, seen):
         if family == "binary":
             if op["result"] not in BINARY_RESULTS:
                 fail(f"op '{name}': result must be one of {sorted(BINARY_RESULTS)}")
+            if op.get("python", "none") != "none":
+                fail(f"op '{name}': python is none or left out")
             for arg in ("self", "other"):
                 if not uses(op[arg], "grad"):
                     fail(f"op '{name}': the derivative for {arg} does not use grad")
@@ -533,6 +536,9 @@ def gen_def(family, ops):
         lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, Differentiable | NonDifferentiable)."
         lines += [f"{macro}({op['name']}, {'Differentiable' if op['differentiable'] else 'NonDifferentiable'})"
                   for op in ops]
+    elif family == "binary":
+        lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, Python | NoPython)."
+        lines += [f"{macro}({op['name']}, {'NoPython' if op.get('python') == 'none' else 'Python'})" for op in ops]
     elif family == "activation":
         lines[1] = f"// X-macro rows, one per {family} op: {macro}(name, WithInplace | NoInplace)."
         lines += [f"{macro}({op['name']}, {'WithInplace' if op['inplace'] else 'NoInplace'})" for op in ops]
