@@ -15,13 +15,13 @@ namespace graft {
 namespace {
 
 // Whether self can take a direct write at all. Not when PyTorch's in-place rules may refuse it
-// (two of its elements sharing memory, an inference tensor outside InferenceMode, a view while
-// grad mode is on, whose base may require grad): the recorded path, inplace_function, checks
-// them all with PyTorch's texts, after the op's own checks (as PyTorch's kernels check before
-// its TensorIterator refuses an overlap).
+// (two of its elements sharing memory, an inference tensor outside InferenceMode, under grad
+// mode a view whose base requires grad: made under no_grad, of a leaf, one of several outputs):
+// the recorded path, inplace_function, checks them all with PyTorch's texts, after the op's own
+// checks (as PyTorch's kernels check before its TensorIterator refuses an overlap).
 bool writable(const Tensor& self) {
   return !self.impl()->has_internal_overlap() && !(self.is_inference() && !InferenceMode::is_enabled()) &&
-         !(GradMode::is_enabled() && self.is_view());
+         !(GradMode::is_enabled() && self.is_view() && self._base().requires_grad());
 }
 
 // Whether a binary op's result can be written straight into self: self is writable, the

@@ -195,3 +195,20 @@ def test_direct_inplace_writes_match_pytorch():
         return [v, w]
     t, g = run_both(program, np.arange(4.0), np.linspace(1.0, 2.0, 4))
     assert_same(t, g)
+
+
+def test_direct_inplace_writes_allocate_nothing_when_nothing_is_recorded():
+    # add_, mul_ and index_put_ write self in place (no temporary of self's size) unless the
+    # in-place rules might refuse the write; a view of a base that does not require grad under
+    # grad mode is written directly too
+    base = graft.zeros(1 << 16)
+    view = base[8:]
+    idx, one = graft.tensor([1, 5]), graft.tensor(1.0)
+    for target in (base, view):
+        graft.cpu.memory.reset_peak_memory_stats()
+        before = graft.cpu.memory.memory_allocated()
+        target.add_(1.0)
+        target.mul_(2.0)
+        target.index_put_((idx,), one)
+        assert graft.cpu.memory.max_memory_allocated() - before < 1024, target.shape
+    assert [float(base[i]) for i in (0, 1, 8, 9, 13, 14)] == [2.0, 1.0, 6.0, 1.0, 1.0, 6.0]
