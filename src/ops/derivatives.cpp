@@ -322,6 +322,11 @@ Tensor weighted(const Tensor& grad, const Tensor& input, const Tensor& weight, R
 }
 }  // namespace
 
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, Reduction reduction) {
+  Tensor d = input - target;
+  return unreduced(grad, d, reduction) * d * 2.0;
+}
+
 Tensor binary_cross_entropy_terms(const Tensor& input, const Tensor& target) {
   return -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
 }

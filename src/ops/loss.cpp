@@ -121,9 +121,9 @@ Reduction reduction_from_string(const std::string& s) {
   throw ValueError(detail::str(s, " is not a valid value for reduction"));
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  alloc::MemoryOpScope mem_scope("mse_loss");
+Tensor detail::mse_loss_forward(const Tensor& input, const Tensor& target, Reduction reduction) {
   check_pair(input, target, "mse_loss");
+  NoGradGuard ng;  // MseLossBackward0 records it (its gradient: derivatives::mse_loss_backward)
   Tensor d = input - target;
   return reduce(d * d, reduction);
 }

@@ -196,7 +196,7 @@ TEST(DoctorTiers, AReportedLeakIsFreedWhenTheUserDropsIt) {
   }
   ASSERT_EQ(dr.findings().size(), 1u);
   EXPECT_FALSE(dr.findings()[0].graph_dot.empty());  // the picture of the leaking graph is kept
-  EXPECT_GT(dr.live_graphs().nodes(), 7 * 11);
+  EXPECT_GT(dr.live_graphs().nodes(), 7 * 9);        // 9 nodes a step (mse_loss is one: MseLossBackward0)
   total = Tensor();  // the user lets go: the doctor's findings and pictures hold nothing
   EXPECT_EQ(dr.live_graphs().nodes(), 0);
   m.opt.zero_grad();

@@ -56,7 +56,7 @@ def test_a_clean_loop_leaves_the_same_live_objects_with_and_without_a_doctor():
         report = dr.report()
         watching = live_objects()
     stopped = live_objects()
-    assert [g["nodes"] for g in graphs] == [14] and "No findings" in report
+    assert [g["nodes"] for g in graphs] == [12] and "No findings" in report
     assert without == watching == stopped
     assert without[2] > base[2]  # the comparison is not empty: parameters, moments, the loss
     del kept

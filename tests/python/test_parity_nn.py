@@ -261,6 +261,31 @@ def test_binary_cross_entropy_node_and_gradients(reduction, weighted):
         np.testing.assert_allclose(g, t, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("target_shape", [(2, 3), (3,)])
+def test_mse_loss_node_and_gradients(reduction, target_shape):
+    """mse_loss is one node (MseLossBackward0, as PyTorch's; graft showed MeanBackward0 over
+    MulBackward0 and SubBackward0 before), with PyTorch's gradients for input and target, a
+    broadcast target's included, and their second derivatives."""
+    x = rand(2, 3, seed=4)
+    y = rand(*target_shape, seed=5)
+    outs = {}
+    for lib, F in ((torch, TF), (graft, GF)):
+        xt, yt = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        if target_shape == (2, 3):
+            loss = F.mse_loss(xt, yt, reduction=reduction)
+        else:  # both warn about the broadcast
+            with pytest.warns(UserWarning, match="different to the input size"):
+                loss = F.mse_loss(xt, yt, reduction=reduction)
+        gx, gy = lib.autograd.grad((loss * loss).sum(), (xt, yt), create_graph=True)
+        ggx, ggy = lib.autograd.grad((gx * gx).sum() + (gy * gy).sum(), (xt, yt))
+        name = type(loss.grad_fn).__name__ if lib is torch else loss.grad_fn.name()
+        outs[lib.__name__] = [name] + [t.detach().numpy() for t in (loss, gx, gy, ggx, ggy)]
+    assert outs["graft"][0] == outs["torch"][0] == "MseLossBackward0"
+    for g, t in zip(outs["graft"][1:], outs["torch"][1:]):
+        np.testing.assert_allclose(g, t, rtol=1e-10, atol=1e-12)
+
+
 def test_sequential_model():
     def make(nn):
         return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),

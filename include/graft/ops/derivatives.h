@@ -145,6 +145,10 @@ Tensor unbind_backward(const TensorList& grads, int64_t dim, IntArrayRef self_si
 /// The last two of `sizes` (an image's height and width).
 Shape last_two(IntArrayRef sizes);
 
+/// mse_loss's gradient for input (and, with the two swapped, for target, as PyTorch's):
+/// 2 (input - target) times the output gradient brought back through `reduction` (divided by the
+/// number of elements for the mean), in the broadcast shape; the engine sums it to the input's.
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, Reduction reduction);
 /// convolution's gradients for input, weight and bias, those `output_mask` asks for (the
 /// others undefined). Without grad mode (no double backward asked for) the whole batch goes
 /// through one GEMM per group, as values; under grad mode (create_graph) they are written in
