@@ -327,6 +327,16 @@ Tensor mse_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& 
   return unreduced(grad, d, reduction) * d * 2.0;
 }
 
+Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, Reduction reduction,
+                               double beta) {
+  Tensor x = input - target;
+  // x / beta is selected only strictly between the bounds (and for NaN); with beta 0 never but
+  // for NaN, so x itself serves, and no 0 / 0 reaches the unselected branch's gradient
+  Tensor inner = beta == 0.0 ? x : x / beta;
+  Tensor g = where(le(x, -beta), -1.0, where(ge(x, beta), 1.0, inner));
+  return unreduced(grad, x, reduction) * g;
+}
+
 Tensor binary_cross_entropy_terms(const Tensor& input, const Tensor& target) {
   return -(target * clamp(log(input), -100.0) + (1.0 - target) * clamp(log(1.0 - input), -100.0));
 }

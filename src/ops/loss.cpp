@@ -134,14 +134,13 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   return reduce(abs(input - target), reduction);
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
-  alloc::MemoryOpScope mem_scope("smooth_l1_loss");
+Tensor detail::smooth_l1_loss_forward(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
   check_pair(input, target, "smooth_l1_loss");
   GRAFT_CHECK(beta >= 0, RuntimeError, "smooth_l1_loss does not support negative values for beta.");
+  NoGradGuard ng;  // SmoothL1LossBackward0 records it (derivatives::smooth_l1_loss_backward)
   Tensor d = abs(input - target);
   if (beta == 0.0) return reduce(d, reduction);
-  // the quadratic branch squares only the small differences: squaring an infinite one gave the
-  // unselected branch an infinite value, and its zero gradient times infinity a NaN
+  // the quadratic branch squares only the small differences (an infinite one squared is of no use)
   Tensor small = lt(d, beta);
   Tensor dq = where(small, d, 0.0);
   Tensor loss = where(small, dq * dq * (0.5 / beta), d - 0.5 * beta);

@@ -286,6 +286,30 @@ def test_mse_loss_node_and_gradients(reduction, target_shape):
         np.testing.assert_allclose(g, t, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("beta", [1.0, 0.5, 0.0])
+def test_smooth_l1_loss_node_and_gradients(reduction, beta):
+    """smooth_l1_loss is one node (SmoothL1LossBackward0, as PyTorch's, for beta 0 too), with
+    PyTorch's gradients at the edges (|x| = beta, x = 0 with beta 0, NaN, infinity) and
+    second derivatives (1 / beta strictly inside the quadratic part)."""
+    x = np.array([[0.0, 0.25, -0.5, 1.0], [-1.0, 2.5, -3.0, 0.75]])
+    y = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.0]])
+    edges = np.array([np.nan, np.inf, -np.inf, 0.5])
+    outs = {}
+    for lib, F in ((torch, TF), (graft, GF)):
+        xt, yt = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        loss = F.smooth_l1_loss(xt, yt, reduction=reduction, beta=beta)
+        gx, gy = lib.autograd.grad((loss * loss).sum(), (xt, yt), create_graph=True)
+        ggx, ggy = lib.autograd.grad((gx * gx).sum() + (gy * gy).sum(), (xt, yt))
+        et = lib.tensor(edges, requires_grad=True)
+        ge, = lib.autograd.grad(F.smooth_l1_loss(et, lib.zeros(4, dtype=lib.float64), reduction="sum", beta=beta), et)
+        name = type(loss.grad_fn).__name__ if lib is torch else loss.grad_fn.name()
+        outs[lib.__name__] = [name] + [t.detach().numpy() for t in (loss, gx, gy, ggx, ggy, ge)]
+    assert outs["graft"][0] == outs["torch"][0] == "SmoothL1LossBackward0"
+    for g, t in zip(outs["graft"][1:], outs["torch"][1:]):
+        np.testing.assert_allclose(g, t, rtol=1e-10, atol=1e-12)
+
+
 def test_sequential_model():
     def make(nn):
         return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),

@@ -149,6 +149,12 @@ Shape last_two(IntArrayRef sizes);
 /// 2 (input - target) times the output gradient brought back through `reduction` (divided by the
 /// number of elements for the mean), in the broadcast shape; the engine sums it to the input's.
 Tensor mse_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, Reduction reduction);
+/// smooth_l1_loss's gradient for input (and, the two swapped, for target), as PyTorch's kernel:
+/// with x = input - target, -1 where x <= -beta, 1 where x >= beta, x / beta between (NaN stays
+/// NaN; with beta 0, x = 0 gives -1), times the output gradient brought back through
+/// `reduction`. Its own gradient is 1 / beta strictly inside (-beta, beta), 0 elsewhere.
+Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, Reduction reduction,
+                               double beta);
 /// convolution's gradients for input, weight and bias, those `output_mask` asks for (the
 /// others undefined). Without grad mode (no double backward asked for) the whole batch goes
 /// through one GEMM per group, as values; under grad mode (create_graph) they are written in
