@@ -62,11 +62,7 @@ Tensor& detail::inplace_function(Tensor& self, const char* name, bool others_req
 
 bool detail::inplace_unrecorded(const Tensor& self, std::initializer_list<const Tensor*> others) {
   if (!self.defined()) return false;  // inplace_function names the undefined self
-  if (!GradMode::is_enabled()) return true;
-  if (autograd::requires_grad(self.impl())) return false;
-  for (const Tensor* t : others)
-    if (t->defined() && autograd::requires_grad(t->impl())) return false;
-  return true;
+  return !(GradMode::is_enabled() && autograd::requires_grad(self.impl())) && !autograd::any_requires_grad(others);
 }
 
 }  // namespace graft
