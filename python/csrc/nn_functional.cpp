@@ -100,45 +100,23 @@ std::vector<int64_t> adaptive_size(const Tensor& input, py::handle output_size) 
 
 // ---- full backward hooks: an identity node that calls back into Python ----
 
-/// The node of nn.Module's backward hooks (PyTorch's BackwardHookFunctionBackward): identity
-/// in forward; in backward it hands the incoming gradients (None where undefined) to a Python
-/// callable, whose result (None, or one Tensor/None per gradient) replaces them.
-class BackwardHookNode final : public autograd::detail::CppNodeBase {
- public:
-  explicit BackwardHookNode(SafePyObject fn) : fn_(std::move(fn)) {}
-  std::string name() const override { return "BackwardHookFunctionBackward"; }
-
- protected:
-  TensorList call_backward(TensorList grads) override {
+/// Passes `tensors` through the autograd layer's BackwardHookNode (PyTorch's
+/// BackwardHookFunctionBackward) with a hook that hands the incoming gradients (None where
+/// undefined) to the Python callable `fn`, whose result (None, or one Tensor/None per gradient)
+/// replaces them.
+py::tuple backward_hook_identity(const std::vector<Tensor>& tensors, py::function fn) {
+  SafePyObject callable(std::move(fn));
+  auto hook = [callable](const TensorList& grads) -> std::optional<TensorList> {
     py::gil_scoped_acquire gil;
     py::tuple g(grads.size());
     for (size_t i = 0; i < grads.size(); ++i) g[i] = py::cast(grads[i]);
-    py::object r = fn_.get()(g);
-    if (r.is_none()) return grads;
+    py::object r = callable.get()(g);
+    if (r.is_none()) return std::nullopt;
     TensorList out;
     for (py::handle h : r) out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
-    GRAFT_CHECK(out.size() == grads.size(), RuntimeError,
-                "Backward hook returned an invalid number of grad_input, got ", out.size(), ", but expected ",
-                grads.size());
     return out;
-  }
-
- private:
-  SafePyObject fn_;
-};
-
-/// Passes `tensors` through a BackwardHookNode: returns aliases that share its grad_fn (the
-/// tensors not requiring grad come back as plain aliases).
-py::tuple backward_hook_identity(const std::vector<Tensor>& tensors, py::function fn) {
-  auto node = make_intrusive<BackwardHookNode>(SafePyObject(std::move(fn)));
-  node->ctx.node_ = node.get();
-  node->ctx.set_materialize_grads(false);
-  node->is_tensor_input.assign(tensors.size(), true);
-  const bool executable = autograd::detail::connect_inputs(node.get(), tensors);
-  for (const Tensor& t : tensors)
-    if (!t.requires_grad()) node->ctx.non_differentiable_.push_back(t.impl());
-  TensorList outs = tensors;
-  autograd::detail::wrap_outputs(node.get(), tensors, outs, executable);
+  };
+  TensorList outs = autograd::detail::backward_hook_identity(tensors, std::move(hook));
   py::tuple r(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) r[i] = py::cast(outs[i]);
   return r;

@@ -113,7 +113,6 @@ py::object function_apply(py::handle cls, py::object backward_fn, bool once_diff
   node->backward_fn = SafePyObject(std::move(backward_fn));
   node->attrs = SafePyObject(py::dict());
   node->once_differentiable_ = once_differentiable;
-  node->ctx.node_ = node.get();
 
   TensorList inputs = tensor_args(args, node->is_tensor_input);
   const bool executable = autograd::detail::connect_inputs(node.get(), inputs);
@@ -191,9 +190,8 @@ void init_python_function(py::module_& m) {
       .def_property_readonly(
           "needs_input_grad",
           [](const PyNode& n) {
-            const auto& v = n.ctx.needs_input_grad_;
-            py::tuple out(v.size());
-            for (size_t i = 0; i < v.size(); ++i) out[i] = py::bool_(v[i]);
+            py::tuple out(n.ctx.num_inputs());
+            for (size_t i = 0; i < n.ctx.num_inputs(); ++i) out[i] = py::bool_(n.ctx.needs_input_grad(i));
             return out;
           },
           "One bool per forward argument: whether it is a tensor that requires grad.")

@@ -10,7 +10,15 @@ namespace {
 using detail::Pair;
 
 struct ConvolutionBackward0 final : Node {
-  GRAFT_NODE_BOILERPLATE("ConvolutionBackward0", input, weight)
+  std::string name() const override { return "ConvolutionBackward0"; }
+  void release_variables() override {
+    input.reset_data();
+    weight.reset_data();
+  }
+  void visit_held(HeldVisitor& v) const override {
+    v.saved(input, "input");
+    v.saved(weight, "weight");
+  }
   SavedVariable input, weight;
   Pair stride{}, padding{}, dilation{};
   bool transposed = false;

@@ -195,5 +195,26 @@ void CppNodeBase::release_variables() {
   ctx.has_freed_buffers_ = true;
 }
 
+TensorList BackwardHookNode::call_backward(TensorList grads) {
+  std::optional<TensorList> replaced = hook_(grads);
+  if (!replaced) return grads;
+  GRAFT_CHECK(replaced->size() == grads.size(), RuntimeError,
+              "Backward hook returned an invalid number of grad_input, got ", replaced->size(), ", but expected ",
+              grads.size());
+  return std::move(*replaced);
+}
+
+TensorList backward_hook_identity(const TensorList& tensors, BackwardHookNode::Hook hook) {
+  auto node = make_intrusive<BackwardHookNode>(std::move(hook));
+  node->ctx.set_materialize_grads(false);
+  node->is_tensor_input.assign(tensors.size(), true);
+  const bool executable = connect_inputs(node.get(), tensors);
+  for (const Tensor& t : tensors)
+    if (!t.requires_grad()) node->ctx.mark_non_differentiable({t});
+  TensorList outs = tensors;
+  wrap_outputs(node.get(), tensors, outs, executable);
+  return outs;
+}
+
 }  // namespace detail
 }  // namespace graft::autograd

@@ -160,6 +160,11 @@ Tensor validate_grad(Node* producer, size_t index, Tensor grad, const InputMetad
     grad = sum_to(grad, md.shape);
   }
   if (grad.dtype() != md.dtype) grad = grad.to(md.dtype);
+  if (grad.device() != md.device) [[unlikely]] {  // a 0-d gradient moves, as in PyTorch
+    GRAFT_CHECK(grad.dim() == 0, RuntimeError, "Function ", producer->name(), " returned an invalid gradient at index ",
+                index, " - expected device ", md.device, " but got ", grad.device());
+    grad = grad.to(md.device);
+  }
   return grad;
 }
 

@@ -498,6 +498,36 @@ def test_wrong_gradient_shape_and_broadcast_gradient():
     assert x.grad.tolist() == [4.0, 4.0]
 
 
+def test_a_gradient_on_another_device_is_refused_unless_it_is_0d():
+    class OnMeta(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return graft.ones(2, device="meta")
+
+    x = graft.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "Function OnMetaBackward returned an invalid gradient at index 0 - expected device cpu but got meta")):
+        OnMeta.apply(x).sum().backward()
+    assert x.grad is None
+
+    class ZeroDimOnMeta(Function):  # a 0-d gradient is moved (here out of meta, which has no data)
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return graft.ones((), device="meta")
+
+    s = graft.ones((), requires_grad=True)
+    with pytest.raises(RuntimeError, match="Cannot copy out of meta tensor; no data!"):
+        ZeroDimOnMeta.apply(s).backward()
+
+
 def test_gradient_for_non_tensor_input_and_non_tensor_gradient():
     class GradForK(Function):
         @staticmethod

@@ -20,7 +20,9 @@
 /// "trying to differentiate twice a function that was marked with @once_differentiable".
 #include <cxxabi.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <unordered_map>
@@ -64,6 +66,13 @@ class IValue {
   std::variant<std::monostate, bool, int64_t, double, Tensor, std::string, std::vector<int64_t>> v_;
 };
 
+class AutogradContext;
+namespace detail {
+class CppNodeBase;
+bool connect_inputs(CppNodeBase* node, const TensorList& tensors);
+void wrap_outputs(CppNodeBase* node, const TensorList& inputs, TensorList& outputs, bool is_executable);
+}  // namespace detail
+
 /// The `ctx` of a custom Function: what forward leaves for backward.
 class AutogradContext {
  public:
@@ -81,10 +90,17 @@ class AutogradContext {
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
   /// True when forward input `index` requires grad (false for non-tensor inputs).
   bool needs_input_grad(size_t index) const { return index < needs_input_grad_.size() && needs_input_grad_[index]; }
+  /// The number of forward arguments, tensors or not (needs_input_grad's range).
+  size_t num_inputs() const { return needs_input_grad_.size(); }
   /// Non-tensor state for backward.
   std::unordered_map<std::string, IValue> saved_data;
 
-  // --- used by Function<T>::apply and CppNode ---
+ private:
+  // what the custom-Function machinery (custom_function.cpp) keeps and reads
+  friend class detail::CppNodeBase;
+  friend bool detail::connect_inputs(detail::CppNodeBase* node, const TensorList& tensors);
+  friend void detail::wrap_outputs(detail::CppNodeBase* node, const TensorList& inputs, TensorList& outputs,
+                                   bool is_executable);
   std::vector<bool> needs_input_grad_;
   TensorList to_save_;
   std::vector<SavedVariable> saved_;
@@ -98,6 +114,7 @@ namespace detail {
 /// The node of a custom Function; its apply() calls the user's backward.
 class CppNodeBase : public Node {
  public:
+  CppNodeBase() { ctx.node_ = this; }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
   void visit_held(HeldVisitor& v) const override;
@@ -122,6 +139,25 @@ class CppNode final : public CppNodeBase {
  protected:
   TensorList call_backward(TensorList grads) override { return T::backward(&ctx, std::move(grads)); }
 };
+
+/// The node of nn.Module's full backward hooks (PyTorch's BackwardHookFunctionBackward):
+/// identity in forward; in backward it hands the incoming gradients (undefined where none came)
+/// to `hook`, whose result replaces them (nullopt: unchanged; else one tensor per gradient).
+class BackwardHookNode final : public CppNodeBase {
+ public:
+  using Hook = std::function<std::optional<TensorList>(const TensorList&)>;
+  explicit BackwardHookNode(Hook hook) : hook_(std::move(hook)) {}
+  std::string name() const override { return "BackwardHookFunctionBackward"; }
+
+ protected:
+  TensorList call_backward(TensorList grads) override;
+
+ private:
+  Hook hook_;
+};
+/// `tensors` passed through a BackwardHookNode calling `hook`: aliases that share its grad_fn
+/// (those that do not require grad come back as plain aliases).
+TensorList backward_hook_identity(const TensorList& tensors, BackwardHookNode::Hook hook);
 
 std::string custom_node_name(const char* mangled);
 /// Connects `node` to forward's tensor arguments (PyTorch's _wrap_inputs): for each forward
@@ -151,7 +187,6 @@ struct Function {
   static auto apply(Args&&... args) {
     auto node = make_intrusive<detail::CppNode<T>>();
     node->name_ = detail::custom_node_name(typeid(T).name());
-    node->ctx.node_ = node.get();
     if constexpr (requires { T::once_differentiable; }) node->once_differentiable_ = T::once_differentiable;
     std::vector<Tensor> tensors;
     (detail::collect_arg(tensors, node->is_tensor_input, args), ...);
