@@ -101,15 +101,6 @@ double number_arg(const char* fn, const char* arg, py::handle v) {
   return to_scalar(v).to_double();
 }
 
-/// Tensor.uniform_/normal_ fill through torch.nn.init's no-grad path; as methods they refuse
-/// a leaf that requires grad while grad mode is on, as PyTorch's in-place ops do.
-void check_leaf_not_written(const Tensor& t) {
-  if (!GradMode::is_enabled() || !t.requires_grad()) return;
-  GRAFT_CHECK(!t.is_leaf(), RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
-  GRAFT_CHECK(!(t.is_view() && t._base().is_leaf()), RuntimeError,
-              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-}
-
 /// The tensor behind `self` of a method bound with `py::handle self` (in-place methods return
 /// the same Python object); TypeError as Python's own for an unbound call on a non-tensor
 /// (`graft.Tensor.zero_(5)`).
@@ -120,37 +111,21 @@ Tensor self_of(py::handle self, const char* name) {
 
 int category(DType d) { return d == kBool ? 0 : is_floating_point(d) ? 2 : 1; }
 
-/// self.copy_(r) for an in-place op computed out of place (`x //= 2`, `x **= 2`, `x &= m`):
-/// same autograd semantics as the op's own in-place form (version bump, leaf check, gradient
-/// through the op); refuses a result that cannot be cast back, as PyTorch.
-void assign_result(Tensor& self, const Tensor& r) {
-  GRAFT_CHECK(category(r.dtype()) <= category(self.dtype()), RuntimeError, "result type ", scalar_type_name(r.dtype()),
-              " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
-  self.copy_(r);
-}
-
-/// The input of an in-place op computed out of place: a clone when autograd records it (self
-/// or one of `others` requires grad), so that what the op saves for backward is not the tensor
-/// the result is copied into (`x.pow_(e)` with only e requiring grad saves x).
-Tensor inplace_input(const Tensor& self, std::initializer_list<py::handle> others = {}) {
-  if (!GradMode::is_enabled()) return self;
-  bool record = self.requires_grad();
-  for (py::handle o : others) record = record || (is_tensor(o) && as_tensor_unchecked(o).requires_grad());
-  return record ? self.clone() : self;
-}
-
-/// In-place binary op returning the same Python object.
-template <class FT, class FS>
-py::object inplace(const char* name, py::handle self_obj, py::handle other, FT&& ft, FS&& fs) {
+/// An in-place operator (x += y, x **= 2, x &= m): f(self, other) with other a Tensor or a
+/// Scalar, returning the same Python object; NotImplemented for any other operand.
+template <class F>
+py::object inplace(const char* name, py::handle self_obj, py::handle other, F&& f) {
   Tensor self = self_of(self_obj, name);
   if (is_tensor(other))
-    ft(self, as_tensor_unchecked(other));
+    f(self, as_tensor_unchecked(other));
   else if (is_number(other))
-    fs(self, to_scalar(other));
+    f(self, to_scalar(other));
   else
     return not_implemented();
   return py::reinterpret_borrow<py::object>(self_obj);
 }
+/// `self.fn(other)` for either kind of other, as inplace() calls it.
+#define GRAFT_INPLACE_FN(fn) [](Tensor& self, const auto& other) { fn(self, other); }
 
 /// A number as PyTorch's Python wraps it: a 0-d float64, int64 or bool tensor (float64, so a
 /// float loses no digits before the op casts it), marked as a wrapped number so that type
@@ -210,29 +185,6 @@ Tensor bitwise(BitOp op, const Tensor& a, const Tensor& b) {
 py::object bitwise_op(BitOp op, const Tensor& self, py::handle other) {
   if (!is_tensor(other) && !is_number(other)) return not_implemented();
   return py::cast(bitwise(op, self, operand(other, self)));
-}
-
-/// x &= y and friends: the op, then copied into x (same Python object).
-py::object bitwise_inplace(BitOp op, const char* name, py::handle self_obj, py::handle other) {
-  Tensor self = self_of(self_obj, name);
-  if (!is_tensor(other) && !is_number(other)) return not_implemented();
-  assign_result(self, bitwise(op, self, operand(other, self)));
-  return py::reinterpret_borrow<py::object>(self_obj);
-}
-
-/// In-place op computed out of place and copied in (x //= 2, x %= 3, x **= 2).
-template <class FT, class FS>
-py::object inplace_via_copy(const char* name, py::handle self_obj, py::handle other, FT&& ft, FS&& fs) {
-  Tensor self = self_of(self_obj, name);
-  Tensor r;
-  if (is_tensor(other))
-    r = ft(inplace_input(self, {other}), as_tensor_unchecked(other));
-  else if (is_number(other))
-    r = fs(inplace_input(self), to_scalar(other));
-  else
-    return not_implemented();
-  assign_result(self, r);
-  return py::reinterpret_borrow<py::object>(self_obj);
 }
 
 /// An in-place method whose other operand is a tensor or a number: f(self, other) with other a
@@ -298,16 +250,10 @@ Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
   return clamp(d == a.dtype() ? a : a.to(d), l, h);
 }
 
-/// masked_fill with a number, or with a 0-dim tensor value (differentiable in the value).
+/// masked_fill with a number (MaskedFillBackward0) or a 0-d tensor value (MaskedFillBackward1).
 Tensor masked_fill_any(const Tensor& a, const Tensor& mask, py::handle value) {
   if (!is_tensor(value)) return masked_fill(a, mask, to_scalar(value));
-  Tensor v = as_tensor_unchecked(value);
-  GRAFT_CHECK(v.dim() == 0, RuntimeError,
-              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", v.dim(),
-              " dimension(s).");
-  GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              mask.dtype());
-  return where(mask, v.to(a.dtype()), a);
+  return masked_fill(a, mask, as_tensor_unchecked(value));
 }
 
 Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
@@ -381,48 +327,28 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def("__ror__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Or, a, b); })
       .def("__xor__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Xor, a, b); })
       .def("__rxor__", [](const Tensor& a, py::handle b) { return bitwise_op(BitOp::Xor, a, b); })
-      .def("__iand__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::And, "__iand__", a, b); })
-      .def("__ior__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::Or, "__ior__", a, b); })
-      .def("__ixor__", [](py::handle a, py::handle b) { return bitwise_inplace(BitOp::Xor, "__ixor__", a, b); })
+      .def("__iand__",
+           [](py::handle a, py::handle b) { return inplace("__iand__", a, b, GRAFT_INPLACE_FN(bitwise_and_)); })
+      .def("__ior__",
+           [](py::handle a, py::handle b) { return inplace("__ior__", a, b, GRAFT_INPLACE_FN(bitwise_or_)); })
+      .def("__ixor__",
+           [](py::handle a, py::handle b) { return inplace("__ixor__", a, b, GRAFT_INPLACE_FN(bitwise_xor_)); })
       .def("__ifloordiv__",
-           [](py::handle a, py::handle b) {
-             return inplace_via_copy("__ifloordiv__", a, b, GRAFT_FN(floor_divide), GRAFT_FN(floor_divide));
-           })
+           [](py::handle a, py::handle b) { return inplace("__ifloordiv__", a, b, GRAFT_INPLACE_FN(floor_divide_)); })
       .def("__imod__",
-           [](py::handle a, py::handle b) {
-             return inplace_via_copy("__imod__", a, b, GRAFT_FN(remainder), GRAFT_FN(remainder));
-           })
-      .def("__ipow__",
-           [](py::handle a, py::handle b) { return inplace_via_copy("__ipow__", a, b, GRAFT_FN(pow), GRAFT_FN(pow)); })
+           [](py::handle a, py::handle b) { return inplace("__imod__", a, b, GRAFT_INPLACE_FN(remainder_)); })
+      .def("__ipow__", [](py::handle a, py::handle b) { return inplace("__ipow__", a, b, GRAFT_INPLACE_FN(pow_)); })
       .def("__eq__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(eq)); })
       .def("__ne__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(ne)); })
       .def("__lt__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(lt)); })
       .def("__le__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(le)); })
       .def("__gt__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(gt)); })
       .def("__ge__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(ge)); })
-      .def("__iadd__",
-           [](py::handle a, py::handle b) {
-             return inplace(
-                 "__iadd__", a, b, [](Tensor& x, const Tensor& y) { x.add_(y); },
-                 [](Tensor& x, const Scalar& s) { x.add_(s); });
-           })
-      .def("__isub__",
-           [](py::handle a, py::handle b) {
-             return inplace(
-                 "__isub__", a, b, [](Tensor& x, const Tensor& y) { x.sub_(y); },
-                 [](Tensor& x, const Scalar& s) { x.sub_(s); });
-           })
-      .def("__imul__",
-           [](py::handle a, py::handle b) {
-             return inplace(
-                 "__imul__", a, b, [](Tensor& x, const Tensor& y) { x.mul_(y); },
-                 [](Tensor& x, const Scalar& s) { x.mul_(s); });
-           })
-      .def("__itruediv__", [](py::handle a, py::handle b) {
-        return inplace(
-            "__itruediv__", a, b, [](Tensor& x, const Tensor& y) { x.div_(y); },
-            [](Tensor& x, const Scalar& s) { x.div_(s); });
-      });
+      .def("__iadd__", [](py::handle a, py::handle b) { return inplace("__iadd__", a, b, GRAFT_INPLACE_FN(add_)); })
+      .def("__isub__", [](py::handle a, py::handle b) { return inplace("__isub__", a, b, GRAFT_INPLACE_FN(sub_)); })
+      .def("__imul__", [](py::handle a, py::handle b) { return inplace("__imul__", a, b, GRAFT_INPLACE_FN(mul_)); })
+      .def("__itruediv__",
+           [](py::handle a, py::handle b) { return inplace("__itruediv__", a, b, GRAFT_INPLACE_FN(div_)); });
 
   // ---- arithmetic as methods and functions ----
   /// Binds graft::fn(Tensor, Tensor | Scalar) as the method and function `py_name`.
@@ -696,6 +622,17 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       (self_of(s, name).*method)();
       return s;
     });
+    // the in-place methods of one tensor-or-number operand
+#define GRAFT_DEF_INPLACE_OTHER(name, argname)                                                                   \
+  cls.def(                                                                                                       \
+      #name, [](py::handle s, py::handle o) { return inplace_with_other(s, #name, o, GRAFT_INPLACE_FN(name)); }, \
+      py::arg(argname))
+  GRAFT_DEF_INPLACE_OTHER(remainder_, "other");
+  GRAFT_DEF_INPLACE_OTHER(floor_divide_, "other");
+  GRAFT_DEF_INPLACE_OTHER(bitwise_and_, "other");
+  GRAFT_DEF_INPLACE_OTHER(bitwise_or_, "other");
+  GRAFT_DEF_INPLACE_OTHER(bitwise_xor_, "other");
+#undef GRAFT_DEF_INPLACE_OTHER
   cls.def(
          "add_",
          [](py::handle s, py::handle o, const Scalar& alpha) {
@@ -750,7 +687,12 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           [](py::handle s, py::handle lo, py::handle hi) {
             Tensor t = self_of(s, "clamp_");
             if (is_tensor(lo) || is_tensor(hi)) {
-              assign_result(t, clamp_any(inplace_input(t, {lo, hi}), lo, hi));
+              Tensor l, h;  // a number bound beside a tensor one is a wrapped number, as PyTorch's
+              if (!lo.is_none()) l = operand(lo, t);
+              if (!hi.is_none()) h = operand(hi, t);
+              GRAFT_CHECK(l.defined() || h.defined(), RuntimeError,
+                          "torch.clamp: At least one of 'min' or 'max' must not be None");
+              clamp_(t, l, h);
             } else {
               auto [l, h] = clamp_bounds(lo, hi);
               DType d = clamp_dtype(t.dtype(), l, h);
@@ -774,43 +716,93 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           [](py::handle s, const Tensor& mask, py::handle v) {
             Tensor t = self_of(s, "masked_fill_");
             if (is_tensor(v))
-              assign_result(t, masked_fill_any(inplace_input(t, {v}), mask, v));
+              masked_fill_(t, mask, as_tensor_unchecked(v));
             else
               masked_fill_(t, mask, to_scalar(v));
             return s;
           },
           py::arg("mask"), py::arg("value"));
-  // Tensor.uniform_(from=0, to=1) and Tensor.normal_(mean=0, std=1): nn::init's fills
-  using Fill = Tensor (*)(Tensor, double, double);
-  for (auto [name, fill, first, second] :
-       {std::tuple<const char*, Fill, const char*, const char*>{"uniform_", &nn::init::uniform_, "from", "to"},
-        std::tuple<const char*, Fill, const char*, const char*>{"normal_", &nn::init::normal_, "mean", "std"}})
+  // the random fills (in place, from the default generator; PyTorch's generator= is not taken)
+  using Fill2 = Tensor& (*)(Tensor&, double, double);
+  for (auto [name, fill, first, first_default, second, second_default] :
+       {std::tuple<const char*, Fill2, const char*, double, const char*, double>{"uniform_", &graft::uniform_, "from",
+                                                                                 0.0, "to", 1.0},
+        {"normal_", &graft::normal_, "mean", 0.0, "std", 1.0},
+        {"log_normal_", &graft::log_normal_, "mean", 1.0, "std", 2.0},
+        {"cauchy_", &graft::cauchy_, "median", 0.0, "sigma", 1.0}})
     cls.def(
         name,
         [name, fill](py::handle s, double a, double b) {
-          check_leaf_not_written(self_of(s, name));
-          fill(self_of(s, name), a, b);
+          Tensor t = self_of(s, name);
+          fill(t, a, b);
           return s;
         },
-        py::arg(first) = 0.0, py::arg(second) = 1.0);
-    // Less common in-place math: the op out of place, then copied in (same autograd semantics:
-    // version bump, leaf check, gradient through the op).
-#define GRAFT_INPLACE_VIA_COPY(name, expr)                              \
-  cls.def(#name "_", [](py::handle s) {                                 \
-    Tensor t = self_of(s, #name "_");                                   \
-    Tensor r = [&](const Tensor& a) { return expr; }(inplace_input(t)); \
-    assign_result(t, r);                                                \
-    return s;                                                           \
+        py::arg(first) = first_default, py::arg(second) = second_default);
+  cls.def(
+      "bernoulli_",
+      [](py::handle s, double p) {
+        Tensor t = self_of(s, "bernoulli_");
+        bernoulli_(t, p);
+        return s;
+      },
+      py::arg("p") = 0.5);
+  cls.def(
+      "exponential_",
+      [](py::handle s, double lambd) {
+        Tensor t = self_of(s, "exponential_");
+        exponential_(t, lambd);
+        return s;
+      },
+      py::arg("lambd") = 1.0);
+  cls.def(
+      "geometric_",
+      [](py::handle s, double p) {
+        Tensor t = self_of(s, "geometric_");
+        geometric_(t, p);
+        return s;
+      },
+      py::arg("p"));
+  // PyTorch's three forms: random_(), random_(to), random_(from, to) with to=None meaning the
+  // largest integer the dtype holds exactly
+  // random_'s integers as PyTorch's parser takes them: a Python int (bool refused), an overflow
+  // a RuntimeError
+  auto random_bound = [](py::handle o) -> int64_t {
+    GRAFT_CHECK(PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr()), TypeError,
+                "random_() received an invalid combination of arguments - got (",
+                std::string(py::str(o.get_type().attr("__name__"))),
+                "), but expected one of:\n * (*, torch.Generator generator)\n * (int from, int to, *, "
+                "torch.Generator generator)\n * (int to, *, torch.Generator generator)\n");
+    return to_scalar(o).to_long();
+  };
+  cls.def("random_", [random_bound](py::handle s, const py::args& args, const py::kwargs& kwargs) {
+    Tensor t = self_of(s, "random_");
+    const size_t n = args.size() + kwargs.size();
+    GRAFT_CHECK(n <= 2 && (kwargs.size() == 0 || kwargs.contains("from") || kwargs.contains("to")), TypeError,
+                "random_() received an invalid combination of arguments");
+    py::object from = args.size() > 0           ? py::reinterpret_borrow<py::object>(args[0])
+                      : kwargs.contains("from") ? py::reinterpret_borrow<py::object>(kwargs["from"])
+                                                : py::object();
+    py::object to = args.size() > 1         ? py::reinterpret_borrow<py::object>(args[1])
+                    : kwargs.contains("to") ? py::reinterpret_borrow<py::object>(kwargs["to"])
+                                            : py::object();
+    if (n == 0) return random_(t), s;
+    if (n == 1 && !kwargs.contains("from")) {  // random_(to)
+      random_(t, random_bound(to ? to : from));
+      return s;
+    }
+    // (from, to): both given, to possibly None
+    GRAFT_CHECK(from && !from.is_none() && to, TypeError, "random_() received an invalid combination of arguments");
+    random_(t, random_bound(from), !to || to.is_none() ? std::nullopt : std::optional<int64_t>(random_bound(to)));
+    return s;
   });
-  GRAFT_INPLACE_VIA_COPY(neg, neg(a))
-  GRAFT_INPLACE_VIA_COPY(abs, abs(a))
-#undef GRAFT_INPLACE_VIA_COPY
   cls.def(
       "pow_",
       [](py::handle s, py::handle e) {
         Tensor t = self_of(s, "pow_");
-        Tensor in = inplace_input(t, {e});
-        assign_result(t, is_tensor(e) ? pow(in, as_tensor_unchecked(e)) : pow(in, to_scalar(e)));
+        if (is_tensor(e))
+          pow_(t, as_tensor_unchecked(e));
+        else
+          pow_(t, to_scalar(e));
         return s;
       },
       py::arg("exponent"));

@@ -1,68 +1,54 @@
-// The in-place path of the generated in-place forms (add_, sub_, mul_, div_, clamp_,
-// masked_fill_, index_put_, square_, exp_, ... declared in src/ops/ops.yaml):
-// detail::inplace_function and the gate of the direct writes, detail::inplace_unrecorded.
-// Without recording they write into self directly. When recording, the out-of-place op
-// runs on a snapshot of self that carries self's history, the result is copied into self,
-// and self's history is rebased onto the new node (CopySlices for views).
+// The autograd half of the generated in-place forms (tanh_, relu_, add_, mul_, clamp_, pow_,
+// index_put_, ... declared in src/ops/ops.yaml), as PyTorch's VariableType does it for an op
+// that writes self. A generated form `name_`:
+//   1. begin_inplace: self is checked; the op records when grad mode is on and self or another
+//      tensor input requires grad; PyTorch's leaf and view rules then apply;
+//   2. when recording, the node, its edges to the inputs' histories as they are before the
+//      write, and what its formulas save of the inputs. A formula that reads self's old value
+//      saves a clone of self taken before the write (original_self, PyTorch's `original_self =
+//      self.clone()`); another input that is self itself is saved as an alias of it
+//      (saved_input), which the write's version bump makes stale, as in PyTorch;
+//   3. the op's forward with `into` = self: its kernel writes self (detail::ElementwiseOutput);
+//   4. finish_inplace: the version bump, and self's history rebased onto the node (CopySlices
+//      for a view);
+//   5. a formula that names `result` saves self, now the node's output (a later write to self
+//      makes backward raise PyTorch's version error).
 // See docs/notes/autograd-engine.md, "In-place ops".
-#include "graft/backend/kernels.h"
 #include "node_util.h"
 
 namespace graft {
 
-namespace {
-
-// A copy of self's data that carries self's autograd history (not a view, not saved state).
-Tensor snapshot_with_history(const Tensor& self) {
-  Tensor s = detail::new_empty(self.sizes(), self.dtype(), self.device());
-  kernel::copy(s, self);
-  Edge e = autograd::gradient_edge(self);
-  if (e.is_valid()) {
-    s.impl()->grad_fn = e.function;
-    s.impl()->output_nr = e.input_nr;
-  }
-  return s;
-}
-
-// PyTorch's texts, which do not name the op.
-void check_result(const Tensor& self, const Tensor& r) {
-  GRAFT_CHECK(r.sizes().equals(self.sizes()), RuntimeError, "output with shape ", self.sizes(),
-              " doesn't match the broadcast shape ", r.sizes());
-  GRAFT_CHECK(!(is_floating_point(r.dtype()) && !is_floating_point(self.dtype())) &&
-                  !(r.dtype() != kBool && self.dtype() == kBool),
-              RuntimeError, "result type ", scalar_type_name(r.dtype()), " can't be cast to the desired output type ",
-              scalar_type_name(self.dtype()));
-}
-
-}  // namespace
-
-Tensor& detail::inplace_function(Tensor& self, const char* name, bool others_require_grad,
-                                 const std::function<Tensor(const Tensor&)>& op) {
+bool detail::begin_inplace(const Tensor& self, const char* name, std::initializer_list<const Tensor*> others) {
   detail::check_tensor(self, name, "self");
-  const bool record = GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || others_require_grad);
-  autograd::check_inplace(self, record);
-  if (!record) {
-    Tensor r;
-    {
-      NoGradGuard ng;
-      r = op(self);
-    }
-    check_result(self, r);
-    kernel::copy(self, r);
-    autograd::bump_version(self);
-    return self;
-  }
-  Tensor r = op(snapshot_with_history(self));
-  check_result(self, r);
-  kernel::copy(self, r);
-  autograd::bump_version(self);
-  autograd::rebase_history(self, r.grad_fn());
-  return self;
+  const bool record =
+      GradMode::is_enabled() && (autograd::requires_grad(self.impl()) || autograd::any_requires_grad(others));
+  autograd::check_inplace_rules(self, record);
+  return record;
 }
 
-bool detail::inplace_unrecorded(const Tensor& self, std::initializer_list<const Tensor*> others) {
-  if (!self.defined()) return false;  // inplace_function names the undefined self
-  return !(GradMode::is_enabled() && autograd::requires_grad(self.impl())) && !autograd::any_requires_grad(others);
+Tensor detail::original_self(const Tensor& self) {
+  return clone(self);  // recorded (CloneBackward0): double backward reaches self's old history
+}
+
+Tensor detail::saved_input(const Tensor& input, const Tensor& self) {
+  if (!input.defined() || !input.is_same(self)) return input;
+  // an alias sharing self's storage and version counter, with self's history before the write:
+  // saving self itself would make the node own the tensor whose history it becomes
+  const TensorImpl* src = self.impl();
+  auto alias =
+      make_intrusive<TensorImpl>(src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset());
+  alias->set_own_version(src->own_version());
+  const Edge e = autograd::gradient_edge(self);
+  alias->grad_fn = e.function;
+  alias->output_nr = e.input_nr;
+  return Tensor(std::move(alias));
+}
+
+void detail::finish_inplace(const Tensor& self, const intrusive_ptr<Node>& node) {
+  autograd::bump_version(self);
+  if (!node || !is_floating_point(self.dtype())) return;
+  node->add_input_metadata(self);
+  autograd::rebase_history(self, node);
 }
 
 }  // namespace graft

@@ -148,8 +148,12 @@ void check_contiguous_base(const Tensor& base) {
 }  // namespace
 
 void check_inplace(const Tensor& self, bool will_record, bool check_overlap) {
-  TensorImpl* impl = self.impl();
   detail::check_writable(self, check_overlap);  // internal overlap, inference tensors
+  check_inplace_rules(self, will_record);
+}
+
+void check_inplace_rules(const Tensor& self, bool will_record) {
+  TensorImpl* impl = self.impl();
   // As PyTorch's check_inplace: the rules apply only when the op will record a graph. A view
   // reports requires_grad when its base does (PyTorch's DifferentiableViewMeta), even if it
   // was created under no_grad.

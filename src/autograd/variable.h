@@ -70,6 +70,10 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 /// `check_overlap` false skips the internal-overlap refusal, for the writes PyTorch allows into
 /// an expanded tensor (fill_, zero_: every alias gets the same value).
 void check_inplace(const Tensor& self, bool will_record, bool check_overlap = true);
+/// PyTorch's autograd rules of an in-place write alone (a leaf that requires grad, a view of
+/// one, a view made under no_grad or one of several outputs), which its VariableType checks
+/// before the kernel; the written-to tensor's own checks (overlap, inference) are the kernel's.
+void check_inplace_rules(const Tensor& self, bool will_record);
 /// After an in-place op on `self` recorded `node` as the new history: rebase self (and, for
 /// views, the base through CopySlices). Bumps nothing; callers bump the version.
 void rebase_history(const Tensor& self, intrusive_ptr<Node> node, uint32_t output_nr = 0);

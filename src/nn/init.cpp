@@ -1,11 +1,13 @@
-// nn::init: PyTorch's initialisers. Values are drawn in float64 and copied in, so every
-// dtype gets the same draws for the same seed.
+// nn::init: PyTorch's initialisers, each writing its tensor in place (no temporary of the
+// tensor's size): the random fills draw in double and convert, so every dtype gets the same
+// draws for the same seed.
 #include "graft/nn/init.h"
 
 #include <cmath>
 #include <limits>
 
 #include "graft/core/grad_mode.h"
+#include "graft/ops/forwards.h"
 #include "graft/ops/ops.h"
 
 namespace graft::nn::init {
@@ -30,11 +32,6 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
 }
 
 namespace {
-Tensor fill_from(Tensor t, const Tensor& values) {
-  NoGradGuard ng;
-  t.copy_(values);
-  return t;
-}
 int64_t fan(const Tensor& t, const std::string& mode) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
   GRAFT_CHECK(mode == "fan_in" || mode == "fan_out", ValueError, "Mode ", mode,
@@ -43,31 +40,20 @@ int64_t fan(const Tensor& t, const std::string& mode) {
 }
 }  // namespace
 
-// PyTorch's checks of Tensor.uniform_ / normal_ (which torch.nn.init calls): floating tensors
-// only, bounds inside the dtype's range, from <= to, std >= 0; NaN fails every comparison.
+// Each draws into t in place (Tensor.uniform_ and friends: the kernel table's random fills),
+// without recording, as torch.nn.init does under no_grad; the fills check their arguments as
+// PyTorch's do.
 Tensor uniform_(Tensor t, double a, double b) {
   GRAFT_CHECK(t.defined(), ValueError, "uniform_: argument 'input' is an undefined tensor");
-  GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"check_uniform_bounds\" not implemented for '",
-              scalar_type_name(t.dtype()), "'");
-  const bool f32 = t.dtype() == kFloat32;
-  const double lo = f32 ? std::numeric_limits<float>::lowest() : std::numeric_limits<double>::lowest();
-  const double hi = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
-  GRAFT_CHECK(a >= lo && a <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(t.dtype()));
-  GRAFT_CHECK(b >= lo && b <= hi, RuntimeError, "to is out of bounds for ", dtype_cpp_name(t.dtype()));
-  GRAFT_CHECK(a <= b, RuntimeError, "uniform_ expects to return a [from, to) range, but found from=", a, " > to=", b);
-  GRAFT_CHECK(b - a <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<",
-              scalar_type_name(t.dtype()), ">::max(), but found to=", b, " and from=", a,
-              " which result in to-from to exceed the limit");
-  if (t.device().is_meta()) return t;  // no values to draw (and no host memory to spend)
-  return fill_from(t, rand(t.sizes(), kFloat64) * (b - a) + a);
+  NoGradGuard ng;
+  t.uniform_(a, b);
+  return t;
 }
 Tensor normal_(Tensor t, double mean, double std) {
   GRAFT_CHECK(t.defined(), ValueError, "normal_: argument 'input' is an undefined tensor");
-  GRAFT_CHECK(std >= 0.0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
-  GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
-              scalar_type_name(t.dtype()), "'");
-  if (t.device().is_meta()) return t;  // no values to draw (and no host memory to spend)
-  return fill_from(t, randn(t.sizes(), kFloat64) * std + mean);
+  NoGradGuard ng;
+  t.normal_(mean, std);
+  return t;
 }
 Tensor constant_(Tensor t, double value) {
   NoGradGuard ng;
@@ -78,39 +64,40 @@ Tensor ones_(Tensor t) { return constant_(t, 1.0); }
 Tensor zeros_(Tensor t) { return constant_(t, 0.0); }
 Tensor eye_(Tensor t) {
   GRAFT_CHECK(t.dim() == 2, ValueError, "Only tensors with 2 dimensions are supported");
-  if (t.device().is_meta()) return t;
-  return fill_from(t, eye(t.size(0), t.size(1), kFloat64));
+  NoGradGuard ng;
+  t.zero_();
+  // the diagonal as a view of t, filled in place
+  t.as_strided({std::min(t.size(0), t.size(1))}, {t.stride(0) + t.stride(1)}, t.storage_offset()).fill_(1);
+  return t;
 }
 Tensor xavier_uniform_(Tensor t, double gain) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
   const double a = gain * std::sqrt(6.0 / static_cast<double>(in + out));
-  return uniform_(t, -a, a);
+  return init::uniform_(t, -a, a);
 }
 Tensor xavier_normal_(Tensor t, double gain) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
-  return normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(in + out)));
+  return init::normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(in + out)));
 }
 Tensor kaiming_uniform_(Tensor t, double a, const std::string& mode, const std::string& nonlinearity) {
   if (t.numel() == 0) return t;
   const double bound = calculate_gain(nonlinearity, a) * std::sqrt(3.0 / static_cast<double>(fan(t, mode)));
-  return uniform_(t, -bound, bound);
+  return init::uniform_(t, -bound, bound);
 }
 Tensor kaiming_normal_(Tensor t, double a, const std::string& mode, const std::string& nonlinearity) {
   if (t.numel() == 0) return t;
-  return normal_(t, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode))));
+  return init::normal_(t, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode))));
 }
 Tensor trunc_normal_(Tensor t, double mean, double std, double a, double b) {
   GRAFT_CHECK(a < b, ValueError, "trunc_normal_: expected a < b, but got a=", a, " and b=", b);
-  if (t.device().is_meta()) return t;
-  Tensor v = randn(t.sizes(), kFloat64) * std + mean;
-  Tensor out = v;
-  // redraw the values outside [a, b] until none is left
-  for (int round = 0; round < 1000; ++round) {
-    Tensor bad = logical_or(lt(out, a), gt(out, b));
-    if (bad.to(kInt64).sum().item<int64_t>() == 0) break;
-    out = where(bad, randn(t.sizes(), kFloat64) * std + mean, out);
-  }
-  return fill_from(t, clamp(out, a, b));
+  detail::check_tensor(t, "trunc_normal_");
+  detail::check_writable(t);
+  GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
+              scalar_type_name(t.dtype()), "'");
+  // each value redrawn while outside [a, b] (at most 1000 draws, then clamped), in place
+  detail::draw_from_default_generator(kernel::RandomFill::TruncNormal, t, {.a = mean, .b = std, .lo = a, .hi = b});
+  ++t.impl()->version();  // an in-place write, as PyTorch's (its version bump)
+  return t;
 }
 
 }  // namespace graft::nn::init

@@ -194,6 +194,27 @@ Tensor mish_backward(const Tensor& grad, const Tensor& self) {
   return grad * (t + self * sigmoid(self) * (1 - t * t));
 }
 
+Tensor leaky_relu_result_backward(const Tensor& grad, const Tensor& result, double negative_slope) {
+  GRAFT_CHECK(negative_slope >= 0.0, RuntimeError,
+              "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+              "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+              "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+              "in-place leakRelu backward calculation with negative slope");
+  return where(result > 0, grad, grad * negative_slope);
+}
+
+Tensor elu_result_backward(const Tensor& grad, const Tensor& result, double alpha, double scale, double input_scale) {
+  GRAFT_CHECK(alpha >= 0.0, RuntimeError,
+              "In-place elu backward calculation is triggered with a negative slope which is not supported. This is "
+              "caused by calling in-place forward function with a negative slope, please call out-of-place version "
+              "instead.");
+  // where result <= 0, result = scale * alpha * (exp(input_scale * x) - 1), whose derivative is
+  // input_scale * (result + alpha * scale)
+  return where(result > 0, grad * scale, grad * input_scale * (result + alpha * scale));
+}
+
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask) { return where(mask, grad, 0.0).sum(); }
+
 Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
   if (self_sizes.empty())  // a 0-d self: its one element, as a [1] tensor, gets the gradient
     return index_add(zeros_for(Shape{1}, grad), dim, index.reshape({-1}), grad.reshape({1})).reshape({});

@@ -15,7 +15,8 @@ namespace {
 
 // The arithmetic forwards (checks and kernels; graft::add etc. and their nodes are generated
 // from src/ops/ops.yaml, which opens the op's MemoryOpScope around them).
-Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char* name, const Scalar& alpha = 1) {
+Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char* name, const Scalar& alpha = 1,
+                      Tensor* into = nullptr) {
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
@@ -27,17 +28,17 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   Tensor ta, tb;
   if (b.device() != dev) [[unlikely]] {  // a 0-d CPU operand with a tensor of another device
     const Device common = detail::common_device(a, b);
-    Tensor out = detail::new_empty(shape, ct, common);
-    kernel::binary(op, out, detail::as_operand(a, ct, common, ta), detail::as_operand(b, ct, common, tb), alpha);
-    return out;
+    detail::ElementwiseOutput out(into, shape, ct, common, {&a, &b});
+    kernel::binary(op, out.out(), detail::as_operand(a, ct, common, ta), detail::as_operand(b, ct, common, tb), alpha);
+    return out.result();
   }
-  Tensor out = detail::new_empty(shape, ct, dev);
-  kernel::binary(op, out, detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
-  return out;
+  detail::ElementwiseOutput out(into, shape, ct, dev, {&a, &b});
+  kernel::binary(op, out.out(), detail::as_dtype(a, ct, ta), detail::as_dtype(b, ct, tb), alpha);
+  return out.result();
 }
 
 Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char* name, const Scalar& alpha = 1,
-                      bool reverse = false) {
+                      bool reverse = false, Tensor* into = nullptr) {
   detail::check_tensor(a, name, "self");
   DType ct = detail::result_type(a, s);
   if (op == BinaryOp::Div || (op == BinaryOp::Pow && s.is_floating_point())) ct = detail::float_result(ct);
@@ -48,25 +49,26 @@ Tensor scalar_forward(BinaryOp op, const Tensor& a, const Scalar& s, const char*
     else
       detail::check_add_sub(a.dtype(), sd, ct, alpha, op == BinaryOp::Sub);
   }
-  Tensor out = detail::new_empty(a.sizes(), ct, a.device());
+  detail::ElementwiseOutput out(into, a.sizes(), ct, a.device(), {&a});
   Tensor ta;
-  kernel::binary_scalar(op, out, detail::as_dtype(a, ct, ta), s, alpha, reverse);
-  return out;
+  kernel::binary_scalar(op, out.out(), detail::as_dtype(a, ct, ta), s, alpha, reverse);
+  return out.result();
 }
 
-Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_float, double p0 = 0, double p1 = 0) {
+Tensor unary_forward(UnaryOp op, const Tensor& a, const char* name, bool to_float, double p0 = 0, double p1 = 0,
+                     Tensor* into = nullptr) {
   detail::check_tensor(a, name);
   DType dt = to_float ? detail::float_result(a.dtype()) : a.dtype();
-  Tensor out = detail::new_empty(a.sizes(), dt, a.device());
+  detail::ElementwiseOutput out(into, a.sizes(), dt, a.device(), {&a});
   Tensor ta;
-  kernel::unary(op, out, detail::as_dtype(a, dt, ta), p0, p1);
-  return out;
+  kernel::unary(op, out.out(), detail::as_dtype(a, dt, ta), p0, p1);
+  return out.result();
 }
 
 // ---------------- floor division, remainder ----------------
 
 // out = a // b, a % b or trunc(a / b), broadcast, in the promoted dtype (bool rejected, as PyTorch).
-Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* name) {
+Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* name, Tensor* into = nullptr) {
   const bool rem = mode == DivMode::Remainder;
   detail::check_tensor(a, name, "self");
   detail::check_tensor(b, name, "other");
@@ -78,13 +80,17 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
                                                             : "div_floor_cpu",
                                    kBool);
   const Device dev = detail::common_device(a, b);
-  Tensor out = detail::new_empty(shape, ct, dev);
   Tensor ta, tb;
   const Tensor& x = detail::as_operand(a, ct, dev, ta);
   const Tensor& y = detail::as_operand(b, ct, dev, tb);
-  const bool zero_div = kernel::rounding_div(mode, out, x, y);
+  if (into && is_integral(ct, true) && detail::has_data(y) && compute_numel(shape) > 0) {  // before self is written
+    NoGradGuard no_grad;
+    GRAFT_CHECK(sum(eq(y, Scalar(0))).item<int64_t>() == 0, RuntimeError, "ZeroDivisionError");
+  }
+  detail::ElementwiseOutput out(into, shape, ct, dev, {&a, &b});
+  const bool zero_div = kernel::rounding_div(mode, out.out(), x, y);
   GRAFT_CHECK(!zero_div, RuntimeError, "ZeroDivisionError");
-  return out;
+  return out.result();
 }
 DivMode rounding_mode_of(const std::string& rounding_mode) {
   GRAFT_CHECK(rounding_mode == "trunc" || rounding_mode == "floor", RuntimeError,
@@ -94,63 +100,63 @@ DivMode rounding_mode_of(const std::string& rounding_mode) {
 }  // namespace
 
 // ---------------- arithmetic ----------------
-Tensor detail::add_forward(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return binary_forward(BinaryOp::Add, self, other, "add", alpha);
+Tensor detail::add_forward(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor* into) {
+  return binary_forward(BinaryOp::Add, self, other, "add", alpha, into);
 }
-Tensor detail::add_forward(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return scalar_forward(BinaryOp::Add, self, other, "add", alpha);
+Tensor detail::add_forward(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor* into) {
+  return scalar_forward(BinaryOp::Add, self, other, "add", alpha, false, into);
 }
-Tensor detail::sub_forward(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return binary_forward(BinaryOp::Sub, self, other, "sub", alpha);
+Tensor detail::sub_forward(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor* into) {
+  return binary_forward(BinaryOp::Sub, self, other, "sub", alpha, into);
 }
-Tensor detail::sub_forward(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return scalar_forward(BinaryOp::Sub, self, other, "sub", alpha);
+Tensor detail::sub_forward(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor* into) {
+  return scalar_forward(BinaryOp::Sub, self, other, "sub", alpha, false, into);
 }
 Tensor detail::sub_forward(const Scalar& self, const Tensor& other, const Scalar& alpha) {
   return scalar_forward(BinaryOp::Sub, other, self, "rsub", alpha, /*reverse=*/true);
 }
-Tensor detail::mul_forward(const Tensor& self, const Tensor& other) {
-  return binary_forward(BinaryOp::Mul, self, other, "mul");
+Tensor detail::mul_forward(const Tensor& self, const Tensor& other, Tensor* into) {
+  return binary_forward(BinaryOp::Mul, self, other, "mul", 1, into);
 }
-Tensor detail::mul_forward(const Tensor& self, const Scalar& other) {
-  return scalar_forward(BinaryOp::Mul, self, other, "mul");
+Tensor detail::mul_forward(const Tensor& self, const Scalar& other, Tensor* into) {
+  return scalar_forward(BinaryOp::Mul, self, other, "mul", 1, false, into);
 }
-Tensor detail::div_forward(const Tensor& self, const Tensor& other) {
-  return binary_forward(BinaryOp::Div, self, other, "div");
+Tensor detail::div_forward(const Tensor& self, const Tensor& other, Tensor* into) {
+  return binary_forward(BinaryOp::Div, self, other, "div", 1, into);
 }
-Tensor detail::div_forward(const Tensor& self, const Scalar& other) {
-  return scalar_forward(BinaryOp::Div, self, other, "div");
+Tensor detail::div_forward(const Tensor& self, const Scalar& other, Tensor* into) {
+  return scalar_forward(BinaryOp::Div, self, other, "div", 1, false, into);
 }
-Tensor detail::div_forward(const Tensor& self, const Tensor& other, const std::string& rounding_mode) {
+Tensor detail::div_forward(const Tensor& self, const Tensor& other, const std::string& rounding_mode, Tensor* into) {
   const DivMode mode = rounding_mode_of(rounding_mode);
-  return rounding_div(self, other, mode, "div");
+  return rounding_div(self, other, mode, "div", into);
 }
-Tensor detail::div_forward(const Tensor& self, const Scalar& other, const std::string& rounding_mode) {
+Tensor detail::div_forward(const Tensor& self, const Scalar& other, const std::string& rounding_mode, Tensor* into) {
   const DivMode mode = rounding_mode_of(rounding_mode);
   detail::check_tensor(self, "div", "self");
-  return rounding_div(self, detail::wrapped_number(other, self.device()), mode, "div");
+  return rounding_div(self, detail::wrapped_number(other, self.device()), mode, "div", into);
 }
 Tensor detail::unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
-                                  const char* bool_refusal) {
+                                  const char* bool_refusal, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
   GRAFT_CHECK(!bool_refusal || self.dtype() != kBool, RuntimeError, bool_refusal);
-  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
-  kernel::generated(static_cast<int>(k), out, self);
-  return out;
+  detail::ElementwiseOutput out(into, self.sizes(), self.dtype(), self.device());
+  kernel::generated(static_cast<int>(k), out.out(), self);
+  return out.result();
 }
 Tensor detail::unary_rounding_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k,
-                                      const char* refused_as, bool copy_integers) {
+                                      const char* refused_as, bool copy_integers, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
   if (self.dtype() == kBool || (!copy_integers && !self.is_floating_point()))
     detail::kernel_not_implemented(refused_as, self.dtype());
-  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  detail::ElementwiseOutput out(into, self.sizes(), self.dtype(), self.device());
   if (self.is_floating_point())
-    kernel::generated(static_cast<int>(k), out, self);
-  else
-    kernel::copy(out, self);  // integers are their own floor, ceil, round and trunc
-  return out;
+    kernel::generated(static_cast<int>(k), out.out(), self);
+  else if (!into)
+    kernel::copy(out.out(), self);  // integers are their own floor, ceil, round and trunc
+  return out.result();
 }
 Tensor floor_divide(const Tensor& self, const Tensor& other) {
   alloc::MemoryOpScope mem_scope("floor_divide");
@@ -161,31 +167,34 @@ Tensor floor_divide(const Tensor& self, const Scalar& other) {
   detail::check_tensor(self, "floor_divide", "self");
   return rounding_div(self, detail::wrapped_number(other, self.device()), DivMode::Floor, "floor_divide");
 }
-Tensor detail::remainder_forward(const Tensor& self, const Tensor& other) {
-  return rounding_div(self, other, DivMode::Remainder, "remainder");
+Tensor& floor_divide_(Tensor& self, const Tensor& other) { return div_(self, other, "floor"); }
+Tensor& floor_divide_(Tensor& self, const Scalar& other) { return div_(self, other, "floor"); }
+Tensor detail::remainder_forward(const Tensor& self, const Tensor& other, Tensor* into) {
+  return rounding_div(self, other, DivMode::Remainder, "remainder", into);
 }
-Tensor detail::remainder_forward(const Tensor& self, const Scalar& other) {
+Tensor detail::remainder_forward(const Tensor& self, const Scalar& other, Tensor* into) {
   detail::check_tensor(self, "remainder", "self");
-  return rounding_div(self, detail::wrapped_number(other, self.device()), DivMode::Remainder, "remainder");
+  return rounding_div(self, detail::wrapped_number(other, self.device()), DivMode::Remainder, "remainder", into);
 }
 Tensor detail::remainder_forward(const Scalar& self, const Tensor& other) {
   detail::check_tensor(other, "remainder", "other");
   return rounding_div(detail::wrapped_number(self, other.device()), other, DivMode::Remainder, "remainder");
 }
-Tensor detail::pow_forward(const Tensor& self, const Scalar& exponent) {
+Tensor detail::pow_forward(const Tensor& self, const Scalar& exponent, Tensor* into) {
   detail::check_tensor(self, "pow");
   GRAFT_CHECK(!(is_integral(self.dtype(), true) && exponent.is_integral() && exponent.to_long() < 0), RuntimeError,
               "Integers to negative integer powers are not allowed.");
   // PyTorch converts the exponent to an integer self's dtype
   if (is_integral(self.dtype(), false) && exponent.is_integral()) exponent.check_fits(self.dtype());
-  return scalar_forward(BinaryOp::Pow, self, exponent, "pow");
+  return scalar_forward(BinaryOp::Pow, self, exponent, "pow", 1, false, into);
 }
 Tensor square(const Tensor& self) {
   detail::check_tensor(self, "square");
   return self.dtype() == kBool ? pow(self.to(kInt64), 2) : pow(self, 2);
 }
-Tensor detail::pow_forward(const Tensor& self, const Tensor& exponent) {
-  return binary_forward(BinaryOp::Pow, self, exponent, "pow");
+Tensor& square_(Tensor& self) { return pow_(self, 2); }  // PyTorch's square_: pow_(2), PowBackward0
+Tensor detail::pow_forward(const Tensor& self, const Tensor& exponent, Tensor* into) {
+  return binary_forward(BinaryOp::Pow, self, exponent, "pow", 1, into);
 }
 Tensor detail::pow_forward(const Scalar& self, const Tensor& exponent) {
   detail::check_tensor(exponent, "pow", "exponent");
@@ -193,23 +202,23 @@ Tensor detail::pow_forward(const Scalar& self, const Tensor& exponent) {
 }
 
 // ---------------- unary math ----------------
-Tensor detail::unary_float_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k) {
+Tensor detail::unary_float_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
   const DType dt = detail::float_result(self.dtype());
-  Tensor out = detail::new_empty(self.sizes(), dt, self.device());
+  detail::ElementwiseOutput out(into, self.sizes(), dt, self.device());
   Tensor tmp;
-  kernel::generated(static_cast<int>(k), out, detail::as_dtype(self, dt, tmp));
-  return out;
+  kernel::generated(static_cast<int>(k), out.out(), detail::as_dtype(self, dt, tmp));
+  return out.result();
 }
 Tensor detail::activation_forward(const Tensor& self, const char* name, const char* refused_as,
-                                  kernel::GeneratedKernel k, const double* args) {
+                                  kernel::GeneratedKernel k, const double* args, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name);
   if (!is_floating_point(self.dtype())) detail::kernel_not_implemented(refused_as, self.dtype());
-  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
-  kernel::generated(static_cast<int>(k), out, self, args);
-  return out;
+  detail::ElementwiseOutput out(into, self.sizes(), self.dtype(), self.device());
+  kernel::generated(static_cast<int>(k), out.out(), self, args);
+  return out.result();
 }
 Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
   GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
@@ -219,7 +228,7 @@ Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
               a.defined() ? a.dtype() : kFloat32);
   return unary_forward(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
 }
-Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, Tensor* into) {
   GRAFT_CHECK(min || max, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(self, "clamp");
   GRAFT_CHECK(self.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
@@ -228,16 +237,30 @@ Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std:
     if (*b && !(is_integral(self.dtype(), true) && (*b)->is_floating_point())) (*b)->check_fits(self.dtype());
   const double inf = std::numeric_limits<double>::infinity();
   return unary_forward(UnaryOp::Clamp, self, "clamp", false, min ? min->to_double() : -inf,
-                       max ? max->to_double() : inf);
+                       max ? max->to_double() : inf, into);
 }
-Tensor detail::clamp_forward(const Tensor& self, const Tensor& min, const Tensor& max) {
+Tensor detail::clamp_forward(const Tensor& self, const Tensor& min, const Tensor& max, Tensor* into) {
   GRAFT_CHECK(min.defined() || max.defined(), RuntimeError,
               "torch.clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(self, "clamp");
-  // min(max(self, min), max) with NaN from any operand (maximum and minimum propagate it)
-  NoGradGuard no_grad;
-  Tensor out = min.defined() ? maximum(self, min) : self;
-  return max.defined() ? minimum(out, max) : out;  // out is maximum's fresh result without max
+  // min(max(self, min), max) with NaN from any operand (maximum and minimum propagate it); in
+  // place, the second pass reads what the first wrote into self
+  const auto maximum_k = kernel::GeneratedBinaryKernel::maximum, minimum_k = kernel::GeneratedBinaryKernel::minimum;
+  if (into && min.defined() && max.defined()) {
+    // self checked against both bounds (shape, dtype, overlap) before the first pass writes it
+    const Shape shape = detail::broadcast_shapes(detail::broadcast_shapes(self.sizes(), min.sizes()), max.sizes());
+    const DType ct = promote_types(detail::result_type(self, min), detail::result_type(self, max));
+    detail::ElementwiseOutput out(into, shape, ct, self.device(), {&self, &min, &max});
+    Tensor written = out.out();  // self, or a temporary of the compute dtype
+    binary_generated_forward(self, min, "clamp", maximum_k, BinaryResult::Promote, &written);
+    binary_generated_forward(written, max, "clamp", minimum_k, BinaryResult::Promote, &written);
+    return out.result();
+  }
+  if (into)
+    return binary_generated_forward(self, min.defined() ? min : max, "clamp", min.defined() ? maximum_k : minimum_k,
+                                    BinaryResult::Promote, into);
+  Tensor out = min.defined() ? binary_generated_forward(self, min, "clamp", maximum_k, BinaryResult::Promote) : self;
+  return max.defined() ? binary_generated_forward(out, max, "clamp", minimum_k, BinaryResult::Promote) : out;
 }
 
 Tensor detail::where_forward(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -267,14 +290,14 @@ namespace {
 // Broadcasts a and b, computes them in `ct` on their common device (a 0-d CPU operand goes with
 // a tensor of any device) and writes generated kernel `k` into a new tensor of dtype `out_dtype`.
 Tensor generated_binary_out(const Tensor& a, const Tensor& b, kernel::GeneratedBinaryKernel k, DType ct,
-                            DType out_dtype) {
+                            DType out_dtype, Tensor* into = nullptr) {
   Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes());
   const Device dev = detail::common_device(a, b);
-  Tensor out = detail::new_empty(shape, out_dtype, dev);
+  detail::ElementwiseOutput out(into, shape, out_dtype, dev, {&a, &b});
   Tensor ta, tb;
-  kernel::generated_binary(static_cast<int>(k), out, detail::as_operand(a, ct, dev, ta),
+  kernel::generated_binary(static_cast<int>(k), out.out(), detail::as_operand(a, ct, dev, ta),
                            detail::as_operand(b, ct, dev, tb));
-  return out;
+  return out.result();
 }
 // A number as the 0-d operand of a generated binary op computing in `ct`. PyTorch's Scalar
 // overloads wrap the number into a 0-d tensor, which is cast to the compute dtype as tensors
@@ -296,7 +319,7 @@ Tensor wrapped_in(const Scalar& s, DType ct, Device device) {
 }  // namespace
 
 Tensor detail::binary_generated_forward(const Tensor& self, const Tensor& other, const char* name,
-                                        kernel::GeneratedBinaryKernel k, BinaryResult rule) {
+                                        kernel::GeneratedBinaryKernel k, BinaryResult rule, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name, "self");
   detail::check_tensor(other, name, "other");
@@ -304,7 +327,7 @@ Tensor detail::binary_generated_forward(const Tensor& self, const Tensor& other,
   if (rule == BinaryResult::Float) ct = detail::float_result(ct);
   if (rule == BinaryResult::FloatingOnly && !is_floating_point(ct))
     detail::kernel_not_implemented((std::string(name) + "_cpu").c_str(), ct);
-  return generated_binary_out(self, other, k, ct, ct);
+  return generated_binary_out(self, other, k, ct, ct, into);
 }
 Tensor detail::binary_predicate_forward(const Tensor& self, const Tensor& other, const char* name,
                                         kernel::GeneratedBinaryKernel k) {
@@ -321,21 +344,21 @@ Tensor detail::binary_predicate_forward(const Tensor& self, const Scalar& other,
   return generated_binary_out(self, wrapped_in(other, ct, self.device()), k, ct, kBool);
 }
 Tensor detail::binary_bitwise_forward(const Tensor& self, const Tensor& other, const char* name,
-                                      kernel::GeneratedBinaryKernel k) {
+                                      kernel::GeneratedBinaryKernel k, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name, "self");
   detail::check_tensor(other, name, "other");
   const DType ct = detail::result_type(self, other);
   if (is_floating_point(ct)) detail::kernel_not_implemented((std::string(name) + "_cpu").c_str(), ct);
-  return generated_binary_out(self, other, k, ct, ct);
+  return generated_binary_out(self, other, k, ct, ct, into);
 }
 Tensor detail::binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
-                                      kernel::GeneratedBinaryKernel k) {
+                                      kernel::GeneratedBinaryKernel k, Tensor* into) {
   alloc::MemoryOpScope mem_scope(name);
   detail::check_tensor(self, name, "self");
   const DType ct = detail::result_type(self, other);
   if (is_floating_point(ct)) detail::kernel_not_implemented((std::string(name) + "_cpu").c_str(), ct);
-  return generated_binary_out(self, wrapped_in(other, ct, self.device()), k, ct, ct);
+  return generated_binary_out(self, wrapped_in(other, ct, self.device()), k, ct, ct, into);
 }
 
 Tensor bitwise_not(const Tensor& a) {

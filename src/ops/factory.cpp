@@ -214,59 +214,47 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
   return finish(t, o, "eye");
 }
 
+void detail::draw_from_default_generator(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p) {
+  if (!detail::has_data(self)) return;  // meta: sizes only, the generator untouched
+  std::lock_guard<std::mutex> g(g_rng_mu);
+  kernel::random_fill(kind, self, p, rng());
+}
+
+void detail::check_random_bounds(DType dtype, int64_t from, int64_t last) {
+  if (!is_integral(dtype, /*include_bool=*/true)) return;  // PyTorch's random_ bounds for integer dtypes
+  const int64_t lo = dtype == kBool ? 0 : dtype == kInt32 ? std::numeric_limits<int32_t>::min() : INT64_MIN;
+  const int64_t hi = dtype == kBool ? 1 : dtype == kInt32 ? std::numeric_limits<int32_t>::max() : INT64_MAX;
+  GRAFT_CHECK(from >= lo && from <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(dtype));
+  GRAFT_CHECK(last >= lo && last <= hi, RuntimeError, "to - 1 is out of bounds for ", dtype_cpp_name(dtype));
+}
+
 namespace {
-/// A floating tensor of `sizes` filled, in order, with draw(scalar_t(0)) under the generator's
-/// lock (meta tensors: sizes only, the generator untouched). `kernel` names PyTorch's kernel in
-/// the error for an integral dtype.
-template <class Draw>
-Tensor random_floating(IntArrayRef sizes, const TensorOptions& o, const char* op, const char* kernel, Draw draw) {
+/// A floating tensor of `sizes` drawn from `kind` (`kernel` names PyTorch's kernel in the error
+/// for an integral dtype).
+Tensor random_floating(IntArrayRef sizes, const TensorOptions& o, const char* op, const char* kernel,
+                       kernel::RandomFill kind, const kernel::RandomParams& p) {
   GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"", kernel, "\" not implemented for '",
               scalar_type_name(o.dtype_), "'");
   Tensor t = alloc_tensor(sizes, o, op);
-  if (!detail::has_data(t)) return finish(t, o, op);
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  GRAFT_DISPATCH_FLOATING(t.dtype(), op, [&] {
-    auto* p = static_cast<scalar_t*>(t.data_ptr());
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = draw(scalar_t(0));
-  });
+  detail::draw_from_default_generator(kind, t, p);
   return finish(t, o, op);
 }
 }  // namespace
 
 Tensor rand(IntArrayRef sizes, TensorOptions o) {
-  return random_floating(sizes, o, "rand", "check_uniform_bounds",
-                         [d = std::uniform_real_distribution<double>(0.0, 1.0)](auto zero) mutable {
-                           using T = decltype(zero);
-                           const T v = static_cast<T>(d(rng()));
-                           return v < T(1) ? v : T(0);  // float rounding may reach 1
-                         });
+  return random_floating(sizes, o, "rand", "check_uniform_bounds", kernel::RandomFill::Uniform, {.a = 0, .b = 1});
 }
 
 Tensor randn(IntArrayRef sizes, TensorOptions o) {
-  return random_floating(sizes, o, "randn", "normal_kernel_cpu",
-                         [d = std::normal_distribution<double>(0.0, 1.0)](auto zero) mutable {
-                           return static_cast<decltype(zero)>(d(rng()));
-                         });
+  return random_floating(sizes, o, "randn", "normal_kernel_cpu", kernel::RandomFill::Normal, {.a = 0, .b = 1});
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
   GRAFT_CHECK(low < high, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
-  if (is_integral(o.dtype_, /*include_bool=*/true)) {  // PyTorch's random_ bounds for integer dtypes
-    const int64_t lo = o.dtype_ == kBool ? 0 : o.dtype_ == kInt32 ? std::numeric_limits<int32_t>::min() : INT64_MIN;
-    const int64_t hi = o.dtype_ == kBool ? 1 : o.dtype_ == kInt32 ? std::numeric_limits<int32_t>::max() : INT64_MAX;
-    GRAFT_CHECK(low >= lo && low <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(o.dtype_));
-    GRAFT_CHECK(high - 1 >= lo && high - 1 <= hi, RuntimeError, "to - 1 is out of bounds for ",
-                dtype_cpp_name(o.dtype_));
-  }
+  detail::check_random_bounds(o.dtype_, low, high - 1);
   Tensor t = alloc_tensor(sizes, o, "randint");
-  if (!detail::has_data(t)) return finish(t, o, "randint");  // meta: sizes only, the generator untouched
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  std::uniform_int_distribution<int64_t> d(low, high - 1);
-  GRAFT_DISPATCH_ALL(t.dtype(), "randint", [&] {
-    auto* p = static_cast<scalar_t*>(t.data_ptr());
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<scalar_t>(d(rng()));
-  });
+  detail::draw_from_default_generator(kernel::RandomFill::Integers, t, {.from = low, .last = high - 1});
   return finish(t, o, "randint");
 }
 Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o) { return randint(0, high, sizes, o); }

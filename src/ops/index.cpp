@@ -128,16 +128,32 @@ Tensor detail::scatter_add_forward(const Tensor& a, int64_t dim, const Tensor& i
   return out;
 }
 
-Tensor detail::masked_fill_forward(const Tensor& a, const Tensor& mask, const Scalar& value) {
+Tensor detail::masked_fill_forward(const Tensor& a, const Tensor& mask, const Scalar& value, Tensor* into) {
   detail::check_tensor(a, "masked_fill", "self");
   detail::check_tensor(mask, "masked_fill", "mask");
   GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes());
-  Tensor out = detail::new_empty(s, a.dtype(), a.device());
+  detail::ElementwiseOutput out(into, s, a.dtype(), a.device(), {&a, &mask});
   Tensor v = detail::wrapped_scalar(value, a.dtype(), a.device());
-  kernel::where(out, mask, v, a);
-  return out;
+  kernel::where(out.out(), mask, v, a);
+  return out.result();
+}
+
+Tensor detail::masked_fill_forward(const Tensor& a, const Tensor& mask, const Tensor& value, Tensor* into) {
+  detail::check_tensor(a, "masked_fill", "self");
+  detail::check_tensor(mask, "masked_fill", "mask");
+  detail::check_tensor(value, "masked_fill", "value");
+  GRAFT_CHECK(value.dim() == 0, RuntimeError,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+              " dimension(s).");
+  GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  Shape s = detail::broadcast_shapes(a.sizes(), mask.sizes());
+  detail::ElementwiseOutput out(into, s, a.dtype(), a.device(), {&a, &mask});
+  Tensor v;  // the value in self's dtype on self's device (a 0-d CPU value goes with any device)
+  kernel::where(out.out(), mask, detail::as_operand(value, a.dtype(), a.device(), v), a);
+  return out.result();
 }
 
 }  // namespace graft

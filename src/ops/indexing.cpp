@@ -325,12 +325,15 @@ Tensor detail::index_forward(const Tensor& self, const std::vector<std::optional
 }
 
 Tensor detail::index_put_forward(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                                 const Tensor& values, bool accumulate) {
+                                 const Tensor& values, bool accumulate, Tensor* into) {
   detail::check_tensor(self, "index_put", "self");
   detail::check_tensor(values, "index_put", "values");
   IndexPlan p = detail::plan_index(self.sizes(), indices);
   detail::check_index_put_values(self, p, values);
-  return detail::index_put_planned(self, p, values, accumulate);
+  if (!into) return detail::index_put_planned(self, p, values, accumulate);
+  detail::check_written(*into, {&values});  // only the indexed elements are written
+  detail::index_scatter(*into, p, values, accumulate);
+  return *into;
 }
 
 Tensor derivatives::index_backward(const Tensor& grad, IntArrayRef self_sizes,

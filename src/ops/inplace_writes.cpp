@@ -1,92 +1,13 @@
-// The writes of in-place ops that do not go through an out-of-place op: the direct writes of
-// add_, sub_, mul_ and index_put_ when nothing is recorded (ops.yaml's `inplace: direct`), and
-// the writes of the in-place-only ops fill_, zero_ and copy_ (ops.yaml's inplace_only family).
-// No autograd here: the generated forms (src/autograd/generated_functions.cpp) call a direct
-// write only when nothing is recorded, and an in-place-only write after checking PyTorch's
-// in-place rules; they bump self's version (and record) after. A direct write returns false
-// when it cannot take the write: the generated form then computes the op out of place, with
-// the full checks.
+// The writes of the in-place-only ops (ops.yaml's inplace_only family): fill_, zero_, copy_
+// and the random fills. No autograd here: the generated forms (src/autograd/
+// generated_functions.cpp) check PyTorch's in-place rules first, and bump self's version (and
+// record) after. (The in-place forms of the other ops pass self as their forward's `into`.)
+#include <limits>
+
 #include "graft/ops/generated_forwards.h"
-#include "indexing.h"
 #include "op_util.h"
 
 namespace graft {
-
-namespace {
-
-// Whether self can take a direct write at all. Not when PyTorch's in-place rules may refuse it
-// (two of its elements sharing memory, an inference tensor outside InferenceMode, under grad
-// mode a view whose base requires grad: made under no_grad, of a leaf, one of several outputs):
-// the recorded path, inplace_function, checks them all with PyTorch's texts, after the op's own
-// checks (as PyTorch's kernels check before its TensorIterator refuses an overlap).
-bool writable(const Tensor& self) {
-  return !self.impl()->has_internal_overlap() && !(self.is_inference() && !InferenceMode::is_enabled()) &&
-         !(GradMode::is_enabled() && self.is_view() && self._base().requires_grad());
-}
-
-// Whether a binary op's result can be written straight into self: self is writable, the
-// promoted dtype is self's, `other` does not alias self's storage and broadcasts to self's shape.
-bool fits_self(const Tensor& self, const Tensor* other, DType ct) {
-  if (ct != self.dtype() || !writable(self)) return false;
-  if (other && other->impl()->storage().get() == self.impl()->storage().get()) return false;
-  if (other && !IntArrayRef(detail::broadcast_shapes(self.sizes(), other->sizes())).equals(self.sizes())) return false;
-  return true;
-}
-
-/// self += alpha * o (or -=) straight into self, when self can hold the result.
-bool add_sub_direct(Tensor& self, const Tensor& o, const Scalar& alpha, bool is_sub) {
-  if (!o.defined()) return false;
-  const DType result = detail::result_type(self, o);
-  detail::check_add_sub(self.dtype(), o.dtype(), result, alpha, is_sub);
-  if (!fits_self(self, &o, result) || self.dtype() == kBool) return false;
-  kernel::binary(is_sub ? kernel::BinaryOp::Sub : kernel::BinaryOp::Add, self, self,
-                 detail::cast_nograd(o, self.dtype()), alpha);
-  return true;
-}
-
-}  // namespace
-
-// ---- the direct writes of the generated in-place forms (ops.yaml: inplace: direct) ----
-bool detail::add_direct_(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return add_sub_direct(self, other, alpha, /*is_sub=*/false);
-}
-bool detail::sub_direct_(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return add_sub_direct(self, other, alpha, /*is_sub=*/true);
-}
-bool detail::add_direct_(Tensor& self, const Scalar& other, const Scalar& alpha) {
-  const DType result = detail::result_type(self, other);
-  detail::check_add_sub(self.dtype(), detail::wrapped_dtype(other), result, alpha, /*is_sub=*/false);
-  if (!fits_self(self, nullptr, result) || self.dtype() == kBool) return false;
-  kernel::binary_scalar(kernel::BinaryOp::Add, self, self, other, alpha);
-  return true;
-}
-bool detail::mul_direct_(Tensor& self, const Tensor& other) {
-  if (!other.defined() || !fits_self(self, &other, detail::result_type(self, other))) return false;
-  kernel::binary(kernel::BinaryOp::Mul, self, self, detail::cast_nograd(other, self.dtype()));
-  return true;
-}
-bool detail::mul_direct_(Tensor& self, const Scalar& other) {
-  if (!fits_self(self, nullptr, detail::result_type(self, other))) return false;
-  kernel::binary_scalar(kernel::BinaryOp::Mul, self, self, other);
-  return true;
-}
-
-bool detail::index_put_direct_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                               bool accumulate) {
-  detail::check_tensor(values, "index_put_", "values");
-  // Only the indexed elements are written.
-  alloc::MemoryOpScope mem_scope("index_put_");
-  const detail::IndexPlan plan = detail::plan_index(self.sizes(), indices);
-  detail::check_index_put_values(self, plan, values);
-  if (!writable(self)) return false;
-  Tensor v = values;
-  if (values.impl()->storage().get() == self.impl()->storage().get()) {  // read before any write
-    v = detail::new_empty(values.sizes(), values.dtype(), values.device());
-    kernel::copy(v, values);
-  }
-  detail::index_scatter(self, plan, v, accumulate);
-  return true;
-}
 
 // ---- the in-place-only ops' writes (ops.yaml's inplace_only family) ----
 void detail::fill_write(Tensor& self, const Scalar& value) {
@@ -107,6 +28,83 @@ void detail::copy_write(Tensor& self, const Tensor& src) {
   } else {
     kernel::copy(self, src);
   }
+}
+
+// ---- the random fills: PyTorch's argument checks, then the kernel table's random_fill ----
+namespace {
+using kernel::RandomFill;
+void check_floating(const Tensor& self, const char* kernel_name) {
+  if (!is_floating_point(self.dtype())) detail::kernel_not_implemented(kernel_name, self.dtype());
+}
+// The largest integer self's dtype holds exactly (random_'s default upper bound, included).
+int64_t random_max(DType dtype) {
+  switch (dtype) {
+    case kBool:
+      return 1;
+    case kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case kFloat32:
+      return int64_t{1} << std::numeric_limits<float>::digits;
+    case kFloat64:
+      return int64_t{1} << std::numeric_limits<double>::digits;
+    default:
+      return std::numeric_limits<int64_t>::max();
+  }
+}
+}  // namespace
+
+void detail::uniform_write(Tensor& self, double from, double to) {
+  // PyTorch's checks: floating tensors only, bounds inside the dtype's range, from <= to; NaN
+  // fails every comparison
+  check_floating(self, "check_uniform_bounds");
+  const bool f32 = self.dtype() == kFloat32;
+  const double lo = f32 ? std::numeric_limits<float>::lowest() : std::numeric_limits<double>::lowest();
+  const double hi = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  GRAFT_CHECK(from >= lo && from <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(self.dtype()));
+  GRAFT_CHECK(to >= lo && to <= hi, RuntimeError, "to is out of bounds for ", dtype_cpp_name(self.dtype()));
+  GRAFT_CHECK(from <= to, RuntimeError, "uniform_ expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
+  GRAFT_CHECK(to - from <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<",
+              scalar_type_name(self.dtype()), ">::max(), but found to=", to, " and from=", from,
+              " which result in to-from to exceed the limit");
+  detail::draw_from_default_generator(RandomFill::Uniform, self, {.a = from, .b = to});
+}
+void detail::normal_write(Tensor& self, double mean, double std) {
+  GRAFT_CHECK(std >= 0.0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
+  check_floating(self, "normal_kernel_cpu");
+  detail::draw_from_default_generator(RandomFill::Normal, self, {.a = mean, .b = std});
+}
+void detail::bernoulli_write(Tensor& self, double p) {
+  GRAFT_CHECK(p >= 0.0 && p <= 1.0, RuntimeError, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  detail::draw_from_default_generator(RandomFill::Bernoulli, self, {.a = p});
+}
+void detail::random_write(Tensor& self, int64_t from, std::optional<int64_t> to) {
+  const int64_t last = to ? *to - 1 : random_max(self.dtype());
+  GRAFT_CHECK(!to || from < *to, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", from,
+              " >= to=", *to);
+  detail::check_random_bounds(self.dtype(), from, last);
+  detail::draw_from_default_generator(RandomFill::Integers, self, {.from = from, .last = last});
+}
+void detail::random_write(Tensor& self, int64_t to) { random_write(self, 0, to); }
+void detail::random_write(Tensor& self) { random_write(self, 0, std::nullopt); }
+void detail::exponential_write(Tensor& self, double lambd) {
+  GRAFT_CHECK(lambd >= 0.0, RuntimeError, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
+  check_floating(self, "exponential_cpu");
+  detail::draw_from_default_generator(RandomFill::Exponential, self, {.a = lambd});
+}
+void detail::geometric_write(Tensor& self, double p) {
+  GRAFT_CHECK(p > 0.0 && p < 1.0, RuntimeError, "geometric_ expects p to be in (0, 1), but got p=", p);
+  if (self.dtype() == kBool) detail::kernel_not_implemented("geometric_cpu", kBool);
+  detail::draw_from_default_generator(RandomFill::Geometric, self, {.a = p});
+}
+void detail::log_normal_write(Tensor& self, double mean, double std) {
+  GRAFT_CHECK(std > 0.0, RuntimeError, "log_normal_ expects std > 0.0, but found std=", std);
+  check_floating(self, "log_normal_cpu");
+  detail::draw_from_default_generator(RandomFill::LogNormal, self, {.a = mean, .b = std});
+}
+void detail::cauchy_write(Tensor& self, double median, double sigma) {
+  check_floating(self, "cauchy_cpu");
+  detail::draw_from_default_generator(RandomFill::Cauchy, self, {.a = median, .b = sigma});
 }
 
 }  // namespace graft

@@ -161,16 +161,95 @@ void check_tensor(const Tensor& t, const char* op, const char* arg) {
   GRAFT_CHECK(t.defined(), ValueError, op, ": argument '", arg, "' is an undefined tensor");
 }
 
-void check_writable(const Tensor& self, bool check_overlap) {
-  const TensorImpl* impl = self.impl();
-  // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
-  GRAFT_CHECK(!check_overlap || !impl->has_internal_overlap(), RuntimeError,
-              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-              "location. Please clone() the tensor before performing the operation.");
+namespace {
+// PyTorch's is_non_overlapping_and_dense: its elements fill a block of memory exactly once, in
+// some order of the dims (size-1 dims ignored).
+bool non_overlapping_and_dense(const TensorImpl* t) {
+  if (t->is_contiguous()) return true;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < t->dim(); ++d)
+    if (t->sizes()[d] != 1) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [t](int64_t a, int64_t b) { return t->strides()[a] < t->strides()[b]; });
+  int64_t expected = 1;
+  for (int64_t d : dims) {
+    if (t->strides()[d] != expected) return false;
+    expected *= t->sizes()[d];
+  }
+  return true;
+}
+// PyTorch's get_overlap_status(a, b) == Partial: the two share memory without being the same
+// elements in the same order (tensors with gaps or overlap of their own are not judged, as
+// PyTorch calls them too hard).
+bool overlaps_partially(const TensorImpl* a, const TensorImpl* b) {
+  if (a == b || a->numel() == 0 || b->numel() == 0) return false;
+  if (a->storage().get() != b->storage().get()) return false;
+  if (!non_overlapping_and_dense(a) || !non_overlapping_and_dense(b)) return false;
+  const auto begin = [](const TensorImpl* t) {
+    return t->storage_offset() * static_cast<int64_t>(element_size(t->dtype()));
+  };
+  const auto end = [&](const TensorImpl* t) {
+    return begin(t) + t->numel() * static_cast<int64_t>(element_size(t->dtype()));
+  };
+  if (begin(a) == begin(b) && end(a) == end(b)) return !a->strides().equals(b->strides());
+  return begin(a) < end(b) && begin(b) < end(a);
+}
+void check_not_inference(const TensorImpl* impl) {
   if (impl->is_inference && !InferenceMode::is_enabled())
     throw RuntimeError(
         "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
         "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
+void check_no_internal_overlap(const TensorImpl* impl) {
+  // PyTorch's internal-overlap check for a written-to tensor (stride-0 dims, e.g. expand()).
+  GRAFT_CHECK(!impl->has_internal_overlap(), RuntimeError,
+              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.");
+}
+void check_no_partial_overlap(const TensorImpl* out, std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* in : inputs)
+    GRAFT_CHECK(!(in->defined() && overlaps_partially(out, in->impl())), RuntimeError,
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation.");
+}
+// PyTorch's canCast: no floating value into an integer tensor, no number into a bool one.
+bool can_cast(DType from, DType to) {
+  return !(is_floating_point(from) && !is_floating_point(to)) && !(from != kBool && to == kBool);
+}
+}  // namespace
+
+void check_written(const Tensor& into, std::initializer_list<const Tensor*> inputs) {
+  check_no_internal_overlap(into.impl());
+  check_no_partial_overlap(into.impl(), inputs);
+  check_not_inference(into.impl());
+}
+
+ElementwiseOutput::ElementwiseOutput(Tensor* into, IntArrayRef shape, DType dtype, Device device,
+                                     std::initializer_list<const Tensor*> inputs)
+    : into_(into) {
+  if (!into) {
+    out_ = new_empty(shape, dtype, device);
+    return;
+  }
+  check_no_internal_overlap(into->impl());
+  check_no_partial_overlap(into->impl(), inputs);
+  // PyTorch's texts, which do not name the op
+  GRAFT_CHECK(shape.equals(into->sizes()), RuntimeError, "output with shape ", into->sizes(),
+              " doesn't match the broadcast shape ", shape);
+  GRAFT_CHECK(can_cast(dtype, into->dtype()), RuntimeError, "result type ", scalar_type_name(dtype),
+              " can't be cast to the desired output type ", scalar_type_name(into->dtype()));
+  check_not_inference(into->impl());
+  out_ = dtype == into->dtype() ? *into : new_empty(shape, dtype, device);
+}
+
+Tensor ElementwiseOutput::result() {
+  if (!into_) return std::move(out_);
+  if (!out_.is_same(*into_)) kernel::copy(*into_, out_);  // computed in another dtype, cast back
+  return *into_;
+}
+
+void check_writable(const Tensor& self, bool check_overlap) {
+  if (check_overlap) check_no_internal_overlap(self.impl());
+  check_not_inference(self.impl());
 }
 
 }  // namespace graft::detail

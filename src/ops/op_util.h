@@ -78,5 +78,8 @@ void check_add_sub(DType self, DType other, DType result, const Scalar& alpha, b
 /// PyTorch's refusal of a dtype its kernel was not built for: `"<kernel>" not implemented for 'Long'`.
 [[noreturn]] void kernel_not_implemented(const char* kernel, DType dtype);
 std::string shape_str(IntArrayRef s);
+/// PyTorch's random_ bounds for an integer dtype: [from, last] must fit it ("from is out of
+/// bounds for int", "to - 1 is out of bounds for int").
+void check_random_bounds(DType dtype, int64_t from, int64_t last);
 
 }  // namespace graft::detail

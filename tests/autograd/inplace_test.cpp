@@ -161,13 +161,20 @@ TEST(Inplace, InplaceChainGradients) {
 
 // self.mul_(self): the node must not save `self` (that would be a reference cycle through the
 // new grad_fn, leaking the graph; the zero-live-bytes check at the end of the test catches it).
-TEST(Inplace, SelfOperandDoesNotLeakAndGivesCorrectGradient) {
+TEST(Inplace, SelfOperandRaisesPyTorchsVersionErrorWithoutLeaking) {
+  // MulBackward0 saves y as `other` and the op then overwrites it: backward refuses, as
+  // PyTorch's does; the saved alias does not own the node (no cycle: the suite's leak check)
   Tensor x = tensor({1.0, 2.0}, requires_grad());
   Tensor y = x * 1;
-  y.mul_(y);  // y = x^2
-  y.add_(y);  // y = 2x^2
-  y.sum().backward();
-  expect_tensor(x.grad(), {2}, {4.0, 8.0});
+  y.mul_(y);
+  expect_tensor(y, {2}, {1.0, 4.0});
+  EXPECT_THROW_HAS(y.sum().backward(), RuntimeError,
+                   "one of the variables needed for gradient computation has been modified by an inplace operation");
+  // y.add_(y) saves nothing (AddBackward0's formulas name neither input): differentiable
+  Tensor z = x * 1;
+  z.add_(z);
+  z.sum().backward();
+  expect_tensor(x.grad(), {2}, {2.0, 2.0});
 }
 
 TEST(Detach, SharesStorageAndVersionCounter) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "ops/op_registry.h"
 
@@ -114,6 +115,98 @@ RefFn index_put_rows_ref(bool accumulate) {
     }
     return V{out};
   };
+}
+
+// pow_, remainder_, floor_divide_ and the bitwise ops' in-place forms.
+void register_inplace_arithmetic(Registry& r) {
+  r.push_back({"pow_",
+               {inplace(
+                    "scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.pow_(2); },
+                    [](const TensorList& x) { return TensorList{pow(x[0], 2)}; }, ref1([](double a) { return a * a; }),
+                    self_samples()),
+                inplace(
+                    "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.pow_(x[1]); },
+                    [](const TensorList& x) { return TensorList{pow(x[0], x[1])}; },
+                    ref2([](double a, double b) { return std::pow(a, b); }),
+                    {{"2x3_2x3", {rnd({2, 3}, Domain::Positive), rnd({2, 3})}},
+                     {"2x3_bcast_3", {rnd({2, 3}, Domain::Positive), rnd({3})}}}),
+                on_view(
+                    "on_view", [](Tensor v) { v.pow_(3); }, [](double a) { return a * a * a; })}});
+  // quotients away from integers, so floor's (zero) gradient is smooth at every sample
+  std::vector<Sample> quotients = {
+      {"2x3_2x3", {vals({2, 3}, {7.5, -7.5, 1.3, -0.2, 3.9, -5.1}), vals({2, 3}, {2, 2, -0.6, 0.7, -1.7, -2.3})}},
+      {"2x3_bcast_3", {vals({2, 3}, {7.5, -7.5, 1.3, -0.2, 3.9, -5.1}), vals({3}, {2, -2, 0.7})}}};
+  auto py_mod = [](double a, double b) { return a - b * std::floor(a / b); };
+  r.push_back({"remainder_",
+               {inplace(
+                    "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.remainder_(x[1]); },
+                    [](const TensorList& x) { return TensorList{remainder(x[0], x[1])}; }, ref2(py_mod), quotients),
+                inplace(
+                    "scalar", [](Tensor& s, const TensorList&) -> Tensor& { return s.remainder_(0.7); },
+                    [](const TensorList& x) { return TensorList{remainder(x[0], 0.7)}; },
+                    ref1([py_mod](double a) { return py_mod(a, 0.7); }),
+                    {{"2x3", {vals({2, 3}, {1.9, -1.9, 0.2, -0.2, 4.1, -3.3})}}})}});
+  r.push_back({"floor_divide_",
+               {inplace(
+                   "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.floor_divide_(x[1]); },
+                   [](const TensorList& x) { return TensorList{div(x[0], x[1], "floor")}; },
+                   ref2([](double a, double b) { return std::floor(a / b); }), quotients)}});
+  auto bitwise = [](const char* name, std::function<Tensor&(Tensor&, const Tensor&)> op,
+                    std::function<Tensor(const Tensor&, const Tensor&)> outplace,
+                    std::function<int64_t(int64_t, int64_t)> f) {
+    OpCase c = inplace(
+        "", [op](Tensor& s, const TensorList& x) -> Tensor& { return op(s, x[1]); },
+        [outplace](const TensorList& x) { return TensorList{outplace(x[0], x[1])}; },
+        [f](const V& x) {
+          return V{zip(
+              x[0], x[1],
+              [f](double a, double b) {
+                return static_cast<double>(f(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+              },
+              kInt64)};
+        },
+        {{"int_2x3_3", {ints({2, 3}, {12, -7, 0, 5, 255, -1}), ints({3}, {10, 3, -8})}}});
+    c.differentiable = false;
+    return OpEntry{name, {c}};
+  };
+  r.push_back(bitwise(
+      "bitwise_and_", [](Tensor& s, const Tensor& o) -> Tensor& { return s.bitwise_and_(o); },
+      [](const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }, [](int64_t a, int64_t b) { return a & b; }));
+  r.push_back(bitwise(
+      "bitwise_or_", [](Tensor& s, const Tensor& o) -> Tensor& { return s.bitwise_or_(o); },
+      [](const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }, [](int64_t a, int64_t b) { return a | b; }));
+  r.push_back(bitwise(
+      "bitwise_xor_", [](Tensor& s, const Tensor& o) -> Tensor& { return s.bitwise_xor_(o); },
+      [](const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }, [](int64_t a, int64_t b) { return a ^ b; }));
+}
+
+// The random fills, at parameters that leave one value possible (their draws are checked in
+// tests/python/test_parity_inplace.py): each writes every element of self, bumps its version
+// and gives self a zero gradient, on strided and meta tensors too.
+void register_random_fills(Registry& r) {
+  auto fill = [](const char* name, std::function<Tensor&(Tensor&)> op, double value) {
+    return OpEntry{name,
+                   {inplace(
+                       "", [op](Tensor& s, const TensorList&) -> Tensor& { return op(s); },
+                       [value](const TensorList& x) { return TensorList{full_like(x[0], value)}; },
+                       ref1([value](double) { return value; }), self_samples())}};
+  };
+  r.push_back(fill(
+      "uniform_", [](Tensor& s) -> Tensor& { return s.uniform_(1.5, 1.5); }, 1.5));
+  r.push_back(fill(
+      "normal_", [](Tensor& s) -> Tensor& { return s.normal_(-2, 0); }, -2));
+  r.push_back(fill(
+      "bernoulli_", [](Tensor& s) -> Tensor& { return s.bernoulli_(1); }, 1));
+  r.push_back(fill(
+      "random_", [](Tensor& s) -> Tensor& { return s.random_(3, 4); }, 3));
+  r.push_back(fill(
+      "exponential_", [](Tensor& s) -> Tensor& { return s.exponential_(std::numeric_limits<double>::infinity()); }, 0));
+  r.push_back(fill(
+      "geometric_", [](Tensor& s) -> Tensor& { return s.geometric_(1 - 0x1p-52); }, 1));
+  r.push_back(fill(
+      "log_normal_", [](Tensor& s) -> Tensor& { return s.log_normal_(0.5, 1e-300); }, std::exp(0.5)));
+  r.push_back(fill(
+      "cauchy_", [](Tensor& s) -> Tensor& { return s.cauchy_(-1, 0); }, -1));
 }
 
 }  // namespace
@@ -303,6 +396,8 @@ void register_inplace(Registry& r) {
               },
               {{"3x2_v2x1", {rnd({3, 2}), rnd({2, 1})}}})}});
   }
+  register_inplace_arithmetic(r);
+  register_random_fills(r);
 }
 
 }  // namespace graft::testing

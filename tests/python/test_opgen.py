@@ -416,10 +416,10 @@ def test_an_index_list_is_saved_tensor_by_tensor_and_bound_from_a_sequence(tmp_p
     assert 'm.attr("_function_ops") = py::make_tuple("index");' in bindings
 
 
-def test_an_inplace_form_runs_the_op_and_may_write_directly_first(tmp_path):
-    direct = MUL.replace("    method: true\n", "    method: true\n    inplace: direct\n")
-    generic = MUL_SCALAR.replace("    method: true\n", "    method: true\n    inplace: true\n")
-    r = run(tmp_path, "function:" + direct + generic)
+def test_an_inplace_form_writes_self_through_the_forward_and_records_the_ops_node(tmp_path):
+    tensor = MUL.replace("    method: true\n", "    method: true\n    inplace: true\n")
+    scalar = MUL_SCALAR.replace("    method: true\n", "    method: true\n    inplace: true\n")
+    r = run(tmp_path, "function:" + tensor + scalar)
     assert r.returncode == 0, r.stderr
     header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
     assert "Tensor& mul_(Tensor& self, const Tensor& other);" in header
@@ -428,25 +428,56 @@ def test_an_inplace_form_runs_the_op_and_may_write_directly_first(tmp_path):
                                                     ).read_text()
     code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
     tensor_form = fn_text(code, "Tensor& mul_(Tensor& self, const Tensor& other) {")
-    # the hand-written direct write first when nothing is recorded (the in-place rules checked
-    # before it, the version bumped after); then recorded when self or other requires grad, other
-    # replaced by self's snapshot when it is self (x.mul_(x))
+    # PyTorch's VariableType order: the in-place rules and whether it records; the node with its
+    # edges and what it saves before the write (self's old value as a clone, other as itself or,
+    # when it is self, as an alias); the forward writing self; the version bump and the rebase
     lines = [line.strip() for line in tensor_form.splitlines()]
-    order = ["if (detail::inplace_unrecorded(self, {&other}) &&", "detail::mul_direct_(self, other)) {",
-             "autograd::bump_version(self);", "return self;"]
-    assert lines[1:5] == order
-    assert 'detail::inplace_function(self, "mul_", autograd::any_requires_grad({&other}),' in tensor_form
-    assert "graft::mul(x, detail::same_or(other, self, x))" in tensor_form
+    assert lines[1:10] == [
+        'alloc::MemoryOpScope mem_scope("mul_");',
+        'const bool record = detail::begin_inplace(self, "mul_", {&other});',
+        "intrusive_ptr<MulBackward0_Tensor> node;",
+        "if (record) {",
+        "node = detail::make_node<MulBackward0_Tensor>({&self, &other});",
+        "if (node->should_compute_output(1)) node->self_ = SavedVariable(detail::original_self(self), false);",
+        "if (node->should_compute_output(0)) node->other_ = SavedVariable(detail::saved_input(other, self), false);",
+        "}",
+        "detail::mul_forward(self, other, &self);"]
+    assert lines[10:12] == ["detail::finish_inplace(self, node);", "return self;"]
     scalar_form = fn_text(code, "Tensor& mul_(Tensor& self, const Scalar& other) {")
-    assert "_direct_" not in scalar_form and 'detail::inplace_function(self, "mul_", false,' in scalar_form
-    assert "bool mul_direct_(Tensor& self, const Tensor& other);" in \
-        (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
+    assert "const Tensor no_edge;" in scalar_form and "detail::mul_forward(self, other, &self);" in scalar_form
+    forwards = (tmp_path / "gen/include/graft/ops/generated_forwards.h").read_text()
+    assert "Tensor mul_forward(const Tensor& self, const Tensor& other, Tensor* into = nullptr);" in forwards
     rows = (tmp_path / "gen/include/graft/ops/inplace_ops.def").read_text()
     assert rows.count("GRAFT_INPLACE_OP(mul_)") == 1  # one op-table row for both overloads
     for bad in (MUL.replace("    method: true\n", "    method: true\n    inplace: yes please\n"),
-                MUL.replace("    method: true\n", "    method: false\n    inplace: true\n"),
+                MUL.replace("    method: true\n", "    method: true\n    inplace: direct\n"),
                 SPLIT.replace("    method: true\n", "    method: true\n    inplace: true\n")):
-        assert_refused(tmp_path, "function:" + bad, "inplace (true or direct) is for a method")
+        assert_refused(tmp_path, "function:" + bad, "inplace: true is for an op of self returning one tensor")
+
+
+def test_a_unary_inplace_form_saves_its_result_as_self_and_its_input_as_a_clone(tmp_path):
+    r = run(tmp_path, "unary_float:" + TANH + SIN)
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
+    tanh_ = [line.strip() for line in fn_text(code, "Tensor& tanh_(Tensor& self) {").splitlines()]
+    # the kernel writes self; TanhBackward0 then keeps self, its output, as PyTorch's does
+    assert tanh_[1:] == [
+        'const bool record = detail::begin_inplace(self, "tanh_", {});',
+        "intrusive_ptr<TanhBackward0> node;",
+        "if (record) {",
+        "node = detail::make_node<TanhBackward0>({&self});",
+        "}",
+        'detail::unary_float_forward(self, "tanh", kernel::GeneratedKernel::tanh, &self);',
+        "detail::finish_inplace(self, node);",
+        "if (node) {",
+        "node->result_ = SavedVariable(self, true);",
+        "}",
+        "return self;"]
+    # SinBackward0 reads self's old value: a clone taken before the write (PyTorch's original_self)
+    sin_ = fn_text(code, "Tensor& sin_(Tensor& self) {")
+    assert sin_.index("node->self_ = SavedVariable(detail::original_self(self), false);") < \
+        sin_.index('detail::unary_float_forward(self, "sin", kernel::GeneratedKernel::sin, &self);')
+    assert "result_" not in sin_
 
 
 COPY_ = """

@@ -66,7 +66,7 @@ Families:
                    write
 
 Also written: include/graft/ops/generated_forwards.h (the hand-written forwards, geometries,
-direct writes and in-place-only writes: what the ops layer gives the generated functions of
+in-place forms (`into`) and in-place-only writes: what the ops layer gives the generated functions of
 the autograd layer), python/activation_bindings.inc (the activation ops'
 pybind11 definitions) and python/op_bindings.inc (the function and composite ops' ones), both
 included by python/csrc/tensor_ops.cpp.
@@ -104,17 +104,20 @@ FIELDS = {
 # `returns: [values, indices]` names two outputs, returned as a std::pair: the first is the
 # differentiable one (its gradient is `grad`), the second an integer tensor; a formula may name
 # either (max(dim) saves its indices)
-# `inplace` gives a function or composite op its in-place form name_ (graft::name_, the method,
-# an op-table row): the out-of-place op computes the result, which is written into self and
-# becomes self's history (src/autograd/inplace.cpp); `inplace: direct` first tries, when nothing
-# is recorded, the hand-written detail::<name>_direct_, which writes self straight away when self
-# can hold the result and says so
+# `inplace: true` gives a function or composite op its in-place form name_ (graft::name_, the
+# method, an op-table row). A function op's forward then takes a last `Tensor* into`: given (an
+# in-place form's self), its kernel writes into it (detail::ElementwiseOutput), and the generated
+# name_ records the op's own node around that write (src/autograd/inplace.cpp). A composite's
+# name_ is written by hand next to it (square_ is pow_(self, 2), as PyTorch's).
+# An activation's `inplace_node` and `inplace_derivative` give its in-place form the node
+# PyTorch records there, with a formula of `result` (the value written over self) instead of
+# self: leaky_relu_'s LeakyReluBackward1, elu_'s EluBackward1
 # `allows_overlap: true` lets an in-place-only op write a self with internal overlap (an
 # expanded tensor: fill_, zero_ give every alias the same value, as PyTorch lets them)
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace"}, "composite": {"overload", "returns", "inplace"},
-                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap"},
-                   "binary": {"python"}}
-INPLACE = (True, "direct")
+                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload"},
+                   "binary": {"python"}, "activation": {"inplace_node", "inplace_derivative"}}
+INPLACE = (True,)
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 BINARY_RESULTS = {"promote": "Promote", "float": "Float", "floating_only": "FloatingOnly"}
@@ -337,8 +340,8 @@ def check_inplace_only(op):
 def check_inplace(op, args):
     if "inplace" not in op:
         return
-    if op["inplace"] not in INPLACE or not op["method"] or op.get("view") or returns(op) != "Tensor":
-        fail(f"op '{op['name']}': inplace (true or direct) is for a method returning one tensor, not a view")
+    if op["inplace"] not in INPLACE or op.get("view") or returns(op) != "Tensor" or args[0][1] != "self":
+        fail(f"op '{op['name']}': inplace: true is for an op of self returning one tensor, not a view")
 
 
 def inplace_ops(decl):
@@ -373,6 +376,10 @@ def check_activation(op):
         fail(f"op '{name}': python must be 'nn' (_C._nn only) or 'torch' (also graft.{name} and the method)")
     if not isinstance(op["inplace"], bool):
         fail(f"op '{name}': inplace must be true or false")
+    if ("inplace_node" in op) != ("inplace_derivative" in op) or ("inplace_node" in op and not op["inplace"]):
+        fail(f"op '{name}': inplace_node and inplace_derivative come together, on an op with inplace: true")
+    if "inplace_derivative" in op and (uses(op["inplace_derivative"], "self") or not uses(op["inplace_derivative"], "grad")):
+        fail(f"op '{name}': inplace_derivative is a formula of grad and result, not of self (overwritten)")
     for test in op["tests"]:
         unknown = set(test) - set(op["args"]) - {"kinks"}
         if not isinstance(test, dict) or unknown:
@@ -481,6 +488,9 @@ def gen_public_header(decl):
                      f"dtype; floats are refused (\"{op['name']}_cpu\" not implemented for 'Float').")
         lines.append(f"Tensor {op['name']}(const Tensor& self, const Tensor& other);")
         lines.append(f"Tensor {op['name']}(const Tensor& self, const Scalar& other);")
+        lines.append(f"/// In-place {op['name']}: self's dtype must hold the promoted result.")
+        lines.append(f"Tensor& {op['name']}_(Tensor& self, const Tensor& other);")
+        lines.append(f"Tensor& {op['name']}_(Tensor& self, const Scalar& other);")
     lines += ["", "// ---- function ----"]
     for op in decl["function"]:
         lines.append(f"/// {op['doc']}")
@@ -495,7 +505,7 @@ def gen_public_header(decl):
         lines.append(f"Tensor& {op['name']}({', '.join(op['args'])});")
     lines += ["", "// ---- the in-place forms of function and composite ops ----"]
     for op in inplace_ops(decl):
-        lines.append(f"/// In-place {op['name']}: self = {op['name']}(self, ...), recorded as self's history.")
+        lines.append(f"/// In-place {op['name']}: self = {op['name']}(self, ...), written into self and recorded as its history.")
         lines.append(f"Tensor& {op['name']}_({', '.join(['Tensor& self'] + op['args'][1:])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
@@ -565,11 +575,14 @@ def gen_methods(decl):
         lines.append(f"Tensor {op['name']}(const Tensor& other) const;")
         if op.get("scalar", op in decl["binary_bitwise"]):
             lines.append(f"Tensor {op['name']}(const Scalar& other) const;")
+    for op in decl["binary_bitwise"]:
+        lines += [f"Tensor& {op['name']}_(const Tensor& other);", f"Tensor& {op['name']}_(const Scalar& other);"]
     for op in decl["function"] + decl["composite"]:
         if op["method"]:
             lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'][1:])}) const;")
     for op in inplace_ops(decl):
-        lines.append(f"Tensor& {op['name']}_({', '.join(op['args'][1:])});")
+        if op["method"]:
+            lines.append(f"Tensor& {op['name']}_({', '.join(op['args'][1:])});")
     for op in decl["inplace_only"]:
         lines.append(f"Tensor& {op['name']}({', '.join(op['args'][1:])});")
     for op in decl["activation"]:
@@ -642,26 +655,46 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
     return "\n".join(out), saved + kept
 
 
+def guard_saved(formulas, v, line):
+    """`line` saving `v`, kept only when a gradient whose formula names `v` will be computed
+    (with several inputs: mm saves self only for mat2's gradient)."""
+    named = [f for f in formulas if f is not None]
+    need = [i for i, f in enumerate(formulas) if f is not None and uses(f, v)]
+    if len(named) == 1 or len(need) == len(named):
+        return [f"    {line}"]
+    return [f"    if ({' || '.join(f'node->should_compute_output({i})' for i in need)}) {line}"]
+
+
+def saved_arguments(saved, tensors, names, sources=None, lists=()):
+    """The lines keeping what the node saves that is not a tensor input or an output: number
+    arguments, a tensor's attributes (`self_sizes`), a list's sizes, an index list."""
+    lines = []
+    for v in saved:
+        if v not in tensors and v not in names:
+            tensor, _, attr = v.rpartition("_")
+            source = f"{tensor}.{TENSOR_ATTRIBUTES[attr][1]}" if attr in TENSOR_ATTRIBUTES and tensor in tensors else v
+            if tensor in lists:
+                source = LIST_SIZES[1].format(tensor)
+            source = (sources or {}).get(v, source)
+            if (sources or {}).get(v) == INDEX_LIST:
+                lines.append(f"    node->{v}_.save({v});")
+                continue
+            lines.append(f"    node->{v}_ = {source};")
+    return lines
+
+
 def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrapped=(), lists=(), outputs="one",
                names=("result",)):
     """The autograd wiring of a generated forward: when an input requires grad, `node` with
     edges to `inputs`, its saved tensors and arguments, the history of `result`, then the saved
     result. With several inputs a saved tensor is kept only when a gradient that names it will
-    be computed (mm saves self only for mat2's gradient). A `wrapped` number's edge is empty;
+    be computed (guard_saved). A `wrapped` number's edge is empty;
     saved, it is the 0-d tensor PyTorch wraps it in, on the device of the op's first tensor. A
     list input (`lists`) gives the node an edge per tensor; `outputs="list"` records the node as
     the history of every tensor of the result list. `names` are the outputs' names: the node is
     the history of the first; a saved second output (an integer tensor) has no history to keep."""
     tensors = inputs if tensors is None else tensors
     needed = [v for v in inputs if v not in wrapped]
-    named = [f for f in formulas if f is not None]
-
-    def guarded(v, line):
-        need = [i for i, f in enumerate(formulas) if f is not None and uses(f, v)]
-        if len(named) == 1 or len(need) == len(named):
-            return [f"    {line}"]
-        return [f"    if ({' || '.join(f'node->should_compute_output({i})' for i in need)}) {line}"]
-
     edges = ", ".join("&no_edge" if v in wrapped else f"&{v}" for v in inputs)
     if lists:  # the op's one differentiable input (check_function)
         wire = [f"  if (autograd::any_requires_grad({lists[0]})) {{",
@@ -678,27 +711,47 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
         if v in saved:
             value = (f"detail::wrapped_number({v}, {device_of}.device())"
                      if v in wrapped else v)
-            wire += guarded(v, f"node->{v}_ = SavedVariable({value}, false);")
-    for v in saved:
-        if v not in tensors and v not in names:
-            tensor, _, attr = v.rpartition("_")
-            source = f"{tensor}.{TENSOR_ATTRIBUTES[attr][1]}" if attr in TENSOR_ATTRIBUTES and tensor in tensors else v
-            if tensor in lists:
-                source = LIST_SIZES[1].format(tensor)
-            source = (sources or {}).get(v, source)
-            if (sources or {}).get(v) == INDEX_LIST:
-                wire.append(f"    node->{v}_.save({v});")
-                continue
-            wire.append(f"    node->{v}_ = {source};")
+            wire += guard_saved(formulas, v, f"node->{v}_ = SavedVariable({value}, false);")
+    wire += saved_arguments(saved, tensors, names, sources, lists)
     if outputs == "list":
         wire.append("    for (const Tensor& output : result) autograd::set_history(output, node);")
     else:
         wire.append(f"    autograd::set_history({names[0]}, node);")
     for i, v in enumerate(names):
         if v in saved:
-            wire += guarded(v, f"node->{v}_ = SavedVariable({v}, {'true' if i == 0 else 'false'});")
+            wire += guard_saved(formulas, v, f"node->{v}_ = SavedVariable({v}, {'true' if i == 0 else 'false'});")
     wire.append("  }")
     return wire
+
+
+def gen_inplace_wiring(node, name, inputs, saved, formulas, tensors=None, sources=None, wrapped=()):
+    """The autograd half of the in-place form `name` (src/autograd/inplace.cpp), as the lines
+    before the forward writes self and the lines after. Before: whether the op records (self or
+    another input of `inputs` requires grad, under PyTorch's leaf and view rules), then the node
+    with its edges to the inputs' histories before the write and what the formulas save of the
+    inputs: self's old value as a clone (original_self), an input that is self as an alias
+    (saved_input). After: the version bump, self's history rebased onto the node, and self saved
+    as the node's `result` when a formula names it."""
+    tensors = inputs if tensors is None else tensors
+    others = ", ".join(f"&{v}" for v in inputs if v not in wrapped and v != "self")
+    edges = ", ".join("&no_edge" if v in wrapped else f"&{v}" for v in inputs)
+    before = [f'  const bool record = detail::begin_inplace(self, "{name}", {{{others}}});',
+              f"  intrusive_ptr<{node}> node;",
+              "  if (record) {"]
+    if wrapped:
+        before.append("    const Tensor no_edge;  // a wrapped number's input: no gradient flows to it")
+    before.append(f"    node = detail::make_node<{node}>({{{edges}}});")
+    for v in tensors:
+        if v in saved:
+            value = ("detail::wrapped_number({v}, self.device())".format(v=v) if v in wrapped
+                     else "detail::original_self(self)" if v == "self" else f"detail::saved_input({v}, self)")
+            before += guard_saved(formulas, v, f"node->{v}_ = SavedVariable({value}, false);")
+    before += saved_arguments(saved, tensors, ("result",), sources)
+    before.append("  }")
+    after = ["  detail::finish_inplace(self, node);"]
+    if "result" in saved:
+        after += ["  if (node) {", *guard_saved(formulas, "result", "node->result_ = SavedVariable(self, true);"), "  }"]
+    return before, after
 
 
 def gen_ops_cpp(decl):
@@ -716,13 +769,19 @@ def gen_ops_cpp(decl):
             forward = f'detail::unary_float_forward(self, "{name}", {kernel_id(name)})'
         nodes.append(node)
         wire = gen_wiring(op["node"], ("self",), saved, [op["derivative"]])
+        before, after = gen_inplace_wiring(op["node"], f"{name}_", ("self",), saved, [op["derivative"]])
         fns.append("\n".join([
             f"Tensor {name}(const Tensor& self) {{",
             f"  Tensor result = {forward};",
             *wire,
             "  return result;",
             "}",
-            f'Tensor& {name}_(Tensor& self) {{ return detail::inplace_function(self, "{name}_", false, &{name}); }}',
+            f"Tensor& {name}_(Tensor& self) {{",
+            *before,
+            f"  {forward[:-1]}, &self);",
+            *after,
+            "  return self;",
+            "}",
             f"Tensor Tensor::{name}() const {{ return graft::{name}(*this); }}",
             f"Tensor& Tensor::{name}_() {{ return graft::{name}_(*this); }}",
         ]))
@@ -748,6 +807,17 @@ def gen_ops_cpp(decl):
             "}",
             f"Tensor Tensor::{name}(const Tensor& other) const {{ return graft::{name}(*this, other); }}",
         ]))
+    for op in decl["binary_bitwise"]:  # integer and bool tensors: the in-place forms never record
+        name, k = op["name"], binary_kernel_id(op["name"])
+        fns.append("\n".join(
+            line for t in ("Tensor", "Scalar") for line in (
+                f"Tensor& {name}_(Tensor& self, const {t}& other) {{",
+                f'  detail::begin_inplace(self, "{name}_", {{{"&other" if t == "Tensor" else ""}}});',
+                f'  detail::binary_bitwise_forward(self, other, "{name}", {k}, &self);',
+                "  detail::finish_inplace(self, nullptr);",
+                "  return self;",
+                "}",
+                f"Tensor& Tensor::{name}_(const {t}& other) {{ return graft::{name}_(*this, other); }}")))
     for op in decl["binary_predicate"] + decl["binary_bitwise"]:
         name = op["name"]
         forward = "binary_bitwise_forward" if op in decl["binary_bitwise"] else "binary_predicate_forward"
@@ -781,9 +851,7 @@ def gen_ops_cpp(decl):
                   "  return result;",
                   "}"]
         if op["inplace"]:
-            lines += [f"Tensor& {name}_(Tensor& self{params}) {{",
-                      f'  return detail::inplace_function(self, "{name}_", false, [&](const Tensor& x) {{ return {name}(x{names}); }});',
-                      "}"]
+            lines += gen_activation_inplace(op, nodes, saved, values)
         if op["python"] == "torch":
             lines.append(f"Tensor Tensor::{name}({params[2:]}) const {{ return graft::{name}(*this{names}); }}")
             if op["inplace"]:
@@ -832,9 +900,14 @@ def gen_ops_cpp(decl):
         if op["method"]:
             lines.append(f"{returns(op)} Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                          f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
+        if op.get("inplace"):
+            lines += gen_inplace(op, struct, saved, formulas, tensors, sources, wrapped)
+            if op["method"]:
+                lines.append(inplace_method(op))
         fns.append("\n".join(lines))
-    for op in inplace_ops(decl):
-        fns.append(gen_inplace(op))
+    for op in decl["composite"]:  # a composite's graft::<name>_ is written by hand next to graft::<name>
+        if op.get("inplace") and op["method"]:
+            fns.append(inplace_method(op))
     for op in decl["inplace_only"]:
         node, _ = gen_node(op["node"], tuple(op["derivatives"]), list(op["derivatives"].values()))
         nodes.append(node)
@@ -872,30 +945,47 @@ def gen_ops_cpp(decl):
     ])
 
 
-def gen_inplace(op):
-    """The in-place form name_ of a function or composite op: the out-of-place op on self (or,
-    when recording, on a snapshot of self carrying its history), written into self. A tensor
-    argument that is self itself (x.mul_(x)) is replaced by that snapshot, so the node does not
-    save self, whose history it becomes."""
+def gen_activation_inplace(op, nodes, saved, values):
+    """An activation's in-place form: the op's own node (saving a clone of self where its formula
+    reads self), or the `inplace_node` whose formula reads the result written over self."""
+    name, params = op["name"], act_params(op, False)
+    node, formula = op["node"], op["derivative"]
+    if "inplace_node" in op:
+        node, formula = op["inplace_node"], op["inplace_derivative"]
+        code, saved = gen_node(node, ("self",), [formula], tuple(op["args"]))
+        nodes.append(code)
+    before, after = gen_inplace_wiring(node, f"{name}_", ("self",), saved, [formula])
+    return [f"Tensor& {name}_(Tensor& self{params}) {{",
+            *before,
+            *([f"  {values}"] if values else []),
+            f'  detail::activation_forward(self, "{name}", "{op["refused_as"]}", {kernel_id(name)}, '
+            f'{"args.data()" if values else "nullptr"}, &self);',
+            *after,
+            "  return self;",
+            "}"]
+
+
+def inplace_method(op):
+    """Tensor::name_(...), calling graft::name_(*this, ...)."""
+    rest = parse_args(op, any_type=True)[1:]
+    return (f"Tensor& Tensor::{op['name']}_({', '.join(f'{t} {a}' for t, a, _ in rest)}) {{ "
+            f"return graft::{op['name']}_({', '.join(['*this'] + [a for _, a, _ in rest])}); }}")
+
+
+def gen_inplace(op, struct, saved, formulas, tensors, sources, wrapped):
+    """The in-place form name_ of a function op: its forward writes self (`into`), between the
+    in-place wiring's two halves (gen_inplace_wiring)."""
     name, args = op["name"], parse_args(op, any_type=True)
-    rest = args[1:]
-    others = [a for t, a, _ in rest if t == "const Tensor&"]
-    params = ", ".join(["Tensor& self"] + [f"{t} {a}" for t, a, _ in rest])
-    record = f"autograd::any_requires_grad({{{', '.join('&' + a for a in others)}}})" if others else "false"
-    call = ", ".join(["x"] + [f"detail::same_or({a}, self, x)" if a in others else a for _, a, _ in rest])
-    lines = [f"Tensor& {name}_({params}) {{"]
-    if op["inplace"] == "direct":
-        lines += [f"  if (detail::inplace_unrecorded(self, {{{', '.join('&' + a for a in others)}}}) &&",
-                  f"      detail::{name}_direct_({', '.join(['self'] + [a for _, a, _ in rest])})) {{",
-                  "    autograd::bump_version(self);",
-                  "    return self;",
-                  "  }"]
-    lines += [f'  return detail::inplace_function(self, "{name}_", {record},',
-              f"                                 [&](const Tensor& x) {{ return graft::{name}({call}); }});",
-              "}",
-              f"Tensor& Tensor::{name}_({', '.join(f'{t} {a}' for t, a, _ in rest)}) {{ "
-              f"return graft::{name}_({', '.join(['*this'] + [a for _, a, _ in rest])}); }}"]
-    return "\n".join(lines)
+    inputs = tuple(op["derivatives"])
+    before, after = gen_inplace_wiring(struct, f"{name}_", inputs, saved, formulas, tensors, sources, wrapped)
+    params = ", ".join(["Tensor& self"] + [f"{t} {a}" for t, a, _ in args[1:]])
+    return [f"Tensor& {name}_({params}) {{",
+            f'  alloc::MemoryOpScope mem_scope("{name}_");',
+            *before,
+            f"  detail::{name}_forward({', '.join(a for _, a, _ in args)}, &self);",
+            *after,
+            "  return self;",
+            "}"]
 
 
 def gen_inplace_only(op):
@@ -1123,14 +1213,14 @@ def gen_forwards_h(decl):
     lines = [HEADER, "#pragma once",
              "/// The hand-written halves of the ops of src/ops/ops.yaml, in the ops layer: the function",
              "/// family's forwards (checks and kernels, no autograd; a view's forward is its geometry:",
-             "/// sizes, strides, offset into self's storage), the direct in-place writes and the",
-             "/// in-place-only ops' writes. graft::<name> (src/autograd/generated_functions.cpp) records",
+             "/// sizes, strides, offset into self's storage; an op with an in-place form writes `into`",
+             "/// when given) and the in-place-only ops' writes. graft::<name> (src/autograd/generated_functions.cpp) records",
              "/// the backward around them. Internal to graft.",
              '#include "graft/ops/forwards.h"', '#include "graft/ops/ops.h"', "", "namespace graft::detail {", ""]
     for op in decl["function"]:
         params = ", ".join(f"{t} {a}" for t, a, _ in parse_args(op))
-        if op.get("inplace") == "direct":
-            lines.append(f"bool {op['name']}_direct_({', '.join(['Tensor& self'] + [f'{t} {a}' for t, a, _ in parse_args(op)[1:]])});")
+        if op.get("inplace"):  # given, the forward writes into it: an in-place form's self
+            params += ", Tensor* into = nullptr"
         if op.get("view"):
             geometry = "std::vector<ViewGeometry>" if op.get("returns") == "TensorList" else "ViewGeometry"
             lines.append(f"{geometry} {op['name']}_geometry({params});")

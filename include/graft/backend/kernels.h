@@ -7,6 +7,7 @@
 /// Kernels compute values only: no autograd, no argument checks beyond internal asserts.
 /// Design: docs/notes/devices.md.
 #include <cstdint>
+#include <random>
 
 #include "graft/core/scalar.h"
 #include "graft/core/tensor.h"
@@ -28,6 +29,26 @@ enum class BinaryOp { Add, Sub, Mul, Div, Pow };
 enum class DivMode { Floor, Remainder, Trunc };
 enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
 
+/// The distributions of the random fills (Tensor.uniform_, normal_, bernoulli_, ...): each
+/// element of the tensor, in its logical (row-major) order, gets one draw from the generator,
+/// computed in double and converted to the element's dtype (so every dtype gets the same draws
+/// for the same seed).
+enum class RandomFill {
+  Uniform,      ///< [a, b)
+  Normal,       ///< mean a, standard deviation b
+  Bernoulli,    ///< 1 with probability a, else 0
+  Integers,     ///< integers in [from, last]
+  Exponential,  ///< rate a
+  Geometric,    ///< trials until the first success of probability a (1, 2, ...)
+  LogNormal,    ///< exp of a normal of mean a, standard deviation b
+  Cauchy,       ///< median a, half width b
+  TruncNormal   ///< Normal, redrawn outside [lo, hi] (at most 1000 draws, then clamped)
+};
+/// A random fill's parameters (which it reads: RandomFill).
+struct RandomParams {
+  double a = 0, b = 0, lo = 0, hi = 0;
+  int64_t from = 0, last = 0;
+};
 /// Geometry of a 2-D sliding window (convolution, unfold/fold, pooling): kernel, stride,
 /// padding, dilation, and the output grid it produces.
 struct Window2d {
@@ -48,7 +69,8 @@ using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor
 // clang-format off
 #define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
   X(unary) X(binary) X(binary_scalar) X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) \
-  X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)
+  X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)         \
+  X(random_fill)
 // clang-format on
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
@@ -75,6 +97,7 @@ struct KernelTable {
   void (*im2col)(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs);
   void (*col2im)(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs);
   void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
+  void (*random_fill)(RandomFill kind, const Tensor& self, const RandomParams& p, std::mt19937_64& gen);
   const UnaryKernelFn* generated;          ///< indexed by GeneratedKernel
   const BinaryKernelFn* generated_binary;  ///< indexed by GeneratedBinaryKernel
 };
@@ -194,6 +217,11 @@ inline void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64
 /// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
 inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w) {
   kernels_on(out, x).max_pool2d(out, indices, x, w);
+}
+/// Every element of self drawn from `kind` with `p` (RandomFill), from `gen`, which the caller
+/// holds locked; self may be any strided tensor without internal overlap.
+inline void random_fill(RandomFill kind, const Tensor& self, const RandomParams& p, std::mt19937_64& gen) {
+  kernels_for(self.device()).random_fill(kind, self, p, gen);
 }
 /// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
 /// non-tensor arguments `args` (nullptr when it has none).

@@ -57,6 +57,13 @@ Tensor silu_backward(const Tensor& grad, const Tensor& self);
 /// mish's gradient: grad * (t + self * sigmoid(self) * (1 - t * t)), t = tanh(softplus(self))
 /// computed once.
 Tensor mish_backward(const Tensor& grad, const Tensor& self);
+/// The gradients of leaky_relu_ and elu_, which PyTorch computes from the result the op wrote
+/// over self (LeakyReluBackward1, EluBackward1): refused, with PyTorch's texts, for a negative
+/// slope or alpha, which make the result ambiguous.
+Tensor leaky_relu_result_backward(const Tensor& grad, const Tensor& result, double negative_slope);
+Tensor elu_result_backward(const Tensor& grad, const Tensor& result, double alpha, double scale, double input_scale);
+/// masked_fill's gradient for its 0-d tensor value: the sum of grad where mask is true.
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask);
 /// index_select's gradient: grad added into zeros of self's sizes at the selected slices.
 Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
 /// index_add's gradient for source: grad's slices at index, in source's sizes.

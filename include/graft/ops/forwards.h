@@ -7,6 +7,7 @@
 #include <array>
 
 #include "graft/backend/generated_kernel_ids.h"
+#include "graft/backend/kernels.h"
 #include "graft/core/tensor.h"
 
 namespace graft::detail {
@@ -37,24 +38,52 @@ inline Tensor wrapped_number(const Scalar& value, Device device) {
 /// Checks that `t` is defined and on an available device.
 void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
 
+/// Where an elementwise forward writes its result (PyTorch's TensorIterator output): a new
+/// contiguous tensor of the op's shape and compute dtype, or, for an in-place form, `into`
+/// (self), which the kernel then writes in place. `into` is checked as PyTorch checks a
+/// written-to tensor, in its order: no two of its elements sharing memory, no partial overlap
+/// with an input (the same elements in the same order are allowed: x.mul_(x)), the op's shape,
+/// a compute dtype it can be cast to, not an inference tensor outside InferenceMode. Where the
+/// compute dtype is not into's (a float32 self, a float64 other) the kernel writes a temporary
+/// of the compute dtype that result() copies into `into`, as PyTorch's CPU TensorIterator does.
+class ElementwiseOutput {
+ public:
+  ElementwiseOutput(Tensor* into, IntArrayRef shape, DType dtype, Device device,
+                    std::initializer_list<const Tensor*> inputs = {});
+  /// What the kernel writes.
+  const Tensor& out() const { return out_; }
+  /// The op's result: the new tensor, or `into` holding the values.
+  Tensor result();
+
+ private:
+  Tensor* into_;
+  Tensor out_;
+};
+/// PyTorch's checks of a tensor an in-place op writes (ElementwiseOutput's, for writes that are
+/// not elementwise: masked_fill_, index_put_): no internal overlap, no partial overlap with
+/// `inputs`, not an inference tensor outside InferenceMode.
+void check_written(const Tensor& into, std::initializer_list<const Tensor*> inputs);
+
 /// The forward of an elementwise op with a floating result (the generated unary_float ops):
 /// checks `self`, allocates the result (integer and bool inputs give the default dtype) and runs
-/// generated kernel `k`; no autograd.
-Tensor unary_float_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
+/// generated kernel `k`; no autograd. With `into` (an in-place form's self) the kernel writes
+/// into it instead (ElementwiseOutput); so for every forward of this header that takes `into`.
+Tensor unary_float_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, Tensor* into = nullptr);
 /// The forward of an elementwise op keeping self's dtype (the generated unary_rounding ops):
 /// floats through generated kernel `k`, integers copied when `copy_integers` and otherwise refused, bool
 /// refused ('"<refused_as>" not implemented for ...'); no autograd.
 Tensor unary_rounding_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* refused_as,
-                              bool copy_integers);
+                              bool copy_integers, Tensor* into = nullptr);
 /// The forward of an elementwise op keeping self's dtype for every dtype (the generated
 /// unary_keep ops): generated kernel `k` on integers too; a bool self refused with
 /// `bool_refusal` (PyTorch's RuntimeError text) unless it is null; no autograd.
-Tensor unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* bool_refusal);
+Tensor unary_keep_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k, const char* bool_refusal,
+                          Tensor* into = nullptr);
 /// The forward of an activation (the generated activation ops): a floating self (integers and
 /// bool refused with '"<refused_as>" not implemented for ...', as PyTorch's kernels), the result
 /// of self's dtype written by generated kernel `k` with the op's arguments `args`; no autograd.
 Tensor activation_forward(const Tensor& self, const char* name, const char* refused_as, kernel::GeneratedKernel k,
-                          const double* args);
+                          const double* args, Tensor* into = nullptr);
 /// The forward of an elementwise test (the generated unary_predicate ops): a bool tensor of
 /// self's shape written by generated kernel `k`; no autograd (bool results never require grad).
 Tensor unary_predicate_forward(const Tensor& self, const char* name, kernel::GeneratedKernel k);
@@ -67,7 +96,7 @@ enum class BinaryResult {
 /// The forward of a generated binary op: checks, broadcasts and promotes self and other as
 /// `rule` says, and runs generated kernel `k`; no autograd.
 Tensor binary_generated_forward(const Tensor& self, const Tensor& other, const char* name,
-                                kernel::GeneratedBinaryKernel k, BinaryResult rule);
+                                kernel::GeneratedBinaryKernel k, BinaryResult rule, Tensor* into = nullptr);
 /// The forward of a generated comparison or logic op: a bool tensor of the broadcast shape,
 /// compared in the promoted dtype by generated kernel `k`; no autograd.
 Tensor binary_predicate_forward(const Tensor& self, const Tensor& other, const char* name,
@@ -78,10 +107,10 @@ Tensor binary_predicate_forward(const Tensor& self, const Scalar& other, const c
 /// The forward of a generated bitwise op: integer and bool operands broadcast in the promoted
 /// dtype through generated kernel `k`; floats refused ("<name>_cpu" not implemented); no autograd.
 Tensor binary_bitwise_forward(const Tensor& self, const Tensor& other, const char* name,
-                              kernel::GeneratedBinaryKernel k);
+                              kernel::GeneratedBinaryKernel k, Tensor* into = nullptr);
 /// The same against a number (wrapped into a 0-d tensor of the compute dtype).
 Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
-                              kernel::GeneratedBinaryKernel k);
+                              kernel::GeneratedBinaryKernel k, Tensor* into = nullptr);
 
 /// The 2-d convolution the conv ops reach after their argument checks (NCHW input, OIHW weight;
 /// `out_hw` is a transposed convolution's output size): recorded as ConvolutionBackward0, whose
@@ -93,6 +122,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 Tensor convolution_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
                            Pair dilation, bool transposed, Pair out_hw, int64_t groups);
 
+/// Fills self with `kind` from the default generator (graft::manual_seed), locked while it draws
+/// (src/ops/factory.cpp); a meta self leaves the generator untouched. No checks: the random
+/// fills (src/ops/inplace_writes.cpp) and nn::init's trunc_normal_ check first.
+void draw_from_default_generator(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p);
 /// PyTorch's checks of a tensor written in place that hold whatever autograd records: no two
 /// elements sharing memory (an expanded tensor; skipped when `check_overlap` is false: fill_
 /// writes one), not an inference tensor outside InferenceMode. The autograd layer's

@@ -19,6 +19,8 @@ nll_loss, cross_entropy = _nn.nll_loss, _nn.cross_entropy
 binary_cross_entropy = _nn.binary_cross_entropy
 binary_cross_entropy_with_logits = _nn.binary_cross_entropy_with_logits
 linear, gelu = _nn.linear, _nn.gelu
+# the in-place forms torch.nn.functional exports under their own names
+leaky_relu_, elu_ = _nn.leaky_relu_, _nn.elu_
 # the activations declared in src/ops/ops.yaml (generated bindings in _C._nn)
 softplus, logsigmoid, softshrink = _nn.softplus, _nn.log_sigmoid, _nn.softshrink
 hardshrink = _C.hardshrink

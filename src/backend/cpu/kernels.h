@@ -80,5 +80,7 @@ void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, 
 /// Max pooling over planes: x [P, H, W] (contiguous) -> out [P, oh, ow] and int64 indices
 /// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
 void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
+/// Every element of self drawn from `kind` (random_kernels.cpp).
+void random_fill(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p, std::mt19937_64& gen);
 
 }  // namespace graft::cpu

@@ -68,6 +68,7 @@ void scatter_add(const Tensor&, int64_t, const Tensor&, const Tensor&) {}
 void im2col(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
 void col2im(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
 void max_pool2d(const Tensor&, const Tensor&, const Tensor&, const Window2d&) {}
+void random_fill(kernel::RandomFill, const Tensor&, const kernel::RandomParams&, std::mt19937_64&) {}
 void generated_op(const Tensor&, const Tensor&, const double*) {}
 
 constexpr std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> all_generated_ops() {

@@ -56,7 +56,8 @@ DENY = {
 VALUES_UNSPECIFIED = {
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like",
     "torch.randn_like", "torch.randint_like", "torch.empty", "torch.empty_like",
-    "Tensor.normal_", "Tensor.uniform_", "F.dropout",
+    "Tensor.normal_", "Tensor.uniform_", "F.dropout", "Tensor.bernoulli_", "Tensor.random_", "Tensor.exponential_",
+    "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_",
 }
 
 # Parameters never generated (covered elsewhere or meaningless on a CPU-only build).
