@@ -105,7 +105,7 @@ void init_memory(py::module_& m) {
       py::arg("enabled"), py::arg("max_entries"), py::arg("cpp_stacks"), py::arg("device"));
   m.def("_memory_snapshot_json", [](py::handle d) { return memory_snapshot_json(to_device(d)); });
   m.def(
-      "_dump_snapshot", [](const std::string& path, py::handle d) { dump_snapshot(path, to_device(d)); },
+      "_dump_snapshot", [](py::handle path, py::handle d) { dump_snapshot(path_arg(path), to_device(d)); },
       py::arg("path"), py::arg("device"));
   m.def("_set_allocator_settings",
         [](const std::string& settings, py::handle d) { set_allocator_settings(settings, to_device(d)); });

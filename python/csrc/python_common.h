@@ -111,6 +111,10 @@ void ensure_numpy();
 /// pybind11 does not check: `graft.Tensor.zero_(5)`).
 void check_self(py::handle self, const char* method);
 Scalar to_scalar(py::handle o);
+/// A file path as Python's own file functions take it (os.fspath: a str, bytes or path-like
+/// object), refused as open() refuses it: "ValueError: embedded null byte" for a NUL, which a
+/// C++ string would silently cut the path at.
+std::string path_arg(py::handle path);
 /// A size given as varargs (`view(2, 3)`) or one sequence (`view((2, 3))`, `view(x.shape)`).
 std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn);
 /// The same, or the sequence given as the keyword `keyword` (`x.permute(dims=(1, 0))`), which

@@ -34,7 +34,8 @@ void init_serialize(py::module_& m) {
   auto s = m.def_submodule("_serialize", "safetensors files for graft.save / graft.load");
   s.def(
       "save_file",
-      [](const Items& items, const std::string& path, const safetensors::Metadata& metadata) {
+      [](const Items& items, py::handle path_obj, const safetensors::Metadata& metadata) {
+        const std::string path = path_arg(path_obj);
         const StateDict sd = to_state_dict(items);
         ReleaseGil nogil;
         safetensors::save(sd, path, metadata);
@@ -55,7 +56,8 @@ void init_serialize(py::module_& m) {
       py::arg("items"), py::arg("metadata"), "The bytes of a safetensors file holding [(name, tensor)].");
   s.def(
       "load_file",
-      [](const std::string& path) {
+      [](py::handle path_obj) {
+        const std::string path = path_arg(path_obj);
         safetensors::SafetensorsFile file;
         {
           ReleaseGil nogil;

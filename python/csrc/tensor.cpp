@@ -165,6 +165,13 @@ void check_self(py::handle self, const char* method) {
                                 std::string(py::str(self.get_type().attr("__name__"))), "' object"));
 }
 
+std::string path_arg(py::handle path) {
+  py::object p = py::module_::import("os").attr("fspath")(path);
+  std::string s = PyBytes_Check(p.ptr()) ? std::string(py::bytes(p)) : p.cast<std::string>();
+  GRAFT_CHECK(s.find('\0') == std::string::npos, ValueError, "embedded null byte");
+  return s;
+}
+
 Scalar to_scalar(py::handle o) {
   if (PyBool_Check(o.ptr())) return Scalar(o.ptr() == Py_True);
   if (PyLong_Check(o.ptr())) {

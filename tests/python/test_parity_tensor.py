@@ -182,10 +182,10 @@ def test_inplace_errors_come_in_pytorchs_order():
         assert outcomes[0] == outcomes[1], (case, outcomes)
 
 
-def test_direct_inplace_writes_match_pytorch():
+def test_inplace_writes_match_pytorch():
     def program(lib, x, y):
         v = x.clone()
-        v[1:3].add_(y[:2], alpha=2)  # a view, nothing recorded: written directly
+        v[1:3].add_(y[:2], alpha=2)  # a view, nothing recorded
         v.mul_(y)
         v.sub_(1.5)
         w = lib.zeros(2, 2, dtype=lib.float64)
@@ -197,10 +197,9 @@ def test_direct_inplace_writes_match_pytorch():
     assert_same(t, g)
 
 
-def test_direct_inplace_writes_allocate_nothing_when_nothing_is_recorded():
-    # add_, mul_ and index_put_ write self in place (no temporary of self's size) unless the
-    # in-place rules might refuse the write; a view of a base that does not require grad under
-    # grad mode is written directly too
+def test_inplace_writes_allocate_nothing_when_nothing_is_recorded():
+    # add_, mul_ and index_put_ write self in place (no temporary of self's size), a view of a
+    # base that does not require grad under grad mode too
     base = graft.zeros(1 << 16)
     view = base[8:]
     idx, one = graft.tensor([1, 5]), graft.tensor(1.0)

@@ -101,6 +101,19 @@ def test_optimizer_resumes_exactly_through_a_file(tmp_path):
     assert opt2.param_groups[0]["lr"] == 0.1
 
 
+def test_a_path_with_a_nul_is_refused_as_open_refuses_it(tmp_path):
+    # a C++ string would end the path at the NUL and write "ckpt" instead
+    path = str(tmp_path / "ckpt\0x")
+    with pytest.raises(ValueError, match="^embedded null byte$"):
+        graft.save({"w": graft.ones(2)}, path)
+    with pytest.raises(ValueError, match="^embedded null byte$"):
+        graft.load(path)
+    for snapshot_path in (path, bytes(tmp_path / "ckpt\0x")):  # open() takes bytes paths too
+        with pytest.raises(ValueError, match="^embedded null byte$"):
+            graft.cpu.memory._dump_snapshot(snapshot_path)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_file_objects_and_shared_tensors():
     a = graft.tensor([1.0, 2.0], requires_grad=True)
     obj = {"first": a, "again": a, "nested": [a, graft.tensor([3])]}
