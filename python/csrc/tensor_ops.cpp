@@ -738,30 +738,21 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
           return s;
         },
         py::arg(first) = first_default, py::arg(second) = second_default);
-  cls.def(
-      "bernoulli_",
-      [](py::handle s, double p) {
-        Tensor t = self_of(s, "bernoulli_");
-        bernoulli_(t, p);
-        return s;
-      },
-      py::arg("p") = 0.5);
-  cls.def(
-      "exponential_",
-      [](py::handle s, double lambd) {
-        Tensor t = self_of(s, "exponential_");
-        exponential_(t, lambd);
-        return s;
-      },
-      py::arg("lambd") = 1.0);
-  cls.def(
-      "geometric_",
-      [](py::handle s, double p) {
-        Tensor t = self_of(s, "geometric_");
-        geometric_(t, p);
-        return s;
-      },
-      py::arg("p"));
+  // and those of one number
+  using Fill1 = Tensor& (*)(Tensor&, double);
+  auto def_fill1 = [&cls](const char* name, Fill1 fill, auto arg) {
+    cls.def(
+        name,
+        [name, fill](py::handle s, double value) {
+          Tensor t = self_of(s, name);
+          fill(t, value);
+          return s;
+        },
+        arg);
+  };
+  def_fill1("bernoulli_", &graft::bernoulli_, py::arg("p") = 0.5);
+  def_fill1("exponential_", &graft::exponential_, py::arg("lambd") = 1.0);
+  def_fill1("geometric_", &graft::geometric_, py::arg("p"));
   // PyTorch's three forms: random_(), random_(to), random_(from, to) with to=None meaning the
   // largest integer the dtype holds exactly
   // random_'s integers as PyTorch's parser takes them: a Python int (bool refused), an overflow
