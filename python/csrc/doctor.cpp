@@ -321,10 +321,10 @@ void init_doctor(py::module_& m) {
     return reinterpret_cast<uintptr_t>(g);
   });
   m.def("_doctor_site_of", [](const Tensor& t) {
-    return py::make_tuple(t.impl()->site() ? lifetime::site(t.impl()->site()).where() : std::string(),
-                          t.impl()->generation());
+    const dr::Origin o = dr::origin(*t.impl());
+    return py::make_tuple(o.site ? lifetime::site(o.site).where() : std::string(), o.generation);
   });
-  m.def("_doctor_generation", []() { return lifetime::generation(); });
+  m.def("_doctor_generation", []() { return dr::current_generation(); });
   m.def("_doctor_capture_site", []() {
     const lifetime::SiteId s = lifetime::capture_site();
     return s ? lifetime::site(s).where() : std::string();

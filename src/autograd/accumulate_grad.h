@@ -19,7 +19,6 @@ class AccumulateGrad final : public Node {
   bool is_accumulator() const override { return true; }
 
  private:
-  void note_accumulation(AutogradMeta& m, const Tensor& g) const;
   Tensor variable_;
 };
 

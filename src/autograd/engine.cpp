@@ -297,7 +297,6 @@ class GraphTask {
       fn->call_tensor_pre_hooks(inputs);
       fn->call_retain_grad_hooks(inputs);
     }
-    fn->mark_executed();
     if (observer_ && id_) observer_->node_executed(*fn, id_, keep_graph_ && !create_graph_);
     // memory allocated and freed while the node runs is attributed to it (named lazily)
     alloc::MemoryOpScope mem_scope(fn, [](const void* n) { return static_cast<const Node*>(n)->name(); });

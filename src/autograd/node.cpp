@@ -2,8 +2,6 @@
 // See docs/notes/autograd-engine.md, "Iterative destruction".
 #include "graft/autograd/node.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <utility>
@@ -19,13 +17,6 @@ std::atomic<uint64_t> g_sequence_nr{0};
 thread_local std::vector<Node*>* tl_pending_deletes = nullptr;
 }  // namespace
 
-namespace autograd {
-LiveNodes& live_nodes() {
-  static LiveNodes* list = new LiveNodes;  // never destroyed: nodes may die during exit
-  return *list;
-}
-}  // namespace autograd
-
 struct Node::Cold {
   LazyHookSlot hooks;
   std::mutex retain_mu;  // guards retain_targets and the writes of retained .grad
@@ -34,39 +25,16 @@ struct Node::Cold {
   std::string anomaly_trace;
 };
 
-Node::Node()
-    : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)), generation_(lifetime::generation()) {
-  if (lifetime::counting()) {
-    counted_ = true;
-    site_ = lifetime::capture_site();
-    // nodes are always made with new (intrusive_ptr), and Node is the first base of every node
-    host_bytes_ = static_cast<uint32_t>(malloc_usable_size(this));
-    lifetime::count_create(lifetime::Kind::Node, generation_, host_bytes_);
-    autograd::live_nodes().link(this);
-  }
+Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
+  if (lifetime::Observer* o = lifetime::observer()) o->node_created(*this);
 }
 Node::~Node() { delete cold_.load(std::memory_order_relaxed); }
-
-void Node::refresh_generation() {
-  const uint32_t now = lifetime::generation();
-  if (generation_ == now) return;
-  if (counted_) {
-    lifetime::count_destroy(lifetime::Kind::Node, generation_, host_bytes_);
-    lifetime::count_create(lifetime::Kind::Node, now, host_bytes_);
-  }
-  generation_ = now;
-}
 
 // Deleting a node drops its edges and saved tensors, which may drop the last reference to
 // further nodes. Instead of recursing, nested releases are queued and drained here.
 void Node::release_self() {
-  if (counted_) {
-    // the doctor sees the node whole (saved slots included) before it goes
-    if (lifetime::Observer* o = lifetime::observer()) o->node_released(*this);
-    autograd::live_nodes().unlink(this);
-    lifetime::count_destroy(lifetime::Kind::Node, generation_, host_bytes_);
-    counted_ = false;
-  }
+  // an observer sees the node whole (saved slots included) before it goes
+  if (lifetime::Observer* o = lifetime::observer()) o->node_destroyed(*this);
   if (tl_pending_deletes) {
     tl_pending_deletes->push_back(this);
     return;

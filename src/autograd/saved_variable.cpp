@@ -35,7 +35,7 @@ struct SavedVariable::Packed {
   uint32_t output_nr = 0;
 };
 
-SavedVariable::SavedVariable(const Tensor& t, bool is_output) : generation_(lifetime::generation()) {
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
   autograd::check_not_inference_for_save(t);
   was_defined_ = true;
@@ -64,7 +64,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : generation_(life
                 "not be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
                 "issue if you need to perform in-place operations on the input to a pack hook.");
     packed_ = std::move(p);
-    count();
+    report_created();
     return;
   }
   if (is_output) {
@@ -79,21 +79,14 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : generation_(life
     data_ = t;
   }
   claim_ = StorageClaim(data_.impl()->storage());
-  count();
+  report_created();
 }
 
-// The lifetime ledger counts live slots per generation while a doctor session watches; a
-// copy is another slot, a move hands the count over.
-void SavedVariable::count() {
-  if (!lifetime::counting()) return;
-  counted_ = true;
-  counted_bytes_ = data_.defined() ? static_cast<int64_t>(data_.impl()->storage()->nbytes()) : 0;
-  lifetime::count_create(lifetime::Kind::SavedSlot, generation_, counted_bytes_);
-}
-void SavedVariable::uncount() {
-  if (!counted_) return;
-  counted_ = false;
-  lifetime::count_destroy(lifetime::Kind::SavedSlot, generation_, counted_bytes_);
+// An observer (the leak doctor) counts live slots while it watches; a copy is another slot, a
+// move hands the slot over, a release ends it.
+void SavedVariable::report_created() const {
+  if (lifetime::Observer* o = lifetime::observer())
+    o->saved_created(*this, data_.defined() ? static_cast<int64_t>(data_.impl()->storage()->nbytes()) : 0);
 }
 
 SavedVariable::SavedVariable(const SavedVariable& o)
@@ -101,46 +94,45 @@ SavedVariable::SavedVariable(const SavedVariable& o)
       data_(o.data_),
       saved_version_(o.saved_version_),
       output_nr_(o.output_nr_),
-      generation_(o.generation_),
       was_defined_(o.was_defined_),
       is_output_(o.is_output_),
       released_(o.released_),
       claim_(o.claim_) {
-  if (o.counted_) count();
+  if (lifetime::Observer* obs = lifetime::observer()) obs->saved_copied(o, *this, false);
 }
 SavedVariable::SavedVariable(SavedVariable&& o) noexcept
     : packed_(std::move(o.packed_)),
       data_(std::move(o.data_)),
       saved_version_(o.saved_version_),
       output_nr_(o.output_nr_),
-      generation_(o.generation_),
-      counted_(std::exchange(o.counted_, false)),
-      counted_bytes_(o.counted_bytes_),
       was_defined_(o.was_defined_),
       is_output_(o.is_output_),
       released_(o.released_),
-      claim_(std::move(o.claim_)) {}
+      claim_(std::move(o.claim_)) {
+  if (lifetime::Observer* obs = lifetime::observer()) obs->saved_copied(o, *this, true);
+}
 SavedVariable& SavedVariable::operator=(const SavedVariable& o) {
   if (this != &o) *this = SavedVariable(o);
   return *this;
 }
 SavedVariable& SavedVariable::operator=(SavedVariable&& o) noexcept {
   if (this == &o) return *this;
-  uncount();
+  lifetime::Observer* const obs = lifetime::observer();
+  if (obs) obs->saved_destroyed(*this);
   packed_ = std::move(o.packed_);
   data_ = std::move(o.data_);
   saved_version_ = o.saved_version_;
   output_nr_ = o.output_nr_;
-  generation_ = o.generation_;
-  counted_ = std::exchange(o.counted_, false);
-  counted_bytes_ = o.counted_bytes_;
   was_defined_ = o.was_defined_;
   is_output_ = o.is_output_;
   released_ = o.released_;
   claim_ = std::move(o.claim_);
+  if (obs) obs->saved_copied(o, *this, true);
   return *this;
 }
-SavedVariable::~SavedVariable() { uncount(); }
+SavedVariable::~SavedVariable() {
+  if (lifetime::Observer* o = lifetime::observer()) o->saved_destroyed(*this);
+}
 
 SavedVariable::StorageClaim::StorageClaim(intrusive_ptr<StorageImpl> s) : storage_(std::move(s)) {
   if (storage_) alloc::CachingAllocator::add_saved_claim(storage_->data_ptr(), +1);
@@ -156,7 +148,7 @@ SavedVariable::StorageClaim::~StorageClaim() {
 
 void SavedVariable::reset_data() {
   if (!was_defined_) return;
-  uncount();
+  if (lifetime::Observer* o = lifetime::observer()) o->saved_destroyed(*this);
   claim_ = StorageClaim();
   data_ = Tensor();
   packed_.reset();

@@ -48,9 +48,9 @@ intrusive_ptr<Node> grad_accumulator(const Tensor& leaf) {
   auto& m = meta(leaf);
   // The accumulator may be dying on another thread: take a reference only if it is alive.
   if (m.grad_accumulator && intrusive_try_incref(m.grad_accumulator)) {
-    // a leaf's accumulator is shared by every graph that uses the leaf while one is alive:
-    // for the lifetime ledger it belongs to the newest step that uses it
-    m.grad_accumulator->refresh_generation();
+    // a leaf's accumulator is shared by every graph that uses the leaf while one is alive (the
+    // leak doctor counts it in the newest step that uses it)
+    if (lifetime::Observer* o = lifetime::observer()) o->node_reused(*m.grad_accumulator);
     return intrusive_ptr<Node>::adopt(m.grad_accumulator);
   }
   auto acc = make_intrusive<AccumulateGrad>(leaf);
@@ -252,33 +252,19 @@ void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads) {
 // old gradients over. Whether that matters is judged when the optimizer steps the leaf
 // (note_leaf_stepped): a GAN's generator backward adds into the discriminator's .grad after
 // its step, but zero_grad clears it before the discriminator's next step.
-void AccumulateGrad::note_accumulation(AutogradMeta& m, const Tensor& g) const {
-  const bool untouched = m.accum_grad == g.impl() && g.impl()->version() == m.accum_version;
-  if (!untouched)
-    m.carried_over = false;
-  else if (m.leaf_steps > m.accum_leaf_steps)
-    m.carried_over = true;
-}
-
 namespace autograd {
 void note_leaf_stepped(const Tensor& leaf) {
-  if (!lifetime::counting() || !leaf.defined()) return;
+  lifetime::Observer* const o = lifetime::observer();
+  if (!o || !leaf.defined()) return;
   AutogradMeta* m = meta_or_null(leaf);
   if (!m) return;
   uint32_t streak = 0;
   {
     std::lock_guard<std::mutex> lock(m->grad_mutex);
-    // a .grad with a graph (backward(create_graph=True)) accumulating across steps is LD004's
-    // cycle, whose fix (p.grad = None) also ends the accumulation: one finding, not two
-    const bool stale = m->carried_over && m->grad.defined() && m->grad.impl() == m->accum_grad &&
-                       m->grad.impl()->version() == m->accum_version && !m->grad.impl()->grad_fn;
-    m->stale_steps = stale ? m->stale_steps + 1 : 0;
-    m->carried_over = false;
-    ++m->leaf_steps;
-    streak = m->stale_steps;
+    TensorImpl* g = m->grad.defined() ? m->grad.impl() : nullptr;
+    streak = o->leaf_stepped(*leaf.impl(), g, g ? g->version().load() : 0, g && g->grad_fn);
   }
-  if (streak == 0) return;
-  if (lifetime::Observer* o = lifetime::observer()) o->stale_gradient_used(*leaf.impl(), streak);
+  if (streak > 0) o->stale_gradient_used(*leaf.impl(), streak);
 }
 }  // namespace autograd
 
@@ -293,12 +279,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor replaced;
   std::lock_guard<std::mutex> lock(m.grad_mutex);
   Tensor& g = m.grad;
-  if (lifetime::counting()) {
-    if (g.defined())
-      note_accumulation(m, g);
-    else
-      m.carried_over = false;
-  }
+  // an observer (the leak doctor's missing-zero_grad check) sees which .grad became which
+  lifetime::Observer* const observer = lifetime::observer();
+  const TensorImpl* const before = observer && g.defined() ? g.impl() : nullptr;
+  const uint32_t before_version = before ? g.impl()->version().load() : 0;
   if (!g.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() == 1 && new_grad.is_contiguous() &&
         !(new_grad.impl()->meta && new_grad.impl()->meta->is_view) && !autograd::requires_grad(new_grad.impl()) &&
@@ -319,11 +303,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   }
   // the buffer now belongs to .grad (memory_by_category reports it as gradient)
   alloc::CachingAllocator::set_category(g.impl()->storage()->data_ptr(), MemoryCategory::Gradient);
-  if (lifetime::counting()) {
-    m.accum_grad = g.impl();
-    m.accum_version = g.impl()->version();
-    m.accum_leaf_steps = m.leaf_steps;
-  }
+  if (observer)
+    observer->gradient_accumulated(*variable_.impl(), before, before_version, *g.impl(), g.impl()->version().load());
   return {};
 }
 

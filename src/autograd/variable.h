@@ -26,13 +26,6 @@ struct AutogradMeta {
   std::string creator_name;  // node name of a multi-output view op (SplitBackward0)
   uint32_t creator_output_nr = 0;
   uint32_t attr_version = 0;  // version of base when grad_fn was last set
-  // --- the leak doctor's missing-zero_grad check (LD008), kept while a session counts ---
-  const TensorImpl* accum_grad = nullptr;  // the .grad last accumulated into (identity only)
-  uint32_t accum_version = 0;              // its version right after that accumulation
-  uint32_t leaf_steps = 0;                 // optimizer steps that updated this leaf
-  uint32_t accum_leaf_steps = 0;           // leaf_steps at the last accumulation
-  uint32_t stale_steps = 0;                // consecutive steps that used a gradient carried over a step
-  bool carried_over = false;               // .grad holds gradients from before the leaf's last step
 };
 
 namespace autograd {

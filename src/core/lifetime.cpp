@@ -1,8 +1,6 @@
-// The lifetime ledger: generations, per-generation counters, interned creation sites.
+// The observer's installation, the tier, and interned creation sites.
 // See include/graft/core/lifetime.h and docs/notes/doctor.md.
 #include "graft/core/lifetime.h"
-
-#include "graft/core/enum_names.h"
 
 #include <cxxabi.h>
 #include <execinfo.h>
@@ -14,100 +12,19 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace graft::lifetime {
 
 namespace detail {
-std::atomic<uint32_t> g_generation{0};
 std::atomic<uint8_t> g_tier{0};
+std::atomic<Observer*> g_observer{nullptr};
 }  // namespace detail
 
-const char* kind_name(Kind k) {
-  static constexpr const char* kNames[] = {"node", "saved_slot", "storage", "tensor"};
-  static_assert(std::size(kNames) == kNumKinds);
-  return graft::detail::enum_name(kNames, k, "unknown");
-}
-
 void set_tier(Tier t) noexcept { detail::g_tier.store(static_cast<uint8_t>(t), std::memory_order_relaxed); }
-uint32_t advance_generation() noexcept { return detail::g_generation.fetch_add(1, std::memory_order_relaxed) + 1; }
-
-// ---- counters: a table of cells, one per generation, in chunks made on first use ----
-namespace {
-struct Cell {
-  std::atomic<int64_t> count[kNumKinds];
-  std::atomic<int64_t> bytes[kNumKinds];
-};
-constexpr uint32_t kChunkBits = 10;
-constexpr uint32_t kChunkSize = 1u << kChunkBits;
-constexpr uint32_t kMaxChunks = 1u << 14;  // 16 M generations; later ones share the last cell
-std::atomic<Cell*> g_chunks[kMaxChunks];
-
-Cell* cell(uint32_t gen) noexcept {
-  uint32_t chunk = gen >> kChunkBits;
-  uint32_t index = gen & (kChunkSize - 1);
-  if (chunk >= kMaxChunks) {
-    chunk = kMaxChunks - 1;
-    index = kChunkSize - 1;
-  }
-  Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
-  if (!c) {
-    Cell* fresh = new (std::nothrow) Cell[kChunkSize]();
-    if (!fresh) return nullptr;  // counting is diagnostics: never fail the caller
-    if (g_chunks[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
-      c = fresh;
-    else
-      delete[] fresh;
-  }
-  return &c[index];
-}
-}  // namespace
-
-void count_create(Kind kind, uint32_t gen, int64_t bytes) noexcept {
-  if (Cell* c = cell(gen)) {
-    c->count[int(kind)].fetch_add(1, std::memory_order_relaxed);
-    c->bytes[int(kind)].fetch_add(bytes, std::memory_order_relaxed);
-  }
-}
-
-void count_destroy(Kind kind, uint32_t gen, int64_t bytes) noexcept {
-  if (Cell* c = cell(gen)) {
-    c->count[int(kind)].fetch_sub(1, std::memory_order_relaxed);
-    c->bytes[int(kind)].fetch_sub(bytes, std::memory_order_relaxed);
-  }
-}
-
-// Counts of a generation only go down once later generations exist (objects are counted in the
-// generation current when they are made, and a refreshed AccumulateGrad moves to the current
-// one), so the scan starts at the oldest generation that still had live objects last time.
-std::atomic<uint32_t> g_oldest_live{0};
-
-std::vector<GenerationCounts> live_generations() {
-  std::vector<GenerationCounts> out;
-  const uint32_t last = generation();
-  const uint32_t first = g_oldest_live.load(std::memory_order_relaxed);
-  for (uint32_t chunk = first >> kChunkBits; chunk <= (last >> kChunkBits) && chunk < kMaxChunks; ++chunk) {
-    const Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
-    if (!c) continue;
-    for (uint32_t i = 0; i < kChunkSize; ++i) {
-      GenerationCounts g;
-      g.generation = (chunk << kChunkBits) | i;
-      if (g.generation < first) continue;
-      if (g.generation > last) break;
-      for (int k = 0; k < kNumKinds; ++k) {
-        g.count[k] = c[i].count[k].load(std::memory_order_relaxed);
-        g.bytes[k] = c[i].bytes[k].load(std::memory_order_relaxed);
-      }
-      if (!g.empty()) out.push_back(g);
-    }
-  }
-  // the oldest live generation (or the current one) is where the next scan starts
-  uint32_t oldest = out.empty() ? last : out.front().generation;
-  uint32_t seen = first;
-  while (oldest > seen && !g_oldest_live.compare_exchange_weak(seen, oldest, std::memory_order_relaxed)) {
-  }
-  return out;
-}
 
 // ---- sites ----
 namespace {
@@ -342,12 +259,7 @@ SiteId capture_site() {
 void set_python_site_provider(SiteProvider p) noexcept { g_python_provider.store(p, std::memory_order_release); }
 
 // ---- observer and optimizer steps ----
-namespace {
-std::atomic<Observer*> g_observer{nullptr};
-}  // namespace
-
-void set_observer(Observer* o) noexcept { g_observer.store(o, std::memory_order_release); }
-Observer* observer() noexcept { return g_observer.load(std::memory_order_acquire); }
+void set_observer(Observer* o) noexcept { detail::g_observer.store(o, std::memory_order_release); }
 
 void note_optimizer_step(const void* optimizer, bool finished) noexcept {
   if (Observer* o = observer()) o->optimizer_step(optimizer, finished);

@@ -29,29 +29,15 @@ int64_t compute_numel(IntArrayRef sizes) {
   return n;
 }
 
-LiveTensors& live_tensors() {
-  static LiveTensors* list = new LiveTensors;  // never destroyed: tensors may die during exit
-  return *list;
-}
-
 TensorImpl::TensorImpl(intrusive_ptr<StorageImpl> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
     : sizes_(sizes.begin(), sizes.end()),
       strides_(strides.begin(), strides.end()),
       storage_offset_(storage_offset),
       storage_(std::move(storage)),
-      dtype_(dtype),
-      generation_(lifetime::generation()) {
+      dtype_(dtype) {
   refresh();
-  if (lifetime::counting()) {
-    counted_ = true;
-    // a tensor made with its storage (the common case) shares the storage's site
-    site_ = storage_->generation() == generation_ && storage_->site() && storage_->use_count() == 1
-                ? storage_->site()
-                : lifetime::capture_site();
-    lifetime::count_create(lifetime::Kind::Tensor, generation_, 0);
-    live_tensors().link(this);
-  }
+  if (lifetime::Observer* o = lifetime::observer()) o->tensor_created(*this);
 }
 
 namespace {
@@ -98,10 +84,7 @@ void tensor_decref_owning_pyobject(const RefCounted* p) {
 }
 
 TensorImpl::~TensorImpl() {
-  if (counted_) {
-    live_tensors().unlink(this);
-    lifetime::count_destroy(lifetime::Kind::Tensor, generation_, 0);
-  }
+  if (lifetime::Observer* o = lifetime::observer()) o->tensor_destroyed(*this);
   // grad_fn and the AutogradMeta go with the TensorAutogradState base (the autograd layer).
 }
 

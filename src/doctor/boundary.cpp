@@ -2,6 +2,9 @@
 // into rules, the growth verdict (warm-up W, confirmation K: a one-object-per-step leak is
 // reported at step W + K, never earlier), and the evidence rules. See docs/notes/doctor.md.
 #include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +13,7 @@
 #include "graft/memory.h"
 #include "graph_render.h"
 #include "internal.h"
+#include "object_ledger.h"
 #include "state.h"
 
 namespace graft::doctor {
@@ -180,255 +184,255 @@ bool is_allowed(const std::vector<std::string>& allow, const Finding& f) {
   return false;
 }
 
-}  // namespace
+/// What one growth key looks like at this boundary.
+struct KeyNow {
+  std::vector<size_t> components;  // indexes into the census' components
+  std::set<int64_t> stale_steps;
+  int64_t nodes = 0, saved = 0, host = 0, oldest = 0, newest = 0;
+  std::vector<HandleInfo> handles;
+  Classified cls;
+};
+using KeysNow = std::map<std::string, KeyNow>;
+using State = Session::State;
 
-void Session::State::step_boundary() {
-  // the census' pins and the evidence's leaves are dropped after every lock is released
-  // (dropping a tensor that owns its Python object may take the GIL): declared first, they
-  // are destroyed last
-  detail::PinnedCensus pc;
-  std::vector<intrusive_ptr<TensorImpl>> leaf_pins;
-  std::lock_guard<std::mutex> serial(step_mu);
-  Annotator* ann = nullptr;
-  int64_t s = 0;
-  {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
-    if (!watching) return;
-    s = steps + 1;
-    ann = annotator;
-  }
-  // Python's work at the boundary (a forced cyclic collection: LD006) runs first, unlocked
-  if (ann) ann->at_boundary(s);
-
-  StepRecord rec;
-  bool any_stale = false;
-  const int W = options.warmup, K = options.confirm;
-  {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
-    const uint32_t current = lifetime::generation();
-    for (const lifetime::GenerationCounts& c : lifetime::live_generations()) {
-      const int64_t node = c.count[int(lifetime::Kind::Node)], slot = c.count[int(lifetime::Kind::SavedSlot)];
-      rec.graph_nodes += node;
-      rec.saved_slots += slot;
-      rec.saved_bytes += c.bytes[int(lifetime::Kind::SavedSlot)];
-      rec.graph_host_bytes += c.bytes[int(lifetime::Kind::Node)];
-      if (c.generation < current) {
-        rec.stale_nodes += node;
-        rec.stale_saved_slots += slot;
-        if (node + slot > 0) ++rec.stale_generations;
-      }
-    }
-    any_stale = rec.stale_nodes + rec.stale_saved_slots > 0;
-    rec.step = s;
-    if (!options.deterministic)
-      rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    for (auto [name, bytes] : memory_by_category(kCPU)) rec.bytes_by_category[name] = bytes;
-    rec.reserved = memory_reserved(kCPU);
-    close_peak(s);
-    rec.peak_bytes = last_peak.peak_bytes;
-    steps = s;
-    stepped_this_step.clear();
-    lifetime::advance_generation();  // what is made from now on belongs to step s + 1
-    log(TimelineEvent{"step", 0, 0, "", s, 0, ""});
-    // LD010: the previous step ran no backward, and nodes it made died without running
-    if (s >= 2 && !backward_steps.count(s - 1)) {
-      auto it = wasted.find(s - 1);
-      if (it != wasted.end() && it->second.bytes > 0) {
-        lifetime::SiteId top = 0;
-        int64_t top_bytes = -1;
-        for (auto [site, b] : it->second.site_bytes)
-          if (b > top_bytes) top = site, top_bytes = b;
-        const std::string line = where(top);
-        Evidence& e = evidence_for(Rule::GradModeEval, line);
-        e.steps.insert(s - 1);
-        e.bytes = std::max(e.bytes, it->second.bytes);
-        e.message = "a forward under grad mode" + (line.empty() ? std::string() : " at " + line) + " saved " +
-                    format_bytes(it->second.bytes) + " in step " + std::to_string(s - 1) +
-                    " for a backward that never ran";
-      }
-    }
-    wasted.erase(wasted.begin(), wasted.lower_bound(s - 1));
-  }
-
-  // The census of stale graphs, taken without the recorder's lock (it takes the live lists').
-  // Its cost grows with what a leak keeps: once a leak was reported, it is taken 1, 2, 4 and 8
-  // steps after that and then every 8 steps (kCensusEvery), so a long leaking run costs an
-  // eighth of the censuses, and a second leak that starts later is still confirmed at K observed
-  // boundaries, within K * 8 steps. A boundary without stale graph objects is observed for free.
-  constexpr int64_t kCensusEvery = 8;
-  const int64_t since = first_growth_report ? s - first_growth_report : 0;
-  const bool census_due =
-      !first_growth_report || (since < kCensusEvery && (since & (since - 1)) == 0) || since % kCensusEvery == 0;
-  const bool observed = !any_stale || census_due;
-  if (any_stale && census_due) pc = detail::take_census(start_generation, s);
-
-  std::vector<Pending> pending;
-  {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
-    if (observed) observed_boundaries.push_back(s);
-    // classify the stale components and count each key's distinct stale steps
-    struct KeyNow {
-      std::vector<size_t> components;  // indexes into pc.census.components
-      std::set<int64_t> stale_steps;
-      int64_t nodes = 0, saved = 0, host = 0, oldest = 0, newest = 0;
-      std::vector<HandleInfo> handles;
-      Classified cls;
-    };
-    std::map<std::string, KeyNow> now;
-    for (size_t ci = 0; ci < pc.census.components.size(); ++ci) {
-      const GraphComponent& comp = pc.census.components[ci];
-      if (comp.stale_steps == 0) continue;
-      Classified cls = classify(comp, s);
-      KeyNow& k = now[key_of(cls)];
-      k.components.push_back(ci);
-      if (k.handles.empty()) {
-        k.cls = cls;
-        k.oldest = comp.oldest_step;
-        k.newest = comp.newest_step;
-      }
-      for (const NodeInfo& n : comp.nodes)
-        if (n.step < s) k.stale_steps.insert(n.step);
-      k.nodes += static_cast<int64_t>(comp.nodes.size());
-      k.saved += comp.saved_bytes;
-      k.host += comp.host_bytes;
-      k.oldest = std::min(k.oldest, comp.oldest_step);
-      k.newest = std::max(k.newest, comp.newest_step);
-      k.handles.insert(k.handles.end(), cls.handles.begin(), cls.handles.end());
-    }
-    for (auto& [key, k] : now) {
-      KeyState& ks = keys[key];
-      ks.rule = k.cls.rule;
-      ks.carried = k.cls.carried;
-      if (k.cls.anchor) {
-        ks.anchor = k.cls.anchor->site;
-        ks.anchor_name = k.cls.anchor->name;
-      }
-      const int64_t count = static_cast<int64_t>(k.stale_steps.size());
-      ks.count[s] = count;
-      ks.nodes[s] = k.nodes;
-      ks.max_count = std::max(ks.max_count, count);
-    }
-    auto count_at = [&](const KeyState& ks, int64_t b) {
-      auto it = ks.count.find(b);
-      int64_t c = it == ks.count.end() ? 0 : it->second;
-      if (ks.carried) c = std::max<int64_t>(0, c - (window - 1));  // allowed window
-      return c;
-    };
-    // The verdict: since the warm-up (or the key's last drop), the number of past steps the key
-    // keeps alive never fell and rose at K observed boundaries, the latest one now. A leak that
-    // keeps one step per step rises at W+1, ..., W+K: reported at step W + K, never earlier; one
-    // that keeps a step every n steps is reported at its K-th rise.
-    auto rises = [&](const KeyState& ks) {
-      int64_t n = 0;
-      for (size_t i = observed_boundaries.size(); i-- > 1;) {
-        const int64_t b = observed_boundaries[i], prev = observed_boundaries[i - 1];
-        if (b <= W) break;
-        const int64_t cb = count_at(ks, b), cp = count_at(ks, prev);
-        if (cb < cp) break;
-        if (cb > cp) ++n;
-      }
-      return n;
-    };
-    const int64_t prev_observed =
-        observed_boundaries.size() >= 2 ? observed_boundaries[observed_boundaries.size() - 2] : 0;
-    for (auto& [key, ks] : keys) {
-      if (ks.reported || !observed) continue;
-      auto it = now.find(key);
-      const bool grew =
-          s >= W + K && it != now.end() && count_at(ks, s) > count_at(ks, prev_observed) && rises(ks) >= K;
-      bool too_late = false;  // LD007: carried, bounded, seen at K boundaries after the warm-up
-      if (!grew && ks.carried && s >= W + K && ks.max_count + 1 > window) {
-        int64_t seen = 0;
-        for (auto [b, c] : ks.count)
-          if (b > W && c > 0) ++seen;
-        too_late = seen >= K && it != now.end();
-      }
-      if (!grew && !too_late) continue;
-      const KeyNow& k = it->second;
-      Pending p;
-      p.growth = true;
-      Finding& f = p.f;
-      f.rule = too_late ? Rule::DetachedTooLate : ks.rule;
-      f.step = s;
-      f.first_step = k.oldest;
-      f.line = where(ks.anchor);
-      f.nodes = k.nodes;
-      f.saved_bytes = k.saved;
-      f.host_bytes = k.host;
-      // from the first boundary that saw the key
-      auto n0 = ks.nodes.begin();
-      f.nodes_per_step = n0 != ks.nodes.end() && n0->first < s
-                             ? static_cast<double>(k.nodes - n0->second) / static_cast<double>(s - n0->first)
-                             : static_cast<double>(k.nodes);
-      std::ostringstream m;
-      if (too_late) {
-        m << "a graph carried across steps spans up to " << ks.max_count + 1 << " steps before it is detached ("
-          << k.nodes << " nodes, " << format_bytes(k.saved) << " saved now)";
-      } else {
-        m << k.nodes << " graph nodes from steps " << k.oldest << ".." << k.newest << " are alive ("
-          << format_bytes(k.saved) << " saved, " << format_bytes(k.host) << " of nodes on the host), ";
-        char rate[32];
-        std::snprintf(rate, sizeof rate, "%+.3g", f.nodes_per_step);
-        m << rate << " nodes per step";
-        if (ks.rule == Rule::CarriedAcrossSteps && !f.line.empty())
-          m << "; the tensor made at " << f.line << " (" << ks.anchor_name << ") is carried into the next step";
-      }
-      f.message = m.str();
-      f.key = key;
-      p.components = k.components;
-      p.handles = k.handles;
-      if (p.handles.size() > 64) p.handles.resize(64);
-      pending.push_back(std::move(p));
-    }
-    // the evidence rules: evidence in K steps after the warm-up
-    for (auto& [key, e] : evidence) {
-      if (e.reported || s < W + K) continue;
-      int64_t after = 0;
-      for (int64_t t : e.steps)
-        if (t > W) ++after;
-      if (after < K) continue;
-      Pending p;
-      Finding& f = p.f;
-      f.rule = e.rule;
-      f.step = s;
-      f.first_step = *e.steps.begin();
-      f.line = e.line;
-      f.message = e.message;
-      f.saved_bytes = e.bytes;
-      f.holders = e.holders;
-      f.key = key;
-      for (size_t i = 0; i < e.leaves.size(); ++i) {
-        HandleInfo h;
-        h.tensor = e.leaves[i];
-        h.site = e.leaf_sites[i];
-        p.handles.push_back(h);
-      }
-      pending.push_back(std::move(p));
+/// Adds up the ledger's live generations into `rec` (nodes, saved slots, host bytes, what is
+/// stale); returns whether anything from an earlier generation is alive.
+bool count_generations(StepRecord& rec) {
+  const uint32_t current = detail::objects().generation();
+  for (const detail::GenerationCounts& c : detail::objects().live_generations()) {
+    const int64_t node = c.count[int(detail::Kind::Node)], slot = c.count[int(detail::Kind::SavedSlot)];
+    rec.graph_nodes += node;
+    rec.saved_slots += slot;
+    rec.saved_bytes += c.bytes[int(detail::Kind::SavedSlot)];
+    rec.graph_host_bytes += c.bytes[int(detail::Kind::Node)];
+    if (c.generation < current) {
+      rec.stale_nodes += node;
+      rec.stale_saved_slots += slot;
+      if (node + slot > 0) ++rec.stale_generations;
     }
   }
+  return rec.stale_nodes + rec.stale_saved_slots > 0;
+}
 
-  // pin the leaves named by evidence (they may have died since)
+/// LD010's evidence: the step before `s` ran no backward, and nodes it made died without running.
+void note_wasted_forward(State& st, int64_t s) {
+  auto& wasted = st.wasted;
+  if (s >= 2 && !st.backward_steps.count(s - 1)) {
+    auto it = wasted.find(s - 1);
+    if (it != wasted.end() && it->second.bytes > 0) {
+      lifetime::SiteId top = 0;
+      int64_t top_bytes = -1;
+      for (auto [site, b] : it->second.site_bytes)
+        if (b > top_bytes) top = site, top_bytes = b;
+      const std::string line = where(top);
+      State::Evidence& e = st.evidence_for(Rule::GradModeEval, line);
+      e.steps.insert(s - 1);
+      e.bytes = std::max(e.bytes, it->second.bytes);
+      e.message = "a forward under grad mode" + (line.empty() ? std::string() : " at " + line) + " saved " +
+                  format_bytes(it->second.bytes) + " in step " + std::to_string(s - 1) +
+                  " for a backward that never ran";
+    }
+  }
+  wasted.erase(wasted.begin(), wasted.lower_bound(s - 1));
+}
+
+/// Ends step `s` in the counters (under the recorder's lock): the step's record, its peak, the
+/// next generation. Returns whether stale graph objects are alive.
+bool close_step(State& st, int64_t s, StepRecord& rec) {
+  const bool any_stale = count_generations(rec);
+  rec.step = s;
+  if (!st.options.deterministic)
+    rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
+  for (auto [name, bytes] : memory_by_category(kCPU)) rec.bytes_by_category[name] = bytes;
+  rec.reserved = memory_reserved(kCPU);
+  st.close_peak(s);
+  rec.peak_bytes = st.last_peak.peak_bytes;
+  st.steps = s;
+  st.stepped_this_step.clear();
+  detail::objects().advance_generation();  // what is made from now on belongs to step s + 1
+  st.log(TimelineEvent{"step", 0, 0, "", s, 0, ""});
+  note_wasted_forward(st, s);
+  return any_stale;
+}
+
+/// Classifies the census' stale components into growth keys and records, per key, how many
+/// distinct past steps it keeps alive at boundary `s`.
+KeysNow observe_keys(State& st, int64_t s, const Census& census) {
+  auto& keys = st.keys;
+  KeysNow now;
+  for (size_t ci = 0; ci < census.components.size(); ++ci) {
+    const GraphComponent& comp = census.components[ci];
+    if (comp.stale_steps == 0) continue;
+    Classified cls = classify(comp, s);
+    KeyNow& k = now[key_of(cls)];
+    k.components.push_back(ci);
+    if (k.handles.empty()) {
+      k.cls = cls;
+      k.oldest = comp.oldest_step;
+      k.newest = comp.newest_step;
+    }
+    for (const NodeInfo& n : comp.nodes)
+      if (n.step < s) k.stale_steps.insert(n.step);
+    k.nodes += static_cast<int64_t>(comp.nodes.size());
+    k.saved += comp.saved_bytes;
+    k.host += comp.host_bytes;
+    k.oldest = std::min(k.oldest, comp.oldest_step);
+    k.newest = std::max(k.newest, comp.newest_step);
+    k.handles.insert(k.handles.end(), cls.handles.begin(), cls.handles.end());
+  }
+  for (auto& [key, k] : now) {
+    State::KeyState& ks = keys[key];
+    ks.rule = k.cls.rule;
+    ks.carried = k.cls.carried;
+    if (k.cls.anchor) {
+      ks.anchor = k.cls.anchor->site;
+      ks.anchor_name = k.cls.anchor->name;
+    }
+    const int64_t count = static_cast<int64_t>(k.stale_steps.size());
+    ks.count[s] = count;
+    ks.nodes[s] = k.nodes;
+    ks.max_count = std::max(ks.max_count, count);
+  }
+  return now;
+}
+
+/// The growth verdict at boundary `s`: since the warm-up (or the key's last drop), the number of
+/// past steps a key keeps alive never fell and rose at K observed boundaries, the latest one
+/// now. Adds a pending finding for each key that grew (or, LD007, is detached too late).
+void growth_findings(State& st, int64_t s, bool observed, const KeysNow& now, std::vector<Pending>& pending) {
+  const int W = st.options.warmup, K = st.options.confirm, window = st.window;
+  const auto& observed_boundaries = st.observed_boundaries;
+  auto count_at = [&](const State::KeyState& ks, int64_t b) {
+    auto it = ks.count.find(b);
+    int64_t c = it == ks.count.end() ? 0 : it->second;
+    if (ks.carried) c = std::max<int64_t>(0, c - (window - 1));  // allowed window
+    return c;
+  };
+  // A leak that keeps one step per step rises at W+1, ..., W+K: reported at step W + K, never
+  // earlier; one that keeps a step every n steps is reported at its K-th rise.
+  auto rises = [&](const State::KeyState& ks) {
+    int64_t n = 0;
+    for (size_t i = observed_boundaries.size(); i-- > 1;) {
+      const int64_t b = observed_boundaries[i], prev = observed_boundaries[i - 1];
+      if (b <= W) break;
+      const int64_t cb = count_at(ks, b), cp = count_at(ks, prev);
+      if (cb < cp) break;
+      if (cb > cp) ++n;
+    }
+    return n;
+  };
+  const int64_t prev_observed =
+      observed_boundaries.size() >= 2 ? observed_boundaries[observed_boundaries.size() - 2] : 0;
+  for (auto& [key, ks] : st.keys) {
+    if (ks.reported || !observed) continue;
+    auto it = now.find(key);
+    const bool grew = s >= W + K && it != now.end() && count_at(ks, s) > count_at(ks, prev_observed) && rises(ks) >= K;
+    bool too_late = false;  // LD007: carried, bounded, seen at K boundaries after the warm-up
+    if (!grew && ks.carried && s >= W + K && ks.max_count + 1 > window) {
+      int64_t seen = 0;
+      for (auto [b, c] : ks.count)
+        if (b > W && c > 0) ++seen;
+      too_late = seen >= K && it != now.end();
+    }
+    if (!grew && !too_late) continue;
+    const KeyNow& k = it->second;
+    Pending p;
+    p.growth = true;
+    Finding& f = p.f;
+    f.rule = too_late ? Rule::DetachedTooLate : ks.rule;
+    f.step = s;
+    f.first_step = k.oldest;
+    f.line = where(ks.anchor);
+    f.nodes = k.nodes;
+    f.saved_bytes = k.saved;
+    f.host_bytes = k.host;
+    // from the first boundary that saw the key
+    auto n0 = ks.nodes.begin();
+    f.nodes_per_step = n0 != ks.nodes.end() && n0->first < s
+                           ? static_cast<double>(k.nodes - n0->second) / static_cast<double>(s - n0->first)
+                           : static_cast<double>(k.nodes);
+    std::ostringstream m;
+    if (too_late) {
+      m << "a graph carried across steps spans up to " << ks.max_count + 1 << " steps before it is detached ("
+        << k.nodes << " nodes, " << format_bytes(k.saved) << " saved now)";
+    } else {
+      m << k.nodes << " graph nodes from steps " << k.oldest << ".." << k.newest << " are alive ("
+        << format_bytes(k.saved) << " saved, " << format_bytes(k.host) << " of nodes on the host), ";
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%+.3g", f.nodes_per_step);
+      m << rate << " nodes per step";
+      if (ks.rule == Rule::CarriedAcrossSteps && !f.line.empty())
+        m << "; the tensor made at " << f.line << " (" << ks.anchor_name << ") is carried into the next step";
+    }
+    f.message = m.str();
+    f.key = key;
+    p.components = k.components;
+    p.handles = k.handles;
+    if (p.handles.size() > 64) p.handles.resize(64);
+    pending.push_back(std::move(p));
+  }
+}
+
+/// The evidence rules: a pending finding for each rule with evidence in K steps after the warm-up.
+void evidence_findings(State& st, int64_t s, std::vector<Pending>& pending) {
+  const int W = st.options.warmup, K = st.options.confirm;
+  for (auto& [key, e] : st.evidence) {
+    if (e.reported || s < W + K) continue;
+    int64_t after = 0;
+    for (int64_t t : e.steps)
+      if (t > W) ++after;
+    if (after < K) continue;
+    Pending p;
+    Finding& f = p.f;
+    f.rule = e.rule;
+    f.step = s;
+    f.first_step = *e.steps.begin();
+    f.line = e.line;
+    f.message = e.message;
+    f.saved_bytes = e.bytes;
+    f.holders = e.holders;
+    f.key = key;
+    for (size_t i = 0; i < e.leaves.size(); ++i) {
+      HandleInfo h;
+      h.tensor = e.leaves[i];
+      h.site = e.leaf_sites[i];
+      p.handles.push_back(h);
+    }
+    pending.push_back(std::move(p));
+  }
+}
+
+/// Pins the leaves named by evidence (they may have died since; the dead ones are dropped).
+void pin_evidence_leaves(std::vector<Pending>& pending, std::vector<intrusive_ptr<TensorImpl>>& leaf_pins) {
   for (Pending& p : pending) {
     if (p.growth || p.handles.empty()) continue;
     std::unordered_set<uintptr_t> wanted;
     for (const HandleInfo& h : p.handles) wanted.insert(h.tensor);
     std::unordered_set<uintptr_t> alive;
-    live_tensors().for_each([&](TensorImpl& t) {
-      if (wanted.count(reinterpret_cast<uintptr_t>(&t)) && intrusive_try_incref(&t)) {
-        leaf_pins.push_back(intrusive_ptr<TensorImpl>::adopt(&t));
-        alive.insert(reinterpret_cast<uintptr_t>(&t));
+    detail::objects().tensors.locked([&](const auto& tensors) {
+      for (const auto& [t, entry] : tensors) {
+        auto* impl = const_cast<TensorImpl*>(t);
+        if (wanted.count(reinterpret_cast<uintptr_t>(t)) && intrusive_try_incref(impl)) {
+          leaf_pins.push_back(intrusive_ptr<TensorImpl>::adopt(impl));
+          alive.insert(reinterpret_cast<uintptr_t>(t));
+        }
       }
     });
     std::erase_if(p.handles, [&](const HandleInfo& h) { return !alive.count(h.tensor); });
   }
-  // holders: the Python layer's paths, or (C++ only) the handles' creation lines
+}
+
+/// Names each finding's holders (the Python layer's paths, or in C++ the handles' creation
+/// lines), settles LD005, and draws the growing graph with its holders. No lock is held.
+void name_holders(State& st, std::vector<Pending>& pending, Annotator* ann, const detail::PinnedCensus& pc) {
+  const int max_holders = st.options.max_holders;
   for (Pending& p : pending) {
     try {
       if (p.f.holders.empty() && !p.handles.empty()) {
-        if (ann) p.f.holders = ann->holders(p.handles, options.max_holders);
+        if (ann) p.f.holders = ann->holders(p.handles, max_holders);
         if (p.f.holders.empty()) {
           for (const HandleInfo& h : p.handles) {
-            if (static_cast<int>(p.f.holders.size()) >= options.max_holders) break;
+            if (static_cast<int>(p.f.holders.size()) >= max_holders) break;
             Holder hd;
             hd.path = h.grad_of_leaf ? "the .grad of a tensor held outside the graph (native code)"
                                      : "a tensor held outside the graph (native code)";
@@ -457,29 +461,89 @@ void Session::State::step_boundary() {
     } catch (...) {  // a finding without its holders or picture is still a finding
     }
   }
+}
+
+/// Commits the findings of boundary `s` (under the recorder's lock) and the step's record.
+void commit_findings(State& st, int64_t s, std::vector<Pending>& pending, StepRecord& rec) {
+  for (Pending& p : pending) {
+    Finding& f = p.f;
+    // reported once committed: a boundary that failed half-way tries again at the next one
+    if (p.growth)
+      st.keys[f.key].reported = true;
+    else
+      st.evidence[f.key].reported = true;
+    const RuleInfo& info = rule_info(f.rule);
+    f.id = info.id;
+    f.severity = info.severity;
+    f.fix = info.fix;
+    if (!f.holders.empty() && f.rule == Rule::MissingZeroGrad) {
+      f.message += " (" + f.holders.front().path + (f.holders.size() > 1 ? ", ..." : "") + ")";
+    }
+    if (is_allowed(st.allowed, f)) continue;
+    if (p.growth && !st.first_growth_report) st.first_growth_report = s;
+    rec.findings.push_back(f.id);
+    st.log(TimelineEvent{"finding", f.saved_bytes, 0, f.id, s, 0, f.line});
+    st.findings.push_back(std::move(f));
+  }
+  st.records.push_back(std::move(rec));
+}
+
+/// Whether boundary `s` takes a census. Its cost grows with what a leak keeps: once a leak was
+/// reported (at `first_growth_report`), it is taken 1, 2, 4 and 8 steps after that and then every
+/// 8 steps (kCensusEvery), so a long leaking run costs an eighth of the censuses, and a second
+/// leak that starts later is still confirmed at K observed boundaries, within K * 8 steps. A
+/// boundary without stale graph objects is observed for free.
+bool census_due(int64_t first_growth_report, int64_t s) {
+  constexpr int64_t kCensusEvery = 8;
+  const int64_t since = first_growth_report ? s - first_growth_report : 0;
+  return !first_growth_report || (since < kCensusEvery && (since & (since - 1)) == 0) || since % kCensusEvery == 0;
+}
+
+}  // namespace
+
+void Session::State::step_boundary() {
+  // the census' pins and the evidence's leaves are dropped after every lock is released
+  // (dropping a tensor that owns its Python object may take the GIL): declared first, they
+  // are destroyed last
+  detail::PinnedCensus pc;
+  std::vector<intrusive_ptr<TensorImpl>> leaf_pins;
+  std::lock_guard<std::mutex> serial(step_mu);
+  Annotator* ann = nullptr;
+  int64_t s = 0;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
-    for (Pending& p : pending) {
-      Finding& f = p.f;
-      // reported once committed: a boundary that failed half-way tries again at the next one
-      if (p.growth)
-        keys[f.key].reported = true;
-      else
-        evidence[f.key].reported = true;
-      const RuleInfo& info = rule_info(f.rule);
-      f.id = info.id;
-      f.severity = info.severity;
-      f.fix = info.fix;
-      if (!f.holders.empty() && f.rule == Rule::MissingZeroGrad) {
-        f.message += " (" + f.holders.front().path + (f.holders.size() > 1 ? ", ..." : "") + ")";
-      }
-      if (is_allowed(allowed, f)) continue;
-      if (p.growth && !first_growth_report) first_growth_report = s;
-      rec.findings.push_back(f.id);
-      log(TimelineEvent{"finding", f.saved_bytes, 0, f.id, s, 0, f.line});
-      findings.push_back(std::move(f));
-    }
-    records.push_back(std::move(rec));
+    if (!watching) return;
+    s = steps + 1;
+    ann = annotator;
+  }
+  // Python's work at the boundary (a forced cyclic collection: LD006) runs first, unlocked
+  if (ann) ann->at_boundary(s);
+
+  StepRecord rec;
+  bool any_stale = false;
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    any_stale = close_step(*this, s, rec);
+  }
+
+  // the census of stale graphs, taken without the recorder's lock (it takes the ledger's)
+  const bool due = census_due(first_growth_report, s);
+  const bool observed = !any_stale || due;
+  if (any_stale && due) pc = detail::take_census(start_generation, s);
+
+  std::vector<Pending> pending;
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    if (observed) observed_boundaries.push_back(s);
+    const KeysNow now = observe_keys(*this, s, pc.census);
+    growth_findings(*this, s, observed, now, pending);
+    evidence_findings(*this, s, pending);
+  }
+  pin_evidence_leaves(pending, leaf_pins);
+  name_holders(*this, pending, ann, pc);
+  {
+    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    commit_findings(*this, s, pending, rec);
   }
 }
 

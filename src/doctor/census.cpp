@@ -1,5 +1,5 @@
 // The census: every live graph node (with its saved slots) and the tensors that hold them,
-// read from the lifetime ledger's live lists, grouped into connected components.
+// read from the object ledger's tables, grouped into connected components.
 // See docs/notes/doctor.md ("Census").
 #include <malloc.h>
 
@@ -14,6 +14,7 @@
 #include "graft/autograd/autograd.h"
 #include "graft/autograd/node.h"
 #include "internal.h"
+#include "object_ledger.h"
 
 namespace graft::doctor {
 
@@ -63,7 +64,7 @@ class HeldCollector final : public HeldVisitor {
     si.what = std::string(what);
     si.released = sv.released();
     si.packed = sv.packed();
-    si.generation = sv.generation();
+    si.generation = objects().saved_generation(sv);
     const Tensor& t = sv.held();
     if (t.defined()) {
       const TensorImpl* impl = t.impl();
@@ -111,130 +112,161 @@ int64_t host_bytes_of(const Node& n) {
 
 }  // namespace
 
-PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
+namespace {
+
+/// What a census collects before it groups the nodes into components.
+struct CensusBuild {
+  uint32_t start_generation = 0;
+  int64_t current_step = 0;
   PinnedCensus out;
-  out.census.step = current_step;
   std::vector<NodeInfo> infos;
-  std::vector<const Node*> ptrs;
   std::unordered_map<const Node*, size_t> index;
   std::unordered_map<const TensorImpl*, int> internal_refs;
-  // leaves of live AccumulateGrad nodes whose .grad has a grad_fn (LD004), found during the
-  // node walk: a parameter made before the session is in no live list
+  /// Leaves of live AccumulateGrad nodes whose .grad has a grad_fn (LD004), found during the
+  /// node walk: a parameter made before the session has no entry in the ledger.
   struct LeafGrad {
     const TensorImpl* leaf;
     const Node* grad_fn;
   };
   std::vector<LeafGrad> leaf_grads;
-
-  // Records `n` and, depth first, the nodes it reaches that are not in the live list (made
-  // before the session, or while it did not count). The list's lock is held: every node
-  // reachable from a listed live node stays alive meanwhile.
-  auto record = [&](const Node& root) {
-    std::vector<const Node*> stack{&root};
-    while (!stack.empty()) {
-      const Node* n = stack.back();
-      stack.pop_back();
-      if (index.count(n)) continue;
-      index.emplace(n, infos.size());
-      ptrs.push_back(n);
-      NodeInfo info;
-      info.id = reinterpret_cast<uintptr_t>(n);
-      info.sequence_nr = n->sequence_nr();
-      info.name = n->name();
-      info.generation = n->generation();
-      info.step = step_of(n->generation(), start_generation);
-      info.site = n->site();
-      info.executed = n->executed();
-      info.host_bytes = host_bytes_of(*n);
-      if (n->num_inputs() > 0) {
-        const auto& shape = n->input_metadata(0).shape;
-        info.output_shape.assign(shape.begin(), shape.end());
-      }
-      std::vector<const Node*> owned;
-      HeldCollector collect(info.saved, internal_refs, owned);
-      n->visit_held(collect);
-      info.variable = reinterpret_cast<uintptr_t>(collect.leaf);
-      if (collect.leaf) {
-        const TensorImpl* g = autograd::grad_impl(*collect.leaf);
-        if (g && g->grad_fn && intrusive_try_incref(collect.leaf)) {
-          out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(const_cast<TensorImpl*>(collect.leaf)));
-          leaf_grads.push_back({collect.leaf, g->grad_fn.get()});
-        }
-      }
-      for (const Edge& e : n->next_edges()) {
-        if (!e.function) continue;
-        info.next.push_back(reinterpret_cast<uintptr_t>(e.function.get()));
-        if (!e.function->live_links.linked) stack.push_back(e.function.get());
-      }
-      for (const Node* o : owned) {
-        info.next.push_back(reinterpret_cast<uintptr_t>(o));
-        if (!o->live_links.linked) stack.push_back(o);
-      }
-      infos.push_back(std::move(info));
-    }
-  };
-  autograd::live_nodes().for_each([&](Node& n) {
-    if (n.use_count() == 0) return;  // being destroyed: its unlink waits for this walk
-    record(n);
-  });
-
-  // Handles: live tensors whose grad_fn (or whose .grad's grad_fn) is one of these nodes, and
-  // which something besides the graph itself holds.
   struct RawHandle {
     HandleInfo info;
     const TensorImpl* impl;
   };
   std::vector<RawHandle> handles;
-  std::set<std::pair<uintptr_t, uintptr_t>> seen_handles;
-  for (const LeafGrad& lg : leaf_grads) {
-    if (!index.count(lg.grad_fn)) continue;
-    RawHandle h;
+  std::vector<size_t> comp_of;  ///< component of each entry of infos
+};
+
+using NodeMap = SideTable<Node, NodeEntry>::Map;
+
+/// One node's NodeInfo (its ledger entry, what it holds); notes an AccumulateGrad's leaf whose
+/// .grad has a graph.
+NodeInfo describe_node(CensusBuild& b, const Node& n, const NodeMap& nodes, std::vector<const Node*>& owned) {
+  NodeInfo info;
+  NodeEntry entry;
+  if (auto it = nodes.find(&n); it != nodes.end()) entry = it->second;
+  info.id = reinterpret_cast<uintptr_t>(&n);
+  info.sequence_nr = n.sequence_nr();
+  info.name = n.name();
+  info.generation = entry.generation;
+  info.step = step_of(entry.generation, b.start_generation);
+  info.site = entry.site;
+  info.executed = entry.executed;
+  info.host_bytes = host_bytes_of(n);
+  if (n.num_inputs() > 0) {
+    const auto& shape = n.input_metadata(0).shape;
+    info.output_shape.assign(shape.begin(), shape.end());
+  }
+  HeldCollector collect(info.saved, b.internal_refs, owned);
+  n.visit_held(collect);
+  info.variable = reinterpret_cast<uintptr_t>(collect.leaf);
+  if (collect.leaf) {
+    const TensorImpl* g = autograd::grad_impl(*collect.leaf);
+    if (g && g->grad_fn && intrusive_try_incref(collect.leaf)) {
+      b.out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(const_cast<TensorImpl*>(collect.leaf)));
+      b.leaf_grads.push_back({collect.leaf, g->grad_fn.get()});
+    }
+  }
+  return info;
+}
+
+/// Records every node in the ledger and, depth first, the nodes they reach that have no entry
+/// (made before the session). The ledger's node table is locked meanwhile: every node reachable
+/// from a recorded live node stays alive. Newest first, by creation order: pictures and node
+/// lists come out the same on every run.
+void walk_nodes(CensusBuild& b) {
+  objects().nodes.locked([&](const NodeMap& nodes) {
+    std::vector<std::pair<uint64_t, const Node*>> roots;
+    for (const auto& [n, entry] : nodes)
+      if (n->use_count() > 0) roots.push_back({entry.seq, n});  // 0: being destroyed, waiting for us
+    std::sort(roots.begin(), roots.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& root : roots) {
+      std::vector<const Node*> stack{root.second};
+      while (!stack.empty()) {
+        const Node* n = stack.back();
+        stack.pop_back();
+        if (b.index.count(n)) continue;
+        b.index.emplace(n, b.infos.size());
+        std::vector<const Node*> owned;
+        NodeInfo info = describe_node(b, *n, nodes, owned);
+        for (const Edge& e : n->next_edges()) {
+          if (!e.function) continue;
+          info.next.push_back(reinterpret_cast<uintptr_t>(e.function.get()));
+          if (!nodes.count(e.function.get())) stack.push_back(e.function.get());
+        }
+        for (const Node* o : owned) {
+          info.next.push_back(reinterpret_cast<uintptr_t>(o));
+          if (!nodes.count(o)) stack.push_back(o);
+        }
+        b.infos.push_back(std::move(info));
+      }
+    }
+  });
+}
+
+/// Handles: live tensors whose grad_fn (or whose .grad's grad_fn) is one of the census's
+/// nodes, and which something besides the graph itself holds.
+void find_handles(CensusBuild& b) {
+  std::set<std::pair<uintptr_t, uintptr_t>> seen;
+  for (const CensusBuild::LeafGrad& lg : b.leaf_grads) {
+    if (!b.index.count(lg.grad_fn)) continue;
+    const ObjectEntry entry = objects().tensor(*lg.leaf);
+    CensusBuild::RawHandle h;
     h.info.tensor = reinterpret_cast<uintptr_t>(lg.leaf);
     h.info.node = reinterpret_cast<uintptr_t>(lg.grad_fn);
     h.info.grad_of_leaf = true;
     h.info.leaf = h.info.tensor;
-    h.info.site = lg.leaf->site();
-    h.info.step = step_of(lg.leaf->generation(), start_generation);
+    h.info.site = entry.site;
+    h.info.step = step_of(entry.generation, b.start_generation);
     h.info.shape.assign(lg.leaf->sizes().begin(), lg.leaf->sizes().end());
     h.impl = lg.leaf;
-    seen_handles.insert({h.info.tensor, h.info.node});
-    handles.push_back(std::move(h));
+    seen.insert({h.info.tensor, h.info.node});
+    b.handles.push_back(std::move(h));
   }
-  live_tensors().for_each([&](TensorImpl& t) {
-    if (t.use_count() == 0) return;
-    auto add = [&](const Node* n, bool grad_of_leaf) {
-      if (!n || !index.count(n)) return;
-      if (!seen_handles.insert({reinterpret_cast<uintptr_t>(&t), reinterpret_cast<uintptr_t>(n)}).second) return;
-      auto it = internal_refs.find(&t);
-      // a Python object the tensor owns (kept for its identity once Python let go of it, see
-      // docs/notes/python.md) holds a reference that is nobody's handle
-      const int users = static_cast<int>(t.use_count()) - (t.owned_pyobject ? 1 : 0);
-      if (!grad_of_leaf && it != internal_refs.end() && users <= it->second) return;
-      RawHandle h;
-      h.info.tensor = reinterpret_cast<uintptr_t>(&t);
-      h.info.node = reinterpret_cast<uintptr_t>(n);
-      h.info.grad_of_leaf = grad_of_leaf;
-      h.info.leaf = grad_of_leaf ? reinterpret_cast<uintptr_t>(&t) : 0;
-      h.info.site = t.site();
-      h.info.step = step_of(t.generation(), start_generation);
-      h.info.shape.assign(t.sizes().begin(), t.sizes().end());
-      h.impl = &t;
-      if (intrusive_try_incref(&t)) out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(&t));
-      handles.push_back(std::move(h));
-    };
-    add(t.grad_fn.get(), false);
-    if (const TensorImpl* g = autograd::grad_impl(t)) add(g->grad_fn.get(), true);
+  objects().tensors.locked([&](const SideTable<TensorImpl, ObjectEntry>::Map& tensors) {
+    std::vector<std::pair<uint64_t, TensorImpl*>> order;
+    for (const auto& [t, entry] : tensors)
+      if (t->use_count() > 0) order.push_back({entry.seq, const_cast<TensorImpl*>(t)});
+    std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [seq, t] : order) {
+      const ObjectEntry& entry = tensors.at(t);
+      auto add = [&](const Node* n, bool grad_of_leaf) {
+        if (!n || !b.index.count(n)) return;
+        if (!seen.insert({reinterpret_cast<uintptr_t>(t), reinterpret_cast<uintptr_t>(n)}).second) return;
+        auto it = b.internal_refs.find(t);
+        // a Python object the tensor owns (kept for its identity once Python let go of it, see
+        // docs/notes/python.md) holds a reference that is nobody's handle
+        const int users = static_cast<int>(t->use_count()) - (t->owned_pyobject ? 1 : 0);
+        if (!grad_of_leaf && it != b.internal_refs.end() && users <= it->second) return;
+        CensusBuild::RawHandle h;
+        h.info.tensor = reinterpret_cast<uintptr_t>(t);
+        h.info.node = reinterpret_cast<uintptr_t>(n);
+        h.info.grad_of_leaf = grad_of_leaf;
+        h.info.leaf = grad_of_leaf ? reinterpret_cast<uintptr_t>(t) : 0;
+        h.info.site = entry.site;
+        h.info.step = step_of(entry.generation, b.start_generation);
+        h.info.shape.assign(t->sizes().begin(), t->sizes().end());
+        h.impl = t;
+        if (intrusive_try_incref(t)) b.out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(t));
+        b.handles.push_back(std::move(h));
+      };
+      add(t->grad_fn.get(), false);
+      if (const TensorImpl* g = autograd::grad_impl(*t)) add(g->grad_fn.get(), true);
+    }
   });
+}
 
-  // Components: nodes joined by edges. A leaf's AccumulateGrad is shared by every graph that
-  // uses the leaf: it joins only its newest user's component, so that two steps' graphs stay
-  // two graphs.
+/// Components: nodes joined by edges. A leaf's AccumulateGrad is shared by every graph that
+/// uses the leaf: it joins only its newest user's component, so that two steps' graphs stay
+/// two graphs. Fills b.comp_of and makes the (empty) components.
+void group_components(CensusBuild& b) {
+  const std::vector<NodeInfo>& infos = b.infos;
   UnionFind uf(infos.size());
   std::vector<int64_t> acc_owner(infos.size(), -1);
   for (size_t i = 0; i < infos.size(); ++i)
     for (uintptr_t next : infos[i].next) {
-      auto it = index.find(reinterpret_cast<const Node*>(next));
-      if (it == index.end()) continue;
+      auto it = b.index.find(reinterpret_cast<const Node*>(next));
+      if (it == b.index.end()) continue;
       const size_t j = it->second;
       if (infos[j].name == "AccumulateGrad") {
         if (acc_owner[j] < 0 || infos[i].step > infos[static_cast<size_t>(acc_owner[j])].step)
@@ -246,29 +278,33 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
   for (size_t j = 0; j < infos.size(); ++j)
     if (acc_owner[j] >= 0) uf.unite(j, static_cast<size_t>(acc_owner[j]));
   std::unordered_map<size_t, size_t> comp_of_root;
-  auto& comps = out.census.components;
-  std::vector<size_t> comp_of(infos.size());
+  auto& comps = b.out.census.components;
+  b.comp_of.resize(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
-    const size_t r = uf.find(i);
-    auto [it, fresh] = comp_of_root.emplace(r, comps.size());
+    auto [it, fresh] = comp_of_root.emplace(uf.find(i), comps.size());
     if (fresh) comps.emplace_back();
-    comp_of[i] = it->second;
+    b.comp_of[i] = it->second;
   }
-  std::vector<std::set<uintptr_t>> storages(comps.size());
-  std::vector<std::set<uintptr_t>> param_storages(comps.size());
+}
+
+/// Fills each component from its nodes: steps, types, bytes (each storage once), sites by
+/// count, cross-step edges; then hands each handle to its node's component.
+void fill_components(CensusBuild& b) {
+  auto& comps = b.out.census.components;
+  std::vector<std::set<uintptr_t>> storages(comps.size()), param_storages(comps.size());
   std::vector<std::set<int64_t>> stale(comps.size());
   std::vector<std::map<lifetime::SiteId, int64_t>> site_counts(comps.size());
-  for (size_t i = 0; i < infos.size(); ++i) {
-    const size_t c = comp_of[i];
+  for (size_t i = 0; i < b.infos.size(); ++i) {
+    const size_t c = b.comp_of[i];
     GraphComponent& g = comps[c];
-    const NodeInfo& n = infos[i];
+    const NodeInfo& n = b.infos[i];
     if (g.nodes.empty()) g.oldest_step = g.newest_step = n.step;
     g.oldest_step = std::min(g.oldest_step, n.step);
     g.newest_step = std::max(g.newest_step, n.step);
     g.nodes_by_type[n.name] += 1;
     g.host_bytes += n.host_bytes;
     g.executed |= n.executed;
-    if (n.step < current_step) stale[c].insert(n.step);
+    if (n.step < b.current_step) stale[c].insert(n.step);
     if (n.site) site_counts[c][n.site] += 1;
     for (const SavedInfo& s : n.saved) {
       if (!s.storage || s.released || s.packed) continue;
@@ -279,34 +315,44 @@ PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
       }
     }
     for (uintptr_t next : n.next) {
-      auto it = index.find(reinterpret_cast<const Node*>(next));
-      if (it != index.end() && infos[it->second].step < n.step && infos[it->second].name != "AccumulateGrad")
+      auto it = b.index.find(reinterpret_cast<const Node*>(next));
+      if (it != b.index.end() && b.infos[it->second].step < n.step && b.infos[it->second].name != "AccumulateGrad")
         g.cross_step_edges = true;
     }
     g.nodes.push_back(n);
   }
   for (size_t c = 0; c < comps.size(); ++c) {
     GraphComponent& g = comps[c];
-    g.id = static_cast<int64_t>(c);
     g.stale_steps = static_cast<int64_t>(stale[c].size());
-    // newest step first; within a step the live list's order (newest first), not addresses:
-    // pictures and node lists come out the same on every run
+    // newest step first; within a step the walk's order (newest first)
     std::stable_sort(g.nodes.begin(), g.nodes.end(),
-                     [](const NodeInfo& a, const NodeInfo& b) { return a.generation > b.generation; });
+                     [](const NodeInfo& x, const NodeInfo& y) { return x.generation > y.generation; });
     std::vector<std::pair<int64_t, lifetime::SiteId>> by_count;
     for (auto [site, count] : site_counts[c]) by_count.push_back({-count, site});
     std::sort(by_count.begin(), by_count.end());
     for (auto [neg, site] : by_count) g.sites.push_back(site);
   }
-  for (RawHandle& h : handles) {
-    const size_t c = comp_of[index.at(reinterpret_cast<const Node*>(h.info.node))];
-    comps[c].handles.push_back(std::move(h.info));
-  }
+  for (CensusBuild::RawHandle& h : b.handles)
+    comps[b.comp_of[b.index.at(reinterpret_cast<const Node*>(h.info.node))]].handles.push_back(std::move(h.info));
+}
+
+}  // namespace
+
+PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
+  CensusBuild b;
+  b.start_generation = start_generation;
+  b.current_step = current_step;
+  b.out.census.step = current_step;
+  walk_nodes(b);
+  find_handles(b);
+  group_components(b);
+  fill_components(b);
+  auto& comps = b.out.census.components;
   // the biggest graphs first
   std::stable_sort(comps.begin(), comps.end(),
-                   [](const GraphComponent& a, const GraphComponent& b) { return a.nodes.size() > b.nodes.size(); });
+                   [](const GraphComponent& x, const GraphComponent& y) { return x.nodes.size() > y.nodes.size(); });
   for (size_t c = 0; c < comps.size(); ++c) comps[c].id = static_cast<int64_t>(c);
-  return out;
+  return std::move(b.out);
 }
 
 }  // namespace detail

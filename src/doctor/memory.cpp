@@ -12,6 +12,7 @@
 #include "graft/core/storage.h"
 #include "graft/memory.h"
 #include "internal.h"
+#include "object_ledger.h"
 
 namespace graft::doctor {
 
@@ -72,8 +73,8 @@ Ledger ledger(const alloc::CachingAllocator& allocator) {
     }
   }
   // graph nodes on the host: every live generation's node bytes (counted while a session runs)
-  for (const lifetime::GenerationCounts& c : lifetime::live_generations())
-    l.graph_host_bytes += c.bytes[int(lifetime::Kind::Node)];
+  for (const detail::GenerationCounts& c : detail::objects().live_generations())
+    l.graph_host_bytes += c.bytes[int(detail::Kind::Node)];
   ExternalMemoryQuery q;
   {
     std::lock_guard<std::mutex> g(g_query_mu);
@@ -209,13 +210,15 @@ std::string oom_report(const alloc::OomInfo& info) {
     std::string category;
   };
   std::map<std::pair<lifetime::SiteId, std::string>, Line> by;
-  live_storages().for_each([&](StorageImpl& st) {
-    if (st.use_count() == 0 || st.device() != info.device) return;
-    const std::string cat = memory_category_name(alloc::CachingAllocator::category(st.data_ptr()));
-    Line& x = by[{st.site(), cat}];
-    x.bytes += static_cast<int64_t>(alloc::CachingAllocator::block_size(st.data_ptr()));
-    x.count += 1;
-    x.category = cat;
+  detail::objects().storages.locked([&](const auto& storages) {
+    for (const auto& [st, entry] : storages) {
+      if (st->use_count() == 0 || st->device() != info.device) continue;
+      const std::string cat = memory_category_name(alloc::CachingAllocator::category(st->data_ptr()));
+      Line& x = by[{entry.site, cat}];
+      x.bytes += static_cast<int64_t>(alloc::CachingAllocator::block_size(st->data_ptr()));
+      x.count += 1;
+      x.category = cat;
+    }
   });
   std::vector<std::pair<int64_t, std::string>> top;
   for (auto& [k, v] : by) {

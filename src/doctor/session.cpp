@@ -15,6 +15,7 @@
 #include "graft/core/storage.h"
 #include "graft/memory.h"
 #include "internal.h"
+#include "object_ledger.h"
 #include "state.h"
 
 namespace graft::doctor {
@@ -47,25 +48,74 @@ std::invoke_result_t<F&, Session::State&> deliver(F&& handle) noexcept {
   }
 }
 
-/// The lower layers' events, routed to the session that watches (if any). One per process:
-/// events may arrive from any thread at any time, also after a session ended.
+/// Uninstalls the recorder once no session watches and no object it recorded is alive (after a
+/// session, the objects it saw keep their entries until they die: a report still walks them).
+void retire_if_drained() noexcept {
+  if (objects().recording.load(std::memory_order_relaxed) || objects().entries() != 0) return;
+  // try: a destruction may run where the lock is held; the next one retires the recorder then
+  std::unique_lock<std::mutex> g(recorder_mutex(), std::try_to_lock);
+  if (g.owns_lock() && !active_state() && !objects().recording.load(std::memory_order_relaxed) &&
+      objects().entries() == 0)
+    lifetime::set_observer(nullptr);
+}
+
+/// The lower layers' events: objects go to the object ledger, the rest to the session that watches
+/// (if any). One per process: events may arrive from any thread at any time, also after a
+/// session ended.
 class Recorder final : public lifetime::Observer {
  public:
-  void node_released(const Node& n) noexcept override {
-    deliver([&](Session::State& s) { s.on_node_released(n); });
+  void node_created(const Node& n) noexcept override { objects().node_created(n); }
+  void node_destroyed(const Node& n) noexcept override {
+    NodeEntry e;
+    if (!objects().nodes.get(&n, &e)) return;
+    deliver([&](Session::State& s) { s.on_node_released(n, e); });
+    objects().node_destroyed(n);
+    retire_if_drained();
+  }
+  void node_reused(const Node& n) noexcept override { objects().node_reused(n); }
+  void tensor_created(const TensorImpl& t) noexcept override { objects().tensor_created(t); }
+  void tensor_destroyed(const TensorImpl& t) noexcept override {
+    objects().tensor_destroyed(t);
+    retire_if_drained();
+  }
+  void storage_created(const StorageImpl& st) noexcept override {
+    if (!objects().recording.load(std::memory_order_relaxed)) return;
+    const ObjectEntry e = objects().storage_created(st);
+    deliver([&](Session::State& s) { s.on_storage(st, true, e); });
+  }
+  void storage_destroyed(const StorageImpl& st) noexcept override {
+    ObjectEntry e;
+    if (!objects().storage_destroyed(st, &e)) return;
+    deliver([&](Session::State& s) { s.on_storage(st, false, e); });
+    retire_if_drained();
+  }
+  void saved_created(const SavedVariable& sv, int64_t bytes) noexcept override { objects().saved_created(sv, bytes); }
+  void saved_copied(const SavedVariable& from, const SavedVariable& to, bool moved) noexcept override {
+    objects().saved_copied(from, to, moved);
+  }
+  void saved_destroyed(const SavedVariable& sv) noexcept override {
+    objects().saved_destroyed(sv);
+    retire_if_drained();
+  }
+  void gradient_accumulated(const TensorImpl& leaf, const TensorImpl* before, uint32_t before_version,
+                            const TensorImpl& after, uint32_t after_version) noexcept override {
+    objects().gradient_accumulated(leaf, before, before_version, &after, after_version);
+  }
+  uint32_t leaf_stepped(const TensorImpl& leaf, const TensorImpl* grad, uint32_t grad_version,
+                        bool grad_has_graph) noexcept override {
+    return objects().leaf_stepped(leaf, grad, grad_version, grad_has_graph);
   }
   uint32_t backward_started(bool retain_graph, bool create_graph) noexcept override {
     const lifetime::SiteId site = lifetime::capture_site();  // before the lock: it may walk frames
     return deliver([&](Session::State& s) { return s.on_backward_started(retain_graph, create_graph, site); });
   }
-  void node_executed(Node& n, uint32_t backward_id, bool retain_graph) noexcept override {
+  void node_executed(const Node& n, uint32_t backward_id, bool retain_graph) noexcept override {
+    if (!objects().nodes.update(&n, [](NodeEntry& e) { e.executed = true; })) return;
+    if (n.is_accumulator()) return;  // shared by every graph of its leaf: says nothing of reuse
     deliver([&](Session::State& s) { s.on_node_executed(n, backward_id, retain_graph); });
   }
   void stale_gradient_used(const TensorImpl& leaf, uint32_t streak) noexcept override {
     deliver([&](Session::State& s) { s.on_stale_gradient(leaf, streak); });
-  }
-  void storage_event(const StorageImpl& st, bool created) noexcept override {
-    deliver([&](Session::State& s) { s.on_storage(st, created); });
   }
   void storage_recategorized(const void* block, int old_category, int new_category, int64_t bytes, uint32_t site,
                              uint32_t generation) noexcept override {
@@ -143,6 +193,9 @@ std::string oom_observer_text(const alloc::OomInfo& info) noexcept {
 }  // namespace detail
 
 using detail::format_bytes;
+using detail::NodeEntry;
+using detail::ObjectEntry;
+using detail::objects;
 using detail::step_of;
 using detail::where;
 
@@ -162,11 +215,11 @@ void Session::State::log(TimelineEvent e) {
   ++events_dropped;
 }
 
-void Session::State::on_node_released(const Node& n) {
-  const int64_t step = step_of(n.generation(), start_generation);
+void Session::State::on_node_released(const Node& n, const NodeEntry& entry) {
+  const int64_t step = step_of(entry.generation, start_generation);
   if (step <= 0) return;
   // LD009: a graph retained by a backward pass dies; was it reached again?
-  if (uint32_t r = n.retained_by()) {
+  if (uint32_t r = entry.retained_by) {
     auto it = backward_calls.find(r);
     if (it != backward_calls.end() && --it->second.live_retained <= 0) {
       const BackwardCall& b = it->second;
@@ -183,7 +236,7 @@ void Session::State::on_node_released(const Node& n) {
     }
   }
   // LD010: a node that never ran dies; what it saved was for nothing
-  if (!n.executed()) {
+  if (!entry.executed) {
     struct Bytes final : HeldVisitor {
       int64_t bytes = 0;
       std::set<const void*> seen;
@@ -200,11 +253,11 @@ void Session::State::on_node_released(const Node& n) {
     if (v.bytes > 0) {
       Wasted& w = wasted[step];
       w.bytes += v.bytes;
-      w.site_bytes[n.site()] += v.bytes;
+      w.site_bytes[entry.site] += v.bytes;
     }
   }
   if (options.max_events)
-    log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, "", 0, n.site()});
+    log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, "", 0, entry.site});
   else
     ++events_dropped;
 }
@@ -220,9 +273,9 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
   return id;
 }
 
-void Session::State::on_node_executed(Node& n, uint32_t backward_id, bool retain_graph) {
-  if (n.is_accumulator()) return;  // shared by every graph of its leaf: says nothing of reuse
-  if (uint32_t r = n.retained_by(); r && r != backward_id) {
+void Session::State::on_node_executed(const Node& n, uint32_t backward_id, bool retain_graph) {
+  uint32_t retained_by = objects().node(n).retained_by;
+  if (uint32_t r = retained_by; r && r != backward_id) {
     auto it = backward_calls.find(r);
     if (it != backward_calls.end()) {
       it->second.reused = true;
@@ -231,13 +284,14 @@ void Session::State::on_node_executed(Node& n, uint32_t backward_id, bool retain
       --it->second.live_retained;
       if (it->second.live_retained <= 0) backward_calls.erase(it);
     }
-    n.set_retained_by(0);
+    retained_by = 0;
+    objects().nodes.update(&n, [](NodeEntry& e) { e.retained_by = 0; });
   }
-  if (retain_graph && n.retained_by() != backward_id) {
+  if (retain_graph && retained_by != backward_id) {
     auto it = backward_calls.find(backward_id);
     if (it != backward_calls.end()) {
       ++it->second.live_retained;
-      n.set_retained_by(backward_id);
+      objects().nodes.update(&n, [&](NodeEntry& e) { e.retained_by = backward_id; });
       struct Bytes final : HeldVisitor {
         int64_t bytes = 0;
         void saved(const SavedVariable& sv, std::string_view) override {
@@ -262,28 +316,28 @@ void Session::State::on_stale_gradient(const TensorImpl& leaf, uint32_t streak) 
   if (std::find(e.leaves.begin(), e.leaves.end(), reinterpret_cast<uintptr_t>(&leaf)) == e.leaves.end() &&
       e.leaves.size() < 64) {
     e.leaves.push_back(reinterpret_cast<uintptr_t>(&leaf));
-    e.leaf_sites.push_back(leaf.site());
+    e.leaf_sites.push_back(objects().tensor(leaf).site);
   }
   e.message = "backward" + (line.empty() ? std::string() : " at " + line) + " added into gradients that " +
               std::to_string(e.leaves.size()) +
               " parameter(s) kept from before their previous optimizer step, and the optimizer used them";
 }
 
-void Session::State::on_storage(const StorageImpl& st, bool created) {
+void Session::State::on_storage(const StorageImpl& st, bool created, const ObjectEntry& entry) {
   const int64_t bytes = static_cast<int64_t>(alloc::CachingAllocator::block_size(st.data_ptr()));
   const int cat = static_cast<int>(alloc::CachingAllocator::category(st.data_ptr()));
   // a storage made before the session is in the baseline's "before the session" (site 0),
   // whatever site an earlier session recorded for it
-  const lifetime::SiteId site = st.generation() >= start_generation ? st.site() : 0;
+  const lifetime::SiteId site = entry.generation >= start_generation ? entry.site : 0;
   if (created) {
     // the block remembers its storage's site, for the category changes reported without it
-    alloc::CachingAllocator::set_lifetime(st.data_ptr(), st.site(), st.generation());
+    alloc::CachingAllocator::set_lifetime(st.data_ptr(), entry.site, entry.generation);
     peak_events.push_back(PeakEvent{bytes, static_cast<uint8_t>(cat), site});
   } else {
     peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
   }
   if (options.max_events)
-    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, "", steps + 1, 0, "", 0, st.site()});
+    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, "", steps + 1, 0, "", 0, entry.site});
   else
     ++events_dropped;
 }
@@ -365,17 +419,21 @@ Session::Session(Options options) : s_(std::make_unique<State>()) {
   std::lock_guard<std::mutex> g(recorder_mutex());
   GRAFT_CHECK(active_state() == nullptr, RuntimeError,
               "a graft.doctor session is already watching; stop it before starting another");
+  // an observer installed over the recorder kept it from hearing of destructions: what the
+  // ledger still holds from an earlier session cannot be trusted
+  if (lifetime::observer() != &detail::recorder()) detail::objects().forget_all();
   s_->owner = this;
   s_->options = options;
   s_->started = std::chrono::steady_clock::now();
   // objects made from now on belong to step 1
-  s_->start_generation = lifetime::advance_generation();
+  s_->start_generation = detail::objects().advance_generation();
   // what lives already (parameters made before the session) is the peak's baseline
   const auto before = device_allocator(kCPU).bytes_by_category();
   for (int c = 0; c < kNumMemoryCategories; ++c)
     if (before[static_cast<size_t>(c)] > 0) s_->live_breakdown[{c, 0}] = before[static_cast<size_t>(c)];
   s_->watching = true;
   active_state() = s_.get();
+  detail::objects().recording.store(true, std::memory_order_relaxed);
   lifetime::set_observer(&detail::recorder());
   lifetime::set_tier(options.tier);
   alloc::set_oom_observer(&detail::oom_observer_text);
@@ -390,7 +448,11 @@ void Session::stop() {
   if (active_state() == s_.get()) {
     active_state() = nullptr;
     lifetime::set_tier(lifetime::Tier::Off);
-    lifetime::set_observer(nullptr);  // nothing is reported (or locked) while no session watches
+    detail::objects().recording.store(false, std::memory_order_relaxed);
+    detail::objects().leaves.clear();  // the gradient history is the session's own
+    // the objects the session saw keep their entries until they die; with none left, nothing
+    // is reported (or locked) while no session watches
+    if (detail::objects().entries() == 0) lifetime::set_observer(nullptr);
     alloc::set_oom_observer(nullptr);
   }
 }
@@ -519,33 +581,40 @@ Diff Session::diff(int64_t from, int64_t to) const {
     int64_t step;
   };
   std::vector<Raw> raw;
-  autograd::live_nodes().for_each([&](Node& n) {
-    if (n.use_count() == 0 || !in_range(n.generation())) return;
-    raw.push_back({"node", n.site(), n.name(), n.host_bytes(), detail::step_of(n.generation(), start)});
-    struct Slots final : HeldVisitor {
-      std::vector<Raw>* out;
-      const Node* node;
-      uint32_t start;
-      std::function<bool(uint32_t)> in_range;
-      void saved(const SavedVariable& sv, std::string_view what) override {
-        if (!sv.defined() || sv.released() || !in_range(sv.generation())) return;
-        const Tensor& t = sv.held();
-        out->push_back({"saved_slot", node->site(), node->name() + "." + std::string(what),
-                        t.defined() ? static_cast<int64_t>(t.impl()->storage()->nbytes()) : 0,
-                        detail::step_of(sv.generation(), start)});
-      }
-      void tensor(const Tensor&, std::string_view) override {}
-    } slots;
-    slots.out = &raw;
-    slots.node = &n;
-    slots.start = start;
-    slots.in_range = in_range;
-    n.visit_held(slots);
+  objects().nodes.locked([&](const auto& nodes) {
+    for (const auto& [n, entry] : nodes) {
+      if (n->use_count() == 0 || !in_range(entry.generation)) continue;
+      raw.push_back({"node", entry.site, n->name(), entry.host_bytes, detail::step_of(entry.generation, start)});
+      struct Slots final : HeldVisitor {
+        std::vector<Raw>* out;
+        const Node* node;
+        lifetime::SiteId site;
+        uint32_t start;
+        std::function<bool(uint32_t)> in_range;
+        void saved(const SavedVariable& sv, std::string_view what) override {
+          const uint32_t gen = objects().saved_generation(sv);
+          if (!sv.defined() || sv.released() || !in_range(gen)) return;
+          const Tensor& t = sv.held();
+          out->push_back({"saved_slot", site, node->name() + "." + std::string(what),
+                          t.defined() ? static_cast<int64_t>(t.impl()->storage()->nbytes()) : 0,
+                          detail::step_of(gen, start)});
+        }
+        void tensor(const Tensor&, std::string_view) override {}
+      } slots;
+      slots.out = &raw;
+      slots.node = n;
+      slots.site = entry.site;
+      slots.start = start;
+      slots.in_range = in_range;
+      n->visit_held(slots);
+    }
   });
-  live_storages().for_each([&](StorageImpl& st) {
-    if (st.use_count() == 0 || !in_range(st.generation())) return;
-    raw.push_back({"storage", st.site(), memory_category_name(alloc::CachingAllocator::category(st.data_ptr())),
-                   static_cast<int64_t>(st.nbytes()), detail::step_of(st.generation(), start)});
+  objects().storages.locked([&](const auto& storages) {
+    for (const auto& [st, entry] : storages) {
+      if (st->use_count() == 0 || !in_range(entry.generation)) continue;
+      raw.push_back({"storage", entry.site, memory_category_name(alloc::CachingAllocator::category(st->data_ptr())),
+                     static_cast<int64_t>(st->nbytes()), detail::step_of(entry.generation, start)});
+    }
   });
   for (const Raw& r : raw) add(r.kind, r.site, r.type, r.bytes, r.step);
   for (auto& [k, e] : groups) {

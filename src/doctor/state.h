@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graft/doctor/doctor.h"
+#include "object_ledger.h"
 
 namespace graft {
 class Node;
@@ -127,11 +128,11 @@ struct Session::State {
   int64_t first_growth_report = 0;           ///< the step of the first growth finding (census backoff)
 
   // ---- handlers (called with recorder_mutex held) ----
-  void on_node_released(const Node& n);
+  void on_node_released(const Node& n, const detail::NodeEntry& entry);
   uint32_t on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site);
-  void on_node_executed(Node& n, uint32_t backward_id, bool retain_graph);
+  void on_node_executed(const Node& n, uint32_t backward_id, bool retain_graph);
   void on_stale_gradient(const TensorImpl& leaf, uint32_t streak);
-  void on_storage(const StorageImpl& st, bool created);
+  void on_storage(const StorageImpl& st, bool created, const detail::ObjectEntry& entry);
   void on_recategorized(const void* block, int old_category, int new_category, int64_t bytes, uint32_t site,
                         uint32_t generation);
 

@@ -350,7 +350,7 @@ TEST(DoctorOom, CapOomCarriesTheReportNamingTheCapAndTheTopHolder) {
   doctor::Session dr(options);
   Tensor holder = zeros({1024, 1024});  // 4 MiB, made here while the session watches
   Tensor small = zeros({16});
-  const lifetime::Site site = lifetime::site(holder.impl()->storage()->site());
+  const lifetime::Site site = lifetime::site(doctor::origin(*holder.impl()->storage()).site);
   EXPECT_NE(site.function.find("DoctorOom_CapOomCarriesTheReportNamingTheCapAndTheTopHolder_Test::TestBody"),
             std::string::npos)
       << site.function;
@@ -399,9 +399,9 @@ TEST(DoctorOom, WithoutAReportPathTheReportIsInTheMessageOnly) {
   }
   EXPECT_NE(message.find("\n\ngraft.doctor:\nOut of memory on cpu: a request of 32.0 MiB"), std::string::npos)
       << message;
-  EXPECT_NE(
-      message.find("2.0 MiB in 1 other storage made at " + lifetime::site(holder.impl()->storage()->site()).where()),
-      std::string::npos)
+  EXPECT_NE(message.find("2.0 MiB in 1 other storage made at " +
+                         lifetime::site(doctor::origin(*holder.impl()->storage()).site).where()),
+            std::string::npos)
       << message;
   dr.stop();
   // no session: the allocator's message alone

@@ -88,11 +88,11 @@ TEST(DoctorTiers, SitesAreAskedAtMostOncePerNodeAndNewStorage) {
   Tensor keep;
   // a new storage, and its tensor takes the storage's site: exactly one question
   EXPECT_EQ(sites.during([&] { keep = a + b; }), 1);
-  EXPECT_EQ(lifetime::site(keep.impl()->site()).where(), "fake.py:1");
-  EXPECT_EQ(keep.impl()->site(), keep.impl()->storage()->site());
+  EXPECT_EQ(lifetime::site(doctor::origin(*keep.impl()).site).where(), "fake.py:1");
+  EXPECT_EQ(doctor::origin(*keep.impl()).site, doctor::origin(*keep.impl()->storage()).site);
   // the bounds: one per node, one per new storage, one per tensor on an older storage (a view)
   EXPECT_LE(sites.during([&] { keep = a * w; }), 1 /* storage */ + 2 /* MulBackward0, w's AccumulateGrad */);
-  EXPECT_EQ(lifetime::site(keep.grad_fn()->site()).where(), "fake.py:1");
+  EXPECT_EQ(lifetime::site(doctor::origin(*keep.grad_fn()).site).where(), "fake.py:1");
   EXPECT_LE(sites.during([&] { keep = a.t(); }), 1 /* a view of a */);
   EXPECT_LE(sites.during([&] { keep = w.t(); }), 1 /* view */ + 2 /* TBackward0, a new AccumulateGrad */);
   EXPECT_LE(sites.during([&] { keep = a.sum(); }), 1 /* storage */ + 1 /* the kernel's view of a */);

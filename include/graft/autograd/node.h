@@ -164,46 +164,16 @@ class Node : public RefCounted {
   /// True for a leaf's AccumulateGrad: shared by every graph that uses the leaf.
   virtual bool is_accumulator() const { return false; }
 
-  // --- lifetime (include/graft/core/lifetime.h; read by the leak doctor) ---
-  /// The generation (doctor step) in which the node was made.
-  uint32_t generation() const { return generation_; }
-  /// Its creation site (0 unless a doctor session recorded sites).
-  lifetime::SiteId site() const { return site_; }
-  /// True once a backward pass visited the node.
-  bool executed() const { return executed_; }
-  void mark_executed() { executed_ = true; }
-  /// The last tracked backward pass that ran the node with retain_graph (0: none).
-  uint32_t retained_by() const { return retained_by_; }
-  void set_retained_by(uint32_t id) { retained_by_ = id; }
-  /// Moves the node to the current generation (a leaf's AccumulateGrad, shared by every graph
-  /// that uses the leaf, belongs to the newest step that uses it).
-  void refresh_generation();
-  /// The size of the node's heap block (counted only while a doctor session counts; else 0).
-  uint32_t host_bytes() const { return host_bytes_; }
-  lifetime::LiveLinks<Node> live_links;  ///< in the live list while a doctor session counts
-
  protected:
   uint64_t sequence_nr_;
   edge_list next_edges_;
   SmallVector<InputMetadata, 1> input_metadata_;
-  uint32_t generation_;
-  lifetime::SiteId site_ = 0;
-  uint32_t retained_by_ = 0;
-  uint32_t host_bytes_ = 0;  // the node's heap block, while counted
-  bool executed_ = false;
-  bool counted_ = false;
 
  private:
   struct Cold;                        // hooks, retain-grad targets, anomaly trace
   std::atomic<Cold*> cold_{nullptr};  // made once (compare-exchange), read lock-free; owned
   Cold& cold();
 };
-
-namespace autograd {
-using LiveNodes = lifetime::LiveList<Node, &Node::live_links>;
-/// Nodes made while a doctor session counted, still alive (the doctor's census walks them).
-LiveNodes& live_nodes();
-}  // namespace autograd
 
 /// The hooks registered on leaf `t`'s gradient (Tensor::register_hook on a leaf), or null
 /// when none were ever registered.
@@ -255,8 +225,6 @@ class SavedVariable {
   /// The tensor held while not released and not packed (undefined otherwise); an output's
   /// alias has no history.
   const Tensor& held() const { return data_; }
-  /// The generation (doctor step) in which it was saved.
-  uint32_t generation() const { return generation_; }
 
  private:
   struct Packed;  // state kept when saved-tensor hooks were active
@@ -264,11 +232,7 @@ class SavedVariable {
   Tensor data_;  // inputs: the tensor itself; outputs: an alias without history
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
-  uint32_t generation_ = 0;
-  bool counted_ = false;  // counted in the lifetime ledger (uncount on release/destruction)
-  int64_t counted_bytes_ = 0;
-  void count();
-  void uncount();
+  void report_created() const;
   bool was_defined_ = false;
   bool is_output_ = false;
   bool released_ = false;

@@ -1,18 +1,18 @@
 #pragma once
-/// The lifetime ledger: the lowest layer of the leak doctor (graft/doctor/doctor.h).
+/// What the lower layers tell a diagnostic observer (the leak doctor, graft/doctor/doctor.h).
 ///
-/// Every graph node, saved-for-backward slot, storage and tensor records the *generation* in
-/// which it was created: one integer, the number of steps the doctor had seen. While a doctor
-/// session watches (tier Counters or above), creations and destructions are also counted per
-/// generation, the objects are linked into live lists the doctor can walk, and (tier Sites)
-/// each node, storage and tensor records the interned source line that created it, taken from
-/// the Python frame or the C++ caller. With no session the cost is one relaxed load per
-/// object. Design: docs/notes/doctor.md.
+/// Graph nodes, tensors, storages and saved-for-backward slots report their creation and
+/// destruction, the engine its passes, the leaves their gradients and optimizer steps, to one
+/// installed Observer, as PyTorch's RecordFunction callbacks or MLX's hooks report to theirs.
+/// The objects themselves carry nothing for it: what the doctor knows of each object (its
+/// step, its creation line, the pass that retained it) lives in side tables the doctor owns.
+/// With no observer installed the cost is one load per object made or destroyed.
+///
+/// This layer also interns *sites*, the source lines that create objects (from the Python
+/// frame or the C++ caller), while site capture is on. Design: docs/notes/doctor.md.
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "graft/core/non_copyable.h"
 
@@ -21,57 +21,26 @@ namespace graft {
 class Node;
 class TensorImpl;
 class StorageImpl;
+class SavedVariable;
 
 namespace lifetime {
 
-/// How much the ledger records.
+/// How much a watching observer records.
 enum class Tier : uint8_t {
-  Off = 0,       ///< generation stamps only
-  Counters = 1,  ///< + per-generation live counts and live lists (the doctor's tier 0)
-  Sites = 2,     ///< + the creation line of every node, storage and tensor (tier 1)
+  Off = 0,       ///< no observer watches
+  Counters = 1,  ///< objects are reported (the doctor's tier 0)
+  Sites = 2,     ///< + capture_site() names the creation line of every object (tier 1)
 };
 
-/// The kinds of objects counted per generation.
-enum class Kind : uint8_t { Node = 0, SavedSlot, Storage, Tensor };
-inline constexpr int kNumKinds = 4;
-/// "node", "saved_slot", "storage", "tensor".
-const char* kind_name(Kind k);
-
 namespace detail {
-extern std::atomic<uint32_t> g_generation;
 extern std::atomic<uint8_t> g_tier;
 }  // namespace detail
 
-/// The current generation (steps seen since the process started).
-inline uint32_t generation() noexcept { return detail::g_generation.load(std::memory_order_relaxed); }
 inline Tier tier() noexcept { return static_cast<Tier>(detail::g_tier.load(std::memory_order_relaxed)); }
-/// True while a session counts objects (tier Counters or Sites).
+/// True while an observer watches (tier Counters or Sites).
 inline bool counting() noexcept { return tier() != Tier::Off; }
-
 /// Sets the tier (doctor::Session does this; at most one session watches at a time).
 void set_tier(Tier t) noexcept;
-/// Starts the next generation; returns it.
-uint32_t advance_generation() noexcept;
-
-// ---- per-generation counters ----
-
-/// Live objects and bytes of one generation.
-struct GenerationCounts {
-  uint32_t generation = 0;
-  int64_t count[kNumKinds] = {};
-  int64_t bytes[kNumKinds] = {};
-  bool empty() const {
-    for (int k = 0; k < kNumKinds; ++k)
-      if (count[k] != 0) return false;
-    return true;
-  }
-};
-/// Counts an object of `kind` made in generation `gen` (call only when counting()).
-void count_create(Kind kind, uint32_t gen, int64_t bytes) noexcept;
-/// Uncounts it (call only for objects that were counted).
-void count_destroy(Kind kind, uint32_t gen, int64_t bytes) noexcept;
-/// Every generation with live counted objects, oldest first.
-std::vector<GenerationCounts> live_generations();
 
 // ---- sites: the source line that created an object ----
 
@@ -119,27 +88,62 @@ void set_python_site_provider(SiteProvider p) noexcept;
 
 // ---- events the doctor observes ----
 
-/// What the doctor is told by the lower layers while a session watches. The default methods
-/// do nothing; doctor::Session installs its own.
+/// What the lower layers report while an observer is installed. Every method may be called
+/// on any thread, with locks of the reporting layer held (a leaf's gradient lock, for the
+/// gradient events), so an observer must not call back into graft objects beyond reading the
+/// one it is given. The default methods do nothing.
 class Observer {
  public:
   virtual ~Observer() = default;
+
+  // ---- objects: made and destroyed ----
+  /// A graph node is being made (its base part only: no virtual call on it yet).
+  virtual void node_created(const Node&) noexcept {}
   /// A graph node is about to be destroyed (its saved slots still hold what they held).
-  virtual void node_released(const Node&) noexcept {}
+  virtual void node_destroyed(const Node&) noexcept {}
+  /// A node shared by graphs (a leaf's AccumulateGrad) is used by one more graph.
+  virtual void node_reused(const Node&) noexcept {}
+  /// A tensor was made (geometry, storage and dtype set; autograd state not yet).
+  virtual void tensor_created(const TensorImpl&) noexcept {}
+  virtual void tensor_destroyed(const TensorImpl&) noexcept {}
+  /// A storage was made or is being destroyed.
+  virtual void storage_created(const StorageImpl&) noexcept {}
+  virtual void storage_destroyed(const StorageImpl&) noexcept {}
+  /// A slot saved `bytes` for backward.
+  virtual void saved_created(const SavedVariable&, int64_t bytes) noexcept {}
+  /// A saved slot was copied (`moved` false) or moved into `to`.
+  virtual void saved_copied(const SavedVariable& from, const SavedVariable& to, bool moved) noexcept {}
+  /// A saved slot released what it held, or is being destroyed.
+  virtual void saved_destroyed(const SavedVariable&) noexcept {}
+
+  // ---- the engine ----
   /// A backward pass (backward() or grad()) starts; returns its id (0: untracked).
   /// `retain_graph` is true only when asked for explicitly (create_graph implies it).
   virtual uint32_t backward_started(bool retain_graph, bool create_graph) noexcept { return 0; }
   /// A backward pass ran `node` (retained: retain_graph asked for explicitly). Called for every
   /// node it visits.
-  virtual void node_executed(Node&, uint32_t backward_id, bool retain_graph) noexcept {}
-  /// An optimizer stepped `leaf` with a `.grad` that still held gradients accumulated before the
-  /// leaf's previous step, untouched since (no zero_grad): the `streak`-th such step in a row.
+  virtual void node_executed(const Node&, uint32_t backward_id, bool retain_graph) noexcept {}
+
+  // ---- leaves: gradients and optimizer steps ----
+  /// AccumulateGrad wrote `leaf`'s .grad (with the leaf's gradient lock held): `before` (null:
+  /// there was none) at version `before_version` is now `after` at version `after_version`.
+  virtual void gradient_accumulated(const TensorImpl& leaf, const TensorImpl* before, uint32_t before_version,
+                                    const TensorImpl& after, uint32_t after_version) noexcept {}
+  /// An optimizer is stepping `leaf`, whose .grad is `grad` (null: none) at `grad_version`
+  /// (`grad_has_graph`: the .grad has a grad_fn), with the leaf's gradient lock held. Returns
+  /// how many steps in a row used a .grad carried over from before the leaf's previous step,
+  /// untouched since (no zero_grad); 0 when this one did not.
+  virtual uint32_t leaf_stepped(const TensorImpl& leaf, const TensorImpl* grad, uint32_t grad_version,
+                                bool grad_has_graph) noexcept {
+    return 0;
+  }
+  /// leaf_stepped returned `streak` > 0 (called after the leaf's lock is released).
   virtual void stale_gradient_used(const TensorImpl& leaf, uint32_t streak) noexcept {}
-  /// A storage was made or is being destroyed (its block's bytes, category and site).
-  virtual void storage_event(const StorageImpl&, bool created) noexcept {}
+
+  // ---- the allocator and the optimizers ----
   /// The allocator's category of a live storage's block changes (parameter tagging, or the
-  /// first/last saved-for-backward claim); `site` and `generation` are what the doctor recorded
-  /// for the block's storage (0 when it recorded nothing).
+  /// first/last saved-for-backward claim); `site` and `generation` are what the observer stored
+  /// for the block (CachingAllocator::set_lifetime; 0 when nothing).
   virtual void storage_recategorized(const void* block_ctx, int old_category, int new_category, int64_t bytes,
                                      uint32_t site, uint32_t generation) noexcept {}
   /// Optimizer `optimizer` (an identity) is about to step (`finished` false: Python pre hook,
@@ -149,71 +153,19 @@ class Observer {
     (void)finished;
   }
 };
-/// Installs `o` (null: none). The caller keeps it alive while installed.
+namespace detail {
+extern std::atomic<Observer*> g_observer;
+}  // namespace detail
+/// Installs `o` (null: none). The caller keeps it alive as long as a call may still reach it
+/// (the doctor's recorder is never destroyed).
 void set_observer(Observer* o) noexcept;
-Observer* observer() noexcept;
+/// The installed observer, or null: what every reporting object loads first.
+inline Observer* observer() noexcept { return detail::g_observer.load(std::memory_order_acquire); }
 
 /// Tells the observer that `optimizer` (an identity) is about to step (`finished` false) or has
 /// stepped (`finished` true): a leak doctor's steps follow them (docs/notes/doctor.md, "Steps").
 /// Called by graft's C++ optimizers and by the Python optimizer hooks.
 void note_optimizer_step(const void* optimizer, bool finished) noexcept;
-
-// ---- live lists ----
-
-/// Links of an object in a live list (its owner holds one of these).
-template <class T>
-struct LiveLinks {
-  T* prev = nullptr;
-  T* next = nullptr;
-  bool linked = false;
-};
-
-/// An intrusive list of live objects of one type, guarded by one mutex. Objects link
-/// themselves when made while counting() and unlink when destroyed. Walking holds the lock:
-/// objects cannot finish being destroyed meanwhile (their unlink waits), so the walker must
-/// not drop references or allocate graft memory.
-template <class T, LiveLinks<T> T::*Links>
-class LiveList {
- public:
-  void link(T* o) {
-    std::lock_guard<std::mutex> g(mu_);
-    LiveLinks<T>& l = o->*Links;
-    l.prev = nullptr;
-    l.next = head_;
-    if (head_) (head_->*Links).prev = o;
-    head_ = o;
-    l.linked = true;
-    ++size_;
-  }
-  void unlink(T* o) {
-    LiveLinks<T>& l = o->*Links;
-    if (!l.linked) return;
-    std::lock_guard<std::mutex> g(mu_);
-    if (l.prev)
-      (l.prev->*Links).next = l.next;
-    else
-      head_ = l.next;
-    if (l.next) (l.next->*Links).prev = l.prev;
-    l.prev = l.next = nullptr;
-    l.linked = false;
-    --size_;
-  }
-  /// Calls fn(T&) for every linked object, holding the lock.
-  template <class F>
-  void for_each(F&& fn) const {
-    std::lock_guard<std::mutex> g(mu_);
-    for (T* o = head_; o; o = (o->*Links).next) fn(*o);
-  }
-  size_t size() const {
-    std::lock_guard<std::mutex> g(mu_);
-    return size_;
-  }
-
- private:
-  mutable std::mutex mu_;
-  T* head_ = nullptr;
-  size_t size_ = 0;
-};
 
 }  // namespace lifetime
 }  // namespace graft

@@ -24,23 +24,10 @@ class StorageImpl final : public RefCounted {
   /// Atomic: in-place ops on shared tensors may run on several threads.
   std::atomic<uint32_t> version{0};
 
-  /// The generation (doctor step) in which the storage was made (include/graft/core/lifetime.h).
-  uint32_t generation() const { return generation_; }
-  /// Its creation site (0 unless a doctor session recorded sites).
-  lifetime::SiteId site() const { return site_; }
-  lifetime::LiveLinks<StorageImpl> live_links;  ///< in the live list while a doctor session counts
-
  private:
   DataPtr data_;
   size_t nbytes_;
-  uint32_t generation_;
-  lifetime::SiteId site_ = 0;
-  bool counted_ = false;
 };
-
-using LiveStorages = lifetime::LiveList<StorageImpl, &StorageImpl::live_links>;
-/// Storages made while a doctor session counted, still alive.
-LiveStorages& live_storages();
 
 /// A separately owned version counter, for tensors that share storage but not the version
 /// (Tensor::variable_data(), PyTorch's `.data`).

@@ -74,12 +74,6 @@ class TensorImpl final : public RefCounted, public TensorAutogradState {
   const intrusive_ptr<VersionCounter>& own_version() const { return own_version_; }
   void set_own_version(intrusive_ptr<VersionCounter> v) { own_version_ = std::move(v); }
 
-  /// The generation (doctor step) in which the tensor was made (include/graft/core/lifetime.h).
-  uint32_t generation() const { return generation_; }
-  /// Its creation site (0 unless a doctor session recorded sites).
-  lifetime::SiteId site() const { return site_; }
-  lifetime::LiveLinks<TensorImpl> live_links;  ///< in the live list while a doctor session counts
-
   // the autograd fields (grad_fn, output_nr, requires_grad_leaf, ..., meta) are inherited
   // from TensorAutogradState
   // --- Python object preservation (docs/notes/python.md, "Tensor identity") ---
@@ -109,15 +103,8 @@ class TensorImpl final : public RefCounted, public TensorAutogradState {
   intrusive_ptr<VersionCounter> own_version_;
   DType dtype_;
   bool is_contiguous_;
-  bool counted_ = false;
-  uint32_t generation_;
-  lifetime::SiteId site_ = 0;
   void refresh();
 };
-
-using LiveTensors = lifetime::LiveList<TensorImpl, &TensorImpl::live_links>;
-/// Tensors made while a doctor session counted, still alive.
-LiveTensors& live_tensors();
 
 /// Contiguous (row-major) strides for `sizes`.
 Shape contiguous_strides(IntArrayRef sizes);

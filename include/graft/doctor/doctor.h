@@ -6,8 +6,9 @@
 ///   std::cout << dr.report();           // findings, live graphs, the memory ledger
 ///   dr.write_html("doctor.html");       // the same as one self-contained page
 ///
-/// It counts objects by generation (the step that made them: include/graft/core/lifetime.h):
-/// a leak is a set of graph objects from ever more past steps that stays alive. After a
+/// It counts objects by generation (the step that made them), from what the lower layers report
+/// to its observer (include/graft/core/lifetime.h), in side tables of its own: a leak is a set
+/// of graph objects from ever more past steps that stays alive. After a
 /// warm-up of 2 steps, growth confirmed over 3 more steps is reported at step 5, never earlier,
 /// with a rule (LD001..LD010) naming the habit that causes it and its fix. The Python package
 /// adds the holders' paths (`state['total']`, `model.fc.weight.grad`). Design, rules and
@@ -23,6 +24,12 @@
 #include "graft/alloc/caching_allocator.h"
 #include "graft/core/device.h"
 #include "graft/core/lifetime.h"
+
+namespace graft {
+class Node;
+class StorageImpl;
+class TensorImpl;
+}  // namespace graft
 
 namespace graft::doctor {
 
@@ -346,5 +353,20 @@ std::string render_html(const std::string& timeline_json, const std::string& gra
 /// by creation line. Session installs an allocator observer that writes it on every
 /// OutOfMemoryError; this is the same text on demand.
 std::string oom_report(const alloc::OomInfo& info);
+
+// ---------------------------------------------------------------- what the doctor recorded
+
+/// Where and when an object was made, as a session recorded it: its creation line (at tier
+/// Sites) and its generation. Both 0 for an object made while no session watched.
+struct Origin {
+  lifetime::SiteId site = 0;
+  uint32_t generation = 0;
+};
+Origin origin(const TensorImpl& t);
+Origin origin(const StorageImpl& st);
+Origin origin(const Node& n);
+/// The current generation: steps the doctor has seen since the process started (a session's
+/// start begins one too).
+uint32_t current_generation();
 
 }  // namespace graft::doctor

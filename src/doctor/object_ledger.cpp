@@ -1,0 +1,276 @@
+// The object ledger's side tables and per-generation counters. See object_ledger.h and docs/notes/doctor.md.
+#include "object_ledger.h"
+
+#include <malloc.h>
+
+#include "graft/autograd/node.h"
+#include "graft/core/storage.h"
+#include "graft/core/tensor_impl.h"
+#include "graft/doctor/doctor.h"
+
+namespace graft::doctor::detail {
+
+ObjectLedger& objects() {
+  static ObjectLedger* l = new ObjectLedger;  // never destroyed: objects may die during exit
+  return *l;
+}
+
+// ---- counters: a table of cells, one per generation, in chunks made on first use ----
+namespace {
+struct Cell {
+  std::atomic<int64_t> count[kNumKinds];
+  std::atomic<int64_t> bytes[kNumKinds];
+};
+constexpr uint32_t kChunkBits = 10;
+constexpr uint32_t kChunkSize = 1u << kChunkBits;
+constexpr uint32_t kMaxChunks = 1u << 14;  // 16 M generations; later ones share the last cell
+std::atomic<Cell*> g_chunks[kMaxChunks];
+
+Cell* cell(uint32_t gen) noexcept {
+  uint32_t chunk = gen >> kChunkBits;
+  uint32_t index = gen & (kChunkSize - 1);
+  if (chunk >= kMaxChunks) {
+    chunk = kMaxChunks - 1;
+    index = kChunkSize - 1;
+  }
+  Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
+  if (!c) {
+    Cell* fresh = new (std::nothrow) Cell[kChunkSize]();
+    if (!fresh) return nullptr;  // counting is diagnostics: never fail the caller
+    if (g_chunks[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
+      c = fresh;
+    else
+      delete[] fresh;
+  }
+  return &c[index];
+}
+}  // namespace
+
+void ObjectLedger::count(Kind kind, uint32_t gen, int64_t n, int64_t bytes) noexcept {
+  if (Cell* c = cell(gen)) {
+    c->count[int(kind)].fetch_add(n, std::memory_order_relaxed);
+    c->bytes[int(kind)].fetch_add(n * bytes, std::memory_order_relaxed);
+  }
+}
+
+// Counts of a generation only go down once later generations exist (objects are counted in the
+// generation current when they are made, and a reused AccumulateGrad moves to the current one),
+// so the scan starts at the oldest generation that still had live objects last time.
+std::vector<GenerationCounts> ObjectLedger::live_generations() {
+  std::vector<GenerationCounts> out;
+  const uint32_t last = generation();
+  const uint32_t first = oldest_live_.load(std::memory_order_relaxed);
+  for (uint32_t chunk = first >> kChunkBits; chunk <= (last >> kChunkBits) && chunk < kMaxChunks; ++chunk) {
+    const Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
+    if (!c) continue;
+    for (uint32_t i = 0; i < kChunkSize; ++i) {
+      GenerationCounts g;
+      g.generation = (chunk << kChunkBits) | i;
+      if (g.generation < first) continue;
+      if (g.generation > last) break;
+      for (int k = 0; k < kNumKinds; ++k) {
+        g.count[k] = c[i].count[k].load(std::memory_order_relaxed);
+        g.bytes[k] = c[i].bytes[k].load(std::memory_order_relaxed);
+      }
+      if (!g.empty()) out.push_back(g);
+    }
+  }
+  // the oldest live generation (or the current one) is where the next scan starts
+  uint32_t oldest = out.empty() ? last : out.front().generation;
+  uint32_t seen = first;
+  while (oldest > seen && !oldest_live_.compare_exchange_weak(seen, oldest, std::memory_order_relaxed)) {
+  }
+  return out;
+}
+
+void ObjectLedger::forget_all() {
+  auto uncount = [&](auto& table, Kind kind, auto bytes_of) {
+    table.locked([&](const auto& map) {
+      for (const auto& [o, e] : map) count(kind, e.generation, -1, bytes_of(e));
+    });
+    table.clear();
+  };
+  uncount(nodes, Kind::Node, [](const NodeEntry& e) { return int64_t(e.host_bytes); });
+  uncount(tensors, Kind::Tensor, [](const ObjectEntry&) { return int64_t(0); });
+  uncount(storages, Kind::Storage, [](const ObjectEntry& e) { return e.bytes; });
+  uncount(saved, Kind::SavedSlot, [](const SavedEntry& e) { return e.bytes; });
+  leaves.clear();
+}
+
+// ---- nodes ----
+
+void ObjectLedger::node_created(const Node& n) {
+  if (!recording.load(std::memory_order_relaxed)) return;
+  NodeEntry e;
+  e.site = lifetime::capture_site();  // before any lock: it may walk Python frames
+  e.generation = generation();
+  e.seq = next_seq();
+  // nodes are always made with new (intrusive_ptr), and Node is the first base of every node
+  e.host_bytes = static_cast<uint32_t>(malloc_usable_size(const_cast<Node*>(&n)));
+  count(Kind::Node, e.generation, 1, e.host_bytes);
+  nodes.insert(&n, e);
+}
+
+void ObjectLedger::node_destroyed(const Node& n) {
+  NodeEntry e;
+  if (nodes.take(&n, &e)) count(Kind::Node, e.generation, -1, e.host_bytes);
+}
+
+void ObjectLedger::node_reused(const Node& n) {
+  // a leaf's AccumulateGrad, shared by every graph that uses the leaf, belongs to the newest step
+  const uint32_t now = generation();
+  uint32_t old = now, bytes = 0;
+  const bool tracked = nodes.update(&n, [&](NodeEntry& e) {
+    old = e.generation;
+    bytes = e.host_bytes;
+    e.generation = now;
+  });
+  if (tracked && old != now) {
+    count(Kind::Node, old, -1, bytes);
+    count(Kind::Node, now, 1, bytes);
+  }
+}
+
+NodeEntry ObjectLedger::node(const Node& n) const {
+  NodeEntry e;
+  nodes.get(&n, &e);
+  return e;
+}
+
+// ---- tensors and storages ----
+
+ObjectEntry ObjectLedger::tensor_created(const TensorImpl& t) {
+  ObjectEntry e;
+  if (!recording.load(std::memory_order_relaxed)) return e;
+  e.generation = generation();
+  e.seq = next_seq();
+  // a tensor made with its storage (the common case) shares the storage's site
+  ObjectEntry st;
+  const bool fresh_storage =
+      storages.get(t.storage().get(), &st) && st.generation == e.generation && st.site && t.storage()->use_count() == 1;
+  e.site = fresh_storage ? st.site : lifetime::capture_site();
+  count(Kind::Tensor, e.generation, 1, 0);
+  tensors.insert(&t, e);
+  return e;
+}
+
+void ObjectLedger::tensor_destroyed(const TensorImpl& t) {
+  ObjectEntry e;
+  if (tensors.take(&t, &e)) count(Kind::Tensor, e.generation, -1, 0);
+  leaves.take(&t, nullptr);
+}
+
+ObjectEntry ObjectLedger::tensor(const TensorImpl& t) const {
+  ObjectEntry e;
+  tensors.get(&t, &e);
+  return e;
+}
+
+ObjectEntry ObjectLedger::storage_created(const StorageImpl& st) {
+  ObjectEntry e;
+  if (!recording.load(std::memory_order_relaxed)) return e;
+  e.site = lifetime::capture_site();
+  e.generation = generation();
+  e.seq = next_seq();
+  e.bytes = static_cast<int64_t>(st.nbytes());
+  count(Kind::Storage, e.generation, 1, e.bytes);
+  storages.insert(&st, e);
+  return e;
+}
+
+bool ObjectLedger::storage_destroyed(const StorageImpl& st, ObjectEntry* out) {
+  if (!storages.take(&st, out)) return false;
+  count(Kind::Storage, out->generation, -1, out->bytes);
+  return true;
+}
+
+ObjectEntry ObjectLedger::storage(const StorageImpl& st) const {
+  ObjectEntry e;
+  storages.get(&st, &e);
+  return e;
+}
+
+// ---- saved slots: a copy is another slot, a move hands the slot over ----
+
+void ObjectLedger::saved_created(const SavedVariable& sv, int64_t bytes) {
+  if (!recording.load(std::memory_order_relaxed)) return;
+  const SavedEntry e{generation(), bytes};
+  count(Kind::SavedSlot, e.generation, 1, bytes);
+  saved.insert(&sv, e);
+}
+
+void ObjectLedger::saved_copied(const SavedVariable& from, const SavedVariable& to, bool moved) {
+  SavedEntry e;
+  if (moved ? !saved.take(&from, &e) : !saved.get(&from, &e)) return;
+  if (!moved) count(Kind::SavedSlot, e.generation, 1, e.bytes);
+  saved.insert(&to, e);
+}
+
+void ObjectLedger::saved_destroyed(const SavedVariable& sv) {
+  SavedEntry e;
+  if (saved.take(&sv, &e)) count(Kind::SavedSlot, e.generation, -1, e.bytes);
+}
+
+uint32_t ObjectLedger::saved_generation(const SavedVariable& sv) const {
+  SavedEntry e;
+  saved.get(&sv, &e);
+  return e.generation;
+}
+
+// ---- leaves (LD008) ----
+
+void ObjectLedger::gradient_accumulated(const TensorImpl& leaf, const void* before, uint32_t before_version,
+                                        const void* after, uint32_t after_version) {
+  if (!recording.load(std::memory_order_relaxed)) return;
+  LeafEntry e;
+  leaves.get(&leaf, &e);
+  if (!before) {
+    e.carried_over = false;
+  } else {
+    const bool untouched = e.accum_grad == before && before_version == e.accum_version;
+    if (!untouched)
+      e.carried_over = false;
+    else if (e.leaf_steps > e.accum_leaf_steps)
+      e.carried_over = true;
+  }
+  e.accum_grad = after;
+  e.accum_version = after_version;
+  e.accum_leaf_steps = e.leaf_steps;
+  leaves.insert(&leaf, e);
+}
+
+uint32_t ObjectLedger::leaf_stepped(const TensorImpl& leaf, const void* grad, uint32_t grad_version,
+                                    bool grad_has_graph) {
+  if (!recording.load(std::memory_order_relaxed)) return 0;
+  LeafEntry e;
+  leaves.get(&leaf, &e);
+  // a .grad with a graph (backward(create_graph=True)) accumulating across steps is LD004's
+  // cycle, whose fix (p.grad = None) also ends the accumulation: one finding, not two
+  const bool stale =
+      e.carried_over && grad && grad == e.accum_grad && grad_version == e.accum_version && !grad_has_graph;
+  e.stale_steps = stale ? e.stale_steps + 1 : 0;
+  e.carried_over = false;
+  ++e.leaf_steps;
+  leaves.insert(&leaf, e);
+  return e.stale_steps;
+}
+
+}  // namespace graft::doctor::detail
+
+namespace graft::doctor {
+
+Origin origin(const TensorImpl& t) {
+  const detail::ObjectEntry e = detail::objects().tensor(t);
+  return {e.site, e.generation};
+}
+Origin origin(const StorageImpl& st) {
+  const detail::ObjectEntry e = detail::objects().storage(st);
+  return {e.site, e.generation};
+}
+Origin origin(const Node& n) {
+  const detail::NodeEntry e = detail::objects().node(n);
+  return {e.site, e.generation};
+}
+uint32_t current_generation() { return detail::objects().generation(); }
+
+}  // namespace graft::doctor
