@@ -6,8 +6,11 @@ method and in-place values, integer and bool inputs, grad_fn names, first and se
 derivatives, the in-place form's refusal of an integer tensor; the predicates on every float
 class, integers and bools; the binary ops with broadcasting, mixed dtypes, ties and NaN, and
 their refusals."""
+import pathlib
+
 import numpy as np
 import pytest
+import yaml
 
 torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python3-torch) is not installed")
 import graft  # noqa: E402
@@ -19,10 +22,14 @@ KEEP = list(graft._C._unary_keep_ops)
 BINARY = list(graft._C._binary_ops)
 BINARY_PREDICATES = list(graft._C._binary_predicate_ops)
 
-# inputs inside each op's domain (as the C++ registry's domains)
-DOMAIN = {"log": (0.5, 2), "log2": (0.5, 2), "log10": (0.5, 2), "log1p": (0.5, 2), "sqrt": (0.5, 2),
-          "rsqrt": (0.5, 2), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atanh": (-0.9, 0.9), "tan": (-0.9, 0.9),
-          "acosh": (1.25, 3)}
+# Inputs inside each op's domain. The domain of an op is declared once, in src/ops/ops.yaml
+# (`domain:`), which the C++ registry's cases are generated from too; the names mean the ranges
+# of tests/ops/op_registry.h's Domain (NonZero: |x| >= 0.25).
+OPS_YAML = pathlib.Path(__file__).resolve().parents[2] / "src" / "ops" / "ops.yaml"
+RANGES = {"Any": (-2, 2), "Positive": (0.5, 2), "NonZero": (-2, 2), "Unit": (-0.9, 0.9), "AboveOne": (1.25, 3),
+          "Wide": (-5, 5)}
+DOMAIN = {op["name"]: op["domain"] for family in yaml.safe_load(OPS_YAML.read_text()).values()
+          if isinstance(family, list) for op in family if isinstance(op, dict) and "domain" in op}
 
 
 def torch_result_or_same_error(torch_call, *graft_calls):
@@ -39,11 +46,17 @@ def torch_result_or_same_error(torch_call, *graft_calls):
 
 
 def values(op, n=7, seed=0):
-    lo, hi = DOMAIN.get(op, (-2, 2))
+    lo, hi = RANGES[DOMAIN.get(op, "Any")]
     v = np.random.default_rng(seed).uniform(lo, hi, n)
-    if op == "reciprocal":
+    if DOMAIN.get(op) == "NonZero":
         v = np.where(np.abs(v) < 0.25, 0.5, v)
     return v
+
+
+def test_every_unary_float_op_has_its_domain_declared():
+    assert set(OPS) <= set(DOMAIN), sorted(set(OPS) - set(DOMAIN))
+    assert set(DOMAIN.values()) <= set(RANGES)
+    assert DOMAIN["log"] == "Positive" and DOMAIN["acosh"] == "AboveOne" and DOMAIN["reciprocal"] == "NonZero"
 
 
 def test_the_generated_ops_include_the_ones_that_lived_in_the_bindings():
@@ -94,7 +107,7 @@ def test_tanh_and_sigmoid_gradients_are_pytorchs_backward_ops(op, node):
 
 @pytest.mark.parametrize("op", OPS)
 def test_integer_inputs_give_the_default_float_dtype(op):
-    lo, hi = DOMAIN.get(op, (-2, 2))
+    lo, hi = RANGES[DOMAIN.get(op, "Any")]
     ints = [i for i in range(-2, 4) if lo <= i <= hi] or [0]
     t = getattr(torch, op)(torch.tensor(ints))
     g = getattr(graft, op)(graft.tensor(ints))
