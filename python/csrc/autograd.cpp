@@ -87,7 +87,10 @@ Tensor PythonTensorHook::operator()(const Tensor& grad) const {
   return t;
 }
 
-void init_autograd(py::module_& m) {
+namespace {
+
+/// Tensor hooks, their handles, backward and grad.
+void bind_hooks(py::module_& m) {
   py::handle tensor_cls = tensor_type();
   py::class_<TensorImpl, intrusive_ptr<TensorImpl>> cls =
       py::reinterpret_borrow<py::class_<TensorImpl, intrusive_ptr<TensorImpl>>>(tensor_cls);
@@ -139,7 +142,10 @@ void init_autograd(py::module_& m) {
       },
       py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs") = py::none(), py::arg("retain_graph") = py::none(),
       py::arg("create_graph") = false, py::arg("allow_unused") = false, py::arg("materialize_grads") = false);
+}
 
+/// graft.autograd.graph.Node: name, next_functions, hooks.
+void bind_graph_nodes(py::module_& m) {
   // ---- graph nodes ----
   py::class_<Node, intrusive_ptr<Node>> node(m, "Node");
   node.def("name", &Node::name)
@@ -162,7 +168,10 @@ void init_autograd(py::module_& m) {
         return "<" + n.name() + " object at " + buf + ">";
       });
   node.attr("__module__") = "graft.autograd.graph";
+}
 
+/// Grad mode, inference mode and anomaly mode.
+void bind_modes(py::module_& m) {
   // ---- modes ----
   m.def("_current_graph_task_id", &autograd::current_graph_task_id,
         "The id of the backward pass running on this thread, -1 outside one.");
@@ -192,6 +201,14 @@ void init_autograd(py::module_& m) {
     for (py::handle f : frames) out += f.cast<std::string>();  // innermost last: the forward call
     return out;
   });
+}
+
+}  // namespace
+
+void init_autograd(py::module_& m) {
+  bind_hooks(m);
+  bind_graph_nodes(m);
+  bind_modes(m);
 }
 
 }  // namespace graft::python

@@ -282,11 +282,8 @@ py::object tensor_object(uintptr_t id) {
   return py::none();
 }
 
-}  // namespace
-
-void init_doctor(py::module_& m) {
-  lifetime::set_python_site_provider(&python_site);
-
+/// The doctor's configuration, module scopes, optimizer steps and object lookups.
+void bind_doctor_lookups(py::module_& m) {
   m.def("_doctor_configure", [](const std::string& package_dir) { g_package_dir = package_dir; });
   m.def("_doctor_push_scope", [](const std::string& name) {
     auto it = std::find(g_scope_names.begin(), g_scope_names.end(), name);
@@ -329,6 +326,10 @@ void init_doctor(py::module_& m) {
     const lifetime::SiteId s = lifetime::capture_site();
     return s ? lifetime::site(s).where() : std::string();
   });
+}
+
+/// The memory ledger, fragmentation, the external memory query and the pages.
+void bind_doctor_memory(py::module_& m) {
   m.def(
       "_doctor_ledger",
       [](py::handle device) {
@@ -376,7 +377,10 @@ void init_doctor(py::module_& m) {
       py::arg("fn"));
   m.def("_doctor_render_html", &dr::render_html, py::arg("timeline_json"), py::arg("graph_svg"),
         py::arg("report_text"));
+}
 
+/// _DoctorSession: starting, stepping and stopping a session, and its findings.
+void bind_doctor_session(py::module_& m) {
   py::class_<PySession>(m, "_DoctorSession")
       .def(py::init([](const std::string& tier, int warmup, int confirm, bool step_on_optimizer, int max_holders,
                        const std::string& oom_report_path, size_t max_events, bool deterministic, py::object holders,
@@ -427,15 +431,20 @@ void init_doctor(py::module_& m) {
             return py::dict(py::arg("from") = d.from, py::arg("to") = d.to, py::arg("entries") = entries,
                             py::arg("sentences") = d.sentences());
           },
-          py::arg("a"), py::arg("b"))
-      .def("peak",
-           [](PySession& s) {
-             const dr::PeakReport p = s.session->peak();
-             return py::dict(py::arg("step") = p.step, py::arg("peak_bytes") = p.peak_bytes,
-                             py::arg("start_bytes") = p.start_bytes, py::arg("by_category") = p.by_category,
-                             py::arg("by_line") = p.by_line, py::arg("by_scope") = p.by_scope,
-                             py::arg("sentences") = p.sentences());
-           })
+          py::arg("a"), py::arg("b"));
+}
+
+/// _DoctorSession's reports: peak, text, timeline, HTML and pictures.
+void bind_doctor_session_views(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<PySession>>(m.attr("_DoctorSession"));
+  cls.def("peak",
+          [](PySession& s) {
+            const dr::PeakReport p = s.session->peak();
+            return py::dict(py::arg("step") = p.step, py::arg("peak_bytes") = p.peak_bytes,
+                            py::arg("start_bytes") = p.start_bytes, py::arg("by_category") = p.by_category,
+                            py::arg("by_line") = p.by_line, py::arg("by_scope") = p.by_scope,
+                            py::arg("sentences") = p.sentences());
+          })
       .def("report", [](PySession& s) { return s.session->report(); })
       .def("timeline_json", [](PySession& s) { return s.session->timeline_json(); })
       .def("html", [](PySession& s) { return s.session->html(); })
@@ -469,6 +478,17 @@ void init_doctor(py::module_& m) {
             s.session->add_evidence(rule_of(rule), line, message, std::move(hs), bytes);
           },
           py::arg("rule"), py::arg("line"), py::arg("message"), py::arg("holders"), py::arg("bytes"));
+}
+
+}  // namespace
+
+void init_doctor(py::module_& m) {
+  lifetime::set_python_site_provider(&python_site);
+
+  bind_doctor_lookups(m);
+  bind_doctor_memory(m);
+  bind_doctor_session(m);
+  bind_doctor_session_views(m);
 }
 
 }  // namespace graft::python

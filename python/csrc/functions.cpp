@@ -80,9 +80,8 @@ py::object pop_kw(py::kwargs& kw, const char* key) {
   return v;
 }
 
-}  // namespace
-
-void init_functions(py::module_& m) {
+/// zeros, ones, empty, rand, randn, full, arange, ... with PyTorch's size forms.
+void bind_factories(py::module_& m) {
   // ---- factories ----
   /// Binds graft::fn(sizes, options) as `fn(*size, *, dtype=None, device=None, requires_grad=False, ...)`.
 #define GRAFT_DEF_SIZED(fn)                                \
@@ -158,6 +157,10 @@ void init_functions(py::module_& m) {
         return finish(scalar_tensor(s, no_grad_opts(o)), o);
       },
       py::arg("s"));
+}
+
+/// zeros_like, ones_like, ... and the other factories from a tensor.
+void bind_like_factories(py::module_& m) {
   /// Binds graft::fn(input, options) as `fn(input, *, dtype=None, device=None, requires_grad=False, ...)`.
 #define GRAFT_DEF_LIKE(fn)                        \
   m.def(                                          \
@@ -201,7 +204,10 @@ void init_functions(py::module_& m) {
         set_rng_state(as_tensor_unchecked(state));
       },
       py::arg("new_state"), "Restores a get_rng_state() result.");
+}
 
+/// cat, stack, split, chunk and the shape functions.
+void bind_joining_and_shapes(py::module_& m) {
   // ---- joining, splitting, shapes ----
   m.def(
       "cat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "cat"), dim); }, py::arg("tensors"),
@@ -234,6 +240,14 @@ void init_functions(py::module_& m) {
         },
         py::arg("input"));
   }
+}
+
+}  // namespace
+
+void init_functions(py::module_& m) {
+  bind_factories(m);
+  bind_like_factories(m);
+  bind_joining_and_shapes(m);
   // the test suites' leak check (conftest.py) reads this before graft.cpu exists
   m.def("_cpu_memory_allocated", []() { return memory_allocated(kCPU); });
   m.def(

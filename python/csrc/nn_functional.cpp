@@ -139,7 +139,10 @@ void check_no_generator(py::handle generator, const char* fn) {
       ": a generator argument is not supported (graft draws from the default generator; use graft.manual_seed)");
 }
 
-void init_functions_part(py::module_& f) {
+namespace {
+
+/// conv1d, conv2d and conv_transpose2d with PyTorch's bias=None and padding strings.
+void bind_convolution(py::module_& f) {
   // ---- convolution ----
   for (const auto& [name, spatial_dims] : {std::pair{"conv1d", size_t{1}}, std::pair{"conv2d", size_t{2}}})
     f.def(
@@ -184,7 +187,10 @@ void init_functions_part(py::module_& f) {
       },
       py::arg("input"), py::arg("output_size"), py::arg("kernel_size"), py::arg("dilation") = 1, py::arg("padding") = 0,
       py::arg("stride") = 1);
+}
 
+/// The pooling functions, with PyTorch's kernel, stride and padding forms.
+void bind_pooling(py::module_& f) {
   // ---- pooling ----
   f.def(
       "max_pool2d",
@@ -221,7 +227,10 @@ void init_functions_part(py::module_& f) {
         return adaptive_avg_pool2d(input, adaptive_size(input, output_size));
       },
       py::arg("input"), py::arg("output_size"));
+}
 
+/// pad, dropout, embedding and scaled dot-product attention.
+void bind_padding_dropout_embedding(py::module_& f) {
   // ---- padding, dropout, embedding, attention ----
   f.def(
       "pad",
@@ -277,7 +286,10 @@ void init_functions_part(py::module_& f) {
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(), py::arg("dropout_p") = 0.0,
       py::arg("is_causal") = false, py::kw_only(), py::arg("scale") = py::none());
+}
 
+/// batch_norm, layer_norm, group_norm and normalize.
+void bind_normalization(py::module_& f) {
   // ---- normalization ----
   f.def(
       "layer_norm",
@@ -322,7 +334,10 @@ void init_functions_part(py::module_& f) {
       },
       py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
       py::arg("eps") = 1e-5);
+}
 
+/// The losses, with PyTorch's reduction strings and legacy arguments.
+void bind_losses(py::module_& f) {
   // ---- losses ----
   // mse_loss and l1_loss: (input, target) with PyTorch's reduction and its legacy arguments
   for (auto [name, loss] : {std::pair{"mse_loss", &mse_loss}, std::pair{"l1_loss", &l1_loss}})
@@ -388,7 +403,10 @@ void init_functions_part(py::module_& f) {
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
       py::arg("reduce") = py::none(), py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
+}
 
+/// linear, bilinear and the activations with a C++ kernel.
+void bind_dense_and_activations(py::module_& f) {
   // ---- dense layers and activations with a C++ kernel ----
   f.def(
       "linear",
@@ -405,6 +423,17 @@ void init_functions_part(py::module_& f) {
         return gelu(input, approximate);
       },
       py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
+}
+
+}  // namespace
+
+void init_functions_part(py::module_& f) {
+  bind_convolution(f);
+  bind_pooling(f);
+  bind_padding_dropout_embedding(f);
+  bind_normalization(f);
+  bind_losses(f);
+  bind_dense_and_activations(f);
 }
 
 void check_fan_mode(const std::string& mode) {

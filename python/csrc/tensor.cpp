@@ -255,30 +255,10 @@ py::object make_return_pair(const char* name, Tensor a, Tensor b) {
   return cls(py::cast(std::move(a)), py::cast(std::move(b)));
 }
 
-void init_tensor(py::module_& m) {
-  // A `__dict__` (attributes, as on PyTorch's tensors), PyObject preservation and gc support
-  // (tensor_identity.cpp); the metaclass gives Python subclasses the same.
-  py::object meta = make_tensor_metaclass();
-  m.attr("_TensorMeta") = meta;
-  TensorClass cls(m, "Tensor", py::metaclass(meta), py::dynamic_attr(), py::custom_type_setup(setup_tensor_type));
-  g_tensor_type = cls;
-  cls.attr("__module__") = "graft";
-  cls.attr("__array_priority__") = 1000;  // numpy defers `array * tensor` to Tensor.__rmul__
+namespace {
 
-  m.def("_set_size_class", [](py::handle c) { g_size_class = c.inc_ref(); });
-  m.def("_set_return_types", [](py::handle c) { g_return_types = c.inc_ref(); });
-
-  // A private constructor used by graft.nn.Parameter (PyTorch's Tensor._make_subclass): an
-  // alias of `data` that shares storage and version counter but not history, with the given
-  // requires_grad, tagged as a parameter in the allocator.
-  cls.def(py::init([](const Tensor& data, bool requires_grad) {
-            Tensor alias = data.detach();
-            if (requires_grad) alias.requires_grad_(true);
-            set_memory_category(alias, MemoryCategory::Parameter);
-            return alias.impl_ptr();
-          }),
-          py::arg("data"), py::arg("requires_grad") = true);
-
+/// Shape, dtype, device, the predicates and Python's protocols (len, iter, bool, repr).
+void bind_metadata(TensorClass& cls) {
   // ---- metadata ----
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def(
@@ -314,12 +294,15 @@ void init_tensor(py::module_& m) {
       .def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : int(t.device().index); })
       .def("storage_offset", tm(&Tensor::storage_offset))
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("is_contiguous",
-           [](const Tensor& t, py::kwargs kw) {
-             only_memory_format(kw, "is_contiguous");
-             return t.is_contiguous();
-           })
-      .def("is_floating_point", tm(&Tensor::is_floating_point))
+      .def("is_contiguous", [](const Tensor& t, py::kwargs kw) {
+        only_memory_format(kw, "is_contiguous");
+        return t.is_contiguous();
+      });
+}
+
+/// The remaining metadata queries and Python protocols.
+void bind_more_metadata(TensorClass& cls) {
+  cls.def("is_floating_point", tm(&Tensor::is_floating_point))
       .def("is_complex", [](const Tensor&) { return false; })
       .def_property_readonly("is_sparse", [](const Tensor&) { return false; })
       .def_property_readonly("is_quantized", [](const Tensor&) { return false; })
@@ -382,7 +365,10 @@ void init_tensor(py::module_& m) {
               PyObject_Format(python_scalar(t.item(), t.dtype()).ptr(), spec.ptr()));
         return py::reinterpret_steal<py::object>(PyObject_Format(py::str(self.attr("__repr__")()).ptr(), spec.ptr()));
       });
+}
 
+/// to(), the dtype shorthands and the numpy and item conversions.
+void bind_conversion(TensorClass& cls) {
   // ---- conversion ----
   cls.def("to", &tensor_to)
       .def("float", [](const Tensor& t) { return t.to(kFloat32); })
@@ -411,7 +397,10 @@ void init_tensor(py::module_& m) {
         only_memory_format(kw, "contiguous");
         return t.contiguous();
       });
+}
 
+/// view, reshape, permute, transpose, ... (views share storage and version counter).
+void bind_views(TensorClass& cls) {
   // ---- views ----
   cls.def("view",
           [](const Tensor& t, py::args a) {
@@ -462,8 +451,12 @@ void init_tensor(py::module_& m) {
             for (int64_t d : dims) r = r.squeeze(d);
             return r;
           },
-          py::arg("dim") = py::none())
-      .def("unsqueeze", tm(&Tensor::unsqueeze), py::arg("dim"))
+          py::arg("dim") = py::none());
+}
+
+/// unsqueeze, expand, narrow and the other views.
+void bind_more_views(TensorClass& cls) {
+  cls.def("unsqueeze", tm(&Tensor::unsqueeze), py::arg("dim"))
       .def(
           "unflatten",
           [](const Tensor& t, int64_t dim, py::handle sizes) {
@@ -507,7 +500,10 @@ void init_tensor(py::module_& m) {
             return t.as_strided(size, stride, offset);
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+}
 
+/// requires_grad, grad, grad_fn, is_leaf, backward, register_hook, ...
+void bind_autograd_attributes(TensorClass& cls) {
   // ---- autograd attributes ----
   cls.def_property(
          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
@@ -543,6 +539,40 @@ void init_tensor(py::module_& m) {
         t.detach_();
         return self;
       });
+}
+
+}  // namespace
+
+void init_tensor(py::module_& m) {
+  // A `__dict__` (attributes, as on PyTorch's tensors), PyObject preservation and gc support
+  // (tensor_identity.cpp); the metaclass gives Python subclasses the same.
+  py::object meta = make_tensor_metaclass();
+  m.attr("_TensorMeta") = meta;
+  TensorClass cls(m, "Tensor", py::metaclass(meta), py::dynamic_attr(), py::custom_type_setup(setup_tensor_type));
+  g_tensor_type = cls;
+  cls.attr("__module__") = "graft";
+  cls.attr("__array_priority__") = 1000;  // numpy defers `array * tensor` to Tensor.__rmul__
+
+  m.def("_set_size_class", [](py::handle c) { g_size_class = c.inc_ref(); });
+  m.def("_set_return_types", [](py::handle c) { g_return_types = c.inc_ref(); });
+
+  // A private constructor used by graft.nn.Parameter (PyTorch's Tensor._make_subclass): an
+  // alias of `data` that shares storage and version counter but not history, with the given
+  // requires_grad, tagged as a parameter in the allocator.
+  cls.def(py::init([](const Tensor& data, bool requires_grad) {
+            Tensor alias = data.detach();
+            if (requires_grad) alias.requires_grad_(true);
+            set_memory_category(alias, MemoryCategory::Parameter);
+            return alias.impl_ptr();
+          }),
+          py::arg("data"), py::arg("requires_grad") = true);
+
+  bind_metadata(cls);
+  bind_more_metadata(cls);
+  bind_conversion(cls);
+  bind_views(cls);
+  bind_more_views(cls);
+  bind_autograd_attributes(cls);
   init_tensor_ops(m, cls);
   init_indexing(cls);
   init_conversion(m, cls);

@@ -261,9 +261,8 @@ Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
   return t.to(dtype.cast<DType>());
 }
 
-}  // namespace
-
-void init_tensor_ops(py::module_& m, TensorClass& cls) {
+/// The Python operators (+, -, *, /, //, %, **, comparisons): binary and reflected forms.
+void bind_operators(py::module_&, TensorClass& cls) {
   // ---- Python operators ----
   cls.def("__add__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(add)); })
       .def("__radd__",
@@ -292,17 +291,20 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def("__pow__", [](const Tensor& a, py::handle b) { return binary(a, b, GRAFT_FN(pow)); })
       // number ** x: PyTorch's Python wraps the number, so pow.Tensor_Tensor's PowBackward1 with a
       // None input (graft::pow(Scalar, Tensor) is libtorch's pow.Scalar, PowBackward2)
-      .def("__rpow__",
-           [](const Tensor& a, py::handle b) {
-             return binary(a, b, GRAFT_REFLECTED_FN(pow),
-                           [](const Tensor& x, const Scalar& n) { return pow(scalar_like(n, x), x); });
-           })
-      .def("__matmul__",
-           [](const Tensor& a, py::handle b) -> py::object {
-             if (!is_tensor(b)) return not_implemented();
-             Tensor o = as_tensor_unchecked(b);
-             return py::cast(maybe_without_gil(is_heavy(a) || is_heavy(o), [&] { return matmul(a, o); }));
-           })
+      .def("__rpow__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, GRAFT_REFLECTED_FN(pow),
+                      [](const Tensor& x, const Scalar& n) { return pow(scalar_like(n, x), x); });
+      });
+}
+
+/// The Python operators @, unary -, +, abs, ~, &, |, ^ and the augmented assignments.
+void bind_more_operators(py::module_&, TensorClass& cls) {
+  cls.def("__matmul__",
+          [](const Tensor& a, py::handle b) -> py::object {
+            if (!is_tensor(b)) return not_implemented();
+            Tensor o = as_tensor_unchecked(b);
+            return py::cast(maybe_without_gil(is_heavy(a) || is_heavy(o), [&] { return matmul(a, o); }));
+          })
       .def("__rmatmul__",
            [](const Tensor& a, py::handle b) -> py::object {
              if (!is_tensor(b)) return not_implemented();
@@ -349,7 +351,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       .def("__imul__", [](py::handle a, py::handle b) { return inplace("__imul__", a, b, GRAFT_INPLACE_FN(mul_)); })
       .def("__itruediv__",
            [](py::handle a, py::handle b) { return inplace("__itruediv__", a, b, GRAFT_INPLACE_FN(div_)); });
+}
 
+/// add, sub, mul, div, ... as methods and functions.
+void bind_arithmetic(py::module_& m, TensorClass& cls) {
   // ---- arithmetic as methods and functions ----
   /// Binds graft::fn(Tensor, Tensor | Scalar) as the method and function `py_name`.
 #define GRAFT_DEF_BINARY(py_name, fn, arg_name)                                                                  \
@@ -385,6 +390,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   GRAFT_DEF_BINARY("floor_divide", floor_divide, "other");
   GRAFT_DEF_BINARY("remainder", remainder, "other");
   GRAFT_DEF_BINARY("pow", pow, "exponent");
+}
+
+/// The binary, binary predicate and bitwise ops declared in src/ops/ops.yaml.
+void bind_binary_ops(py::module_& m, TensorClass& cls) {
   // the binary ops declared in src/ops/ops.yaml (maximum, atan2, ...) and the binary_predicate
   // ops (eq, lt, ..., logical_and, ...): function and method; `other` a tensor, or also a number
   // for the predicates that take one. Names listed in _C._binary_ops / _C._binary_predicate_ops.
@@ -434,7 +443,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
       py::arg("other"), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
   def_both(
       m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
+}
 
+/// The unary ops declared in src/ops/ops.yaml, and its function and composite ops bound from there.
+void bind_unary_ops(py::module_& m, TensorClass& cls) {
   // ---- unary math ----
   // the ops declared in src/ops/ops.yaml with an in-place form (unary_float: exp, log, tanh, ...;
   // unary_rounding: floor, ceil, ...): function, method and in-place method, each family's names
@@ -506,7 +518,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         return py::cast(where(cond, full_like(cond, sa, TensorOptions(d)), sb));
       },
       py::arg("condition"), py::arg("input"), py::arg("other"));
+}
 
+/// sum, mean, max, min, ... with PyTorch's dim and keepdim forms.
+void bind_reductions(py::module_& m, TensorClass& cls) {
   // ---- reductions ----
   def_both(
       m, cls, "sum",
@@ -577,7 +592,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         return sum(a.ne(0).to(kInt64), reduce_dims(dim));
       },
       py::arg("dim") = py::none());
+}
 
+/// mm, bmm, matmul and the indexing-style ops.
+void bind_linalg_and_indexing(py::module_& m, TensorClass& cls) {
   // ---- linear algebra (mm, bmm, matmul: op_bindings.inc) ----
   def_both(
       m, cls, "dot",
@@ -615,6 +633,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   cls.def("repeat", [](const Tensor& a, py::args sizes, py::kwargs kw) {
     return repeat(a, sizes_from_args(sizes, kw, "repeat", "repeats"));
   });
+}
+
+/// The in-place methods of arithmetic; they return the Python object itself.
+void bind_inplace_arithmetic(py::module_&, TensorClass& cls) {
   // ---- in-place ----
   // the in-place methods without arguments: they return the Python object itself
   for (auto [name, method] : {std::pair{"zero_", &Tensor::zero_}, std::pair{"square_", &Tensor::square_}})
@@ -658,23 +680,27 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
               return inplace_with_other(s, "div_", o, [&](Tensor& t, const auto& x) { t.div_(x, *rounding_mode); });
             return inplace_with_other(s, "div_", o, [](Tensor& t, const auto& x) { t.div_(x); });
           },
-          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none())
-      .def(
-          "fill_",
-          [](py::handle s, py::handle v) {
-            Tensor t = self_of(s, "fill_");
-            if (is_tensor(v)) {
-              Tensor val = as_tensor_unchecked(v);
-              GRAFT_CHECK(val.dim() == 0, RuntimeError,
-                          "fill_ only supports 0-dimension value tensor but got tensor with ", val.dim(),
-                          " dimensions.");
-              t.copy_(val);  // differentiable in the value, as PyTorch's fill_(Tensor)
-            } else {
-              t.fill_(to_scalar(v));
-            }
-            return s;
-          },
-          py::arg("value"))
+          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+}
+
+/// fill_, copy_, clamp_, index_put_ and masked_fill_ in place.
+void bind_inplace_fills(py::module_&, TensorClass& cls) {
+  cls.def(
+         "fill_",
+         [](py::handle s, py::handle v) {
+           Tensor t = self_of(s, "fill_");
+           if (is_tensor(v)) {
+             Tensor val = as_tensor_unchecked(v);
+             GRAFT_CHECK(val.dim() == 0, RuntimeError,
+                         "fill_ only supports 0-dimension value tensor but got tensor with ", val.dim(),
+                         " dimensions.");
+             t.copy_(val);  // differentiable in the value, as PyTorch's fill_(Tensor)
+           } else {
+             t.fill_(to_scalar(v));
+           }
+           return s;
+         },
+         py::arg("value"))
       .def(
           "copy_",
           [](py::handle s, const Tensor& src, bool) {
@@ -722,6 +748,10 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
             return s;
           },
           py::arg("mask"), py::arg("value"));
+}
+
+/// The random fills (in place, from the default generator), and pow_.
+void bind_random_fills(py::module_&, TensorClass& cls) {
   // the random fills (in place, from the default generator; PyTorch's generator= is not taken)
   using Fill2 = Tensor& (*)(Tensor&, double, double);
   for (auto [name, fill, first, first_default, second, second_default] :
@@ -797,6 +827,21 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
         return s;
       },
       py::arg("exponent"));
+}
+
+}  // namespace
+
+void init_tensor_ops(py::module_& m, TensorClass& cls) {
+  bind_operators(m, cls);
+  bind_more_operators(m, cls);
+  bind_arithmetic(m, cls);
+  bind_binary_ops(m, cls);
+  bind_unary_ops(m, cls);
+  bind_reductions(m, cls);
+  bind_linalg_and_indexing(m, cls);
+  bind_inplace_arithmetic(m, cls);
+  bind_inplace_fills(m, cls);
+  bind_random_fills(m, cls);
 }
 
 }  // namespace graft::python

@@ -545,48 +545,30 @@ void Session::assert_no_leak() const {
                        format_findings(serious));
 }
 
-Diff Session::diff(int64_t from, int64_t to) const {
-  GRAFT_CHECK(from >= 0 && to >= from, ValueError, "diff: expected 0 <= from <= to, got ", from, " and ", to);
-  uint32_t start;
-  {
-    std::lock_guard<std::mutex> g(recorder_mutex());
-    start = s_->start_generation;
-  }
-  Diff d;
-  d.from = from;
-  d.to = to;
-  using Key = std::tuple<std::string, std::string, std::string>;
-  std::map<Key, DiffEntry> groups;
-  std::map<Key, std::map<int64_t, int64_t>> by_step;  // how many each step made ("N per step")
-  auto add = [&](const char* kind, lifetime::SiteId site, const std::string& type, int64_t bytes, int64_t step) {
-    const Key key{kind, detail::where(site), type};
-    auto& e = groups[key];
-    e.kind = kind;
-    e.line = detail::where(site);
-    e.type = type;
-    e.count += 1;
-    e.bytes += bytes;
-    by_step[key][step] += 1;
-  };
+namespace {
+/// One object a diff counts: its kind, site (resolved later, outside the ledger's locks: a C++
+/// site may run addr2line), type, bytes and step.
+struct DiffRaw {
+  const char* kind;
+  lifetime::SiteId site;
+  std::string type;
+  int64_t bytes;
+  int64_t step;
+};
+
+/// The nodes, saved slots and storages made in steps from + 1 .. to that are still alive.
+std::vector<DiffRaw> made_between(uint32_t start, int64_t from, int64_t to) {
   auto in_range = [&](uint32_t gen) {
     const int64_t s = detail::step_of(gen, start);
     return s > from && s <= to;
   };
-  // sites are resolved outside the list locks (a C++ site may run addr2line)
-  struct Raw {
-    const char* kind;
-    lifetime::SiteId site;
-    std::string type;
-    int64_t bytes;
-    int64_t step;
-  };
-  std::vector<Raw> raw;
+  std::vector<DiffRaw> raw;
   objects().nodes.locked([&](const auto& nodes) {
     for (const auto& [n, entry] : nodes) {
       if (n->use_count() == 0 || !in_range(entry.generation)) continue;
       raw.push_back({"node", entry.site, n->name(), entry.host_bytes, detail::step_of(entry.generation, start)});
       struct Slots final : HeldVisitor {
-        std::vector<Raw>* out;
+        std::vector<DiffRaw>* out;
         const Node* node;
         lifetime::SiteId site;
         uint32_t start;
@@ -616,7 +598,34 @@ Diff Session::diff(int64_t from, int64_t to) const {
                      static_cast<int64_t>(st->nbytes()), detail::step_of(entry.generation, start)});
     }
   });
-  for (const Raw& r : raw) add(r.kind, r.site, r.type, r.bytes, r.step);
+  return raw;
+}
+}  // namespace
+
+Diff Session::diff(int64_t from, int64_t to) const {
+  GRAFT_CHECK(from >= 0 && to >= from, ValueError, "diff: expected 0 <= from <= to, got ", from, " and ", to);
+  uint32_t start;
+  {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    start = s_->start_generation;
+  }
+  Diff d;
+  d.from = from;
+  d.to = to;
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, DiffEntry> groups;
+  std::map<Key, std::map<int64_t, int64_t>> by_step;  // how many each step made ("N per step")
+  auto add = [&](const char* kind, lifetime::SiteId site, const std::string& type, int64_t bytes, int64_t step) {
+    const Key key{kind, detail::where(site), type};
+    auto& e = groups[key];
+    e.kind = kind;
+    e.line = detail::where(site);
+    e.type = type;
+    e.count += 1;
+    e.bytes += bytes;
+    by_step[key][step] += 1;
+  };
+  for (const DiffRaw& r : made_between(start, from, to)) add(r.kind, r.site, r.type, r.bytes, r.step);
   for (auto& [k, e] : groups) {
     // "N per step" only when every step of the range made exactly N
     const auto& steps = by_step[k];
