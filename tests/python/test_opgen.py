@@ -130,13 +130,16 @@ def test_python_bindings_follow_the_declaration(tmp_path):
     rows = (tmp_path / "gen/include/graft/ops/composite_ops.def").read_text()
     assert "GRAFT_COMPOSITE_OP(dist, Differentiable)" in rows
     # python: none (C++ only) and hand bind nothing here
-    for py in ("none", "hand"):
+    for py in ("none", "hand\n    hand: a reason"):
         r = run(tmp_path, "composite:" + DIST.replace("python: both", f"python: {py}"))
         assert r.returncode == 0, r.stderr
         assert "dist" not in (tmp_path / "gen/python/op_bindings.inc").read_text()
 
 
 @pytest.mark.parametrize("text, message", [
+    ("composite:" + DIST.replace("python: both", "python: hand"), "python: hand needs `hand:`"),
+    ("composite:" + DIST.replace("python: both", "python: hand\n    hand: ''"), "python: hand needs `hand:`"),
+    ("composite:" + DIST + "    hand: a reason\n", "`hand:` gives the reason for python: hand, and python is both"),
     ("composite:" + DIST.replace("python: both", "python: everywhere"), "python must be one of"),
     ("composite:" + DIST.replace("method: true", "method: false"), "python 'both' binds Tensor.dist"),
     ("composite:" + DIST.replace("double p = 2.0", "Reduction p"), "has no generated Python binding"),
@@ -159,6 +162,7 @@ MUL = """
     node: MulBackward0
     method: true
     python: hand
+    hand: the test says why
 """
 MUL_SCALAR = """
   - name: mul
@@ -172,6 +176,7 @@ MUL_SCALAR = """
     node: MulBackward0
     method: true
     python: hand
+    hand: the test says why
 """
 RSUB = """
   - name: sub
@@ -184,6 +189,7 @@ RSUB = """
     node: RsubBackward1
     method: false
     python: hand
+    hand: the test says why
 """
 
 
@@ -262,6 +268,7 @@ TRANSPOSE = """
     node: TransposeBackward0
     method: true
     python: hand
+    hand: the test says why
 """
 
 
@@ -292,6 +299,7 @@ CAT = """
     node: CatBackward0
     method: false
     python: hand
+    hand: the test says why
 """
 SPLIT = """
   - name: split
@@ -305,6 +313,7 @@ SPLIT = """
     node: SplitBackward0
     method: true
     python: hand
+    hand: the test says why
 """
 MAX_DIM = """
   - name: max
@@ -317,6 +326,7 @@ MAX_DIM = """
     node: MaxBackward0
     method: true
     python: hand
+    hand: the test says why
 """
 
 
@@ -490,6 +500,7 @@ COPY_ = """
       src: grad
     node: CopyBackwards
     python: hand
+    hand: the test says why
 """
 
 
@@ -514,7 +525,8 @@ def test_an_inplace_only_op_writes_then_rebases_self_onto_its_node(tmp_path):
     assert "GRAFT_INPLACE_ONLY_OP(copy_)" in (tmp_path / "gen/include/graft/ops/inplace_only_ops.def").read_text()
     for bad, message in ((COPY_.replace("self: zeros_like(grad)", "self: grad * self"), "cannot name self"),
                          (COPY_.replace("name: copy_", "name: copy"), "is named name_"),
-                         (COPY_.replace("python: hand", "python: both"), "python must be hand or none"),
+                         (COPY_.replace("python: hand\n    hand: the test says why", "python: both"),
+                          "python must be hand or none"),
                          (COPY_ + "    allows_overlap: false\n", "allows_overlap is true or left out")):
         assert_refused(tmp_path, "inplace_only:" + bad, message)
 

@@ -114,9 +114,12 @@ FIELDS = {
 # self: leaky_relu_'s LeakyReluBackward1, elu_'s EluBackward1
 # `allows_overlap: true` lets an in-place-only op write a self with internal overlap (an
 # expanded tensor: fill_, zero_ give every alias the same value, as PyTorch lets them)
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace"}, "composite": {"overload", "returns", "inplace"},
-                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload"},
-                   "binary": {"python"}, "activation": {"inplace_node", "inplace_derivative"}}
+# `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
+# that a declaration cannot say); every such op gives one, and no other op does
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"},
+                   "composite": {"overload", "returns", "inplace", "hand"},
+                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload", "hand"},
+                   "binary": {"python", "hand"}, "activation": {"inplace_node", "inplace_derivative", "hand"}}
 INPLACE = (True,)
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
 COMPARISON_OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
@@ -149,8 +152,8 @@ PY_ARGS = {"const Tensor&": ("const Tensor&", None), "double": ("double", None),
            "IntArrayRef": ("py::handle", "reduce_dims({})"), "const Scalar&": ("py::handle", "to_scalar({})"),
            INDEX_LIST: ("py::handle", "index_list({}, \"{op}\")")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
-# hand (bound by hand in python/csrc, for the reason the declaration's comment gives) or none
-# (not a PyTorch function: C++ only)
+# hand (bound by hand in python/csrc, for the reason the declaration's `hand:` field gives) or
+# none (not a PyTorch function: C++ only)
 PYTHON_BINDINGS = ("both", "torch", "hand", "none")
 # the differentiable unary families, each op with an in-place form
 UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
@@ -183,6 +186,10 @@ def check(family, ops, seen):
             fail(f"op '{name}' is declared twice (overloads of one op are declared in one family, each with "
                  f"its own `overload` name)")
         overloads.append((family, op.get("overload")))
+        if op.get("python") == "hand" and not (isinstance(op.get("hand"), str) and op["hand"].strip()):
+            fail(f"op '{name}': python: hand needs `hand:`, the reason the binding cannot be generated")
+        if "hand" in op and op.get("python") != "hand":
+            fail(f"op '{name}': `hand:` gives the reason for python: hand, and python is {op.get('python', 'none')}")
         if family in ("unary_float", "unary_keep", "activation") and op["domain"] not in DOMAINS:
             fail(f"op '{name}': domain '{op['domain']}' is not one of {sorted(DOMAINS)}")
         if family == "unary_rounding" and op["integers"] not in ("copy", "refuse"):
