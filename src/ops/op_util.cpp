@@ -223,13 +223,9 @@ void check_written(const Tensor& into, std::initializer_list<const Tensor*> inpu
   check_not_inference(into.impl());
 }
 
-ElementwiseOutput::ElementwiseOutput(Tensor* into, IntArrayRef shape, DType dtype, Device device,
-                                     std::initializer_list<const Tensor*> inputs)
-    : into_(into) {
-  if (!into) {
-    out_ = new_empty(shape, dtype, device);
-    return;
-  }
+void ElementwiseOutput::check_and_take_into(IntArrayRef shape, DType dtype, Device device,
+                                            std::initializer_list<const Tensor*> inputs) {
+  Tensor* into = into_;
   check_no_internal_overlap(into->impl());
   check_no_partial_overlap(into->impl(), inputs);
   // PyTorch's texts, which do not name the op
@@ -241,8 +237,7 @@ ElementwiseOutput::ElementwiseOutput(Tensor* into, IntArrayRef shape, DType dtyp
   out_ = dtype == into->dtype() ? *into : new_empty(shape, dtype, device);
 }
 
-Tensor ElementwiseOutput::result() {
-  if (!into_) return std::move(out_);
+Tensor ElementwiseOutput::into_result() {
   if (!out_.is_same(*into_)) kernel::copy(*into_, out_);  // computed in another dtype, cast back
   return *into_;
 }

@@ -49,15 +49,23 @@ void check_tensor(const Tensor& t, const char* op, const char* arg = "input");
 class ElementwiseOutput {
  public:
   ElementwiseOutput(Tensor* into, IntArrayRef shape, DType dtype, Device device,
-                    std::initializer_list<const Tensor*> inputs = {});
+                    std::initializer_list<const Tensor*> inputs = {})
+      : into_(into) {
+    if (!into)
+      out_ = new_empty(shape, dtype, device);  // out of place: inline, on every elementwise op's path
+    else
+      check_and_take_into(shape, dtype, device, inputs);
+  }
   /// What the kernel writes.
   const Tensor& out() const { return out_; }
   /// The op's result: the new tensor, or `into` holding the values.
-  Tensor result();
+  Tensor result() { return into_ ? into_result() : std::move(out_); }
 
  private:
   Tensor* into_;
   Tensor out_;
+  void check_and_take_into(IntArrayRef shape, DType dtype, Device device, std::initializer_list<const Tensor*> inputs);
+  Tensor into_result();
 };
 /// PyTorch's checks of a tensor an in-place op writes (ElementwiseOutput's, for writes that are
 /// not elementwise: masked_fill_, index_put_): no internal overlap, no partial overlap with
