@@ -22,7 +22,7 @@ struct PinnedCensus {
   std::vector<intrusive_ptr<TensorImpl>> pins;
 };
 
-/// Walks the live lists (nodes, then tensors): every live graph with its saved slots and
+/// Walks the object ledger (nodes, then tensors): every live graph with its saved slots and
 /// handles. `current_step` is the step being ended (nodes of earlier steps are stale).
 PinnedCensus take_census(uint32_t start_generation, int64_t current_step);
 

@@ -215,7 +215,7 @@ TEST(DoctorCensus, TwoGraphsOfOneStepSharingParametersStayTwoComponents) {
 
 TEST(DoctorCensus, NodesMadeBeforeTheSessionAreNotCensused) {
   nn::Linear lin(64, 256);
-  Tensor before = lin->forward(randn({8, 64}));  // no session: nothing links into the live lists
+  Tensor before = lin->forward(randn({8, 64}));  // no session: nothing enters the ledger
   doctor::Session dr;
   EXPECT_EQ(dr.live_graphs().nodes(), 0);
   Tensor y = lin->forward(randn({32, 64}));

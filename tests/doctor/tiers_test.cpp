@@ -139,7 +139,7 @@ TEST(DoctorTiers, CountersAndNoSessionNeverAskForSites) {
       y.sum().backward();
     }),
               0);
-    // the census still counts: tier Counters links every node into the live list
+    // the census still counts: at tier Counters every node enters the ledger
     const doctor::Census c = dr.live_graphs();
     EXPECT_EQ(c.nodes(), 5);
     for (const auto& g : c.components)
