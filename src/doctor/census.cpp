@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <numeric>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "graft/alloc/caching_allocator.h"
 #include "graft/autograd/autograd.h"
@@ -64,7 +66,7 @@ class HeldCollector final : public HeldVisitor {
     si.what = std::string(what);
     si.released = sv.released();
     si.packed = sv.packed();
-    si.generation = objects().saved_generation(sv);
+    si.generation = objects().saved.value(&sv).generation;
     const Tensor& t = sv.held();
     if (t.defined()) {
       const TensorImpl* impl = t.impl();
@@ -139,6 +141,19 @@ struct CensusBuild {
 
 using NodeMap = SideTable<Node, NodeEntry>::Map;
 
+/// The objects of a locked table that are not being destroyed (a count of 0: the object waits
+/// for the walk to erase its entry), newest first by creation order, with their entries: walks
+/// in this order make reports and pictures the same on every run.
+template <class Map>
+auto newest_first(const Map& map) {
+  using Object = std::remove_const_t<std::remove_pointer_t<typename Map::key_type>>;
+  std::vector<std::pair<Object*, const typename Map::mapped_type*>> out;
+  for (const auto& [o, entry] : map)
+    if (o->use_count() > 0) out.push_back({const_cast<Object*>(o), &entry});
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second->seq > y.second->seq; });
+  return out;
+}
+
 /// One node's NodeInfo (its ledger entry, what it holds); notes an AccumulateGrad's leaf whose
 /// .grad has a graph.
 NodeInfo describe_node(CensusBuild& b, const Node& n, const NodeMap& nodes, std::vector<const Node*>& owned) {
@@ -176,12 +191,8 @@ NodeInfo describe_node(CensusBuild& b, const Node& n, const NodeMap& nodes, std:
 /// lists come out the same on every run.
 void walk_nodes(CensusBuild& b) {
   objects().nodes.locked([&](const NodeMap& nodes) {
-    std::vector<std::pair<uint64_t, const Node*>> roots;
-    for (const auto& [n, entry] : nodes)
-      if (n->use_count() > 0) roots.push_back({entry.seq, n});  // 0: being destroyed, waiting for us
-    std::sort(roots.begin(), roots.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    for (const auto& root : roots) {
-      std::vector<const Node*> stack{root.second};
+    for (const auto& root : newest_first(nodes)) {
+      std::vector<const Node*> stack{root.first};
       while (!stack.empty()) {
         const Node* n = stack.back();
         stack.pop_back();
@@ -210,7 +221,7 @@ void find_handles(CensusBuild& b) {
   std::set<std::pair<uintptr_t, uintptr_t>> seen;
   for (const CensusBuild::LeafGrad& lg : b.leaf_grads) {
     if (!b.index.count(lg.grad_fn)) continue;
-    const ObjectEntry entry = objects().tensor(*lg.leaf);
+    const ObjectEntry entry = objects().tensors.value(lg.leaf);
     CensusBuild::RawHandle h;
     h.info.tensor = reinterpret_cast<uintptr_t>(lg.leaf);
     h.info.node = reinterpret_cast<uintptr_t>(lg.grad_fn);
@@ -224,12 +235,8 @@ void find_handles(CensusBuild& b) {
     b.handles.push_back(std::move(h));
   }
   objects().tensors.locked([&](const SideTable<TensorImpl, ObjectEntry>::Map& tensors) {
-    std::vector<std::pair<uint64_t, TensorImpl*>> order;
-    for (const auto& [t, entry] : tensors)
-      if (t->use_count() > 0) order.push_back({entry.seq, const_cast<TensorImpl*>(t)});
-    std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    for (const auto& [seq, t] : order) {
-      const ObjectEntry& entry = tensors.at(t);
+    for (const auto& [t, e] : newest_first(tensors)) {
+      const ObjectEntry& entry = *e;
       auto add = [&](const Node* n, bool grad_of_leaf) {
         if (!n || !b.index.count(n)) return;
         if (!seen.insert({reinterpret_cast<uintptr_t>(t), reinterpret_cast<uintptr_t>(n)}).second) return;

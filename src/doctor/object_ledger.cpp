@@ -111,9 +111,10 @@ void ObjectLedger::node_created(const Node& n) {
   nodes.insert(&n, e);
 }
 
-void ObjectLedger::node_destroyed(const Node& n) {
-  NodeEntry e;
-  if (nodes.take(&n, &e)) count(Kind::Node, e.generation, -1, e.host_bytes);
+bool ObjectLedger::node_destroyed(const Node& n, NodeEntry* out) {
+  if (!nodes.take(&n, out)) return false;
+  count(Kind::Node, out->generation, -1, out->host_bytes);
+  return true;
 }
 
 void ObjectLedger::node_reused(const Node& n) {
@@ -131,17 +132,11 @@ void ObjectLedger::node_reused(const Node& n) {
   }
 }
 
-NodeEntry ObjectLedger::node(const Node& n) const {
-  NodeEntry e;
-  nodes.get(&n, &e);
-  return e;
-}
-
 // ---- tensors and storages ----
 
-ObjectEntry ObjectLedger::tensor_created(const TensorImpl& t) {
+void ObjectLedger::tensor_created(const TensorImpl& t) {
+  if (!recording.load(std::memory_order_relaxed)) return;
   ObjectEntry e;
-  if (!recording.load(std::memory_order_relaxed)) return e;
   e.generation = generation();
   e.seq = next_seq();
   // a tensor made with its storage (the common case) shares the storage's site
@@ -151,7 +146,6 @@ ObjectEntry ObjectLedger::tensor_created(const TensorImpl& t) {
   e.site = fresh_storage ? st.site : lifetime::capture_site();
   count(Kind::Tensor, e.generation, 1, 0);
   tensors.insert(&t, e);
-  return e;
 }
 
 void ObjectLedger::tensor_destroyed(const TensorImpl& t) {
@@ -160,34 +154,22 @@ void ObjectLedger::tensor_destroyed(const TensorImpl& t) {
   leaves.take(&t, nullptr);
 }
 
-ObjectEntry ObjectLedger::tensor(const TensorImpl& t) const {
-  ObjectEntry e;
-  tensors.get(&t, &e);
-  return e;
-}
-
-ObjectEntry ObjectLedger::storage_created(const StorageImpl& st) {
-  ObjectEntry e;
-  if (!recording.load(std::memory_order_relaxed)) return e;
+bool ObjectLedger::storage_created(const StorageImpl& st, ObjectEntry* out) {
+  if (!recording.load(std::memory_order_relaxed)) return false;
+  ObjectEntry& e = *out;
   e.site = lifetime::capture_site();
   e.generation = generation();
   e.seq = next_seq();
   e.bytes = static_cast<int64_t>(st.nbytes());
   count(Kind::Storage, e.generation, 1, e.bytes);
   storages.insert(&st, e);
-  return e;
+  return true;
 }
 
 bool ObjectLedger::storage_destroyed(const StorageImpl& st, ObjectEntry* out) {
   if (!storages.take(&st, out)) return false;
   count(Kind::Storage, out->generation, -1, out->bytes);
   return true;
-}
-
-ObjectEntry ObjectLedger::storage(const StorageImpl& st) const {
-  ObjectEntry e;
-  storages.get(&st, &e);
-  return e;
 }
 
 // ---- saved slots: a copy is another slot, a move hands the slot over ----
@@ -211,48 +193,42 @@ void ObjectLedger::saved_destroyed(const SavedVariable& sv) {
   if (saved.take(&sv, &e)) count(Kind::SavedSlot, e.generation, -1, e.bytes);
 }
 
-uint32_t ObjectLedger::saved_generation(const SavedVariable& sv) const {
-  SavedEntry e;
-  saved.get(&sv, &e);
-  return e.generation;
-}
-
 // ---- leaves (LD008) ----
 
 void ObjectLedger::gradient_accumulated(const TensorImpl& leaf, const void* before, uint32_t before_version,
                                         const void* after, uint32_t after_version) {
   if (!recording.load(std::memory_order_relaxed)) return;
-  LeafEntry e;
-  leaves.get(&leaf, &e);
-  if (!before) {
-    e.carried_over = false;
-  } else {
-    const bool untouched = e.accum_grad == before && before_version == e.accum_version;
-    if (!untouched)
+  leaves.upsert(&leaf, [&](LeafEntry& e) {
+    if (!before) {
       e.carried_over = false;
-    else if (e.leaf_steps > e.accum_leaf_steps)
-      e.carried_over = true;
-  }
-  e.accum_grad = after;
-  e.accum_version = after_version;
-  e.accum_leaf_steps = e.leaf_steps;
-  leaves.insert(&leaf, e);
+    } else {
+      const bool untouched = e.accum_grad == before && before_version == e.accum_version;
+      if (!untouched)
+        e.carried_over = false;
+      else if (e.leaf_steps > e.accum_leaf_steps)
+        e.carried_over = true;
+    }
+    e.accum_grad = after;
+    e.accum_version = after_version;
+    e.accum_leaf_steps = e.leaf_steps;
+  });
 }
 
 uint32_t ObjectLedger::leaf_stepped(const TensorImpl& leaf, const void* grad, uint32_t grad_version,
                                     bool grad_has_graph) {
   if (!recording.load(std::memory_order_relaxed)) return 0;
-  LeafEntry e;
-  leaves.get(&leaf, &e);
-  // a .grad with a graph (backward(create_graph=True)) accumulating across steps is LD004's
-  // cycle, whose fix (p.grad = None) also ends the accumulation: one finding, not two
-  const bool stale =
-      e.carried_over && grad && grad == e.accum_grad && grad_version == e.accum_version && !grad_has_graph;
-  e.stale_steps = stale ? e.stale_steps + 1 : 0;
-  e.carried_over = false;
-  ++e.leaf_steps;
-  leaves.insert(&leaf, e);
-  return e.stale_steps;
+  uint32_t streak = 0;
+  leaves.upsert(&leaf, [&](LeafEntry& e) {
+    // a .grad with a graph (backward(create_graph=True)) accumulating across steps is LD004's
+    // cycle, whose fix (p.grad = None) also ends the accumulation: one finding, not two
+    const bool stale =
+        e.carried_over && grad && grad == e.accum_grad && grad_version == e.accum_version && !grad_has_graph;
+    e.stale_steps = stale ? e.stale_steps + 1 : 0;
+    e.carried_over = false;
+    ++e.leaf_steps;
+    streak = e.stale_steps;
+  });
+  return streak;
 }
 
 }  // namespace graft::doctor::detail
@@ -260,15 +236,15 @@ uint32_t ObjectLedger::leaf_stepped(const TensorImpl& leaf, const void* grad, ui
 namespace graft::doctor {
 
 Origin origin(const TensorImpl& t) {
-  const detail::ObjectEntry e = detail::objects().tensor(t);
+  const detail::ObjectEntry e = detail::objects().tensors.value(&t);
   return {e.site, e.generation};
 }
 Origin origin(const StorageImpl& st) {
-  const detail::ObjectEntry e = detail::objects().storage(st);
+  const detail::ObjectEntry e = detail::objects().storages.value(&st);
   return {e.site, e.generation};
 }
 Origin origin(const Node& n) {
-  const detail::NodeEntry e = detail::objects().node(n);
+  const detail::NodeEntry e = detail::objects().nodes.value(&n);
   return {e.site, e.generation};
 }
 uint32_t current_generation() { return detail::objects().generation(); }

@@ -85,6 +85,12 @@ class SideTable {
     total_.fetch_sub(1, std::memory_order_relaxed);
     return true;
   }
+  /// `o`'s entry, or a default one (generation 0, site 0) when it has none.
+  E value(const T* o) const {
+    E e{};
+    get(o, &e);
+    return e;
+  }
   /// Copies `o`'s entry into `*out`; false when it has none.
   bool get(const T* o, E* out) const {
     std::lock_guard<std::mutex> g(mu_);
@@ -101,6 +107,14 @@ class SideTable {
     if (it == map_.end()) return false;
     fn(it->second);
     return true;
+  }
+  /// Calls fn(E&) on `o`'s entry, made (default) when it has none, under one lock.
+  template <class F>
+  void upsert(const T* o, F&& fn) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto [it, fresh] = map_.try_emplace(o);
+    if (fresh) total_.fetch_add(1, std::memory_order_relaxed);
+    fn(it->second);
   }
   /// Calls fn(const Map&) holding the lock (see the class comment).
   template <class F>
@@ -145,13 +159,13 @@ class ObjectLedger {
 
   // ---- recording objects (called by the recorder) ----
   void node_created(const Node& n);
-  /// Forgets `n` and uncounts it.
-  void node_destroyed(const Node& n);
+  /// Forgets `n` into `*out` and uncounts it; false when it had no entry.
+  bool node_destroyed(const Node& n, NodeEntry* out);
   void node_reused(const Node& n);
-  ObjectEntry tensor_created(const TensorImpl& t);
+  void tensor_created(const TensorImpl& t);
   void tensor_destroyed(const TensorImpl& t);
-  /// Records `st`; returns its entry.
-  ObjectEntry storage_created(const StorageImpl& st);
+  /// Records `st` into `*out`; false while no session records.
+  bool storage_created(const StorageImpl& st, ObjectEntry* out);
   /// Forgets `st` into `*out`; false when it had no entry.
   bool storage_destroyed(const StorageImpl& st, ObjectEntry* out);
   void saved_created(const SavedVariable& sv, int64_t bytes);
@@ -161,11 +175,7 @@ class ObjectLedger {
                             uint32_t after_version);
   uint32_t leaf_stepped(const TensorImpl& leaf, const void* grad, uint32_t grad_version, bool grad_has_graph);
 
-  // ---- lookups (0 / default for objects made while the doctor did not watch) ----
-  NodeEntry node(const Node& n) const;
-  ObjectEntry tensor(const TensorImpl& t) const;
-  ObjectEntry storage(const StorageImpl& st) const;
-  uint32_t saved_generation(const SavedVariable& sv) const;
+  // lookups: the tables' value() (a default entry for objects made while the doctor did not watch)
 
   // ---- generations and their counters ----
   /// The current generation (steps seen since the process started).

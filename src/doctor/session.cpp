@@ -67,9 +67,8 @@ class Recorder final : public lifetime::Observer {
   void node_created(const Node& n) noexcept override { objects().node_created(n); }
   void node_destroyed(const Node& n) noexcept override {
     NodeEntry e;
-    if (!objects().nodes.get(&n, &e)) return;
+    if (!objects().node_destroyed(n, &e)) return;
     deliver([&](Session::State& s) { s.on_node_released(n, e); });
-    objects().node_destroyed(n);
     retire_if_drained();
   }
   void node_reused(const Node& n) noexcept override { objects().node_reused(n); }
@@ -79,8 +78,8 @@ class Recorder final : public lifetime::Observer {
     retire_if_drained();
   }
   void storage_created(const StorageImpl& st) noexcept override {
-    if (!objects().recording.load(std::memory_order_relaxed)) return;
-    const ObjectEntry e = objects().storage_created(st);
+    ObjectEntry e;
+    if (!objects().storage_created(st, &e)) return;
     deliver([&](Session::State& s) { s.on_storage(st, true, e); });
   }
   void storage_destroyed(const StorageImpl& st) noexcept override {
@@ -274,7 +273,7 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
 }
 
 void Session::State::on_node_executed(const Node& n, uint32_t backward_id, bool retain_graph) {
-  uint32_t retained_by = objects().node(n).retained_by;
+  uint32_t retained_by = objects().nodes.value(&n).retained_by;
   if (uint32_t r = retained_by; r && r != backward_id) {
     auto it = backward_calls.find(r);
     if (it != backward_calls.end()) {
@@ -316,7 +315,7 @@ void Session::State::on_stale_gradient(const TensorImpl& leaf, uint32_t streak) 
   if (std::find(e.leaves.begin(), e.leaves.end(), reinterpret_cast<uintptr_t>(&leaf)) == e.leaves.end() &&
       e.leaves.size() < 64) {
     e.leaves.push_back(reinterpret_cast<uintptr_t>(&leaf));
-    e.leaf_sites.push_back(objects().tensor(leaf).site);
+    e.leaf_sites.push_back(objects().tensors.value(&leaf).site);
   }
   e.message = "backward" + (line.empty() ? std::string() : " at " + line) + " added into gradients that " +
               std::to_string(e.leaves.size()) +
@@ -574,7 +573,7 @@ std::vector<DiffRaw> made_between(uint32_t start, int64_t from, int64_t to) {
         uint32_t start;
         std::function<bool(uint32_t)> in_range;
         void saved(const SavedVariable& sv, std::string_view what) override {
-          const uint32_t gen = objects().saved_generation(sv);
+          const uint32_t gen = objects().saved.value(&sv).generation;
           if (!sv.defined() || sv.released() || !in_range(gen)) return;
           const Tensor& t = sv.held();
           out->push_back({"saved_slot", site, node->name() + "." + std::string(what),
