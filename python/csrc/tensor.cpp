@@ -431,8 +431,6 @@ void bind_views(TensorClass& cls) {
                                            t.dim(), "-D tensor.");
                                return t.transpose(-2, -1);
                              })
-      .def("permute", [](const Tensor& t, py::args a,
-                         py::kwargs kw) { return t.permute(sizes_from_args(a, kw, "permute", "dims")); })
       .def("expand",
            [](const Tensor& t, py::args a, py::kwargs kw) {
              if (kw.contains("implicit")) PyDict_DelItemString(kw.ptr(), "implicit");

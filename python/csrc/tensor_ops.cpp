@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "arg_parser.h"
 #include "python_common.h"
 
 namespace graft::python {
@@ -21,16 +22,7 @@ void def_both(py::module_& m, TensorClass& cls, const char* name, F f, const Ext
   m.def(name, f, py::arg("input"), extra...);
 }
 
-/// The first argument of a generated op (src/ops/ops.yaml): PyTorch's TypeError when it is not
-/// a tensor ("flatten(): argument 'input' (position 1) must be Tensor, not float") rather than
-/// pybind11's list of C++ signatures.
-Tensor input_tensor(const char* op, py::handle input) {
-  GRAFT_CHECK(is_tensor(input), TypeError, op, "(): argument 'input' (position 1) must be Tensor, not ",
-              std::string(py::str(input.get_type().attr("__name__"))));
-  return as_tensor_unchecked(input);
-}
-
-/// An index list (index_put's indices): a tuple or list of tensors, None standing for ':' as in
+/// An index list (index_put_'s indices): a tuple or list of tensors, None standing for ':' as in
 /// PyTorch 2.x (1.13 refuses None there).
 std::vector<std::optional<Tensor>> index_list(py::handle seq, const char* op) {
   GRAFT_CHECK((py::isinstance<py::tuple>(seq) || py::isinstance<py::list>(seq)), TypeError, op,
@@ -248,12 +240,6 @@ Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
   auto [l, h] = clamp_bounds(lo, hi);
   DType d = clamp_dtype(a.dtype(), l, h);
   return clamp(d == a.dtype() ? a : a.to(d), l, h);
-}
-
-/// masked_fill with a number (MaskedFillBackward0) or a 0-d tensor value (MaskedFillBackward1).
-Tensor masked_fill_any(const Tensor& a, const Tensor& mask, py::handle value) {
-  if (!is_tensor(value)) return masked_fill(a, mask, to_scalar(value));
-  return masked_fill(a, mask, as_tensor_unchecked(value));
 }
 
 Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
@@ -616,10 +602,6 @@ void bind_linalg_and_indexing(py::module_& m, TensorClass& cls) {
 
   // ---- indexing-style ops (index_select, index_add, gather, scatter_add: op_bindings.inc) ----
   def_both(
-      m, cls, "masked_fill",
-      [](const Tensor& a, const Tensor& mask, py::handle v) { return masked_fill_any(a, mask, v); }, py::arg("mask"),
-      py::arg("value"));
-  def_both(
       m, cls, "nonzero",
       [](const Tensor& a, bool as_tuple) -> py::object {
         Tensor nz = nonzero(a);
@@ -630,9 +612,6 @@ void bind_linalg_and_indexing(py::module_& m, TensorClass& cls) {
         return out;
       },
       py::kw_only(), py::arg("as_tuple") = false);
-  cls.def("repeat", [](const Tensor& a, py::args sizes, py::kwargs kw) {
-    return repeat(a, sizes_from_args(sizes, kw, "repeat", "repeats"));
-  });
 }
 
 /// The in-place methods of arithmetic; they return the Python object itself.

@@ -1,8 +1,9 @@
 // Convolution lowered onto GEMM: the forwards of im2col/col2im (F.unfold/F.fold; their nodes are
 // generated from src/ops/ops.yaml), conv2d, conv1d and conv_transpose2d over one convolution
-// (detail::convolution_forward), and its gradients (derivatives::convolution_backward).
-// One node (ConvolutionBackward0, src/autograd/convolution.cpp) serves both directions; it
-// saves the input and weight (not the column buffer). First-order backward runs fused GEMMs
+// (graft::convolution's forward, detail::convolution_forward), and its gradients
+// (derivatives::convolution_backward). One node, ConvolutionBackward0, generated from the
+// declaration's joint formula, serves both directions; it saves the input and weight (not the
+// column buffer). First-order backward runs fused GEMMs
 // on raw buffers; under create_graph the same gradients are composed of differentiable ops
 // (conv <-> transposed conv, im2col, bmm), so double backward works. See
 // docs/notes/convolution.md.
@@ -154,12 +155,48 @@ void check_conv_dtypes(const char* op, const Tensor& input, const Tensor& weight
               " and bias dtype ", bias.dtype(), " should be the same");
 }
 
-// Checks shared by conv2d/conv_transpose2d on batched 4-D input.
-void check_conv_shapes(const char* op, const Tensor& x, const Tensor& w, const Tensor& bias, int64_t groups,
-                       bool transposed) {
-  GRAFT_CHECK(groups > 0, RuntimeError, op, ": non-positive groups is not supported");
-  GRAFT_CHECK(w.dim() == 4, RuntimeError, op, ": expected weight to be 4-dimensional, but got weight of size ",
-              w.sizes());
+// What the conv ops check before the convolution: defined tensors and their dtypes, in texts
+// naming `op`.
+void check_conv_tensors(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  detail::check_tensor(input, op);
+  detail::check_tensor(weight, op, "weight");
+  if (bias.defined()) detail::check_tensor(bias, op, "bias");
+  check_conv_dtypes(op, input, weight, bias);
+}
+
+// A convolution's parameters as a 2-d convolution's: a 1-d convolution is one over a 1 x L
+// image, its parameters led by the neutral value along the added dim.
+struct ConvGeometry {
+  Pair s, p, d, op;
+  bool one_d = false;
+};
+
+// One parameter (a single value or one per spatial dim), as a pair, or PyTorch's error.
+Pair conv_param(IntArrayRef v, int64_t dims, const char* name, int64_t neutral) {
+  GRAFT_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == dims, RuntimeError, "expected ", name,
+              " to be a single integer value or a list of ", dims,
+              " values to match the convolution dimensions, but got ", name, "=", v);
+  if (dims == 1) return {neutral, v[0]};
+  return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
+}
+
+ConvGeometry conv_geometry(int64_t weight_dim, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                           IntArrayRef output_padding) {
+  const int64_t dims = weight_dim - 2;
+  return {conv_param(stride, dims, "stride", 1), conv_param(padding, dims, "padding", 0),
+          conv_param(dilation, dims, "dilation", 1), conv_param(output_padding, dims, "output_padding", 0), dims == 1};
+}
+
+// "(h x w)" of a 2-d convolution's pair, "(w)" of a 1-d one's.
+std::string per_channel(int64_t h, int64_t w, bool one_d) {
+  return one_d ? "(" + std::to_string(w) + ")" : "(" + std::to_string(h) + " x " + std::to_string(w) + ")";
+}
+
+// The weight and bias against the input and groups, in PyTorch's order and texts.
+void check_conv_shapes(const Tensor& x, const Tensor& w, const Tensor& bias, int64_t groups, bool transposed) {
+  GRAFT_CHECK(w.dim() == x.dim(), RuntimeError, "Expected ", w.dim(), "-dimensional input for ", w.dim(),
+              "-dimensional weight ", w.sizes(), ", but got ", x.dim(), "-dimensional input of size ", x.sizes(),
+              " instead");
   const int64_t C = x.size(1);
   GRAFT_CHECK(w.size(0) >= groups, RuntimeError, "Given groups=", groups, ", expected weight to be at least ", groups,
               " at dimension 0, but got weight of size ", w.sizes(), " instead");
@@ -180,6 +217,45 @@ void check_conv_shapes(const char* op, const Tensor& x, const Tensor& w, const T
               bias.defined() ? bias.sizes() : IntArrayRef(), " instead");
 }
 
+// The window fits the padded input (a convolution), or the output is not empty (a transposed
+// one, whose output_padding must also be below its stride or dilation); returns the output's
+// [oh, ow] as a 2-d convolution's.
+Pair conv_output_size(const Tensor& x4, const Tensor& w4, const ConvGeometry& g, bool transposed) {
+  [[maybe_unused]] const auto [s, p, d, op, one_d] = g;
+  if (!transposed) {
+    const int64_t ph = checked_add(x4.size(2), checked_mul(2, p[0])),
+                  pw = checked_add(x4.size(3), checked_mul(2, p[1]));
+    const int64_t ekh = checked_add(checked_mul(d[0], w4.size(2) - 1), 1),
+                  ekw = checked_add(checked_mul(d[1], w4.size(3) - 1), 1);
+    GRAFT_CHECK(
+        ph >= ekh && pw >= ekw, RuntimeError, "Calculated padded input size per channel: ", per_channel(ph, pw, one_d),
+        ". Kernel size: ", per_channel(ekh, ekw, one_d), ". Kernel size can't be greater than actual input size");
+    return {conv_out(x4.size(2), w4.size(2), s[0], p[0], d[0]), conv_out(x4.size(3), w4.size(3), s[1], p[1], d[1])};
+  }
+  GRAFT_CHECK((op[0] < s[0] || op[0] < d[0]) && (op[1] < s[1] || op[1] < d[1]), RuntimeError,
+              "output padding must be smaller than either stride or dilation, but got output_padding_height: ", op[0],
+              " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
+              " dilation_height: ", d[0], " dilation_width: ", d[1]);
+  auto out = [&](int i) {  // (in-1)s - 2p + d(k-1) + op + 1, checked
+    return checked_add(checked_add(checked_sub(checked_mul(x4.size(2 + i) - 1, s[i]), checked_mul(2, p[i])),
+                                   checked_mul(d[i], w4.size(2 + i) - 1)),
+                       op[i] + 1);
+  };
+  const Pair hw{out(0), out(1)};
+  GRAFT_CHECK(hw[0] > 0 && hw[1] > 0, RuntimeError,
+              "Given input size per channel: ", per_channel(x4.size(2), x4.size(3), one_d),
+              ". Calculated output size per channel: ", per_channel(hw[0], hw[1], one_d), ". Output size is too small");
+  return hw;
+}
+
+// A 1-d convolution's tensor [N, C, L] as the [N, C, 1, L] image it computes on (same storage,
+// no history: the forward's values only); a 2-d one's as it is.
+Tensor as_image(const Tensor& t, bool one_d) {
+  if (!one_d) return t;
+  return kernel::raw_view(t, {t.size(0), t.size(1), 1, t.size(2)},
+                          {t.stride(0), t.stride(1), t.size(2) * t.stride(2), t.stride(2)}, t.storage_offset());
+}
+
 // Batched 4-D view of a 3-D (unbatched) or 4-D input, or the PyTorch error.
 Tensor batched4(const Tensor& input, const char* op) {
   GRAFT_CHECK(input.dim() == 3 || input.dim() == 4, RuntimeError, "Expected 3D (unbatched) or 4D (batched) input to ",
@@ -194,28 +270,6 @@ struct FoldWindow {
   Pair k{}, d{}, p{}, s{};
 };
 
-// What conv2d and conv_transpose2d check alike, in PyTorch's order and texts naming `op`: the
-// tensors, their dtypes, stride/padding/dilation as pairs, the window, a 3-d or 4-d input
-// (returned batched), the weight and bias shapes against the input and groups.
-struct ConvArgs {
-  Tensor x;
-  Pair s, p, d;
-};
-ConvArgs check_conv_args(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups,
-                         bool transposed) {
-  detail::check_tensor(input, op);
-  detail::check_tensor(weight, op, "weight");
-  if (bias.defined()) detail::check_tensor(bias, op, "bias");
-  check_conv_dtypes(op, input, weight, bias);
-  ConvArgs a{Tensor(), detail::pair_arg(stride, op, "stride"), detail::pair_arg(padding, op, "padding"),
-             detail::pair_arg(dilation, op, "dilation")};
-  check_window_args(op, a.s, a.p, a.d);
-  a.x = batched4(input, op);
-  check_conv_shapes(op, a.x, weight, bias, groups, transposed);
-  return a;
-}
-
 /// im2col's and col2im's window as pairs, checked with PyTorch's messages.
 FoldWindow fold_window(const char* op, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
                        IntArrayRef stride) {
@@ -229,29 +283,57 @@ FoldWindow fold_window(const char* op, IntArrayRef kernel_size, IntArrayRef dila
 
 }  // namespace
 
-Tensor detail::convolution_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride,
-                                   Pair padding, Pair dilation, bool transposed, Pair out_hw, int64_t groups) {
-  Tensor x = input.contiguous();
-  const Pair k{weight.size(2), weight.size(3)};
-  Tensor out;
-  if (!transposed) {
-    auto win = window(k, stride, padding, dilation, conv_out(x.size(2), k[0], stride[0], padding[0], dilation[0]),
-                      conv_out(x.size(3), k[1], stride[1], padding[1], dilation[1]));
-    out = conv_values(x, weight, win, groups);
-  } else {
-    auto win = window(k, stride, padding, dilation, x.size(2), x.size(3));
-    out = conv_transpose_values(x, weight, win, groups, out_hw[0], out_hw[1]);
-  }
-  return add_bias(out, bias);
+namespace {
+
+// Everything convolution checks, in PyTorch's order and texts; returns its geometry and the
+// output's [oh, ow] as a 2-d convolution's.
+std::pair<ConvGeometry, Pair> check_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                bool transposed, IntArrayRef output_padding, int64_t groups) {
+  check_conv_tensors("convolution", input, weight, bias);
+  GRAFT_CHECK(weight.dim() >= 3, RuntimeError, "weight should have at least three dimensions");
+  GRAFT_CHECK(weight.dim() <= 4, NotImplementedError, "graft's convolution is 1-d or 2-d, but got ", weight.dim(),
+              "-dimensional weight ", weight.sizes());
+  const ConvGeometry g = conv_geometry(weight.dim(), stride, padding, dilation, output_padding);
+  GRAFT_CHECK(g.p[0] >= 0 && g.p[1] >= 0, RuntimeError, "negative padding is not supported");
+  GRAFT_CHECK(g.op[0] >= 0 && g.op[1] >= 0, RuntimeError, "negative output_padding is not supported");
+  GRAFT_CHECK(g.s[0] > 0 && g.s[1] > 0, RuntimeError, "non-positive stride is not supported");
+  GRAFT_CHECK(g.d[0] > 0 && g.d[1] > 0, RuntimeError, "dilation should be greater than zero");
+  GRAFT_CHECK(groups > 0, RuntimeError, "non-positive groups is not supported");
+  check_conv_shapes(input, weight, bias, groups, transposed);
+  return {g, conv_output_size(as_image(input, g.one_d), as_image(weight, g.one_d), g, transposed)};
 }
 
-TensorList derivatives::convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, Pair stride,
-                                             Pair padding, Pair dilation, bool transposed, int64_t groups,
-                                             std::array<bool, 3> mask) {
-  const Tensor& g = grad;
-  if (!mask[0] && !mask[1]) return {Tensor(), Tensor(), mask[2] ? g.sum({0, 2, 3}) : Tensor()};
-  const Tensor& x = input;
-  const Tensor& w = weight;
+}  // namespace
+
+Tensor detail::convolution_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                                   IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                   IntArrayRef output_padding, int64_t groups) {
+  const auto [g, out_hw] =
+      check_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  NoGradGuard values_only;  // the contiguous copies below are no part of the graph
+  Tensor x = as_image(input, g.one_d).contiguous();
+  Tensor w = as_image(weight, g.one_d);
+  const Pair k{w.size(2), w.size(3)};
+  Tensor out;
+  if (!transposed) {
+    out = conv_values(x, w, window(k, g.s, g.p, g.d, out_hw[0], out_hw[1]), groups);
+  } else {
+    auto win = window(k, g.s, g.p, g.d, x.size(2), x.size(3));
+    out = conv_transpose_values(x, w, win, groups, out_hw[0], out_hw[1]);
+  }
+  out = add_bias(out, bias);
+  if (!g.one_d) return out;
+  return kernel::raw_view(out, {out.size(0), out.size(1), out.size(3)}, {out.stride(0), out.stride(1), out.stride(3)},
+                          out.storage_offset());
+}
+
+namespace {
+
+// The gradients of a 2-d convolution (4-d tensors), as derivatives::convolution_backward.
+TensorList convolution_backward_2d(const Tensor& g, const Tensor& x, const Tensor& w, const ConvGeometry& geo,
+                                   bool transposed, int64_t groups, std::array<bool, 3> mask) {
+  [[maybe_unused]] const auto [stride, padding, dilation, output_padding, one_d] = geo;
   if (!GradMode::is_enabled()) {  // no double backward requested: the fused GEMM path
     TensorList fast =
         fused_backward(g.contiguous(), x.contiguous(), w, stride, padding, dilation, transposed, groups, mask);
@@ -260,10 +342,17 @@ TensorList derivatives::convolution_backward(const Tensor& grad, const Tensor& i
   TensorList r(3);
   const int64_t N = x.size(0);
   if (mask[0]) {
-    // The input gradient is the adjoint convolution in the other direction.
-    r[0] = detail::convolution(g, w, Tensor(), stride, padding, dilation, !transposed, {x.size(2), x.size(3)}, groups);
-    // With output_padding >= stride (allowed when < dilation) the adjoint has windows past
-    // the input's last position: they correspond to no input element.
+    // The input gradient is the adjoint convolution in the other direction. A convolution's
+    // adjoint gets the output_padding that gives back the input's size; a transposed one's
+    // adjoint, with output_padding >= stride (allowed when < dilation), has windows past the
+    // input's last position, which correspond to no input element.
+    std::array<int64_t, 2> adjoint_padding{0, 0};
+    if (!transposed)
+      for (int i = 0; i < 2; ++i)
+        adjoint_padding[i] =
+            x.size(2 + i) - ((g.size(2 + i) - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w.size(2 + i) - 1) + 1);
+    r[0] = convolution(g, w, Tensor(), {stride[0], stride[1]}, {padding[0], padding[1]}, {dilation[0], dilation[1]},
+                       !transposed, {adjoint_padding[0], adjoint_padding[1]}, groups);
     if (r[0].size(2) != x.size(2) || r[0].size(3) != x.size(3))
       r[0] = r[0].narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
   }
@@ -290,6 +379,27 @@ TensorList derivatives::convolution_backward(const Tensor& grad, const Tensor& i
     r[1] = dw.reshape(w.sizes());
   }
   if (mask[2]) r[2] = g.sum({0, 2, 3});
+  return r;
+}
+
+}  // namespace
+
+TensorList derivatives::convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                             IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                             bool transposed, IntArrayRef output_padding, int64_t groups,
+                                             std::array<bool, 3> output_mask) {
+  const std::array<bool, 3>& mask = output_mask;
+  const ConvGeometry geo = conv_geometry(weight.dim(), stride, padding, dilation, output_padding);
+  if (!mask[0] && !mask[1]) {
+    if (!mask[2]) return {Tensor(), Tensor(), Tensor()};
+    return {Tensor(), Tensor(), geo.one_d ? grad.sum({0, 2}) : grad.sum({0, 2, 3})};
+  }
+  if (!geo.one_d) return convolution_backward_2d(grad, input, weight, geo, transposed, groups, mask);
+  // a 1-d convolution's, as the 2-d one's over [N, C, 1, L] (in graft ops: double backward too)
+  TensorList r = convolution_backward_2d(grad.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2), geo, transposed,
+                                         groups, mask);
+  for (int i : {0, 1})
+    if (r[i].defined()) r[i] = r[i].squeeze(2);
   return r;
 }
 
@@ -359,52 +469,28 @@ Tensor detail::col2im_forward(const Tensor& input, IntArrayRef output_size, IntA
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   alloc::MemoryOpScope mem_scope("conv2d");
-  const auto [x, s, p, d] = check_conv_args("conv2d", input, weight, bias, stride, padding, dilation, groups, false);
-  const int64_t ph = checked_add(x.size(2), checked_mul(2, p[0])), pw = checked_add(x.size(3), checked_mul(2, p[1]));
-  const int64_t ekh = checked_add(checked_mul(d[0], weight.size(2) - 1), 1),
-                ekw = checked_add(checked_mul(d[1], weight.size(3) - 1), 1);
-  GRAFT_CHECK(ph >= ekh && pw >= ekw, RuntimeError, "Calculated padded input size per channel: (", ph, " x ", pw,
-              "). Kernel size: (", ekh, " x ", ekw, "). Kernel size can't be greater than actual input size");
-  Tensor out = detail::convolution(x, weight, bias, s, p, d, false, {0, 0}, groups);
+  check_conv_tensors("conv2d", input, weight, bias);
+  Tensor out = convolution(batched4(input, "conv2d"), weight, bias, stride, padding, dilation, false, {0}, groups);
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   alloc::MemoryOpScope mem_scope("conv1d");
-  detail::check_tensor(input, "conv1d");
-  detail::check_tensor(weight, "conv1d", "weight");
+  check_conv_tensors("conv1d", input, weight, bias);
   GRAFT_CHECK(input.dim() == 2 || input.dim() == 3, RuntimeError,
               "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: ", input.sizes());
-  GRAFT_CHECK(weight.dim() == 3, RuntimeError, "conv1d: expected weight to be 3-dimensional, but got weight of size ",
-              weight.sizes());
-  GRAFT_CHECK(stride.size() == 1 && padding.size() == 1 && dilation.size() == 1, ValueError,
-              "conv1d: stride, padding and dilation take one value each");
-  // A length-L signal is a 1 x L image: one GEMM-lowered path for both.
-  Tensor x = input.unsqueeze(-2);
-  Tensor out = conv2d(x, weight.unsqueeze(2), bias, {1, stride[0]}, {0, padding[0]}, {1, dilation[0]}, groups);
-  return out.squeeze(-2);
+  const Tensor x = input.dim() == 2 ? input.unsqueeze(0) : input;
+  Tensor out = convolution(x, weight, bias, stride, padding, dilation, false, {0}, groups);
+  return input.dim() == 2 ? out.squeeze(0) : out;
 }
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   alloc::MemoryOpScope mem_scope("conv_transpose2d");
-  const auto [x, s, p, d] =
-      check_conv_args("conv_transpose2d", input, weight, bias, stride, padding, dilation, groups, true);
-  const Pair op = detail::pair_arg(output_padding, "conv_transpose2d", "output_padding");
-  GRAFT_CHECK(op[0] >= 0 && op[1] >= 0 && (op[0] < s[0] || op[0] < d[0]) && (op[1] < s[1] || op[1] < d[1]),
-              RuntimeError,
-              "output padding must be smaller than either stride or dilation, but got output_padding_height: ", op[0],
-              " output_padding_width: ", op[1], " stride_height: ", s[0], " stride_width: ", s[1],
-              " dilation_height: ", d[0], " dilation_width: ", d[1]);
-  auto transposed_out = [&](int64_t in, int64_t k, int i) {  // (in-1)s - 2p + d(k-1) + op + 1, checked
-    return checked_add(
-        checked_add(checked_sub(checked_mul(in - 1, s[i]), checked_mul(2, p[i])), checked_mul(d[i], k - 1)), op[i] + 1);
-  };
-  const int64_t OH = transposed_out(x.size(2), weight.size(2), 0), OW = transposed_out(x.size(3), weight.size(3), 1);
-  GRAFT_CHECK(OH > 0 && OW > 0, RuntimeError, "Given input size per channel: (", x.size(2), " x ", x.size(3),
-              "). Calculated output size per channel: (", OH, " x ", OW, "). Output size is too small");
-  Tensor out = detail::convolution(x, weight, bias, s, p, d, true, {OH, OW}, groups);
+  check_conv_tensors("conv_transpose2d", input, weight, bias);
+  Tensor x = batched4(input, "conv_transpose2d");
+  Tensor out = convolution(x, weight, bias, stride, padding, dilation, true, output_padding, groups);
   return input.dim() == 3 ? out.squeeze(0) : out;
 }
 

@@ -174,6 +174,21 @@ TEST(NNOps, ConvAndPoolErrors) {
                    "bias of size [3] instead");
   EXPECT_THROW_HAS(conv2d(x, ones({2, 4, 1, 1}, kFloat64)), TypeError, "should be the same");
   EXPECT_THROW_HAS(conv2d(x, ones({2, 4, 1, 1}), Tensor(), {0}), RuntimeError, "non-positive stride is not supported");
+  // convolution itself (torch.convolution): 1-d and 2-d; a 3-d convolution is not there yet
+  EXPECT_THROW_MSG(convolution(ones({1, 1, 2, 2, 2}), ones({1, 1, 1, 1, 1}), Tensor(), {1}, {0}, {1}, false, {0}, 1),
+                   NotImplementedError,
+                   "graft's convolution is 1-d or 2-d, but got 5-dimensional weight [1, 1, 1, 1, 1]");
+  EXPECT_THROW_MSG(convolution(ones({1, 1, 5}), ones({1, 1, 9}), Tensor(), {1}, {0}, {1}, false, {0}, 1), RuntimeError,
+                   "Calculated padded input size per channel: (5). Kernel size: (9). Kernel size can't be greater than "
+                   "actual input size");
+  EXPECT_THROW_MSG(convolution(ones({1, 1, 2, 2}), ones({1, 1, 3, 3}), Tensor(), {1}, {2}, {1}, true, {0}, 1),
+                   RuntimeError,
+                   "Given input size per channel: (2 x 2). Calculated output size per channel: (0 x 0). Output size "
+                   "is too small");
+  EXPECT_THROW_MSG(convolution(ones({1, 1, 2, 2}), ones({1, 1, 3, 3}), Tensor(), {2}, {0}, {1}, true, {2}, 1),
+                   RuntimeError,
+                   "output padding must be smaller than either stride or dilation, but got output_padding_height: 2 "
+                   "output_padding_width: 2 stride_height: 2 stride_width: 2 dilation_height: 1 dilation_width: 1");
   EXPECT_THROW_MSG(max_pool2d(x, {3}, {1}, {2}), RuntimeError,
                    "pad should be smaller than or equal to half of kernel size, but got padW = 2, padH = 2, kW = 3, "
                    "kH = 3");

@@ -182,9 +182,53 @@ OpCase conv_t_case(std::string variant, Geo g, int64_t oph, int64_t opw, int64_t
   return c;
 }
 
+// A 1-d reference as the 2-d one over [N, C, 1, L]: `ref2d` of the lifted input and weight,
+// the added dim dropped from its result.
+RT lifted_ref(const V& x, const std::function<RT(const RT&, const RT&)>& ref2d) {
+  RT in = x[0], w = x[1];
+  in.sizes.insert(in.sizes.begin() + 2, 1);
+  w.sizes.insert(w.sizes.begin() + 2, 1);
+  RT out = ref2d(in, w);
+  out.sizes.erase(out.sizes.begin() + 2);
+  return out;
+}
+
+// graft::convolution itself (torch.convolution): both directions, 2-d and 1-d, with a bias.
+OpCase convolution_case(std::string variant, Geo g, bool transposed, int64_t op, int64_t groups,
+                        std::vector<Sample> samples) {
+  OpCase c;
+  c.variant = std::move(variant);
+  c.samples = std::move(samples);
+  c.fn = [=](const TensorList& x) {
+    if (x[0].dim() == 3)  // 1-d: the w-direction values
+      return TensorList{convolution(x[0], x[1], x[2], {g.sw}, {g.pw}, {g.dw}, transposed, {op}, groups)};
+    return TensorList{
+        convolution(x[0], x[1], x[2], {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, transposed, {op, op}, groups)};
+  };
+  c.ref = [=](const V& x) {
+    auto ref2d = [&](const RT& in, const RT& w) {
+      const bool one_d = x[0].dim() == 3;
+      const Geo g2 = one_d ? Geo{1, g.sw, 0, g.pw, 1, g.dw} : g;
+      return transposed ? conv_t_ref(in, w, &x[2], g2, one_d ? 0 : op, op, groups) : conv_ref(in, w, &x[2], g2, groups);
+    };
+    return V{x[0].dim() == 3 ? lifted_ref(x, ref2d) : ref2d(x[0], x[1])};
+  };
+  c.atol = 1e-12;
+  return c;
+}
+
 }  // namespace
 
 void register_conv(Registry& r) {
+  r.push_back({"convolution",
+               {f32(convolution_case("2d", {2, 1, 1, 0, 1, 2}, false, 0, 1,
+                                     {{"2x2x5x6_w3x2x2x3", {rnd({2, 2, 5, 6}), rnd({3, 2, 2, 3}), rnd({3})}}})),
+                convolution_case("2d_transposed_outpad1_groups2", {2, 2, 1, 1, 1, 1}, true, 1, 2,
+                                 {{"1x4x3x3_w4x1x3x3", {rnd({1, 4, 3, 3}), rnd({4, 1, 3, 3}), rnd({2})}}}),
+                convolution_case("1d_stride2_pad1_dil2", {1, 2, 0, 1, 1, 2}, false, 0, 1,
+                                 {{"2x3x9_w4x3x3", {rnd({2, 3, 9}), rnd({4, 3, 3}), rnd({4})}}}),
+                convolution_case("1d_transposed_stride2_outpad1", {1, 2, 0, 1, 1, 1}, true, 1, 1,
+                                 {{"2x2x4_w2x3x3", {rnd({2, 2, 4}), rnd({2, 3, 3}), rnd({3})}}})}});
   r.push_back({"conv2d",
                {f32(conv2d_case("bias", {}, 1, true,
                                 {{"2x3x5x5_w4x3x3x3", {rnd({2, 3, 5, 5}), rnd({4, 3, 3, 3}), rnd({4})}},

@@ -112,15 +112,17 @@ def test_python_bindings_follow_the_declaration(tmp_path):
     r = run(tmp_path, "composite:" + DIST + "function:" + LOGSUMEXP)
     assert r.returncode == 0, r.stderr
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
-    # python: both -> graft.dist and Tensor.dist with the C++ names and defaults
-    assert 'def_both(m, cls, "dist", [](py::handle self_arg, const Tensor& other, double p)' in bindings
-    assert 'py::arg("other"), py::arg("p") = 2.0);' in bindings
-    # the first argument arrives as a Python object, so that a non-tensor gets PyTorch's TypeError
-    assert 'const Tensor self = input_tensor("dist", self_arg);' in bindings
-    # python: torch -> graft.logsumexp only; an IntArrayRef arrives as an int or a sequence
-    assert 'm.def("logsumexp", [](py::handle self_arg, py::handle dim, bool keepdim)' in bindings
-    assert "graft::logsumexp(self, reduce_dims(dim), keepdim)" in bindings
-    assert 'py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);' in bindings
+    # python: both -> graft.dist and Tensor.dist through the argument parser, from the op's
+    # PyTorch-style signature (the C++ names and defaults; self is `input`)
+    assert 'bind_parsed(m, &cls, true, "dist", {"dist(Tensor input, Tensor other, float p=2.0)"},' in bindings
+    # the method's self, or the function's first argument, parsed as the others are
+    assert "const auto a_self = self ? *self : p.tensor(0);" in bindings
+    assert "const auto a_p = p.float64(o + 1);" in bindings
+    # python: torch -> graft.logsumexp only; an IntArrayRef is PyTorch's int[1] (an int or a sequence)
+    assert 'bind_parsed(m, nullptr, true, "logsumexp", {"logsumexp(Tensor input, int[1] dim, bool keepdim=False)"},' \
+        in bindings
+    assert "return graft::logsumexp(a_self, a_dim, a_keepdim);" in bindings
+    assert 'm.attr("_function_ops") = py::make_tuple("logsumexp", "dist");' in bindings  # functions first
     # a composite op: declared and a method, with no node
     header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
     assert "Tensor dist(const Tensor& self, const Tensor& other, double p = 2.0);" in header
@@ -136,13 +138,85 @@ def test_python_bindings_follow_the_declaration(tmp_path):
         assert "dist" not in (tmp_path / "gen/python/op_bindings.inc").read_text()
 
 
+SUM = """
+  - name: sum
+    overload: all
+    doc: Sum of all elements.
+    args: [const Tensor& self, "*", std::optional<DType> dtype = std::nullopt]
+    forward_in: reduce.cpp
+    derivatives:
+      self: grad.expand(self_sizes)
+    node: SumBackward0
+    method: true
+    python: both
+
+  - name: sum
+    overload: dim
+    doc: Sum over dims.
+    args: [const Tensor& self, IntArrayRef dim, bool keepdim = false, "*", std::optional<DType> dtype = std::nullopt]
+    forward_in: reduce.cpp
+    derivatives:
+      self: sum_backward(grad, self_sizes, dim, keepdim)
+    node: SumBackward1
+    method: true
+    python: both
+"""
+CONVOLUTION = """
+  - name: conv
+    doc: A convolution.
+    args: [const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+           Reduction reduction = Reduction::Mean, const Tensor& scale = Tensor()]
+    defined_in: conv.cpp
+    differentiable: true
+    method: false
+    python: torch
+    python_none: [bias]
+    python_sequences: [stride]
+"""
+
+
+def test_overloads_are_bound_once_with_their_signatures_in_order(tmp_path):
+    r = run(tmp_path, "function:" + SUM)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    # one binding, the overloads tried in declaration order; `*` makes dtype keyword-only in
+    # Python, and C++ never sees it
+    assert ('bind_parsed(m, &cls, true, "sum", {"sum(Tensor input, *, ScalarType? dtype=None)", '
+            '"sum(Tensor input, int[1] dim, bool keepdim=False, *, ScalarType? dtype=None)"},') in bindings
+    assert "case 0: {" in bindings and "case 1: {" in bindings
+    assert "return graft::sum(a_self, a_dim, a_keepdim, a_dtype);" in bindings
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert ("Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim = false, "
+            "std::optional<DType> dtype = std::nullopt);") in header
+    r = run(tmp_path, "function:" + SUM.replace("python: both", "python: method", 1))
+    assert "its overloads are bound alike" in r.stderr
+
+
+def test_none_sequences_and_reduction_strings_are_declared(tmp_path):
+    r = run(tmp_path, "composite:" + CONVOLUTION)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    # python_none and a Tensor() default are Tensor? (None: an undefined Tensor); python_sequences
+    # are int[] (a single int refused); a Reduction is PyTorch's string
+    assert ('"conv(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[1] padding, str reduction=\'mean\', '
+            'Tensor? scale=None)"') in bindings
+    assert "const auto a_bias = p.optional_tensor(o + 1);" in bindings
+    assert "const auto a_reduction = reduction_from_string(p.string(o + 4));" in bindings
+    assert "(a_bias.defined() && is_heavy(a_bias))" in bindings
+    r = run(tmp_path, "composite:" + CONVOLUTION.replace("python: torch", "python: method"))
+    assert "python 'method' binds Tensor.conv, so method must be true" in r.stderr
+
+
 @pytest.mark.parametrize("text, message", [
     ("composite:" + DIST.replace("python: both", "python: hand"), "python: hand needs `hand:`"),
     ("composite:" + DIST.replace("python: both", "python: hand\n    hand: ''"), "python: hand needs `hand:`"),
     ("composite:" + DIST + "    hand: a reason\n", "`hand:` gives the reason for python: hand, and python is both"),
     ("composite:" + DIST.replace("python: both", "python: everywhere"), "python must be one of"),
     ("composite:" + DIST.replace("method: true", "method: false"), "python 'both' binds Tensor.dist"),
-    ("composite:" + DIST.replace("double p = 2.0", "Reduction p"), "has no generated Python binding"),
+    ("composite:" + DIST.replace("double p = 2.0", "Device p"), "has no generated Python binding"),
+    ("composite:" + DIST.replace("python: both", "python: both\n    python_none: [p]"), "python_none names const Tensor&"),
+    ("composite:" + DIST.replace("python: both", "python: both\n    python_sequences: [other]"),
+     "python_sequences names IntArrayRef"),
     ("composite:" + DIST.replace("const Tensor& self,", "const Tensor& a,"), "a method's first argument"),
     ("function:" + LOGSUMEXP.replace("    python: torch\n", ""), "function op 'logsumexp' lacks ['python']"),
 ])
@@ -397,6 +471,57 @@ def test_a_bad_list_or_pair_declaration_is_refused(tmp_path, text, message):
     assert_refused(tmp_path, text, message)
 
 
+CONV = """
+  - name: convolution
+    doc: Convolution.
+    args: [const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& scale, int64_t groups]
+    forward_in: conv.cpp
+    derivatives:
+      input, weight, bias: convolution_backward(grad, input, weight, groups, grad_input_mask)
+      scale: grad * input
+    node: ConvolutionBackward0
+    method: false
+    python: none
+"""
+
+
+def test_a_joint_formula_gives_several_gradients_at_once(tmp_path):
+    r = run(tmp_path, "function:" + CONV)
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
+    node = code[code.index("struct ConvolutionBackward0"):]
+    node = node[:node.index("\n};")]
+    # computed once when any of the three is needed, told which by grad_input_mask
+    assert ("if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {\n"
+            "      const std::array<bool, 3> grad_input_mask{should_compute_output(0), should_compute_output(1), "
+            "should_compute_output(2)};\n"
+            "      TensorList joint = convolution_backward(grad, input, weight, groups, grad_input_mask);\n"
+            "      grad_inputs[0] = std::move(joint[0]);\n"
+            "      grad_inputs[1] = std::move(joint[1]);\n"
+            "      grad_inputs[2] = std::move(joint[2]);\n    }") in node
+    assert "if (should_compute_output(3)) grad_inputs[3] = grad * input;" in node
+    assert "grad_input_mask_" not in node  # not an argument the node keeps
+    fn = fn_text(code, "Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, "
+                       "const Tensor& scale, int64_t groups) {")
+    assert "make_node<ConvolutionBackward0>({&input, &weight, &bias, &scale});" in fn
+    # weight, named by the joint formula only, is saved when it may run (any of its three);
+    # input, which scale's formula names too, whenever any gradient is needed
+    assert ("    if (node->should_compute_output(0) || node->should_compute_output(1) || "
+            "node->should_compute_output(2)) node->weight_ = SavedVariable(weight, false);") in fn
+    assert "    node->input_ = SavedVariable(input, false);" in fn
+
+
+@pytest.mark.parametrize("text, message", [
+    ("function:" + CONV.replace("input, weight, bias:", "input, input:"), "two or more different inputs"),
+    ("function:" + CONV.replace("scale: grad * input", "weight: grad"), "the derivative for 'weight' is given twice"),
+    ("function:" + CONV.replace("scale: grad * input", "scale: grad * grad_input_mask"),
+     "grad_input_mask is for a joint formula"),
+    ("function:" + CONV.replace("input, weight, bias:", "input, weight, groups:"), "which is not a tensor argument"),
+])
+def test_a_bad_joint_formula_is_refused(tmp_path, text, message):
+    assert_refused(tmp_path, text, message)
+
+
 INDEX = """
   - name: index
     doc: Advanced indexing.
@@ -422,7 +547,8 @@ def test_an_index_list_is_saved_tensor_by_tensor_and_bound_from_a_sequence(tmp_p
     assert "const std::vector<std::optional<Tensor>> indices = indices_.unpack(this);" in node
     assert "node->indices_.save(indices);" in code
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
-    assert 'graft::index(self, index_list(indices, "index"))' in bindings
+    assert "const auto a_indices = p.index_list(o + 0);" in bindings
+    assert '"index(Tensor input, Tensor?[] indices)"' in bindings
     assert 'm.attr("_function_ops") = py::make_tuple("index");' in bindings
 
 

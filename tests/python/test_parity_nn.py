@@ -127,6 +127,58 @@ def test_conv_transpose2d():
     run_both(t, g, [rand(1, 1, 4, 4)], kwargs={"output_size": [10, 10]})
 
 
+
+CONVOLUTIONS = [  # torch.convolution's arguments after input, weight and bias; the shapes
+    ((2, 3, 6, 5), (4, 3, 3, 2), ([2, 1], [1, 0], [1, 2], False, [0, 0], 1)),
+    ((1, 4, 3, 4), (4, 1, 3, 3), ([2], [1], [1], True, [1], 2)),  # transposed, output_padding, groups
+    ((2, 3, 9), (4, 3, 3), ([2], [1], [2], False, [0], 1)),  # 1-d
+    ((2, 2, 4), (2, 3, 3), ([2], [0], [1], True, [1], 1)),  # 1-d transposed
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, args", CONVOLUTIONS)
+def test_convolution_records_one_node_whose_joint_backward_gives_three_gradients(x_shape, w_shape, args):
+    """torch.convolution: values, the three gradients, ConvolutionBackward0 (a 1-d convolution's
+    too, with no view around it) and the gradients of the gradients (create_graph)."""
+    out_channels = w_shape[1] * args[-1] if args[3] else w_shape[0]
+    arrays = [rand(*x_shape), rand(*w_shape, seed=1), rand(out_channels, seed=2)]
+    results = []
+    for lib in (torch, graft):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in arrays)
+        out = lib.convolution(x, w, b, *args)
+        assert (type(out.grad_fn).__name__ if lib is torch else out.grad_fn.name()) == "ConvolutionBackward0"
+        grads = lib.autograd.grad((out * out).sum(), (x, w, b), create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), (x, w))
+        results.append([t.detach().numpy() for t in (out, *grads, *second)])
+    for g, t in zip(results[1], results[0]):
+        np.testing.assert_allclose(g, t, rtol=1e-9, atol=1e-10)
+    g_out = GF.conv1d(graft.tensor(rand(2, 3, 9), requires_grad=True), graft.tensor(rand(4, 3, 3)))
+    assert g_out.grad_fn.name() == "ConvolutionBackward0"  # PyTorch's conv1d records no view
+
+
+@pytest.mark.parametrize("x_shape, w_shape, args", [
+    ((3, 5, 5), (4, 3, 3, 3), ([1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 3, 3, 3), ([1, 1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 3, 3, 3), ([0, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 3, 3, 3), ([1, 1], [-1, 0], [1, 1], False, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 3, 3, 3), ([1, 1], [0, 0], [1, 1], False, [0, 0], 0)),
+    ((2, 3, 5, 5), (4, 3, 9, 9), ([1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 3, 3, 3), ([1, 1], [0, 0], [1, 1], True, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 2, 3, 3), ([1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+    ((2, 3, 5, 5), (4, 3, 3), ([1], [0], [1], False, [0], 1)),
+    ((2, 3, 5), (4, 3, 9), ([1], [0], [1], False, [0], 1)),
+    ((2, 3, 5, 5), (3,), ([1], [0], [1], False, [0], 1)),
+])
+def test_convolution_refuses_bad_arguments_as_pytorch_does(x_shape, w_shape, args):
+    messages = []
+    for lib in (torch, graft):
+        with pytest.raises(RuntimeError) as e:
+            lib.convolution(lib.zeros(*x_shape, dtype=lib.float64), lib.zeros(*w_shape, dtype=lib.float64), None,
+                            *args)
+        messages.append(str(e.value).split("\n")[0])
+    assert messages[1] == messages[0]
+
+
 POOLS = [
     lambda nn: nn.MaxPool2d(2),
     lambda nn: nn.MaxPool2d((3, 2), stride=(2, 1), padding=1, ceil_mode=True),

@@ -49,7 +49,8 @@ Families:
                    number), the promoted dtype, floats refused, not differentiable
   function         any signature: the forward is written by hand (checks and kernels, no
                    autograd, in src/ops/<file>.cpp as detail::<name>_forward); the declaration
-                   gives the derivative of each differentiable tensor argument, from which come
+                   gives the derivative of each differentiable tensor argument (or one joint
+                   formula for several: convolution's), from which come
                    the node, the wiring, the public declaration and the Tensor method; tensor
                    lists and index lists as arguments, a list or a pair of tensors as result,
                    views (view: true), overloads and in-place forms (inplace:)
@@ -114,10 +115,14 @@ FIELDS = {
 # self: leaky_relu_'s LeakyReluBackward1, elu_'s EluBackward1
 # `allows_overlap: true` lets an in-place-only op write a self with internal overlap (an
 # expanded tensor: fill_, zero_ give every alias the same value, as PyTorch lets them)
+# `python_none` lists tensor arguments that Python may give as None (PyTorch's `Tensor?`; an
+# argument defaulting to Tensor() may be None anyway); C++ gets an undefined Tensor
+# `python_sequences` lists IntArrayRef arguments that Python must give as a sequence (PyTorch's
+# `int[]`: convolution's stride); the others take a single int too (PyTorch's `int[1] dim`)
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"},
-                   "composite": {"overload", "returns", "inplace", "hand"},
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand", "python_none", "python_sequences"},
+                   "composite": {"overload", "returns", "inplace", "hand", "python_none", "python_sequences"},
                    "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload", "hand"},
                    "binary": {"python", "hand"}, "activation": {"inplace_node", "inplace_derivative", "hand"}}
 INPLACE = (True,)
@@ -143,20 +148,58 @@ TENSOR_ATTRIBUTES = {"sizes": ("Shape", "sizes().shape()"), "strides": ("Shape",
                      "device": ("Device", "device()")}
 # of a list argument, only its tensors' sizes, as a std::vector<Shape> (`tensors_sizes`)
 LIST_SIZES = ("std::vector<Shape>", "detail::sizes_of({})")
-# how a generated Python binding takes an argument of each C++ type: (pybind11 parameter type,
-# the expression that converts it, `{}` standing for the argument and `{op}` for the op's name);
-# None: the argument is passed as it comes.
-# IntArrayRef takes an int or a sequence (PyTorch's int[]); a Scalar, a Python number.
-PY_ARGS = {"const Tensor&": ("const Tensor&", None), "double": ("double", None), "int64_t": ("int64_t", None),
-           "bool": ("bool", None), "std::optional<int64_t>": ("std::optional<int64_t>", None),
-           "IntArrayRef": ("py::handle", "reduce_dims({})"), "const Scalar&": ("py::handle", "to_scalar({})"),
-           INDEX_LIST: ("py::handle", "index_list({}, \"{op}\")")}
+# how a generated Python binding takes an argument of each C++ type (python/csrc/arg_parser.h):
+# its type in the op's PyTorch-style signature, and the ParsedArgs call converting it. An
+# IntArrayRef takes an int or a sequence (PyTorch's int[1]); a Scalar, a Python number; a
+# Reduction, PyTorch's string ('mean', 'sum', 'none').
+PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "double": ("float", "float64"), "int64_t": ("int", "int64"),
+           "bool": ("bool", "boolean"), "std::optional<int64_t>": ("int?", "optional_int64"),
+           "IntArrayRef": ("int[1]", "int_list"), "const Scalar&": ("Scalar", "scalar"),
+           "std::optional<Scalar>": ("Scalar?", "optional_scalar"),
+           "std::optional<DType>": ("ScalarType?", "optional_dtype"), "DType": ("ScalarType", "dtype"),
+           "const std::string&": ("str", "string"), "Reduction": ("str", "reduction"),
+           "const TensorList&": ("Tensor[]", "tensor_list"), INDEX_LIST: ("Tensor?[]", "index_list")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
-# hand (bound by hand in python/csrc, for the reason the declaration's `hand:` field gives) or
-# none (not a PyTorch function: C++ only)
-PYTHON_BINDINGS = ("both", "torch", "hand", "none")
+# method (Tensor.name only), hand (bound by hand in python/csrc, for the reason the
+# declaration's `hand:` field gives) or none (not a PyTorch function: C++ only)
+PYTHON_BINDINGS = ("both", "torch", "method", "hand", "none")
 # the differentiable unary families, each op with an in-place form
 UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
+
+
+class Joint(str):
+    """One input's share of a joint formula: a `derivatives` key naming several inputs ("input,
+    weight, bias", as PyTorch's derivatives.yaml) maps them to one formula returning a TensorList,
+    a gradient per name, computed once when any of them is needed (convolution's one backward for
+    all three). Each named input gets a Joint: the formula's text (so `uses` reads it as any
+    other), the names of the group and its position in it. The formula may name
+    `grad_input_mask`, a std::array<bool, N> of which of the N gradients are needed."""
+
+    def __new__(cls, formula, names, index):
+        joint = super().__new__(cls, formula)
+        joint.names, joint.index = names, index
+        return joint
+
+
+def expand_joint_formulas(op):
+    """`op`'s derivatives with each joint key ("a, b: f") split into its inputs, each a Joint of
+    f; refused when a joint key names fewer than two inputs, a name twice, or gives no formula,
+    and when a formula that is not joint names grad_input_mask."""
+    expanded = {}
+    for key, formula in op["derivatives"].items():
+        names = tuple(n.strip() for n in str(key).split(","))
+        for n in set(names) & set(expanded):
+            fail(f"op '{op['name']}': the derivative for '{n}' is given twice")
+        if len(names) == 1:
+            if formula is not None and uses(formula, "grad_input_mask"):
+                fail(f"op '{op['name']}': grad_input_mask is for a joint formula (a key naming several inputs)")
+            expanded[names[0]] = formula
+            continue
+        if formula is None or len(set(names)) != len(names) or not all(re.fullmatch(r"\w+", n) for n in names):
+            fail(f"op '{op['name']}': a joint key names two or more different inputs and gives their formula")
+        for i, n in enumerate(names):
+            expanded[n] = Joint(formula, names, i)
+    op["derivatives"] = expanded
 
 
 def fail(msg):
@@ -224,12 +267,36 @@ def parse_args(op, any_type=False):
     store (ARG_STORAGE); a composite op's may be any C++ type."""
     out = []
     for text in op["args"]:
+        if text.strip() == "*":  # what follows is keyword-only in Python (keyword_only)
+            continue
         m = re.fullmatch(r"(.+?)\s+(\w+)(?:\s*=\s*(.+))?", text.strip())
         if not m or (not any_type and m.group(1) not in ARG_STORAGE):
             fail(f"op '{op['name']}': argument '{text}' is not 'type name [= default]' with a type of "
                  f"{sorted(ARG_STORAGE)}")
         out.append((m.group(1), m.group(2), m.group(3)))
     return out
+
+
+def cpp_args(op):
+    """An op's `args` as C++ parameters (the Python-only `*` mark left out)."""
+    return [text for text in op["args"] if text.strip() != "*"]
+
+
+def keyword_only(op):
+    """The arguments after a `*` in an op's args: keyword-only in Python, as after PyTorch's `*`
+    (C++ has no such mark and ignores it)."""
+    marks = [i for i, text in enumerate(op["args"]) if text.strip() == "*"]
+    if not marks:
+        return set()
+    return {re.fullmatch(r"(.+?)\s+(\w+)(?:\s*=\s*(.+))?", text.strip()).group(2)
+            for text in op["args"][marks[0] + 1:]}
+
+
+def python_none(op):
+    """The tensor arguments Python may give as None (PyTorch's `Tensor?`), passed on as an
+    undefined Tensor: those defaulting to Tensor() and those `python_none` lists."""
+    return set(op.get("python_none", [])) | {a for t, a, d in parse_args(op, any_type=True)
+                                             if t == "const Tensor&" and d is not None and d.strip() == "Tensor()"}
 
 
 def returns(op):
@@ -360,12 +427,18 @@ def check_python(op, args):
     name = op["name"]
     if op["python"] not in PYTHON_BINDINGS:
         fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
-    if op["python"] == "both" and not op["method"]:
-        fail(f"op '{name}': python 'both' binds Tensor.{name}, so method must be true")
-    if op["python"] in ("both", "torch"):
-        for t, a, _ in args:
+    if op["python"] in ("both", "method") and not op["method"]:
+        fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so method must be true")
+    for field, kind in (("python_none", "const Tensor&"), ("python_sequences", "IntArrayRef")):
+        for a in op.get(field, []):
+            if ((kind, a) not in [(t, n) for t, n, _ in args]) or op["python"] in ("hand", "none"):
+                fail(f"op '{name}': {field} names {kind} arguments of an op whose binding is generated")
+    if op["python"] in ("both", "torch", "method"):
+        for t, a, d in args:
             if t not in PY_ARGS:
                 fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
+            if d is not None:
+                python_default(name, d)
 
 
 def check_activation(op):
@@ -501,19 +574,19 @@ def gen_public_header(decl):
     lines += ["", "// ---- function ----"]
     for op in decl["function"]:
         lines.append(f"/// {op['doc']}")
-        lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'])});")
+        lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op))});")
     lines += ["", "// ---- composite ----"]
     for op in decl["composite"]:
         lines.append(f"/// {op['doc']}")
-        lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'])});")
+        lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op))});")
     lines += ["", "// ---- inplace_only ----"]
     for op in decl["inplace_only"]:
         lines.append(f"/// {op['doc']}")
-        lines.append(f"Tensor& {op['name']}({', '.join(op['args'])});")
+        lines.append(f"Tensor& {op['name']}({', '.join(cpp_args(op))});")
     lines += ["", "// ---- the in-place forms of function and composite ops ----"]
     for op in inplace_ops(decl):
         lines.append(f"/// In-place {op['name']}: self = {op['name']}(self, ...), written into self and recorded as its history.")
-        lines.append(f"Tensor& {op['name']}_({', '.join(['Tensor& self'] + op['args'][1:])});")
+        lines.append(f"Tensor& {op['name']}_({', '.join(['Tensor& self'] + cpp_args(op)[1:])});")
     lines += ["", "// ---- activation ----"]
     for op in decl["activation"]:
         lines.append(f"/// {op['doc']} Floating self only (integers and bool are refused, as PyTorch).")
@@ -586,12 +659,12 @@ def gen_methods(decl):
         lines += [f"Tensor& {op['name']}_(const Tensor& other);", f"Tensor& {op['name']}_(const Scalar& other);"]
     for op in decl["function"] + decl["composite"]:
         if op["method"]:
-            lines.append(f"{returns(op)} {op['name']}({', '.join(op['args'][1:])}) const;")
+            lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op)[1:])}) const;")
     for op in inplace_ops(decl):
         if op["method"]:
-            lines.append(f"Tensor& {op['name']}_({', '.join(op['args'][1:])});")
+            lines.append(f"Tensor& {op['name']}_({', '.join(cpp_args(op)[1:])});")
     for op in decl["inplace_only"]:
-        lines.append(f"Tensor& {op['name']}({', '.join(op['args'][1:])});")
+        lines.append(f"Tensor& {op['name']}({', '.join(cpp_args(op)[1:])});")
     for op in decl["activation"]:
         if op["python"] == "torch":
             lines.append(f"Tensor {op['name']}({act_params(op, True)[2:]}) const;")
@@ -654,12 +727,27 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
         out.append(f"    return {{{formulas[0]}}};")
     else:
         out.append(f"    TensorList grad_inputs({len(formulas)});")
-        out += [f"    if (should_compute_output({i})) grad_inputs[{i}] = {f};"
-                for i, f in enumerate(formulas) if f is not None]
+        for i, f in enumerate(formulas):
+            if isinstance(f, Joint):
+                if f.index == 0:
+                    out += joint_gradients(f, [inputs.index(n) for n in f.names])
+            elif f is not None:
+                out.append(f"    if (should_compute_output({i})) grad_inputs[{i}] = {f};")
         out.append("    return grad_inputs;")
     out.append("  }")
     out.append("};")
     return "\n".join(out), saved + kept
+
+
+def joint_gradients(formula, positions):
+    """The lines of a node's apply computing a joint formula's gradients (Joint) for the inputs
+    at `positions`: once, when any of them is needed, told which by grad_input_mask."""
+    needed = [f"should_compute_output({i})" for i in positions]
+    return [f"    if ({' || '.join(needed)}) {{",
+            f"      const std::array<bool, {len(positions)}> grad_input_mask{{{', '.join(needed)}}};",
+            f"      TensorList joint = {formula};",
+            *[f"      grad_inputs[{i}] = std::move(joint[{k}]);" for k, i in enumerate(positions)],
+            "    }"]
 
 
 def guard_saved(formulas, v, line):
@@ -1271,43 +1359,94 @@ def gen_activation_bindings(decl):
     return "\n".join(lines) + "\n"
 
 
-def py_default(t, d):
-    """A C++ default as the pybind11 argument default."""
-    if d is None:
-        return ""
-    if t == "IntArrayRef":
-        return " = py::tuple()" if d.strip() == "{}" else f" = std::vector<int64_t>{d}"
-    if t.startswith("std::optional") and d.strip() == "std::nullopt":
-        return " = py::none()"
-    return f" = {d}"
+def python_default(name, d):
+    """A C++ default as the default of a PyTorch-style signature."""
+    d = d.strip()
+    if d in ("false", "true"):
+        return d.capitalize()
+    if d in ("std::nullopt", "Tensor()"):
+        return "None"
+    if d.startswith("{") and d.endswith("}"):
+        return "[" + d[1:-1] + "]"
+    if re.fullmatch(r"-?[0-9]+(\.[0-9]*)?(e-?[0-9]+)?", d):
+        return d
+    if re.fullmatch(r'"\w*"', d):
+        return "'" + d[1:-1] + "'"
+    m = re.fullmatch(r"Reduction::(\w+)", d)
+    if m:
+        return "'" + m.group(1).lower() + "'"
+    return fail(f"op '{name}': the default '{d}' has no Python spelling")
+
+
+def python_signature(op):
+    """The op's PyTorch-style signature, as the generated binding's parser reads it and its
+    TypeError lists it: "sum(Tensor input, *, ScalarType? dtype=None)" (self is `input`)."""
+    args, optional, star = parse_args(op, any_type=True), python_none(op), keyword_only(op)
+    params = []
+    for i, (t, a, d) in enumerate(args):
+        if a in star and "*" not in params:
+            params.append("*")
+        kind = "Tensor?" if t == "const Tensor&" and a in optional else PY_ARGS[t][0]
+        if a in op.get("python_sequences", []):
+            kind = "int[]"
+        default = "" if d is None else "=" + python_default(op["name"], d)
+        params.append(f"{kind} {'input' if i == 0 and a == 'self' else a}{default}")
+    return f"{op['name']}({', '.join(params)})"
+
+
+def overload_case(i, op):
+    """The lines of one overload in a generated binding's switch: its arguments converted
+    (the first is the method's self, or the function's argument 0; the others start at `o`),
+    then graft::<name> called, without the GIL when a tensor is large."""
+    args, optional = parse_args(op, any_type=True), python_none(op)
+    lines = [f"          case {i}: {{"]
+    for k, (t, a, _) in enumerate(args):
+        conv = "optional_tensor" if t == "const Tensor&" and a in optional else PY_ARGS[t][1]
+        index = "0" if k == 0 else f"o + {k - 1}"
+        expr = f"reduction_from_string(p.string({index}))" if conv == "reduction" else f"p.{conv}({index})"
+        if k == 0 and t == "const Tensor&":
+            expr = f"self ? *self : {expr}"
+        lines.append(f"            const auto a_{a} = {expr};")
+    heavy = " || ".join(f"(a_{a}.defined() && is_heavy(a_{a}))" if a in optional else f"is_heavy(a_{a})"
+                        for t, a, _ in args if t == "const Tensor&") or "false"
+    call = ", ".join(f"a_{a}" for _, a, _ in args)
+    lines.append(f"            return py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}));")
+    lines.append("          }")
+    return lines
 
 
 def gen_op_bindings(decl):
-    """pybind11 definitions of the function and composite ops (python: both | torch), included
-    by python/csrc/tensor_ops.cpp inside init_tensor_ops, where `m` is _C and `cls` _C.Tensor.
-    The GIL is let go while a large input is worked on. The first argument comes as a Python
-    object, so that one that is not a tensor gets PyTorch's TypeError (input_tensor)."""
+    """The function and composite ops' bindings (python: both | torch | method), included by
+    python/csrc/tensor_ops.cpp inside init_tensor_ops, where `m` is _C and `cls` _C.Tensor: each
+    op is bound once with its overloads' signatures (python_signature) through the argument
+    parser (python/csrc/arg_parser.h), which picks the overload or raises PyTorch's TypeError.
+    The GIL is let go while a large input is worked on."""
     lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
-             "// python: both, Tensor.<name>(...), with the declaration's argument names and defaults;",
-             "// _C._function_ops names them (graft/__init__.py exports them).", "{"]
-    bound = [op["name"] for op in first_declarations(decl["function"] + decl["composite"])
-             if op["python"] in ("both", "torch")]
+             "// python: both | method, Tensor.<name>(...), each with its overloads' PyTorch-style signatures;",
+             "// _C._function_ops names the functions (graft/__init__.py exports them).", "{"]
+    groups = {}
     for op in decl["function"] + decl["composite"]:
-        if op["python"] in ("hand", "none"):
-            continue
-        name, args = op["name"], parse_args(op, any_type=True)
-        # the first argument (a tensor: check_function) comes as a Python object, checked here
-        params = ", ".join(f"{'py::handle' if i == 0 else PY_ARGS[t][0]} {a}{'_arg' if i == 0 else ''}"
-                           for i, (t, a, _) in enumerate(args))
-        call = ", ".join(PY_ARGS[t][1].replace("{op}", name).format(a) if PY_ARGS[t][1] else a for t, a, _ in args)
-        heavy = " || ".join(f"is_heavy({a})" for t, a, _ in args if t == "const Tensor&")
-        body = (f'const Tensor {args[0][1]} = input_tensor("{name}", {args[0][1]}_arg); '
-                f"return maybe_without_gil({heavy}, [&] {{ return graft::{name}({call}); }});")
-        pyargs = "".join(f', py::arg("{a}"){py_default(t, d)}' for t, a, d in args[1:])
-        if op["python"] == "both":
-            lines.append(f'  def_both(m, cls, "{name}", []({params}) {{ {body} }}{pyargs});')
-        else:
-            lines.append(f'  m.def("{name}", []({params}) {{ {body} }}, py::arg("input"){pyargs});')
+        if op["python"] in ("both", "torch", "method"):
+            groups.setdefault(op["name"], []).append(op)
+    for name, group in groups.items():
+        # PyTorch's order: an overload taking a tensor before the one taking a number there, so
+        # a 0-d tensor goes to the Tensor overload (masked_fill's MaskedFillBackward1)
+        group.sort(key=lambda op: sum(t == "const Scalar&" for t, _, _ in parse_args(op, any_type=True)))
+        where = group[0]["python"]
+        if any(op["python"] != where for op in group):
+            fail(f"op '{name}': its overloads are bound alike (one python value for all)")
+        signatures = ", ".join(json.dumps(python_signature(op)) for op in group)
+        cls = "&cls" if where in ("both", "method") else "nullptr"
+        lines += [f'  bind_parsed(m, {cls}, {"true" if where != "method" else "false"}, "{name}", {{{signatures}}},',
+                  "              [](const ParsedArgs& p, const Tensor* self) -> py::object {",
+                  "                [[maybe_unused]] const size_t o = self ? 0 : 1;  // the arguments after the first",
+                  "                switch (p.overload()) {"]
+        for i, op in enumerate(group):
+            lines += ["      " + line for line in overload_case(i, op)]
+        lines += ["                }",
+                  "                return py::none();  // every overload returns above",
+                  "              });"]
+    bound = [name for name, group in groups.items() if group[0]["python"] != "method"]
     lines.append(f'  m.attr("_function_ops") = py::make_tuple({", ".join(json.dumps(n) for n in bound)});')
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -1336,6 +1475,9 @@ def main():
     seen = {}
     for family in FIELDS:
         decl.setdefault(family, [])
+        for op in decl[family]:
+            if family in ("function", "inplace_only") and isinstance(op.get("derivatives"), dict):
+                expand_joint_formulas(op)
         check(family, decl[family], seen)
     out = args.out
     write_if_changed(f"{out}/include/graft/ops/generated_ops.h", gen_public_header(decl))

@@ -1,9 +1,8 @@
 #pragma once
 /// Helpers of the derivative formulas in src/ops/ops.yaml that are more than one expression
-/// (PyTorch keeps the like of them in FunctionsManual.cpp), and the backward computations of the
-/// ops whose nodes are written by hand (convolution). Written in graft ops, so they are recorded
-/// under create_graph and double backward works through them; the autograd layer's nodes call
-/// them. Internal to graft.
+/// (PyTorch keeps the like of them in FunctionsManual.cpp), convolution's joint formula among
+/// them. Written in graft ops, so they are recorded under create_graph and double backward works
+/// through them; the autograd layer's nodes call them. Internal to graft.
 #include <array>
 
 #include "graft/ops/forwards.h"
@@ -163,12 +162,13 @@ Tensor mse_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& 
 Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, Reduction reduction,
                                double beta);
 /// convolution's gradients for input, weight and bias, those `output_mask` asks for (the
-/// others undefined). Without grad mode (no double backward asked for) the whole batch goes
-/// through one GEMM per group, as values; under grad mode (create_graph) they are written in
-/// graft ops: the input's as the adjoint convolution (detail::convolution in the other
-/// direction), the weight's through im2col and bmm. Defined in src/ops/conv.cpp.
-TensorList convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, detail::Pair stride,
-                                detail::Pair padding, detail::Pair dilation, bool transposed, int64_t groups,
-                                std::array<bool, 3> output_mask);
+/// others undefined): ConvolutionBackward0's joint formula. Without grad mode (no double
+/// backward asked for) the whole batch goes through one GEMM per group, as values; under grad
+/// mode (create_graph) they are written in graft ops: the input's as the adjoint convolution
+/// (graft::convolution in the other direction), the weight's through im2col and bmm. A 1-d
+/// convolution's are the 2-d ones over its 1 x L image. Defined in src/ops/conv.cpp.
+TensorList convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, IntArrayRef stride,
+                                IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                                int64_t groups, std::array<bool, 3> output_mask);
 
 }  // namespace graft::derivatives

@@ -120,16 +120,6 @@ Tensor binary_bitwise_forward(const Tensor& self, const Tensor& other, const cha
 Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
                               kernel::GeneratedBinaryKernel k, Tensor* into = nullptr);
 
-/// The 2-d convolution the conv ops reach after their argument checks (NCHW input, OIHW weight;
-/// `out_hw` is a transposed convolution's output size): recorded as ConvolutionBackward0, whose
-/// node is written by hand (src/autograd/convolution.cpp: one GEMM-fused backward for all three
-/// gradients, which no per-input formula expresses).
-Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
-                   Pair dilation, bool transposed, Pair out_hw, int64_t groups);
-/// Its values, without autograd (src/ops/conv.cpp).
-Tensor convolution_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair stride, Pair padding,
-                           Pair dilation, bool transposed, Pair out_hw, int64_t groups);
-
 /// Fills self with `kind` from the default generator (graft::manual_seed), locked while it draws
 /// (src/ops/factory.cpp); a meta self leaves the generator untouched. No checks: the random
 /// fills (src/ops/inplace_writes.cpp) and nn::init's trunc_normal_ check first.

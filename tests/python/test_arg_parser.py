@@ -1,0 +1,106 @@
+"""The generated bindings' argument parser (python/csrc/arg_parser.cpp) against PyTorch's: the
+same calls are taken or refused, with PyTorch's TypeError texts (torch 1.13 as the reference;
+its "tuple of SymInts" is graft's "tuple of ints", and its overloads for named tensors and out=
+are not graft's)."""
+import re
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python3-torch) is not installed")
+
+import graft  # noqa: E402
+
+
+def outcome(lib, call):
+    """What `call(lib, x, ...)` gives: ("ok", shape) or (exception type name, first line)."""
+    x = lib.ones(2, 2)
+    try:
+        r = call(lib, x)
+    except Exception as e:  # noqa: BLE001  (the type is the result)
+        return type(e).__name__, str(e).replace("SymInts", "ints").replace("torch.", "graft.")
+    return "ok", tuple(r.shape)
+
+
+CALLS = {  # one overload: the one wrong argument, as PyTorch names it
+    "missing one": lambda t, x: t.mm(x),
+    "missing two (PyTorch's plural, sic)": lambda t, x: t.mm(),
+    "wrong type at a position": lambda t, x: t.mm(x, 3),
+    "too many": lambda t, x: t.mm(x, x, x),
+    "too many for a method": lambda t, x: x.mm(x, x),
+    "unknown keyword": lambda t, x: t.mm(x, x, foo=1),
+    "a keyword given twice": lambda t, x: t.mm(x, mat2=x, input=x),
+    "every argument by keyword": lambda t, x: t.mm(input=x, mat2=x),
+    "self's argument by keyword": lambda t, x: x.mm(mat2=x),
+    "missing for a method": lambda t, x: x.mm(),
+    # an int list: varargs, one sequence, or the keyword; its elements checked one by one
+    "varargs": lambda t, x: x.permute(1, 0),
+    "one int as varargs": lambda t, x: t.ones(3).permute(0),
+    "a sequence": lambda t, x: x.permute((1, 0)),
+    "a keyword sequence": lambda t, x: x.permute(dims=[1, 0]),
+    "the function's sequence": lambda t, x: t.permute(x, (1, 0)),
+    "an int where the function wants a sequence": lambda t, x: t.permute(x, 0),
+    "a bad element": lambda t, x: x.permute(0, 1.0),
+    "a bad element in a sequence": lambda t, x: x.permute([0, "a"]),
+    "varargs and the keyword": lambda t, x: x.permute(0, dims=(0,)),
+    "no dims": lambda t, x: x.permute(),
+    "a method only": lambda t, x: x.repeat(2, 1),
+    "NumPy and 0-d tensor ints": lambda t, x: x.repeat(t.tensor(2), __import__("numpy").int64(1)),
+    "a float in repeats": lambda t, x: x.repeat(2.0),
+    # None for a Tensor? argument; int[] without a size refuses a single int
+    "None bias": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0], [1], False,
+                                            [0], 1),
+    "an int stride": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, 1, [0], [1], False,
+                                                [0], 1),
+    "a tensor where a bool goes": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0],
+                                                             [1], x, [0], 1),
+    "ten positional": lambda t, x: t.convolution(x, x, None, [1], [0], [1], False, [0], 1, 2),
+    "a bool where an int goes": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0],
+                                                           [1], False, [0], True),
+}
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_a_call_is_taken_or_refused_as_pytorch_does(name):
+    assert outcome(graft, CALLS[name]) == outcome(torch, CALLS[name])
+
+
+def first_line(lib, call):
+    kind, result = outcome(lib, call)
+    return kind, result.split("\n")[0] if isinstance(result, str) else result
+
+
+OVERLOADED = {  # several overloads: the first line, and the value one of them gives
+    "a string value": lambda t, x: x.masked_fill(x > 0, "a"),
+    "no value": lambda t, x: x.masked_fill(x > 0),
+    "a list by keyword": lambda t, x: t.masked_fill(x, x > 0, value=[1]),
+    "a number": lambda t, x: x.masked_fill(x > 0, 2),
+    "a 0-d tensor": lambda t, x: x.masked_fill(x > 0, t.tensor(2.0)),
+}
+
+
+@pytest.mark.parametrize("name", list(OVERLOADED))
+def test_overloads_are_tried_in_pytorchs_order(name):
+    assert first_line(graft, OVERLOADED[name]) == first_line(torch, OVERLOADED[name])
+
+
+def test_the_overloads_are_listed_with_why_each_did_not_match():
+    with pytest.raises(TypeError) as e:
+        graft.ones(2).masked_fill(graft.ones(2) > 0, "a")
+    assert str(e.value) == (
+        "masked_fill() received an invalid combination of arguments - got (Tensor, str), but expected one of:\n"
+        " * (Tensor mask, Tensor value)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !str!)\n"
+        " * (Tensor mask, Number value)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !str!)\n")
+    with pytest.raises(TypeError) as e:
+        graft.masked_fill(graft.ones(2), graft.ones(2) > 0, value=[1], fill=2)
+    assert re.search(r"didn't match because some of the keywords were incorrect: fill\n", str(e.value))
+
+
+def test_a_0d_tensor_value_records_the_tensor_overloads_node():
+    for lib in (torch, graft):
+        x = lib.ones(3, requires_grad=True)
+        t = x.masked_fill(x > 0, lib.tensor(2.0))
+        n = x.masked_fill(x > 0, 2.0)
+        names = [type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name() for y in (t, n)]
+        assert names == ["MaskedFillBackward1", "MaskedFillBackward0"]
