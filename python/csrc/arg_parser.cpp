@@ -91,9 +91,12 @@ ArgSignature signature_of(const std::string& text, bool method) {
 
 // ---- matching an argument ----
 
+// A type as PyTorch's messages name it: its tp_name ("int", "numpy.bool_"), graft's own types
+// by their public names ("Tensor", "graft.dtype").
 std::string python_type_name(py::handle o) {
   if (is_tensor(o)) return "Tensor";
-  return Py_TYPE(o.ptr())->tp_name;
+  const std::string name = Py_TYPE(o.ptr())->tp_name;
+  return name.rfind("graft._C.", 0) == 0 ? "graft." + name.substr(9) : name;
 }
 
 std::string described_type(const ArgParam& p) {
@@ -352,6 +355,7 @@ std::optional<int64_t> ParsedArgs::optional_int64(size_t i) const {
 double ParsedArgs::float64(size_t i) const { return to_scalar(values_[i]).to_double(); }
 bool ParsedArgs::boolean(size_t i) const { return PyObject_IsTrue(values_[i].ptr()) == 1; }
 std::vector<int64_t> ParsedArgs::int_list(size_t i) const {
+  if (is_none(i)) return {};  // int[1]? dim=None: every dim
   if (!is_sequence(values_[i])) return {int64(i)};
   std::vector<int64_t> out;
   for (py::handle item : values_[i])

@@ -228,8 +228,8 @@ void bind_joining_and_shapes(py::module_& m) {
   m.def(
       "unbind", [](const Tensor& t, py::handle dim) { return py::tuple(py::cast(t).attr("unbind")(dim)); },
       py::arg("input"), py::arg("dim") = 0);
-  for (const char* name : {"unflatten", "reshape", "transpose", "squeeze", "unsqueeze", "t", "select", "clone",
-                           "detach", "numel", "swapaxes", "is_floating_point"}) {
+  for (const char* name :
+       {"unflatten", "reshape", "squeeze", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;
     m.def(
         name,

@@ -154,19 +154,6 @@ void bind_convolution(py::module_& f) {
         py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
         py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
   f.def(
-      "conv_transpose2d",
-      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
-         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-        const char* fn = "conv_transpose2d";
-        auto s = int_or_tuple(stride, fn, "stride"), p = int_or_tuple(padding, fn, "padding"),
-             op = int_or_tuple(output_padding, fn, "output_padding"), d = int_or_tuple(dilation, fn, "dilation");
-        Tensor b = opt(bias);
-        return maybe_without_gil(heavy({&input, &weight}),
-                                 [&] { return conv_transpose2d(input, weight, b, s, p, op, groups, d); });
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-      py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
-  f.def(
       "unfold",
       [](const Tensor& input, py::handle kernel_size, py::handle dilation, py::handle padding, py::handle stride) {
         const char* fn = "unfold";
@@ -292,15 +279,6 @@ void bind_padding_dropout_embedding(py::module_& f) {
 void bind_normalization(py::module_& f) {
   // ---- normalization ----
   f.def(
-      "layer_norm",
-      [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
-         const std::optional<Tensor>& bias, double eps) {
-        return layer_norm(input, int_or_tuple(normalized_shape, "layer_norm", "normalized_shape"), opt(weight),
-                          opt(bias), eps);
-      },
-      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
-      py::arg("eps") = 1e-5);
-  f.def(
       "batch_norm",
       [](const Tensor& input, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
          const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool training, double momentum,
@@ -408,13 +386,6 @@ void bind_losses(py::module_& f) {
 /// linear, bilinear and the activations with a C++ kernel.
 void bind_dense_and_activations(py::module_& f) {
   // ---- dense layers and activations with a C++ kernel ----
-  f.def(
-      "linear",
-      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-        Tensor b = opt(bias);
-        return maybe_without_gil(heavy({&input, &weight}), [&] { return linear(input, weight, b); });
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
   f.def(
       "gelu",
       [](const Tensor& input, const std::string& approximate) {

@@ -415,9 +415,7 @@ void bind_views(TensorClass& cls) {
       .def("reshape", [](const Tensor& t, py::args a,
                          py::kwargs kw) { return t.reshape(sizes_from_args(a, kw, "reshape", "shape")); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
-      .def("transpose", tm(&Tensor::transpose), py::arg("dim0"), py::arg("dim1"))
       .def("swapaxes", tm(&Tensor::transpose), py::arg("axis0"), py::arg("axis1"))
-      .def("t", tm(&Tensor::t))
       .def_property_readonly("T",
                              [](const Tensor& t) {
                                std::vector<int64_t> dims(t.dim());
@@ -454,32 +452,31 @@ void bind_views(TensorClass& cls) {
 
 /// unsqueeze, expand, narrow and the other views.
 void bind_more_views(TensorClass& cls) {
-  cls.def("unsqueeze", tm(&Tensor::unsqueeze), py::arg("dim"))
-      .def(
-          "unflatten",
-          [](const Tensor& t, int64_t dim, py::handle sizes) {
-            std::vector<int64_t> given = int_list(sizes);
-            GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
-            int64_t d = dim < 0 ? dim + t.dim() : dim;
-            GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
-                        -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
-            // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
-            int64_t known = 1, inferred = -1;
-            for (size_t i = 0; i < given.size(); ++i)
-              if (given[i] == -1 && inferred < 0)
-                inferred = static_cast<int64_t>(i);
-              else
-                known *= given[i];
-            if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
-            GRAFT_CHECK(inferred >= 0 || known == t.size(d), RuntimeError, "unflatten: Provided sizes ",
-                        IntArrayRef(given), " don't multiply up to the size of dim ", d, " (", t.size(d),
-                        ") in the input tensor");
-            std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
-            for (int64_t s : given) shape.push_back(s);
-            shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
-            return t.view(shape);
-          },
-          py::arg("dim"), py::arg("sizes"))
+  cls.def(
+         "unflatten",
+         [](const Tensor& t, int64_t dim, py::handle sizes) {
+           std::vector<int64_t> given = int_list(sizes);
+           GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
+           int64_t d = dim < 0 ? dim + t.dim() : dim;
+           GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
+                       -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
+           // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
+           int64_t known = 1, inferred = -1;
+           for (size_t i = 0; i < given.size(); ++i)
+             if (given[i] == -1 && inferred < 0)
+               inferred = static_cast<int64_t>(i);
+             else
+               known *= given[i];
+           if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
+           GRAFT_CHECK(inferred >= 0 || known == t.size(d), RuntimeError, "unflatten: Provided sizes ",
+                       IntArrayRef(given), " don't multiply up to the size of dim ", d, " (", t.size(d),
+                       ") in the input tensor");
+           std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
+           for (int64_t s : given) shape.push_back(s);
+           shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
+           return t.view(shape);
+         },
+         py::arg("dim"), py::arg("sizes"))
       .def("select", tm(&Tensor::select), py::arg("dim"), py::arg("index"))
       .def(
           "split",

@@ -510,13 +510,6 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
 void bind_reductions(py::module_& m, TensorClass& cls) {
   // ---- reductions ----
   def_both(
-      m, cls, "sum",
-      [](const Tensor& a, py::object dim, bool keepdim, std::optional<DType> dtype) {
-        // sum() (SumBackward0) or sum(dim) (SumBackward1), as PyTorch picks the overload
-        return dim.is_none() && !keepdim ? sum(a, dtype) : sum(a, reduce_dims(dim), keepdim, dtype);
-      },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  def_both(
       m, cls, "mean",
       [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
         const Tensor x = cast_for_dtype(a, dtype);

@@ -54,6 +54,14 @@ CALLS = {  # one overload: the one wrong argument, as PyTorch names it
     "a tensor where a bool goes": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0],
                                                              [1], x, [0], 1),
     "ten positional": lambda t, x: t.convolution(x, x, None, [1], [0], [1], False, [0], 1, 2),
+    "F.linear's None bias": lambda t, x: t.nn.functional.linear(x, x, None),
+    "F.linear's bias of the wrong type": lambda t, x: t.nn.functional.linear(x, x, 3),
+    "F.layer_norm's int shape": lambda t, x: t.nn.functional.layer_norm(x, 2),
+    "F.layer_norm's weight": lambda t, x: t.nn.functional.layer_norm(x, (2,), 3),
+    "F.conv_transpose2d's stride string": lambda t, x: t.nn.functional.conv_transpose2d(
+        t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), stride="a"),
+    "F.conv_transpose2d's single ints": lambda t, x: t.nn.functional.conv_transpose2d(
+        t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, 2, 1, 1),
     "a bool where an int goes": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0],
                                                            [1], False, [0], True),
 }
@@ -70,6 +78,12 @@ def first_line(lib, call):
 
 
 OVERLOADED = {  # several overloads: the first line, and the value one of them gives
+    "sum(dim=None)": lambda t, x: x.sum(dim=None),
+    "sum(None, True)": lambda t, x: x.sum(None, True),
+    "sum((), dtype=)": lambda t, x: t.sum(x, (), dtype=t.float64),
+    "sum(keepdim=True) without a dim": lambda t, x: x.sum(keepdim=True),
+    "sum(a dtype positionally)": lambda t, x: x.sum(t.float64),
+    "sum(dtype=int)": lambda t, x: x.sum(dtype=3),
     "a string value": lambda t, x: x.masked_fill(x > 0, "a"),
     "no value": lambda t, x: x.masked_fill(x > 0),
     "a list by keyword": lambda t, x: t.masked_fill(x, x > 0, value=[1]),
@@ -95,6 +109,16 @@ def test_the_overloads_are_listed_with_why_each_did_not_match():
     with pytest.raises(TypeError) as e:
         graft.masked_fill(graft.ones(2), graft.ones(2) > 0, value=[1], fill=2)
     assert re.search(r"didn't match because some of the keywords were incorrect: fill\n", str(e.value))
+
+
+def test_sum_picks_its_overload_as_pytorch_does():
+    for call in (lambda x: x.sum(), lambda x: x.sum(dim=None), lambda x: x.sum(0), lambda x: x.sum(()),
+                 lambda x: x.sum(dtype=x.dtype)):
+        names = []
+        for lib in (torch, graft):
+            y = call(lib.ones(2, 3, requires_grad=True))
+            names.append(type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name())
+        assert names[0] == names[1]
 
 
 def test_a_0d_tensor_value_records_the_tensor_overloads_node():

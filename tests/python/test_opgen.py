@@ -204,7 +204,7 @@ def test_none_sequences_and_reduction_strings_are_declared(tmp_path):
     assert "const auto a_reduction = reduction_from_string(p.string(o + 4));" in bindings
     assert "(a_bias.defined() && is_heavy(a_bias))" in bindings
     r = run(tmp_path, "composite:" + CONVOLUTION.replace("python: torch", "python: method"))
-    assert "python 'method' binds Tensor.conv, so method must be true" in r.stderr
+    assert "python 'method' binds Tensor.conv, so its first argument is 'const Tensor& self'" in r.stderr
 
 
 @pytest.mark.parametrize("text, message", [
@@ -212,7 +212,8 @@ def test_none_sequences_and_reduction_strings_are_declared(tmp_path):
     ("composite:" + DIST.replace("python: both", "python: hand\n    hand: ''"), "python: hand needs `hand:`"),
     ("composite:" + DIST + "    hand: a reason\n", "`hand:` gives the reason for python: hand, and python is both"),
     ("composite:" + DIST.replace("python: both", "python: everywhere"), "python must be one of"),
-    ("composite:" + DIST.replace("method: true", "method: false"), "python 'both' binds Tensor.dist"),
+    ("composite:" + DIST.replace("method: true", "method: false").replace("Tensor& self", "Tensor& input"),
+     "python 'both' binds Tensor.dist, so its first argument"),
     ("composite:" + DIST.replace("double p = 2.0", "Device p"), "has no generated Python binding"),
     ("composite:" + DIST.replace("python: both", "python: both\n    python_none: [p]"), "python_none names const Tensor&"),
     ("composite:" + DIST.replace("python: both", "python: both\n    python_sequences: [other]"),

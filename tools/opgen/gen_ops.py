@@ -115,8 +115,9 @@ FIELDS = {
 # self: leaky_relu_'s LeakyReluBackward1, elu_'s EluBackward1
 # `allows_overlap: true` lets an in-place-only op write a self with internal overlap (an
 # expanded tensor: fill_, zero_ give every alias the same value, as PyTorch lets them)
-# `python_none` lists tensor arguments that Python may give as None (PyTorch's `Tensor?`; an
-# argument defaulting to Tensor() may be None anyway); C++ gets an undefined Tensor
+# `python_none` lists tensor or int-list arguments that Python may give as None (PyTorch's
+# `Tensor?`, `int[1]?`; an argument defaulting to Tensor() may be None anyway); C++ gets an
+# undefined Tensor, an empty list
 # `python_sequences` lists IntArrayRef arguments that Python must give as a sequence (PyTorch's
 # `int[]`: convolution's stride); the others take a single int too (PyTorch's `int[1] dim`)
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
@@ -160,9 +161,10 @@ PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "double": ("float", "float64")
            "const std::string&": ("str", "string"), "Reduction": ("str", "reduction"),
            "const TensorList&": ("Tensor[]", "tensor_list"), INDEX_LIST: ("Tensor?[]", "index_list")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
-# method (Tensor.name only), hand (bound by hand in python/csrc, for the reason the
+# method (Tensor.name only), nn (_C._nn.name: torch.nn.functional's), hand (bound by hand in python/csrc, for the reason the
 # declaration's `hand:` field gives) or none (not a PyTorch function: C++ only)
-PYTHON_BINDINGS = ("both", "torch", "method", "hand", "none")
+PYTHON_BINDINGS = ("both", "torch", "method", "nn", "hand", "none")
+GENERATED_BINDINGS = ("both", "torch", "method", "nn")
 # the differentiable unary families, each op with an in-place form
 UNARY_WITH_INPLACE = ("unary_float", "unary_rounding", "unary_keep")
 
@@ -427,13 +429,13 @@ def check_python(op, args):
     name = op["name"]
     if op["python"] not in PYTHON_BINDINGS:
         fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
-    if op["python"] in ("both", "method") and not op["method"]:
-        fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so method must be true")
-    for field, kind in (("python_none", "const Tensor&"), ("python_sequences", "IntArrayRef")):
+    if op["python"] in ("both", "method") and args[0][:2] != ("const Tensor&", "self"):
+        fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so its first argument is 'const Tensor& self'")
+    for field, kinds in (("python_none", ("const Tensor&", "IntArrayRef")), ("python_sequences", ("IntArrayRef",))):
         for a in op.get(field, []):
-            if ((kind, a) not in [(t, n) for t, n, _ in args]) or op["python"] in ("hand", "none"):
-                fail(f"op '{name}': {field} names {kind} arguments of an op whose binding is generated")
-    if op["python"] in ("both", "torch", "method"):
+            if not any((t, a) in [(k, n) for k in kinds] for t, n, _ in args) or op["python"] in ("hand", "none"):
+                fail(f"op '{name}': {field} names {' or '.join(kinds)} arguments of an op whose binding is generated")
+    if op["python"] in GENERATED_BINDINGS:
         for t, a, d in args:
             if t not in PY_ARGS:
                 fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
@@ -1386,9 +1388,11 @@ def python_signature(op):
     for i, (t, a, d) in enumerate(args):
         if a in star and "*" not in params:
             params.append("*")
-        kind = "Tensor?" if t == "const Tensor&" and a in optional else PY_ARGS[t][0]
+        kind = PY_ARGS[t][0]
         if a in op.get("python_sequences", []):
             kind = "int[]"
+        if a in optional:
+            kind += "?"
         default = "" if d is None else "=" + python_default(op["name"], d)
         params.append(f"{kind} {'input' if i == 0 and a == 'self' else a}{default}")
     return f"{op['name']}({', '.join(params)})"
@@ -1423,10 +1427,12 @@ def gen_op_bindings(decl):
     The GIL is let go while a large input is worked on."""
     lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
              "// python: both | method, Tensor.<name>(...), each with its overloads' PyTorch-style signatures;",
-             "// _C._function_ops names the functions (graft/__init__.py exports them).", "{"]
+             "// _C._function_ops names the functions (graft/__init__.py exports them); python: nn ones are",
+             "// _C._nn's (torch.nn.functional's).", "{",
+             '  [[maybe_unused]] py::module_ nn_module = m.def_submodule("_nn");  // made with the activations']
     groups = {}
     for op in decl["function"] + decl["composite"]:
-        if op["python"] in ("both", "torch", "method"):
+        if op["python"] in GENERATED_BINDINGS:
             groups.setdefault(op["name"], []).append(op)
     for name, group in groups.items():
         # PyTorch's order: an overload taking a tensor before the one taking a number there, so
@@ -1437,7 +1443,8 @@ def gen_op_bindings(decl):
             fail(f"op '{name}': its overloads are bound alike (one python value for all)")
         signatures = ", ".join(json.dumps(python_signature(op)) for op in group)
         cls = "&cls" if where in ("both", "method") else "nullptr"
-        lines += [f'  bind_parsed(m, {cls}, {"true" if where != "method" else "false"}, "{name}", {{{signatures}}},',
+        module = "nn_module" if where == "nn" else "m"
+        lines += [f'  bind_parsed({module}, {cls}, {"true" if where != "method" else "false"}, "{name}", {{{signatures}}},',
                   "              [](const ParsedArgs& p, const Tensor* self) -> py::object {",
                   "                [[maybe_unused]] const size_t o = self ? 0 : 1;  // the arguments after the first",
                   "                switch (p.overload()) {"]
@@ -1446,7 +1453,7 @@ def gen_op_bindings(decl):
         lines += ["                }",
                   "                return py::none();  // every overload returns above",
                   "              });"]
-    bound = [name for name, group in groups.items() if group[0]["python"] != "method"]
+    bound = [name for name, group in groups.items() if group[0]["python"] in ("both", "torch")]
     lines.append(f'  m.attr("_function_ops") = py::make_tuple({", ".join(json.dumps(n) for n in bound)});')
     lines.append("}")
     return "\n".join(lines) + "\n"
