@@ -52,6 +52,7 @@ ArgParam param_of(const std::string& text, bool keyword_only) {
   const size_t space = decl.rfind(' ');
   std::string type = decl.substr(0, space);
   p.name = decl.substr(space + 1);
+  p.key = py::str(p.name);
   if (type.back() == '?') {
     p.optional = true;
     type.pop_back();
@@ -213,14 +214,14 @@ bool fit(const ArgSignature& s, const py::args& args, const py::kwargs& kwargs, 
   std::vector<std::string> missing;
   for (size_t i = 0; i < s.params.size(); ++i) {
     const ArgParam& p = s.params[i];
-    const bool by_keyword = kwargs.contains(p.name.c_str());
+    const bool by_keyword = kwargs.size() > 0 && kwargs.contains(p.key);
     py::object o;
     if ((i == 0 && varargs) || (i < nargs && !varargs)) {
       o = varargs ? py::reinterpret_borrow<py::object>(args) : py::reinterpret_borrow<py::object>(args[i]);
       GRAFT_CHECK(!(raise && by_keyword), TypeError, s.name, "() got multiple values for argument '", p.name, "'");
       if (by_keyword) return false;
     } else if (by_keyword) {
-      o = kwargs[p.name.c_str()];
+      o = kwargs[p.key];
       ++used_keywords;
     }
     if (!o) {

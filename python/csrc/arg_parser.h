@@ -21,6 +21,7 @@ enum class ArgType { Tensor, Scalar, Int, Float, Bool, IntList, DType, String, T
 struct ArgParam {
   ArgType type = ArgType::Tensor;
   std::string name;
+  py::str key;                ///< the name as a Python string, to look keywords up with
   bool optional = false;      ///< `Type?`: None is taken
   bool keyword_only = false;  ///< after `*`
   int list_size = 0;          ///< `int[N]`: a single int is taken as N copies (PyTorch's int[1] dim)
