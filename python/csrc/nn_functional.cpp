@@ -48,16 +48,6 @@ Reduction legacy_reduction(py::handle size_average, py::handle reduce, const std
 /// graft.Size(...) as Python prints it, for the messages PyTorch writes in Python.
 std::string size_repr(const Tensor& t) { return py::repr(make_size(t.sizes())).cast<std::string>(); }
 
-/// PyTorch warns when a regression loss broadcasts a target of another size.
-void warn_target_size(const Tensor& input, const Tensor& target) {
-  if (target.sizes().equals(input.sizes())) return;
-  std::string msg = "Using a target size (" + size_repr(target) + ") that is different to the input size (" +
-                    size_repr(input) +
-                    "). This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                    "same size.";
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw py::error_already_set();
-}
-
 bool heavy(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
     if (t->defined() && is_heavy(*t)) return true;
@@ -317,26 +307,6 @@ void bind_normalization(py::module_& f) {
 /// The losses, with PyTorch's reduction strings and legacy arguments.
 void bind_losses(py::module_& f) {
   // ---- losses ----
-  // mse_loss and l1_loss: (input, target) with PyTorch's reduction and its legacy arguments
-  for (auto [name, loss] : {std::pair{"mse_loss", &mse_loss}, std::pair{"l1_loss", &l1_loss}})
-    f.def(
-        name,
-        [loss](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
-               const std::string& reduction) {
-          warn_target_size(input, target);
-          return loss(input, target, legacy_reduction(size_average, reduce, reduction));
-        },
-        py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
-        py::arg("reduction") = "mean");
-  f.def(
-      "smooth_l1_loss",
-      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
-         const std::string& reduction, double beta) {
-        warn_target_size(input, target);
-        return smooth_l1_loss(input, target, legacy_reduction(size_average, reduce, reduction), beta);
-      },
-      py::arg("input"), py::arg("target"), py::arg("size_average") = py::none(), py::arg("reduce") = py::none(),
-      py::arg("reduction") = "mean", py::arg("beta") = 1.0);
   f.def(
       "nll_loss",
       [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
@@ -347,40 +317,6 @@ void bind_losses(py::module_& f) {
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
       py::arg("ignore_index") = -100, py::arg("reduce") = py::none(), py::arg("reduction") = "mean");
-  f.def(
-      "cross_entropy",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
-         int64_t ignore_index, py::handle reduce, const std::string& reduction, double label_smoothing) {
-        Reduction r = legacy_reduction(size_average, reduce, reduction);
-        return maybe_without_gil(heavy({&input}), [&] {
-          return cross_entropy(input, target, opt(weight), r, ignore_index, label_smoothing);
-        });
-      },
-      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
-      py::arg("ignore_index") = -100, py::arg("reduce") = py::none(), py::arg("reduction") = "mean",
-      py::arg("label_smoothing") = 0.0);
-  f.def(
-      "binary_cross_entropy",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
-         py::handle reduce, const std::string& reduction) {
-        GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Using a target size (", size_repr(target),
-                    ") that is different to the input size (", size_repr(input),
-                    ") is deprecated. Please ensure they have the same size.");
-        return binary_cross_entropy(input, target, opt(weight), legacy_reduction(size_average, reduce, reduction));
-      },
-      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
-      py::arg("reduce") = py::none(), py::arg("reduction") = "mean");
-  f.def(
-      "binary_cross_entropy_with_logits",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight, py::handle size_average,
-         py::handle reduce, const std::string& reduction, const std::optional<Tensor>& pos_weight) {
-        GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Target size (", size_repr(target),
-                    ") must be the same as input size (", size_repr(input), ")");
-        return binary_cross_entropy_with_logits(input, target, opt(weight), opt(pos_weight),
-                                                legacy_reduction(size_average, reduce, reduction));
-      },
-      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("size_average") = py::none(),
-      py::arg("reduce") = py::none(), py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
 }
 
 /// linear, bilinear and the activations with a C++ kernel.

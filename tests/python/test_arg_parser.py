@@ -62,6 +62,16 @@ CALLS = {  # one overload: the one wrong argument, as PyTorch names it
         t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), stride="a"),
     "F.conv_transpose2d's single ints": lambda t, x: t.nn.functional.conv_transpose2d(
         t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, 2, 1, 1),
+    # the losses: torch.nn.functional's Python layer (legacy arguments, size checks) over the
+    # generated bindings, whose reduction is PyTorch's string
+    "F.mse_loss's int target": lambda t, x: t.nn.functional.mse_loss(x, 3),
+    "F.binary_cross_entropy's int reduction": lambda t, x: t.nn.functional.binary_cross_entropy(
+        x * 0.5, x * 0, reduction=1),
+    "F.cross_entropy positionally": lambda t, x: t.nn.functional.cross_entropy(x, t.tensor([0, 1]), None, None, -100,
+                                                                               None, "sum", 0.1),
+    "F.binary_cross_entropy_with_logits' sizes": lambda t, x: t.nn.functional.binary_cross_entropy_with_logits(
+        x, t.zeros(2)),
+    "F.smooth_l1_loss's keywords": lambda t, x: t.nn.functional.smooth_l1_loss(x, x * 0, reduction="none", beta=0.5),
     "a bool where an int goes": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0],
                                                            [1], False, [0], True),
 }
@@ -128,3 +138,16 @@ def test_a_0d_tensor_value_records_the_tensor_overloads_node():
         n = x.masked_fill(x > 0, 2.0)
         names = [type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name() for y in (t, n)]
         assert names == ["MaskedFillBackward1", "MaskedFillBackward0"]
+
+
+def test_the_losses_legacy_arguments_warn_as_pytorchs():
+    messages = []
+    for lib in (torch, graft):
+        x = lib.ones(2, 2)
+        with pytest.warns(UserWarning) as record:
+            y = lib.nn.functional.l1_loss(x, x * 0, reduce=False)
+        assert tuple(y.shape) == (2, 2)
+        messages.append([str(w.message) for w in record])
+    assert messages[1] == messages[0] == ["size_average and reduce args will be deprecated, please use "
+                                          "reduction='none' instead."]
+

@@ -14,7 +14,7 @@ import graft
 
 @pytest.mark.parametrize("call", [
     lambda: graft.ones(2, 2).mm(None),
-    lambda: graft.nn.functional.mse_loss(graft.ones(2), None),
+    lambda: graft.nn.functional.linear(graft.ones(2, 2), None),
     lambda: graft.empty_like(None),
     lambda: graft.Tensor.numel(None),
     lambda: graft.maximum(graft.ones(2), None),
@@ -23,6 +23,12 @@ def test_none_is_not_a_tensor(call):
     # pybind11's refusal, or PyTorch's own wording where graft checks the argument itself
     with pytest.raises(TypeError, match="incompatible function arguments|must be Tensor, not NoneType"):
         call()
+
+
+def test_a_loss_reads_its_targets_size_first_as_torch_nn_functional_does():
+    # torch.nn.functional's Python code compares the sizes before any op sees the target
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'size'"):
+        graft.nn.functional.mse_loss(graft.ones(2), None)
 
 
 @pytest.mark.parametrize("method", ["requires_grad_", "detach_", "__format__"])

@@ -1,6 +1,7 @@
 """graft.nn.functional: torch.nn.functional's names and signatures. Convolution, pooling,
-normalization, attention and the losses are C++ ops (graft._C._nn); the activations and
-small helpers here are compositions of graft ops."""
+normalization, attention and the losses are C++ ops (graft._C._nn); the losses' Python layer
+(legacy size_average / reduce, target size checks) is here, as in torch.nn.functional, and so
+are the activations and small helpers written as compositions of graft ops."""
 import warnings
 
 from .. import _C
@@ -14,10 +15,7 @@ max_pool2d, avg_pool2d, adaptive_avg_pool2d = _nn.max_pool2d, _nn.avg_pool2d, _n
 pad, dropout, embedding = _nn.pad, _nn.dropout, _nn.embedding
 scaled_dot_product_attention = _nn.scaled_dot_product_attention
 layer_norm, batch_norm, group_norm = _nn.layer_norm, _nn.batch_norm, _nn.group_norm
-mse_loss, l1_loss, smooth_l1_loss = _nn.mse_loss, _nn.l1_loss, _nn.smooth_l1_loss
-nll_loss, cross_entropy = _nn.nll_loss, _nn.cross_entropy
-binary_cross_entropy = _nn.binary_cross_entropy
-binary_cross_entropy_with_logits = _nn.binary_cross_entropy_with_logits
+nll_loss = _nn.nll_loss
 linear, gelu = _nn.linear, _nn.gelu
 # the in-place forms torch.nn.functional exports under their own names
 leaky_relu_, elu_ = _nn.leaky_relu_, _nn.elu_
@@ -25,6 +23,69 @@ leaky_relu_, elu_ = _nn.leaky_relu_, _nn.elu_
 softplus, logsigmoid, softshrink = _nn.softplus, _nn.log_sigmoid, _nn.softshrink
 hardshrink = _C.hardshrink
 
+
+
+# ---- the losses: PyTorch's Python layer over the C++ ops (generated bindings in _C._nn) ----
+# As torch.nn.functional's: the legacy size_average / reduce arguments become a reduction string
+# (with its deprecation warning), the target's size is checked or warned about, and the C++ op
+# takes the reduction ('mean', 'sum', 'none').
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """`reduction`, or the one PyTorch's legacy size_average / reduce stand for (warned)."""
+    if size_average is None and reduce is None:
+        if reduction not in ("none", "mean", "sum"):  # as PyTorch's _Reduction.get_enum, whatever its type
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction
+
+
+def _warn_target_size(input, target):
+    if not (target.size() == input.size()):
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _warn_target_size(input, target)
+    return _nn.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _warn_target_size(input, target)
+    return _nn.l1_loss(input, target, _legacy_reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _warn_target_size(input, target)
+    return _nn.smooth_l1_loss(input, target, _legacy_reduction(size_average, reduce, reduction), beta)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    return _nn.cross_entropy(input, target, weight, _legacy_reduction(size_average, reduce, reduction), ignore_index,
+                             label_smoothing)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) "
+                         "is deprecated. Please ensure they have the same size.")
+    return _nn.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _nn.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
