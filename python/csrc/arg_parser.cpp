@@ -141,6 +141,30 @@ bool is_int(py::handle o) {
 }
 bool is_sequence(py::handle o) { return PyTuple_Check(o.ptr()) || PyList_Check(o.ptr()); }
 
+// An int's value, or PyTorch's RuntimeError for one beyond int64.
+int64_t int64_of(py::handle o) {
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  GRAFT_CHECK(overflow == 0, RuntimeError, "Overflow when unpacking long");
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+// An element of an int list that fits int64 (PyTorch refuses a larger one as of the wrong type).
+bool is_int64_element(py::handle o) {
+  if (!is_int(o)) return false;
+  if (is_tensor(o)) return true;
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));
+  if (!index) {
+    PyErr_Clear();
+    return false;
+  }
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  return overflow == 0;
+}
+
 bool matches(const ArgParam& p, py::handle o) {
   if (o.is_none()) return p.optional;
   switch (p.type) {
@@ -182,7 +206,7 @@ void check_list_elements(const ArgSignature& s, const ArgParam& p, py::handle o)
   size_t pos = 0;
   for (py::handle item : o) {
     ++pos;
-    GRAFT_CHECK(is_int(item), TypeError, s.name, "(): argument '", p.name, "' must be ", described_type(p),
+    GRAFT_CHECK(is_int64_element(item), TypeError, s.name, "(): argument '", p.name, "' must be ", described_type(p),
                 ", but found element of type ", python_type_name(item), " at pos ", pos);
   }
 }
@@ -348,7 +372,7 @@ std::optional<Scalar> ParsedArgs::optional_scalar(size_t i) const {
 }
 int64_t ParsedArgs::int64(size_t i) const {
   if (is_tensor(values_[i])) return tensor(i).item<int64_t>();
-  return py::reinterpret_steal<py::object>(PyNumber_Index(values_[i].ptr())).cast<int64_t>();
+  return int64_of(values_[i]);
 }
 std::optional<int64_t> ParsedArgs::optional_int64(size_t i) const {
   return is_none(i) ? std::nullopt : std::optional<int64_t>(int64(i));
@@ -360,8 +384,7 @@ std::vector<int64_t> ParsedArgs::int_list(size_t i) const {
   if (!is_sequence(values_[i])) return {int64(i)};
   std::vector<int64_t> out;
   for (py::handle item : values_[i])
-    out.push_back(is_tensor(item) ? as_tensor_unchecked(item).item<int64_t>()
-                                  : py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
+    out.push_back(is_tensor(item) ? as_tensor_unchecked(item).item<int64_t>() : int64_of(item));
   return out;
 }
 DType ParsedArgs::dtype(size_t i) const { return values_[i].cast<DType>(); }
