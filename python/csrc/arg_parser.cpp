@@ -141,28 +141,34 @@ bool is_int(py::handle o) {
 }
 bool is_sequence(py::handle o) { return PyTuple_Check(o.ptr()) || PyList_Check(o.ptr()); }
 
-// An int's value, or PyTorch's RuntimeError for one beyond int64.
-int64_t int64_of(py::handle o) {
+// An int's value (NumPy integers by __index__); `overflow` is set for one beyond int64.
+int64_t index_value(py::handle o, int& overflow) {
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));
   if (!index) throw py::error_already_set();
-  int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  GRAFT_CHECK(overflow == 0, RuntimeError, "Overflow when unpacking long");
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+// An int's value, or PyTorch's RuntimeError for one beyond int64.
+int64_t int64_of(py::handle o) {
+  int overflow = 0;
+  const int64_t v = index_value(o, overflow);
+  GRAFT_CHECK(overflow == 0, RuntimeError, "Overflow when unpacking long");
   return v;
 }
 // An element of an int list that fits int64 (PyTorch refuses a larger one as of the wrong type).
 bool is_int64_element(py::handle o) {
   if (!is_int(o)) return false;
   if (is_tensor(o)) return true;
-  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));
-  if (!index) {
-    PyErr_Clear();
-    return false;
-  }
   int overflow = 0;
-  PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  index_value(o, overflow);
   return overflow == 0;
+}
+// The parameter of `s` named `key`, or null.
+const ArgParam* param_named(const ArgSignature& s, const std::string& key) {
+  for (const ArgParam& p : s.params)
+    if (p.name == key) return &p;
+  return nullptr;
 }
 
 bool matches(const ArgParam& p, py::handle o) {
@@ -269,9 +275,8 @@ bool fit(const ArgSignature& s, const py::args& args, const py::kwargs& kwargs, 
   if (used_keywords < kwargs.size()) {
     for (auto item : kwargs) {
       const std::string key = py::str(item.first);
-      bool known = false;
-      for (const ArgParam& p : s.params) known = known || p.name == key;
-      GRAFT_CHECK(!raise || known, TypeError, s.name, "() got an unexpected keyword argument '", key, "'");
+      GRAFT_CHECK(!raise || param_named(s, key), TypeError, s.name, "() got an unexpected keyword argument '", key,
+                  "'");
     }
     return false;
   }
@@ -307,8 +312,7 @@ std::string mismatch_reason(const ArgSignature& s, const py::args& args, const p
     show(&s.params[i], args[i], python_type_name(args[i]));
   for (auto item : kwargs) {
     const std::string key = py::str(item.first);
-    const ArgParam* param = nullptr;
-    for (const ArgParam& p : s.params) param = p.name == key ? &p : param;
+    const ArgParam* param = param_named(s, key);
     if (!param) unknown += (unknown.empty() ? "" : ", ") + key;
     show(param, item.second, key + "=" + python_type_name(item.second));
   }
