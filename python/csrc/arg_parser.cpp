@@ -66,6 +66,10 @@ ArgParam param_of(const std::string& text, bool keyword_only) {
   GRAFT_CHECK(it != type_names().end(), RuntimeError, "graft's argument parser: unknown type '", type, "' in '", text,
               "'");
   p.type = it->second;
+  // PyTorch's parser takes None for an int list defaulting to [] (amax's dim, max_pool2d's stride)
+  if (p.type == ArgType::IntList && p.default_value && py::isinstance<py::tuple>(p.default_value) &&
+      py::len(p.default_value) == 0)
+    p.optional = true;
   return p;
 }
 
@@ -298,9 +302,14 @@ std::string given_types(const py::args& args, const py::kwargs& kwargs) {
   return out.str();
 }
 
-// Why `s` did not take the call: keywords it does not have; or, when the call's arity fits it,
-// the arguments with the ones of the wrong type between !marks! (keywords as name=type).
+// Why `s` did not take the call, given only when the call has as many arguments as the
+// signature has entries, its `*` counted (PyTorch's rule: conv2d(x, w, stride='a') lists its
+// overloads without reasons): keywords it does not have; or the arguments with the ones of the
+// wrong type between !marks! (keywords as name=type; a positional argument past the `*` is wrong).
 std::string mismatch_reason(const ArgSignature& s, const py::args& args, const py::kwargs& kwargs) {
+  const size_t entries = s.params.size() + (s.max_positional < s.params.size() ? 1 : 0);  // the `*` is one
+  const size_t given = args.size() + kwargs.size();
+  if (given != entries && !(s.varargs_int_list && given > entries)) return "";
   std::string unknown, types;
   bool wrong = false;
   auto show = [&](const ArgParam* p, py::handle o, const std::string& label) {
@@ -308,8 +317,8 @@ std::string mismatch_reason(const ArgSignature& s, const py::args& args, const p
     wrong = wrong || !fits;
     types += (types.empty() ? "" : ", ") + (fits ? label : "!" + label + "!");
   };
-  for (size_t i = 0; i < args.size() && i < s.params.size(); ++i)
-    show(&s.params[i], args[i], python_type_name(args[i]));
+  for (size_t i = 0; i < args.size(); ++i)
+    show(i < s.max_positional ? &s.params[i] : nullptr, args[i], python_type_name(args[i]));
   for (auto item : kwargs) {
     const std::string key = py::str(item.first);
     const ArgParam* param = param_named(s, key);
@@ -317,7 +326,7 @@ std::string mismatch_reason(const ArgSignature& s, const py::args& args, const p
     show(param, item.second, key + "=" + python_type_name(item.second));
   }
   if (!unknown.empty()) return "      didn't match because some of the keywords were incorrect: " + unknown + "\n";
-  if (args.size() > s.max_positional || !wrong) return "";
+  if (!wrong) return "";
   return "      didn't match because some of the arguments have invalid types: (" + types + ")\n";
 }
 
@@ -381,7 +390,15 @@ int64_t ParsedArgs::int64(size_t i) const {
 std::optional<int64_t> ParsedArgs::optional_int64(size_t i) const {
   return is_none(i) ? std::nullopt : std::optional<int64_t>(int64(i));
 }
-double ParsedArgs::float64(size_t i) const { return to_scalar(values_[i]).to_double(); }
+double ParsedArgs::float64(size_t i) const {
+  if (is_tensor(values_[i])) return to_scalar(values_[i]).to_double();
+  const double v = PyFloat_AsDouble(values_[i].ptr());  // an int beyond int64 too, as PyTorch's parser
+  if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+std::optional<double> ParsedArgs::optional_float64(size_t i) const {
+  return is_none(i) ? std::nullopt : std::optional<double>(float64(i));
+}
 bool ParsedArgs::boolean(size_t i) const { return PyObject_IsTrue(values_[i].ptr()) == 1; }
 std::vector<int64_t> ParsedArgs::int_list(size_t i) const {
   if (is_none(i)) return {};  // int[1]? dim=None: every dim

@@ -53,6 +53,7 @@ class ParsedArgs {
   int64_t int64(size_t i) const;
   std::optional<int64_t> optional_int64(size_t i) const;
   double float64(size_t i) const;
+  std::optional<double> optional_float64(size_t i) const;
   bool boolean(size_t i) const;
   /// Empty for None (an `int[]?`: sum's dim=None, every dim).
   std::vector<int64_t> int_list(size_t i) const;

@@ -191,21 +191,6 @@ py::handle inplace_with_other(py::handle self_obj, const char* name, py::handle 
   return self_obj;
 }
 
-/// amax/amin over `dim` (all dims for None or ()), with PyTorch's text for a repeated dim.
-Tensor amax_amin(bool is_max, const Tensor& a, py::handle dim, bool keepdim) {
-  std::vector<int64_t> dims = reduce_dims(dim);
-  if (dims.empty())
-    for (int64_t d = 0; d < a.dim(); ++d) dims.push_back(d);
-  std::vector<bool> seen(std::max<int64_t>(a.dim(), 1));
-  for (int64_t d : dims) {
-    int64_t w = d < 0 ? d + a.dim() : d;
-    if (w < 0 || w >= static_cast<int64_t>(seen.size())) continue;  // max() below reports the range
-    GRAFT_CHECK(!seen[w], RuntimeError, "dim ", w, " appears multiple times in the list of dims");
-    seen[w] = true;
-  }
-  return is_max ? graft::amax(a, dims, keepdim) : graft::amin(a, dims, keepdim);
-}
-
 /// Number bounds of clamp (None -> nullopt; checks both are given as None at most once).
 std::pair<std::optional<Scalar>, std::optional<Scalar>> clamp_bounds(py::handle lo, py::handle hi) {
   GRAFT_CHECK(!lo.is_none() || !hi.is_none(), RuntimeError,
@@ -524,16 +509,11 @@ void bind_reductions(py::module_& m, TensorClass& cls) {
         return dtype.is_none() ? r : r.to(dtype.cast<DType>());  // the requested dtype is the result's
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  for (bool is_max : {true, false}) {  // max/min (dim optional) and amax/amin (dims, default all)
+  for (bool is_max : {true, false})  // max/min: dim optional
     def_both(
         m, cls, is_max ? "max" : "min",
         [is_max](const Tensor& a, py::object dim, bool keepdim) { return max_min(is_max, a, dim, keepdim); },
         py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    def_both(
-        m, cls, is_max ? "amax" : "amin",
-        [is_max](const Tensor& a, py::object dim, bool keepdim) { return amax_amin(is_max, a, dim, keepdim); },
-        py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  }
   def_both(
       m, cls, "var",
       [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
@@ -610,13 +590,12 @@ void bind_linalg_and_indexing(py::module_& m, TensorClass& cls) {
 /// The in-place methods of arithmetic; they return the Python object itself.
 void bind_inplace_arithmetic(py::module_&, TensorClass& cls) {
   // ---- in-place ----
-  // the in-place methods without arguments: they return the Python object itself
-  for (auto [name, method] : {std::pair{"zero_", &Tensor::zero_}, std::pair{"square_", &Tensor::square_}})
-    cls.def(name, [name, method](py::handle s) {
-      (self_of(s, name).*method)();
-      return s;
-    });
-    // the in-place methods of one tensor-or-number operand
+  // square_ (a composite's in-place form, written by hand beside it): the Python object itself
+  cls.def("square_", [](py::handle s) {
+    self_of(s, "square_").square_();
+    return s;
+  });
+  // the in-place methods of one tensor-or-number operand
 #define GRAFT_DEF_INPLACE_OTHER(name, argname)                                                                   \
   cls.def(                                                                                                       \
       #name, [](py::handle s, py::handle o) { return inplace_with_other(s, #name, o, GRAFT_INPLACE_FN(name)); }, \
@@ -722,39 +701,9 @@ void bind_inplace_fills(py::module_&, TensorClass& cls) {
           py::arg("mask"), py::arg("value"));
 }
 
-/// The random fills (in place, from the default generator), and pow_.
+/// random_ (its three forms in one method) and pow_; the other random fills are generated
+/// (python: method in src/ops/ops.yaml).
 void bind_random_fills(py::module_&, TensorClass& cls) {
-  // the random fills (in place, from the default generator; PyTorch's generator= is not taken)
-  using Fill2 = Tensor& (*)(Tensor&, double, double);
-  for (auto [name, fill, first, first_default, second, second_default] :
-       {std::tuple<const char*, Fill2, const char*, double, const char*, double>{"uniform_", &graft::uniform_, "from",
-                                                                                 0.0, "to", 1.0},
-        {"normal_", &graft::normal_, "mean", 0.0, "std", 1.0},
-        {"log_normal_", &graft::log_normal_, "mean", 1.0, "std", 2.0},
-        {"cauchy_", &graft::cauchy_, "median", 0.0, "sigma", 1.0}})
-    cls.def(
-        name,
-        [name, fill](py::handle s, double a, double b) {
-          Tensor t = self_of(s, name);
-          fill(t, a, b);
-          return s;
-        },
-        py::arg(first) = first_default, py::arg(second) = second_default);
-  // and those of one number
-  using Fill1 = Tensor& (*)(Tensor&, double);
-  auto def_fill1 = [&cls](const char* name, Fill1 fill, auto arg) {
-    cls.def(
-        name,
-        [name, fill](py::handle s, double value) {
-          Tensor t = self_of(s, name);
-          fill(t, value);
-          return s;
-        },
-        arg);
-  };
-  def_fill1("bernoulli_", &graft::bernoulli_, py::arg("p") = 0.5);
-  def_fill1("exponential_", &graft::exponential_, py::arg("lambd") = 1.0);
-  def_fill1("geometric_", &graft::geometric_, py::arg("p"));
   // PyTorch's three forms: random_(), random_(to), random_(from, to) with to=None meaning the
   // largest integer the dtype holds exactly
   // random_'s integers as PyTorch's parser takes them: a Python int (bool refused), an overflow

@@ -495,12 +495,14 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
 }
 
 namespace {
-// conv1d/conv2d with padding "valid" or "same": the symmetric part of 'same' goes to the
-// convolution, an odd remainder is padded onto the input's end first (PyTorch's _convolution_mode).
+// conv1d/conv2d with padding "valid" or "same" (stride 1 only; the output keeps the input's size):
+// the symmetric part of 'same' goes to the convolution, an odd remainder is padded onto the
+// input's end first (PyTorch's _convolution_mode).
 Tensor conv_with_padding_mode(size_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                              IntArrayRef stride, ConvPaddingMode padding, IntArrayRef dilation, int64_t groups) {
+                              IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  GRAFT_CHECK(padding == "valid" || padding == "same", RuntimeError, "Invalid padding string: '", padding, "'");
   std::vector<int64_t> symmetric(dims, 0), extra(dims, 0);
-  if (padding == ConvPaddingMode::Same) {
+  if (padding == "same") {
     for (int64_t s : stride)
       GRAFT_CHECK(s == 1, RuntimeError, "padding='same' is not supported for strided convolutions");
     const bool kernel_known = weight.defined() && weight.dim() == static_cast<int64_t>(dims) + 2;
@@ -526,18 +528,12 @@ Tensor conv_with_padding_mode(size_t dims, const Tensor& input, const Tensor& we
 }
 }  // namespace
 
-ConvPaddingMode conv_padding_mode(const std::string& s) {
-  if (s == "valid") return ConvPaddingMode::Valid;
-  GRAFT_CHECK(s == "same", RuntimeError, "Invalid padding string: '", s, "'");
-  return ConvPaddingMode::Same;
-}
-
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              ConvPaddingMode padding, IntArrayRef dilation, int64_t groups) {
+              std::string_view padding, IntArrayRef dilation, int64_t groups) {
   return conv_with_padding_mode(2, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              ConvPaddingMode padding, IntArrayRef dilation, int64_t groups) {
+              std::string_view padding, IntArrayRef dilation, int64_t groups) {
   return conv_with_padding_mode(1, input, weight, bias, stride, padding, dilation, groups);
 }
 

@@ -221,8 +221,8 @@ Tensor detail::activation_forward(const Tensor& self, const char* name, const ch
   return out.result();
 }
 Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
-  GRAFT_CHECK(approximate == "none" || approximate == "tanh", ValueError,
-              "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+  GRAFT_CHECK(approximate == "none" || approximate == "tanh", RuntimeError,
+              "approximate argument must be either none or tanh.");
   detail::check_tensor(a, "gelu");
   GRAFT_CHECK(a.defined() && a.is_floating_point(), RuntimeError, "gelu: expected a floating point tensor but got ",
               a.defined() ? a.dtype() : kFloat32);

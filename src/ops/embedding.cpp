@@ -15,10 +15,10 @@ Tensor detail::embedding_forward(const Tensor& weight, const Tensor& indices, st
   detail::check_tensor(indices, "embedding", "indices");
   GRAFT_CHECK(weight.dim() == 2, RuntimeError, "embedding: 'weight' must be 2-D, but got weight of size ",
               weight.sizes());
-  GRAFT_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, TypeError,
+  GRAFT_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, RuntimeError,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-              "got ",
-              indices.dtype(), " instead (while checking arguments for embedding)");
+              "got graft.",
+              legacy_type_name(indices.dtype()), " instead (while checking arguments for embedding)");
   const int64_t V = weight.size(0);
   if (padding_idx)
     GRAFT_CHECK(*padding_idx >= -V && *padding_idx < V, ValueError,

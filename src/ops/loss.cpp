@@ -41,8 +41,8 @@ Tensor classes_last(const Tensor& input) {
 
 // Checks a class-index target against input [N, C, d...] / [C] and returns it flattened.
 Tensor flat_class_target(const Tensor& input, const Tensor& target, const char* op) {
-  GRAFT_CHECK(target.dtype() == kInt64, RuntimeError, op, ": expected target of scalar type Long (int64) but found ",
-              target.dtype());
+  GRAFT_CHECK(target.dtype() == kInt64, RuntimeError, "expected scalar type Long but found ",
+              scalar_type_name(target.dtype()));
   GRAFT_CHECK(input.dim() >= 1, ValueError, op, ": input must have at least 1 dimension (the classes), got ",
               input.sizes());
   if (input.dim() == 1) {

@@ -66,6 +66,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                   const Tensor& bias, bool training, double momentum, double eps) {
   alloc::MemoryOpScope mem_scope("batch_norm");
   detail::check_tensor(input, "batch_norm");
+  GRAFT_CHECK(training || running_mean.defined(), RuntimeError, "running_mean must be defined in evaluation mode");
+  GRAFT_CHECK(training || running_var.defined(), RuntimeError, "running_var must be defined in evaluation mode");
   check_floating(input, "batch_norm");
   GRAFT_CHECK(input.dim() >= 2, ValueError, "batch_norm: expected 2D or more input (got ", input.dim(), "D input)");
   const int64_t C = input.size(1);
@@ -108,8 +110,6 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     Tensor y = centered * rsqrt(var + eps);
     return affine(y, weight, bias, [&](const Tensor& t) { return channel_view(t, input.dim()); });
   }
-  GRAFT_CHECK(running_mean.defined() && running_var.defined(), RuntimeError,
-              "batch_norm: running_mean and running_var must be defined in evaluation mode");
   Tensor y = (input - channel_view(running_mean, input.dim())) * rsqrt(channel_view(running_var, input.dim()) + eps);
   return affine(y, weight, bias, [&](const Tensor& t) { return channel_view(t, input.dim()); });
 }

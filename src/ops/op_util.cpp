@@ -38,7 +38,7 @@ uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, ndim, op);
     if (ndim == 0) continue;
-    GRAFT_CHECK(!(m >> w & 1), RuntimeError, op, ": dim ", w, " appears multiple times in the list of dims");
+    GRAFT_CHECK(!(m >> w & 1), RuntimeError, "dim ", w, " appears multiple times in the list of dims");
     m |= uint64_t{1} << w;
   }
   return m;

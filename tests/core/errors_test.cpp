@@ -393,8 +393,7 @@ TEST(Errors, DtypeRequirements) {
   // logsumexp upcasts integral input to the default float dtype, as PyTorch does
   EXPECT_NEAR(logsumexp(tensor(std::vector<int64_t>{1, 0}), {0}).item<double>(), 1.3132617, 1e-5);
   EXPECT_THROW_HAS(gelu(i), RuntimeError, "gelu: expected a floating point tensor but got graft.int64");
-  EXPECT_THROW_HAS(gelu(ones({1}), "fast"), ValueError,
-                   "gelu: approximate argument must be either none or tanh, got 'fast'");
+  EXPECT_THROW_MSG(gelu(ones({1}), "fast"), RuntimeError, "approximate argument must be either none or tanh.");
   EXPECT_THROW_HAS(softplus(i), RuntimeError, "\"softplus_cpu\" not implemented for 'Long'");
   EXPECT_THROW_MSG(where(i, i, i), RuntimeError,
                    "where expected condition to be a boolean tensor, but got a tensor with dtype Long");
@@ -487,7 +486,8 @@ TEST(Errors, SizeArithmeticFromUserNumbersIsChecked) {
                    "numel: integer multiplication overflow");
   EXPECT_THROW_HAS(pad(x, {INT64_MAX, INT64_MAX}), RuntimeError, "integer addition overflow");
   EXPECT_THROW_HAS(ones({4}).repeat({int64_t{1} << 62}), RuntimeError, "integer multiplication overflow");
-  EXPECT_THROW_HAS(conv2d(x, randn({1, 1, 3, 3}), {}, {1}, {0}, {int64_t{1} << 62}), RuntimeError, "overflow");
+  EXPECT_THROW_HAS(conv2d(x, randn({1, 1, 3, 3}), {}, {1}, IntArrayRef{0}, {int64_t{1} << 62}), RuntimeError,
+                   "overflow");
   EXPECT_EQ(checked_mul(int64_t{1} << 31, 4), int64_t{1} << 33);
   EXPECT_THROW_HAS(checked_mul(INT64_MAX, 2), RuntimeError, "integer multiplication overflow");
   EXPECT_THROW_HAS(checked_sub(INT64_MIN, 1), RuntimeError, "integer subtraction overflow");

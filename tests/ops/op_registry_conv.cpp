@@ -157,9 +157,7 @@ OpCase conv2d_same_case(std::string variant, int64_t dh, int64_t dw, std::vector
   OpCase c;
   c.variant = std::move(variant);
   c.samples = std::move(samples);
-  c.fn = [=](const TensorList& x) {
-    return TensorList{conv2d(x[0], x[1], x[2], {1}, ConvPaddingMode::Same, {dh, dw})};
-  };
+  c.fn = [=](const TensorList& x) { return TensorList{conv2d(x[0], x[1], x[2], {1}, "same", {dh, dw})}; };
   c.ref = [=](const V& x) {
     const int64_t th = dh * (x[1].sizes[2] - 1), tw = dw * (x[1].sizes[3] - 1);
     return V{conv_ref(pad_end_ref(x[0], th % 2, tw % 2), x[1], &x[2], {1, 1, th / 2, tw / 2, dh, dw}, 1)};

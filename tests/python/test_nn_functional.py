@@ -116,6 +116,33 @@ def test_pad_attention_normalize_embedding_one_hot():
     assert F.one_hot(graft.tensor([1]), num_classes=4).dtype == graft.int64
 
 
+def test_the_python_layer_over_the_generated_nn_ops():
+    # torch.nn.functional's own Python code, over the generated _C._nn bindings (values from torch 1.13)
+    x = graft.arange(16.0).reshape(1, 1, 4, 4)
+    values, indices = F.max_pool2d(x, 2, return_indices=True)
+    assert flat(nested(values)) == [5.0, 7.0, 13.0, 15.0] and flat(indices.tolist()) == [5, 7, 13, 15]
+    assert nested(F.max_pool2d(x, 2, None)) == nested(values)  # stride=None: the kernel's
+    assert list(F.avg_pool2d(x, 2, None).shape) == [1, 1, 2, 2]
+    assert list(F.adaptive_avg_pool2d(x, (None, 2)).shape) == [1, 1, 4, 2]  # None keeps the input's size
+    assert list(F.adaptive_avg_pool2d(x, 3).shape) == [1, 1, 3, 3]
+    assert nested(F.fold(F.unfold(x, 2), (4, 4), 2)) == nested(x * graft.tensor([[1.0, 2, 2, 1], [2, 4, 4, 2],
+                                                                                 [2, 4, 4, 2], [1, 2, 2, 1]]))
+    assert list(F.conv2d(x, graft.ones(1, 1, 2, 2), padding="same").shape) == [1, 1, 4, 4]
+    assert list(F.conv2d(x, graft.ones(1, 1, 2, 2), None, 1, "valid").shape) == [1, 1, 3, 3]
+    assert list(F.pad(x, (1, 1), value=None).shape) == [1, 1, 4, 6]
+    assert F.dropout(x, 0.0, inplace=True) is x
+    w = graft.arange(6.0).reshape(3, 2).requires_grad_()
+    F.embedding(graft.tensor([0, 2, 2]), w, padding_idx=-1).sum().backward()  # -1: the last row
+    assert nested(w.grad) == [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    assert x.amax(None).item() == 15.0 and x.amin(dim=None).item() == 0.0  # an int list defaulting to [] takes None
+    p = nn.Parameter(graft.ones(3))
+    with graft.no_grad():
+        for fill in (lambda t: t.uniform_(2, 3), lambda t: t.normal_(std=9223372036854775808), lambda t: t.zero_(),
+                     lambda t: t.bernoulli_(), lambda t: t.exponential_(), lambda t: t.geometric_(0.5),
+                     lambda t: t.log_normal_(), lambda t: t.cauchy_()):
+            assert fill(p) is p and type(p) is nn.Parameter  # the in-place methods return the tensor itself
+
+
 def test_normalization_values():
     x = x23()
     ln = F.layer_norm(x, (3,), graft.tensor([1.0, 2.0, 3.0]), graft.tensor([0.0, 0.1, 0.2]))
@@ -206,6 +233,21 @@ ERRORS = [
      "num_groups=2"),
     (lambda: F.batch_norm(graft.zeros(2, 3), None, None, training=False), RuntimeError,
      "running_mean must be defined in evaluation mode"),
+    (lambda: F.batch_norm(graft.zeros(1, 3), None, None, training=True), ValueError,
+     "Expected more than 1 value per channel when training, got input size graft.Size([1, 3])"),
+    (lambda: F.group_norm(graft.zeros(1, 2), 2), ValueError,
+     "Expected more than 1 value per channel when training, got input size [1, 2]"),
+    (lambda: F.group_norm(graft.zeros(3), 1), RuntimeError,
+     "Expected at least 2 dimensions for input tensor but received 1"),
+    (lambda: F.nll_loss(graft.zeros(2, 3), graft.tensor([0, 1], dtype=graft.int32)), RuntimeError,
+     "expected scalar type Long but found Int"),
+    (lambda: F.pad(graft.zeros(2, 2), 1), TypeError, "pad(): argument 'pad' (position 2) must be tuple of ints, not int"),
+    (lambda: F.max_pool2d(graft.zeros(1, 1, 4, 4), "a"), TypeError,
+     "max_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not str"),
+    (lambda: F.conv2d(graft.zeros(1, 1, 4, 4), graft.zeros(1, 1, 3, 3), padding="foo"), RuntimeError,
+     "Invalid padding string: 'foo'"),
+    (lambda: F.conv2d(graft.zeros(1, 1, 4, 4), graft.zeros(1, 1, 3, 3), padding="same", stride=2), RuntimeError,
+     "padding='same' is not supported for strided convolutions"),
     (lambda: F.mse_loss(graft.zeros(2), graft.zeros(2), reduction="avg"), ValueError,
      "avg is not a valid value for reduction"),
     (lambda: F.nll_loss(graft.zeros(2, 3), graft.zeros(2)), RuntimeError, "expected scalar type Long but found Float"),
@@ -238,8 +280,17 @@ ERRORS = [
      "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"),
     (lambda: F.adaptive_avg_pool2d(graft.zeros(1, 1, 4, 4), (-1, 2)), RuntimeError,
      "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {-1, 2}"),
-    (lambda: F.conv2d(graft.zeros(1, 1, 3, 3), graft.zeros(1, 1, 2, 2), stride="x"), TypeError,
-     "conv2d(): argument 'stride' must be an int or a tuple of ints, not str"),
+    (lambda: F.conv2d(graft.zeros(1, 1, 3, 3), graft.zeros(1, 1, 2, 2), None, "x", 0, 1, 1), TypeError,
+     "conv2d() received an invalid combination of arguments - got (Tensor, Tensor, NoneType, str, int, int, int), "
+     "but expected one of:\n"
+     " * (Tensor input, Tensor weight, Tensor bias, tuple of ints stride, tuple of ints padding, tuple of ints "
+     "dilation, int groups)\n"
+     "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, NoneType, !str!, int, int, "
+     "int)\n"
+     " * (Tensor input, Tensor weight, Tensor bias, tuple of ints stride, str padding, tuple of ints dilation, int "
+     "groups)\n"
+     "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, NoneType, !str!, !int!, "
+     "int, int)\n"),
 ]
 
 

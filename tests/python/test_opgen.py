@@ -175,6 +175,26 @@ CONVOLUTION = """
 """
 
 
+def test_python_defaults_give_an_overload_defaults_that_cpp_cannot_have(tmp_path):
+    padded = CONVOLUTION.replace("    python_none: [bias]\n", "    overload: padding\n    python_none: [bias]\n").replace(
+        "IntArrayRef padding", "std::string_view padding") + \
+        "    python_defaults: {bias: \"Tensor()\", stride: \"{1}\", padding: '\"valid\"'}\n"
+    numbers = CONVOLUTION.replace("    python_none: [bias]\n", "    overload: default\n    python_none: [bias]\n")
+    r = run(tmp_path, "composite:" + numbers + padded)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    assert ('"conv(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=[1], str padding=\'valid\', '
+            'str reduction=\'mean\', Tensor? scale=None)"') in bindings
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "IntArrayRef stride, std::string_view padding, Reduction reduction = Reduction::Mean," in header
+    for bad, message in ((padded.replace("stride: \"{1}\"", "strides: \"{1}\""), "python_defaults maps arguments"),
+                         (padded.replace("python: torch", "python: none").replace("    python_none: [bias]\n", "")
+                          .replace("    python_sequences: [stride]\n", ""),
+                          "python_defaults maps arguments"),
+                         (padded.replace("'\"valid\"'", "'valid()'"), "the default 'valid()' has no Python spelling")):
+        assert_refused(tmp_path, "composite:" + numbers + bad, message)
+
+
 def test_overloads_are_bound_once_with_their_signatures_in_order(tmp_path):
     r = run(tmp_path, "function:" + SUM)
     assert r.returncode == 0, r.stderr
@@ -653,9 +673,22 @@ def test_an_inplace_only_op_writes_then_rebases_self_onto_its_node(tmp_path):
     for bad, message in ((COPY_.replace("self: zeros_like(grad)", "self: grad * self"), "cannot name self"),
                          (COPY_.replace("name: copy_", "name: copy"), "is named name_"),
                          (COPY_.replace("python: hand\n    hand: the test says why", "python: both"),
-                          "python must be hand or none"),
+                          "python must be method (Tensor.copy_, returning the tensor itself), hand or none"),
+                         (COPY_.replace("python: hand\n    hand: the test says why", "python: method")
+                          .replace("const Tensor& src]", "const Tensor& src, Device where]"), "has no generated Python binding"),
                          (COPY_ + "    allows_overlap: false\n", "allows_overlap is true or left out")):
         assert_refused(tmp_path, "inplace_only:" + bad, message)
+
+
+def test_an_inplace_only_method_is_bound_through_its_self_handle(tmp_path):
+    r = run(tmp_path, "inplace_only:" + COPY_.replace("python: hand\n    hand: the test says why", "python: method"))
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    # Tensor.copy_ only; self is written through a non-const handle to the method's tensor, whose
+    # Python object the binding then returns (pybind11 finds the registered instance)
+    assert 'bind_parsed(m, &cls, false, "copy_", {"copy_(Tensor input, Tensor src)"},' in bindings
+    assert "auto a_self = self ? *self : p.tensor(0);" in bindings
+    assert "return graft::copy_(a_self, a_src);" in bindings
 
 
 def test_an_inplace_only_op_may_write_an_expanded_self(tmp_path):

@@ -120,11 +120,15 @@ FIELDS = {
 # undefined Tensor, an empty list
 # `python_sequences` lists IntArrayRef arguments that Python must give as a sequence (PyTorch's
 # `int[]`: convolution's stride); the others take a single int too (PyTorch's `int[1] dim`)
+# `python_defaults` gives defaults Python has where C++ has none, written as C++ defaults: an
+# overload's C++ defaults may not make a call ambiguous (conv2d's padding string overload), its
+# Python ones may, as the parser tries the overloads in order
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand", "python_none", "python_sequences"},
-                   "composite": {"overload", "returns", "inplace", "hand", "python_none", "python_sequences"},
-                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload", "hand"},
+PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults"}
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"} | PYTHON_FIELDS,
+                   "composite": {"overload", "returns", "inplace", "hand"} | PYTHON_FIELDS,
+                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
                    "binary": {"python", "hand"}, "activation": {"inplace_node", "inplace_derivative", "hand"}}
 INPLACE = (True,)
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
@@ -153,12 +157,12 @@ LIST_SIZES = ("std::vector<Shape>", "detail::sizes_of({})")
 # its type in the op's PyTorch-style signature, and the ParsedArgs call converting it. An
 # IntArrayRef takes an int or a sequence (PyTorch's int[1]); a Scalar, a Python number; a
 # Reduction, PyTorch's string ('mean', 'sum', 'none').
-PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "double": ("float", "float64"), "int64_t": ("int", "int64"),
+PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "Tensor&": ("Tensor", "tensor"), "double": ("float", "float64"), "int64_t": ("int", "int64"),
            "bool": ("bool", "boolean"), "std::optional<int64_t>": ("int?", "optional_int64"),
            "IntArrayRef": ("int[1]", "int_list"), "const Scalar&": ("Scalar", "scalar"),
-           "std::optional<Scalar>": ("Scalar?", "optional_scalar"),
+           "std::optional<Scalar>": ("Scalar?", "optional_scalar"), "std::optional<double>": ("float?", "optional_float64"),
            "std::optional<DType>": ("ScalarType?", "optional_dtype"), "DType": ("ScalarType", "dtype"),
-           "const std::string&": ("str", "string"), "Reduction": ("str", "reduction"),
+           "const std::string&": ("str", "string"), "std::string_view": ("str", "string"), "Reduction": ("str", "reduction"),
            "const TensorList&": ("Tensor[]", "tensor_list"), INDEX_LIST: ("Tensor?[]", "index_list")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
 # method (Tensor.name only), nn (_C._nn.name: torch.nn.functional's), hand (bound by hand in python/csrc, for the reason the
@@ -297,8 +301,10 @@ def keyword_only(op):
 def python_none(op):
     """The tensor arguments Python may give as None (PyTorch's `Tensor?`), passed on as an
     undefined Tensor: those defaulting to Tensor() and those `python_none` lists."""
+    defaults = op.get("python_defaults", {})
     return set(op.get("python_none", [])) | {a for t, a, d in parse_args(op, any_type=True)
-                                             if t == "const Tensor&" and d is not None and d.strip() == "Tensor()"}
+                                             if t == "const Tensor&" and defaults.get(a, d) is not None
+                                             and defaults.get(a, d).strip() == "Tensor()"}
 
 
 def returns(op):
@@ -407,8 +413,14 @@ def check_inplace_only(op):
             fail(f"op '{name}': the derivative for '{arg}' must be a formula of grad for a tensor argument")
         if uses(formula, "self") or uses(formula, "result"):
             fail(f"op '{name}': a formula cannot name self, which the op overwrites")
-    if op["python"] not in ("hand", "none"):
-        fail(f"op '{name}': python must be hand or none (in-place methods are bound by hand)")
+    if op["python"] not in ("method", "hand", "none"):
+        fail(f"op '{name}': python must be method (Tensor.{name}, returning the tensor itself), hand or none")
+    if op["python"] == "method":
+        for t, a, d in args[1:]:
+            if t not in PY_ARGS:
+                fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
+            if d is not None:
+                python_default(name, d)
     if op.get("allows_overlap", True) is not True:
         fail(f"op '{name}': allows_overlap is true or left out")
 
@@ -435,12 +447,16 @@ def check_python(op, args):
         for a in op.get(field, []):
             if not any((t, a) in [(k, n) for k in kinds] for t, n, _ in args) or op["python"] in ("hand", "none"):
                 fail(f"op '{name}': {field} names {' or '.join(kinds)} arguments of an op whose binding is generated")
+    defaults = op.get("python_defaults", {})
+    if "python_defaults" in op and (not isinstance(defaults, dict) or set(defaults) - {a for _, a, _ in args}
+                                    or op["python"] in ("hand", "none")):
+        fail(f"op '{name}': python_defaults maps arguments of an op whose binding is generated to C++ defaults")
     if op["python"] in GENERATED_BINDINGS:
         for t, a, d in args:
             if t not in PY_ARGS:
                 fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
-            if d is not None:
-                python_default(name, d)
+            if defaults.get(a, d) is not None:
+                python_default(name, defaults.get(a, d))
 
 
 def check_activation(op):
@@ -1393,6 +1409,7 @@ def python_signature(op):
             kind = "int[]"
         if a in optional:
             kind += "?"
+        d = op.get("python_defaults", {}).get(a, d)
         default = "" if d is None else "=" + python_default(op["name"], d)
         params.append(f"{kind} {'input' if i == 0 and a == 'self' else a}{default}")
     return f"{op['name']}({', '.join(params)})"
@@ -1408,11 +1425,12 @@ def overload_case(i, op):
         conv = "optional_tensor" if t == "const Tensor&" and a in optional else PY_ARGS[t][1]
         index = "0" if k == 0 else f"o + {k - 1}"
         expr = f"reduction_from_string(p.string({index}))" if conv == "reduction" else f"p.{conv}({index})"
-        if k == 0 and t == "const Tensor&":
+        if k == 0 and t in ("const Tensor&", "Tensor&"):
             expr = f"self ? *self : {expr}"
-        lines.append(f"            const auto a_{a} = {expr};")
+        # an in-place op's self is written through its handle (the Python object returned is self's)
+        lines.append(f"            {'auto' if t == 'Tensor&' else 'const auto'} a_{a} = {expr};")
     heavy = " || ".join(f"(a_{a}.defined() && is_heavy(a_{a}))" if a in optional else f"is_heavy(a_{a})"
-                        for t, a, _ in args if t == "const Tensor&") or "false"
+                        for t, a, _ in args if t in ("const Tensor&", "Tensor&")) or "false"
     call = ", ".join(f"a_{a}" for _, a, _ in args)
     lines.append(f"            return py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}));")
     lines.append("          }")
@@ -1431,7 +1449,7 @@ def gen_op_bindings(decl):
              "// _C._nn's (torch.nn.functional's).", "{",
              '  [[maybe_unused]] py::module_ nn_module = m.def_submodule("_nn");  // made with the activations']
     groups = {}
-    for op in decl["function"] + decl["composite"]:
+    for op in decl["function"] + decl["composite"] + decl["inplace_only"]:
         if op["python"] in GENERATED_BINDINGS:
             groups.setdefault(op["name"], []).append(op)
     for name, group in groups.items():

@@ -18,18 +18,8 @@ namespace graft {
 // scaled_dot_product_attention, layer_norm, batch_norm, group_norm and the losses.
 
 // ---- convolution ----
-// conv2d, conv1d and conv_transpose2d with number paddings are declared in src/ops/ops.yaml
-// (generated_ops.h); here are their overloads with a padding string.
-/// PyTorch's string paddings of conv1d/conv2d: "valid" (none) and "same" (the output keeps the
-/// input's size; stride 1 only; an odd total padding puts the extra element at the end, as
-/// PyTorch does).
-enum class ConvPaddingMode { Valid, Same };
-/// "valid" or "same"; anything else raises RuntimeError "Invalid padding string: '<s>'".
-ConvPaddingMode conv_padding_mode(const std::string& s);
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              ConvPaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              ConvPaddingMode padding, IntArrayRef dilation = {1}, int64_t groups = 1);
+// conv2d, conv1d and conv_transpose2d, with number paddings and (conv1d, conv2d) with PyTorch's
+// padding strings "valid" and "same", are declared in src/ops/ops.yaml (generated_ops.h).
 // im2col and col2im (F.unfold, F.fold) are declared in src/ops/ops.yaml (generated_ops.h).
 
 // ---- pooling ----

@@ -1,7 +1,11 @@
 """graft.nn.functional: torch.nn.functional's names and signatures. Convolution, pooling,
-normalization, attention and the losses are C++ ops (graft._C._nn); the losses' Python layer
-(legacy size_average / reduce, target size checks) is here, as in torch.nn.functional, and so
-are the activations and small helpers written as compositions of graft ops."""
+normalization, attention and the losses are C++ ops with generated bindings (graft._C._nn, from
+src/ops/ops.yaml); their Python layer is here, as in torch.nn.functional: the legacy size_average /
+reduce arguments, the size checks PyTorch makes in Python (batch statistics, targets, padding_idx),
+return_indices, inplace=, and the activations and small helpers written as compositions of graft
+ops."""
+import collections.abc
+import itertools
 import warnings
 
 from .. import _C
@@ -9,13 +13,11 @@ from ..autograd.grad_mode import no_grad
 
 _nn = _C._nn
 
+# the ops torch.nn.functional takes straight from C++ (generated bindings in _C._nn)
 conv1d, conv2d, conv_transpose2d = _nn.conv1d, _nn.conv2d, _nn.conv_transpose2d
-unfold, fold = _nn.unfold, _nn.fold
-max_pool2d, avg_pool2d, adaptive_avg_pool2d = _nn.max_pool2d, _nn.avg_pool2d, _nn.adaptive_avg_pool2d
-pad, dropout, embedding = _nn.pad, _nn.dropout, _nn.embedding
+avg_pool2d = _nn.avg_pool2d
 scaled_dot_product_attention = _nn.scaled_dot_product_attention
-layer_norm, batch_norm, group_norm = _nn.layer_norm, _nn.batch_norm, _nn.group_norm
-nll_loss = _nn.nll_loss
+layer_norm = _nn.layer_norm
 linear, gelu = _nn.linear, _nn.gelu
 # the in-place forms torch.nn.functional exports under their own names
 leaky_relu_, elu_ = _nn.leaky_relu_, _nn.elu_
@@ -87,10 +89,111 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     return _nn.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    return _nn.nll_loss(input, target, weight, _legacy_reduction(size_average, reduce, reduction), ignore_index)
+
+
+# ---- windows, padding, dropout, embedding and normalization: PyTorch's Python layer ----
+
+def _pair(x):
+    """(x, x) for a number, tuple(x) for a sequence (torch.nn.modules.utils._pair)."""
+    if isinstance(x, collections.abc.Iterable):
+        return tuple(x)
+    return tuple(itertools.repeat(x, 2))
+
+
+def _list_with_default(out_size, defaults):
+    """An adaptive pool's output size, each None entry replaced by the input's size there."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     """max_pool2d returning (values, indices)."""
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Max pooling; (values, indices) with return_indices."""
+    if return_indices:
+        return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to ``output_size``; a None entry keeps the input's size there."""
+    return _nn.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding blocks of a batched image: [N, C, H, W] -> [N, C*kh*kw, L]."""
+    return _nn.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums sliding blocks back into an image, the adjoint of unfold."""
+    return _nn.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Constant padding; ``pad`` lists (left, right) pairs from the last dim on."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode='{mode}' is not supported by graft (only mode='constant')")
+    return _nn.pad(input, pad, 0.0 if value is None else value)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability p and scales the rest by 1/(1-p) while training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    result = _nn.dropout(input, p, training)
+    if not inplace:
+        return result
+    if result is not input:
+        input.copy_(result)
+    return input
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """The rows of ``weight`` the integer ``input`` names."""
+    if padding_idx is not None:
+        if not -weight.size(0) <= padding_idx < weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += weight.size(0)
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm is not supported by graft")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported by graft")
+    return _nn.embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+def _verify_batch_size(size):
+    """PyTorch's refusal of batch statistics over one value per channel."""
+    values = size[0]
+    for d in size[2:]:
+        values *= d
+    if values == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Per-channel normalization with batch statistics (training) or the running ones."""
+    if training:
+        _verify_batch_size(input.size())
+    return _nn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalizes each group of channels per sample, then per-channel weight and bias."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
+    return _nn.group_norm(input, num_groups, weight, bias, eps)
 
 
 def relu(input, inplace=False):
