@@ -195,11 +195,8 @@ bool matches(const ArgParam& p, py::handle o) {
       return py::detail::make_caster<DType>().load(o, false);
     case ArgType::String:
       return PyUnicode_Check(o.ptr());
-    case ArgType::TensorList:
-      if (!is_sequence(o)) return false;
-      for (py::handle item : o)
-        if (!is_tensor(item)) return false;
-      return true;
+    case ArgType::TensorList:  // the elements are checked by check_list_elements, as PyTorch's
+      return is_sequence(o);
     case ArgType::IndexList:
       if (!is_sequence(o)) return false;
       for (py::handle item : o)
@@ -209,9 +206,17 @@ bool matches(const ArgParam& p, py::handle o) {
   return false;
 }
 
-// A list whose first element fits but a later one does not: PyTorch's TypeError, whichever
-// overload is being tried (it is raised while converting).
+// A list whose first element fits but a later one does not (any element, for a tensor list):
+// PyTorch's TypeError, whichever overload is being tried (it is raised while converting).
 void check_list_elements(const ArgSignature& s, const ArgParam& p, py::handle o) {
+  if (p.type == ArgType::TensorList && is_sequence(o)) {
+    size_t index = 0;
+    for (py::handle item : o) {
+      GRAFT_CHECK(is_tensor(item), TypeError, "expected Tensor as element ", index, " in argument ", &p - &s.params[0],
+                  ", but got ", python_type_name(item));
+      ++index;
+    }
+  }
   if (p.type != ArgType::IntList || !is_sequence(o)) return;
   size_t pos = 0;
   for (py::handle item : o) {

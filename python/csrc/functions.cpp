@@ -45,19 +45,6 @@ Tensor finish(Tensor t, const TensorOptions& o) {
 
 TensorOptions no_grad_opts(TensorOptions o) { return o.requires_grad(false); }
 
-std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
-  GRAFT_CHECK(py::isinstance<py::sequence>(seq) && !is_tensor(seq), TypeError, fn,
-              "(): argument 'tensors' must be tuple of Tensors, not ",
-              std::string(py::str(seq.get_type().attr("__name__"))));
-  std::vector<Tensor> out;
-  for (py::handle h : seq) {
-    GRAFT_CHECK(is_tensor(h), TypeError, fn, "(): expected Tensor as element ", out.size(), " in argument 0, but got ",
-                std::string(py::str(h.get_type().attr("__name__"))));
-    out.push_back(as_tensor_unchecked(h));
-  }
-  return out;
-}
-
 /// The size of zeros/ones/empty/rand/randn: varargs (`zeros(2, 3)`), one sequence
 /// (`zeros((2, 3))`) or the `size=` keyword (`zeros(size=(2, 3))`, removed from `kw`).
 std::vector<int64_t> factory_sizes(const py::args& a, py::kwargs& kw, const char* fn) {
@@ -209,25 +196,10 @@ void bind_like_factories(py::module_& m) {
 /// cat, stack, split, chunk and the shape functions.
 void bind_joining_and_shapes(py::module_& m) {
   // ---- joining, splitting, shapes ----
-  m.def(
-      "cat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "cat"), dim); }, py::arg("tensors"),
-      py::arg("dim") = 0);
-  m.attr("concat") = m.attr("cat");
-  m.def(
-      "stack", [](py::handle ts, int64_t dim) { return stack(tensor_seq(ts, "stack"), dim); }, py::arg("tensors"),
-      py::arg("dim") = 0);
+  m.attr("concat") = m.attr("cat");  // cat and stack are generated (op_bindings.inc), bound first
   m.def(
       "split", [](py::handle t, py::handle s, int64_t dim) { return py::tuple(t.attr("split")(s, dim)); },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  m.def(
-      "chunk",
-      [](const Tensor& t, py::handle chunks, py::handle dim) {
-        return py::tuple(py::cast(t).attr("chunk")(chunks, dim));
-      },
-      py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
-  m.def(
-      "unbind", [](const Tensor& t, py::handle dim) { return py::tuple(py::cast(t).attr("unbind")(dim)); },
-      py::arg("input"), py::arg("dim") = 0);
   for (const char* name :
        {"unflatten", "reshape", "squeeze", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;

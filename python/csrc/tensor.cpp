@@ -480,15 +480,11 @@ void bind_more_views(TensorClass& cls) {
       .def("select", tm(&Tensor::select), py::arg("dim"), py::arg("index"))
       .def(
           "split",
-          [](const Tensor& t, py::handle split, int64_t dim) {
-            if (PyLong_Check(split.ptr())) return t.split(split.cast<int64_t>(), dim);
-            return t.split(IntArrayRef(int_list(split)), dim);
+          [](const Tensor& t, py::handle split, int64_t dim) {  // a tuple, as PyTorch's
+            if (PyLong_Check(split.ptr())) return py::tuple(py::cast(t.split(split.cast<int64_t>(), dim)));
+            return py::tuple(py::cast(t.split(IntArrayRef(int_list(split)), dim)));
           },
           py::arg("split_size"), py::arg("dim") = 0)
-      .def("chunk", tm(&Tensor::chunk), py::arg("chunks"), py::arg("dim") = 0)
-      .def(
-          "unbind", [](const Tensor& t, int64_t dim) { return py::tuple(py::cast(unbind(t, dim))); },
-          py::arg("dim") = 0)
       .def(
           "as_strided",
           [](const Tensor& t, std::vector<int64_t> size, std::vector<int64_t> stride, std::optional<int64_t> offset) {

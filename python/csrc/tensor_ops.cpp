@@ -455,7 +455,6 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
   m.attr("negative") = m.attr("neg");
   cls.attr("negative") = cls.attr("neg");
   m.attr("absolute") = m.attr("abs");
-  def_both(m, cls, "square", [](const Tensor& a) { return square(a); });
   {
     // the activation ops declared in src/ops/ops.yaml (silu, softplus, leaky_relu, elu, ...):
     // _C._nn.<name> (and <name>_), and graft.<name> / Tensor.<name> where PyTorch has them

@@ -79,6 +79,31 @@ CALLS = {  # one overload: the one wrong argument, as PyTorch names it
     "F.smooth_l1_loss's keywords": lambda t, x: t.nn.functional.smooth_l1_loss(x, x * 0, reduction="none", beta=0.5),
     "a bool where an int goes": lambda t, x: t.convolution(t.ones(1, 1, 3, 3), t.ones(1, 1, 2, 2), None, [1], [0],
                                                            [1], False, [0], True),
+    # tensor lists: any sequence; an element that is not a tensor named by its index
+    "cat of a tuple": lambda t, x: t.cat((x, x), 1),
+    "cat of a generator": lambda t, x: t.stack(y for y in (x, x)),
+    "cat of a number": lambda t, x: t.cat(5),
+    "cat of a tensor": lambda t, x: t.cat(x),
+    "cat of a list holding a number": lambda t, x: t.cat([x, 5]),
+    "stack of a list holding None": lambda t, x: t.stack([x, None]),
+    "chunk's and unbind's tuples": lambda t, x: t.stack(x.chunk(2) + t.unbind(x, 1)),
+    "split_with_sizes' sizes": lambda t, x: x.split_with_sizes(2),
+    # an int list defaulting to [] takes None; a float takes any int
+    "amax(None)": lambda t, x: x.amax(None),
+    "max_pool2d's stride None": lambda t, x: t.nn.functional.max_pool2d(t.ones(1, 1, 4, 4), 2, None),
+    "a float beyond int64": lambda t, x: x.uniform_(0, 2 ** 70),
+    # torch.nn.functional's Python layer over the generated _C._nn ops, and the checks in C++
+    "F.conv2d's padding string": lambda t, x: t.nn.functional.conv2d(t.ones(1, 1, 4, 4), t.ones(1, 1, 3, 3),
+                                                                     padding="same"),
+    "F.conv2d's bad padding string": lambda t, x: t.nn.functional.conv2d(t.ones(1, 1, 4, 4), t.ones(1, 1, 2, 2),
+                                                                         padding="full"),
+    "F.pad's int": lambda t, x: t.nn.functional.pad(x, 1),
+    "F.max_pool2d's string kernel": lambda t, x: t.nn.functional.max_pool2d(t.ones(1, 1, 4, 4), "a"),
+    "F.embedding's float indices": lambda t, x: t.nn.functional.embedding(x, x),
+    "F.gelu's approximate": lambda t, x: t.nn.functional.gelu(x, approximate="fast"),
+    "F.nll_loss's int32 target": lambda t, x: t.nn.functional.nll_loss(x, t.tensor([0, 1], dtype=t.int32)),
+    "F.batch_norm without running statistics": lambda t, x: t.nn.functional.batch_norm(x, None, None),
+    "F.dropout's probability": lambda t, x: t.nn.functional.dropout(x, 1.5),
 }
 
 
@@ -140,6 +165,13 @@ def test_reasons_are_given_only_to_a_call_with_as_many_arguments_as_the_signatur
     with pytest.raises(TypeError) as e:
         graft.masked_fill(graft.ones(2), graft.ones(2) > 0, value=[1], fill=2)
     assert "didn't match" not in str(e.value)
+
+
+def test_a_list_of_tensors_returns_as_a_tuple():
+    x = graft.ones(4, 2)
+    for results in (x.chunk(2), graft.chunk(x, 2), x.unbind(), graft.unbind(x, 1), x.split(2), x.split([1, 3]),
+                    graft.split(x, 2), x.split_with_sizes([1, 3]), graft.split_with_sizes(x, [3, 1])):
+        assert type(results) is tuple and all(isinstance(t, graft.Tensor) for t in results)
 
 
 def test_sum_picks_its_overload_as_pytorch_does():

@@ -1432,7 +1432,10 @@ def overload_case(i, op):
     heavy = " || ".join(f"(a_{a}.defined() && is_heavy(a_{a}))" if a in optional else f"is_heavy(a_{a})"
                         for t, a, _ in args if t in ("const Tensor&", "Tensor&")) or "false"
     call = ", ".join(f"a_{a}" for _, a, _ in args)
-    lines.append(f"            return py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}));")
+    result = f"py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}))"
+    if returns(op) == RETURNS["TensorList"]:  # a tuple, as PyTorch returns a list of tensors
+        result = f"py::tuple({result})"
+    lines.append(f"            return {result};")
     lines.append("          }")
     return lines
 
