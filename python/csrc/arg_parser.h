@@ -91,4 +91,12 @@ using ParsedCall = py::object (*)(const ParsedArgs& parsed, const Tensor* self);
 void bind_parsed(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>* cls, bool function,
                  const char* name, const std::vector<std::string>& signatures, ParsedCall call);
 
+/// One op of the generated bindings (python/op_bindings.inc, from src/ops/ops.yaml).
+struct GeneratedBinding {
+  const char* name;
+  const char* where;  ///< "both" (graft.name and Tensor.name), "torch", "method" or "nn" (_C._nn.name)
+  std::vector<std::string> signatures;  ///< the overloads', in the order the parser tries them
+  ParsedCall call;                      ///< runs the overload the parser picked
+};
+
 }  // namespace graft::python

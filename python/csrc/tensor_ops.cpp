@@ -416,6 +416,23 @@ void bind_binary_ops(py::module_& m, TensorClass& cls) {
       m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"));
 }
 
+// ---- the ops of src/ops/ops.yaml with a generated binding (python: both | torch | method | nn) ----
+#include "op_bindings.inc"
+
+/// Binds each generated op through the argument parser where its declaration says, and lists
+/// the graft.* functions among them in _C._function_ops (graft/__init__.py exports them).
+void bind_generated_ops(py::module_& m, TensorClass& cls) {
+  py::module_ nn = m.def_submodule("_nn");  // made with the activations
+  py::list functions;
+  for (const GeneratedBinding& b : kGeneratedBindings) {
+    const std::string where = b.where;
+    const bool method = where == "both" || where == "method";
+    bind_parsed(where == "nn" ? nn : m, method ? &cls : nullptr, where != "method", b.name, b.signatures, b.call);
+    if (where == "both" || where == "torch") functions.append(b.name);
+  }
+  m.attr("_function_ops") = py::tuple(functions);
+}
+
 /// The unary ops declared in src/ops/ops.yaml, and its function and composite ops bound from there.
 void bind_unary_ops(py::module_& m, TensorClass& cls) {
   // ---- unary math ----
@@ -461,8 +478,7 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
     py::module_ nn = m.def_submodule("_nn", "torch.nn.functional's C++ ops, torch.nn.init and torch.nn.utils");
 #include "activation_bindings.inc"
   }
-  // the function and composite ops of src/ops/ops.yaml with python: both | torch
-#include "op_bindings.inc"
+  bind_generated_ops(m, cls);
   auto clamp_fn = [](const Tensor& a, py::handle lo, py::handle hi) { return clamp_any(a, lo, hi); };
   def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());

@@ -114,15 +114,16 @@ def test_python_bindings_follow_the_declaration(tmp_path):
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
     # python: both -> graft.dist and Tensor.dist through the argument parser, from the op's
     # PyTorch-style signature (the C++ names and defaults; self is `input`)
-    assert 'bind_parsed(m, &cls, true, "dist", {"dist(Tensor input, Tensor other, float p=2.0)"},' in bindings
+    assert '{"dist", "both", {"dist(Tensor input, Tensor other, float p=2.0)"}, &parsed_dist},' in bindings
+    assert "py::object parsed_dist(const ParsedArgs& p, const Tensor* self) {" in bindings
     # the method's self, or the function's first argument, parsed as the others are
     assert "const auto a_self = self ? *self : p.tensor(0);" in bindings
     assert "const auto a_p = p.float64(o + 1);" in bindings
     # python: torch -> graft.logsumexp only; an IntArrayRef is PyTorch's int[1] (an int or a sequence)
-    assert 'bind_parsed(m, nullptr, true, "logsumexp", {"logsumexp(Tensor input, int[1] dim, bool keepdim=False)"},' \
+    assert '{"logsumexp", "torch", {"logsumexp(Tensor input, int[1] dim, bool keepdim=False)"}, &parsed_logsumexp},' \
         in bindings
     assert "return graft::logsumexp(a_self, a_dim, a_keepdim);" in bindings
-    assert 'm.attr("_function_ops") = py::make_tuple("logsumexp", "dist");' in bindings  # functions first
+    assert bindings.index('{"logsumexp", ') < bindings.index('{"dist", ')  # functions first
     # a composite op: declared and a method, with no node
     header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
     assert "Tensor dist(const Tensor& self, const Tensor& other, double p = 2.0);" in header
@@ -201,8 +202,8 @@ def test_overloads_are_bound_once_with_their_signatures_in_order(tmp_path):
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
     # one binding, the overloads tried in declaration order; `*` makes dtype keyword-only in
     # Python, and C++ never sees it
-    assert ('bind_parsed(m, &cls, true, "sum", {"sum(Tensor input, *, ScalarType? dtype=None)", '
-            '"sum(Tensor input, int[1] dim, bool keepdim=False, *, ScalarType? dtype=None)"},') in bindings
+    assert ('{"sum", "both", {"sum(Tensor input, *, ScalarType? dtype=None)", '
+            '"sum(Tensor input, int[1] dim, bool keepdim=False, *, ScalarType? dtype=None)"}, &parsed_sum},') in bindings
     assert "case 0: {" in bindings and "case 1: {" in bindings
     assert "return graft::sum(a_self, a_dim, a_keepdim, a_dtype);" in bindings
     header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
@@ -570,7 +571,7 @@ def test_an_index_list_is_saved_tensor_by_tensor_and_bound_from_a_sequence(tmp_p
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
     assert "const auto a_indices = p.index_list(o + 0);" in bindings
     assert '"index(Tensor input, Tensor?[] indices)"' in bindings
-    assert 'm.attr("_function_ops") = py::make_tuple("index");' in bindings
+    assert '{"index", "both", {"index(Tensor input, Tensor?[] indices)"}, &parsed_index},' in bindings
 
 
 def test_an_inplace_form_writes_self_through_the_forward_and_records_the_ops_node(tmp_path):
@@ -686,7 +687,7 @@ def test_an_inplace_only_method_is_bound_through_its_self_handle(tmp_path):
     bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
     # Tensor.copy_ only; self is written through a non-const handle to the method's tensor, whose
     # Python object the binding then returns (pybind11 finds the registered instance)
-    assert 'bind_parsed(m, &cls, false, "copy_", {"copy_(Tensor input, Tensor src)"},' in bindings
+    assert '{"copy_", "method", {"copy_(Tensor input, Tensor src)"}, &parsed_copy_},' in bindings
     assert "auto a_self = self ? *self : p.tensor(0);" in bindings
     assert "return graft::copy_(a_self, a_src);" in bindings
 

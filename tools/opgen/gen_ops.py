@@ -1420,7 +1420,7 @@ def overload_case(i, op):
     (the first is the method's self, or the function's argument 0; the others start at `o`),
     then graft::<name> called, without the GIL when a tensor is large."""
     args, optional = parse_args(op, any_type=True), python_none(op)
-    lines = [f"          case {i}: {{"]
+    lines = [f"    case {i}: {{"]
     for k, (t, a, _) in enumerate(args):
         conv = "optional_tensor" if t == "const Tensor&" and a in optional else PY_ARGS[t][1]
         index = "0" if k == 0 else f"o + {k - 1}"
@@ -1428,55 +1428,57 @@ def overload_case(i, op):
         if k == 0 and t in ("const Tensor&", "Tensor&"):
             expr = f"self ? *self : {expr}"
         # an in-place op's self is written through its handle (the Python object returned is self's)
-        lines.append(f"            {'auto' if t == 'Tensor&' else 'const auto'} a_{a} = {expr};")
+        lines.append(f"      {'auto' if t == 'Tensor&' else 'const auto'} a_{a} = {expr};")
     heavy = " || ".join(f"(a_{a}.defined() && is_heavy(a_{a}))" if a in optional else f"is_heavy(a_{a})"
                         for t, a, _ in args if t in ("const Tensor&", "Tensor&")) or "false"
     call = ", ".join(f"a_{a}" for _, a, _ in args)
     result = f"py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}))"
     if returns(op) == RETURNS["TensorList"]:  # a tuple, as PyTorch returns a list of tensors
         result = f"py::tuple({result})"
-    lines.append(f"            return {result};")
-    lines.append("          }")
+    lines.append(f"      return {result};")
+    lines.append("    }")
     return lines
 
 
-def gen_op_bindings(decl):
-    """The function and composite ops' bindings (python: both | torch | method), included by
-    python/csrc/tensor_ops.cpp inside init_tensor_ops, where `m` is _C and `cls` _C.Tensor: each
-    op is bound once with its overloads' signatures (python_signature) through the argument
-    parser (python/csrc/arg_parser.h), which picks the overload or raises PyTorch's TypeError.
-    The GIL is let go while a large input is worked on."""
-    lines = [HEADER, "// The function and composite ops' Python bindings: graft.<name>(input, ...) and, with",
-             "// python: both | method, Tensor.<name>(...), each with its overloads' PyTorch-style signatures;",
-             "// _C._function_ops names the functions (graft/__init__.py exports them); python: nn ones are",
-             "// _C._nn's (torch.nn.functional's).", "{",
-             '  [[maybe_unused]] py::module_ nn_module = m.def_submodule("_nn");  // made with the activations']
+def binding_groups(decl):
+    """The generated bindings' ops by name, each name's overloads in PyTorch's order: an
+    overload taking a tensor before the one taking a number in that place, so a 0-d tensor goes
+    to the Tensor overload (masked_fill's MaskedFillBackward1); all bound alike."""
     groups = {}
     for op in decl["function"] + decl["composite"] + decl["inplace_only"]:
         if op["python"] in GENERATED_BINDINGS:
             groups.setdefault(op["name"], []).append(op)
     for name, group in groups.items():
-        # PyTorch's order: an overload taking a tensor before the one taking a number there, so
-        # a 0-d tensor goes to the Tensor overload (masked_fill's MaskedFillBackward1)
         group.sort(key=lambda op: sum(t == "const Scalar&" for t, _, _ in parse_args(op, any_type=True)))
-        where = group[0]["python"]
-        if any(op["python"] != where for op in group):
+        if any(op["python"] != group[0]["python"] for op in group):
             fail(f"op '{name}': its overloads are bound alike (one python value for all)")
-        signatures = ", ".join(json.dumps(python_signature(op)) for op in group)
-        cls = "&cls" if where in ("both", "method") else "nullptr"
-        module = "nn_module" if where == "nn" else "m"
-        lines += [f'  bind_parsed({module}, {cls}, {"true" if where != "method" else "false"}, "{name}", {{{signatures}}},',
-                  "              [](const ParsedArgs& p, const Tensor* self) -> py::object {",
-                  "                [[maybe_unused]] const size_t o = self ? 0 : 1;  // the arguments after the first",
-                  "                switch (p.overload()) {"]
+    return groups
+
+
+def gen_op_bindings(decl):
+    """The function, composite and in-place-only ops' bindings (python: both | torch | method |
+    nn), included by python/csrc/tensor_ops.cpp at namespace scope: a function per op,
+    parsed_<name>, that switches on the overload the argument parser (python/csrc/arg_parser.h)
+    picked, converts the arguments and calls graft::<name> (letting the GIL go while a large
+    input is worked on); and the table kGeneratedBindings of each op's name, where it is bound
+    and its overloads' PyTorch-style signatures, which bind_generated_ops binds."""
+    lines = [HEADER, "// The function, composite and in-place-only ops' Python bindings: graft.<name>(input, ...)",
+             "// and, with python: both | method, Tensor.<name>(...); python: nn ones are _C._nn's",
+             "// (torch.nn.functional's). Each parsed_<name> runs the overload the parser picked."]
+    groups = binding_groups(decl)
+    table = []
+    for name, group in groups.items():
+        lines += ["", f"py::object parsed_{name}(const ParsedArgs& p, const Tensor* self) {{",
+                  "  [[maybe_unused]] const size_t o = self ? 0 : 1;  // the arguments after the first",
+                  "  switch (p.overload()) {"]
         for i, op in enumerate(group):
-            lines += ["      " + line for line in overload_case(i, op)]
-        lines += ["                }",
-                  "                return py::none();  // every overload returns above",
-                  "              });"]
-    bound = [name for name, group in groups.items() if group[0]["python"] in ("both", "torch")]
-    lines.append(f'  m.attr("_function_ops") = py::make_tuple({", ".join(json.dumps(n) for n in bound)});')
-    lines.append("}")
+            lines += overload_case(i, op)
+        lines += ["  }", "  return py::none();  // every overload returns above", "}"]
+        signatures = ", ".join(json.dumps(python_signature(op)) for op in group)
+        table.append(f'    {{"{name}", "{group[0]["python"]}", {{{signatures}}}, &parsed_{name}}},')
+    lines += ["", "/// Each generated op: its name, where it is bound (both, torch, method or nn: _C._nn) and its",
+              "/// overloads' signatures in the order the parser tries them.",
+              "const GeneratedBinding kGeneratedBindings[] = {"] + table + ["};"]
     return "\n".join(lines) + "\n"
 
 
