@@ -354,29 +354,41 @@ std::string ArgSignature::describe() const {
 }
 
 ArgParser::ArgParser(const std::vector<std::string>& signatures, bool method) {
-  for (const std::string& s : signatures) signatures_.push_back(signature_of(s, method));
+  const std::string hidden_mark = "[hidden] ";
+  for (size_t i = 0; i < signatures.size(); ++i) {
+    const bool hidden = signatures[i].rfind(hidden_mark, 0) == 0;
+    ArgSignature s = signature_of(signatures[i].substr(hidden ? hidden_mark.size() : 0), false);
+    // a method has the overloads whose first parameter is a tensor (2 - x's sub(Number self,
+    // Tensor other) is graft.sub's only), without it: the method's self
+    if (method && (s.params.empty() || s.params[0].type != ArgType::Tensor)) continue;
+    if (method) s = signature_of(signatures[i].substr(hidden ? hidden_mark.size() : 0), true);
+    s.index = static_cast<int>(i);
+    s.hidden = hidden;
+    signatures_.push_back(std::move(s));
+  }
 }
 
 ParsedArgs ArgParser::parse(const py::args& args, const py::kwargs& kwargs) const {
   std::vector<py::object> values;
   for (size_t i = 0; i < signatures_.size(); ++i)
-    if (fit(signatures_[i], args, kwargs, values, false)) return ParsedArgs(static_cast<int>(i), std::move(values));
+    if (fit(signatures_[i], args, kwargs, values, false)) return ParsedArgs(signatures_[i].index, std::move(values));
   // PyTorch's rule: when only one overload takes as many arguments as were given, its own
-  // error; otherwise the list of them all
+  // error; otherwise the list of them all (hidden overloads are neither)
+  std::vector<const ArgSignature*> shown, plausible;
+  for (const ArgSignature& s : signatures_)
+    if (!s.hidden) shown.push_back(&s);
   const size_t given = args.size() + kwargs.size();
-  std::vector<size_t> plausible;
-  for (size_t i = 0; i < signatures_.size(); ++i) {
+  for (const ArgSignature* s : shown) {
     size_t required = 0;
-    for (const ArgParam& p : signatures_[i].params) required += p.default_value ? 0 : 1;
-    if (given >= required && (given <= signatures_[i].params.size() || signatures_[i].varargs_int_list))
-      plausible.push_back(i);
+    for (const ArgParam& p : s->params) required += p.default_value ? 0 : 1;
+    if (given >= required && (given <= s->params.size() || s->varargs_int_list)) plausible.push_back(s);
   }
-  if (signatures_.size() == 1 || plausible.size() == 1)
-    fit(signatures_[signatures_.size() == 1 ? 0 : plausible[0]], args, kwargs, values, true);
+  if (shown.size() == 1 || plausible.size() == 1)
+    fit(shown.size() == 1 ? *shown[0] : *plausible[0], args, kwargs, values, true);
   std::ostringstream out;
   out << signatures_[0].name << "() received an invalid combination of arguments - got " << given_types(args, kwargs)
       << ", but expected one of:\n";
-  for (const ArgSignature& s : signatures_) out << " * " << s.describe() << "\n" << mismatch_reason(s, args, kwargs);
+  for (const ArgSignature* s : shown) out << " * " << s->describe() << "\n" << mismatch_reason(*s, args, kwargs);
   throw TypeError(out.str());
 }
 

@@ -34,6 +34,9 @@ struct ArgSignature {
   std::vector<ArgParam> params;
   size_t max_positional = 0;      ///< the parameters before `*`
   bool varargs_int_list = false;  ///< one positional int list: view(2, 3) as view((2, 3))
+  int index = 0;                  ///< its place in the op's list (a method lacks the Number-self ones)
+  bool hidden = false;            ///< "[hidden] ..." : tried, but never named in a TypeError (PyTorch's
+                                  ///< add(Tensor, Number): its errors name the Tensor overload only)
   /// "(Tensor input, *, graft.dtype dtype)", as PyTorch lists it in its TypeError.
   std::string describe() const;
 };
@@ -72,7 +75,9 @@ class ParsedArgs {
 class ArgParser {
  public:
   /// `signatures`: "name(Type name[=default], ..., *, Type name=default)", one per overload,
-  /// tried in order; `method`: the first parameter is self and is not in the Python call.
+  /// tried in order ("[hidden] " before one keeps it out of the TypeError); `method`: the first
+  /// parameter is self and is not in the Python call (overloads whose first is not a Tensor are
+  /// the function's only).
   ArgParser(const std::vector<std::string>& signatures, bool method);
   /// The arguments of a call (`self` already taken off for a method), or PyTorch's TypeError.
   ParsedArgs parse(const py::args& args, const py::kwargs& kwargs) const;

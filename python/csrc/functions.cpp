@@ -201,7 +201,7 @@ void bind_joining_and_shapes(py::module_& m) {
       "split", [](py::handle t, py::handle s, int64_t dim) { return py::tuple(t.attr("split")(s, dim)); },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
   for (const char* name :
-       {"unflatten", "reshape", "squeeze", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
+       {"unflatten", "squeeze", "select", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;
     m.def(
         name,

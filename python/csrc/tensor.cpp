@@ -412,8 +412,6 @@ void bind_views(TensorClass& cls) {
             return t.view(sizes_from_args(a, "view"));
           })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
-      .def("reshape", [](const Tensor& t, py::args a,
-                         py::kwargs kw) { return t.reshape(sizes_from_args(a, kw, "reshape", "shape")); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
       .def("swapaxes", tm(&Tensor::transpose), py::arg("axis0"), py::arg("axis1"))
       .def_property_readonly("T",

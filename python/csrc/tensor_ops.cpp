@@ -332,22 +332,8 @@ void bind_arithmetic(py::module_& m, TensorClass& cls) {
   def_both(                                                                                                      \
       m, cls, py_name, [](const Tensor& a, py::handle b) { return binary_strict(py_name, a, b, GRAFT_FN(fn)); }, \
       py::arg(arg_name))
-  def_both(
-      m, cls, "add",
-      [](const Tensor& a, py::handle b, const Scalar& alpha) {
-        return binary_strict("add", a, b, [&](const auto& x, const auto& y) { return add(x, y, alpha); });
-      },
-      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  def_both(
-      m, cls, "sub",
-      [](const Tensor& a, py::handle b, const Scalar& alpha) {
-        return binary_strict("sub", a, b, [&](const auto& x, const auto& y) { return sub(x, y, alpha); });
-      },
-      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  m.attr("subtract") = m.attr("sub");
-  auto mul_fn = [](const Tensor& a, py::handle b) { return binary_strict("mul", a, b, GRAFT_FN(mul)); };
-  def_both(m, cls, "mul", mul_fn, py::arg("other"));
-  def_both(m, cls, "multiply", mul_fn, py::arg("other"));
+  // add, sub, mul, remainder, pow and floor_divide are generated (op_bindings.inc); div's
+  // rounding_mode=None is not declared yet
   auto div_fn = [](const Tensor& a, py::handle b, std::optional<std::string> rounding_mode) {
     if (rounding_mode) {
       const std::string mode = *rounding_mode;
@@ -358,9 +344,6 @@ void bind_arithmetic(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   def_both(m, cls, "divide", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   GRAFT_DEF_BINARY("true_divide", div, "other");
-  GRAFT_DEF_BINARY("floor_divide", floor_divide, "other");
-  GRAFT_DEF_BINARY("remainder", remainder, "other");
-  GRAFT_DEF_BINARY("pow", pow, "exponent");
 }
 
 /// The binary, binary predicate and bitwise ops declared in src/ops/ops.yaml.
@@ -479,6 +462,10 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
 #include "activation_bindings.inc"
   }
   bind_generated_ops(m, cls);
+  for (auto [alias, name] : {std::pair{"subtract", "sub"}, std::pair{"multiply", "mul"}}) {
+    m.attr(alias) = m.attr(name);
+    cls.attr(alias) = cls.attr(name);
+  }
   auto clamp_fn = [](const Tensor& a, py::handle lo, py::handle hi) { return clamp_any(a, lo, hi); };
   def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());

@@ -289,6 +289,26 @@ RSUB = """
 """
 
 
+def test_a_number_self_overload_is_the_functions_and_a_hidden_one_is_never_named(tmp_path):
+    both = "python: hand\n    hand: the test says why"
+    rsub_first = RSUB.replace("name: sub", "name: mul").replace(", const Scalar& alpha = 1]", "]").replace(
+        "neg(maybe_multiply(grad, alpha))", "neg(grad)")
+    text = ("function:" + MUL.replace(both, "python: both") + MUL_SCALAR.replace(both, "python: both\n    python_hidden: true")
+            + rsub_first.replace(both, "python: both"))
+    r = run(tmp_path, text)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    # PyTorch's order (a number self before a number elsewhere); a number self keeps its name
+    # (the method's parser leaves that overload out); "[hidden] " keeps one out of TypeErrors
+    assert ('{"mul", "both", {"mul(Tensor input, Tensor other)", "mul(Scalar self, Tensor other)", '
+            '"[hidden] mul(Tensor input, Scalar other)"}, &parsed_mul},') in bindings
+    assert "const auto a_self = p.scalar(0);" in bindings
+    for bad, message in ((text.replace("python_hidden: true", "python_hidden: 1"), "python_hidden is true"),
+                         (text.replace("method: false\n    python: both", "method: false\n    python: method"),
+                          "binds Tensor.mul, so its first argument is 'const Tensor& self'")):
+        assert_refused(tmp_path, bad, message)
+
+
 def test_overloads_are_one_op_with_a_node_each(tmp_path):
     r = run(tmp_path, "function:" + MUL + MUL_SCALAR + RSUB)
     assert r.returncode == 0, r.stderr

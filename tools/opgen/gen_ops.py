@@ -123,9 +123,11 @@ FIELDS = {
 # `python_defaults` gives defaults Python has where C++ has none, written as C++ defaults: an
 # overload's C++ defaults may not make a call ambiguous (conv2d's padding string overload), its
 # Python ones may, as the parser tries the overloads in order
+# `python_hidden: true` keeps an overload out of the parser's TypeError (tried in its turn, never
+# named), as PyTorch's errors for add, sub and mul name only their Tensor overload
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
-PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults"}
+PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden"}
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"} | PYTHON_FIELDS,
                    "composite": {"overload", "returns", "inplace", "hand"} | PYTHON_FIELDS,
                    "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
@@ -441,8 +443,14 @@ def check_python(op, args):
     name = op["name"]
     if op["python"] not in PYTHON_BINDINGS:
         fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
-    if op["python"] in ("both", "method") and args[0][:2] != ("const Tensor&", "self"):
+    # an overload of a number self (2 - x: sub(Scalar self, Tensor other)) is graft.name's only
+    first = args[0][:2] if args else None
+    if op["python"] in ("both", "method") and first != ("const Tensor&", "self") \
+            and not (op["python"] == "both" and first == ("const Scalar&", "self") and "overload" in op):
         fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so its first argument is 'const Tensor& self'")
+    if op.get("python_hidden", False) is not False and (op.get("python_hidden") is not True
+                                                        or op["python"] not in GENERATED_BINDINGS):
+        fail(f"op '{name}': python_hidden is true (an overload the parser's TypeError does not name) or left out")
     for field, kinds in (("python_none", ("const Tensor&", "IntArrayRef")), ("python_sequences", ("IntArrayRef",))):
         for a in op.get(field, []):
             if not any((t, a) in [(k, n) for k in kinds] for t, n, _ in args) or op["python"] in ("hand", "none"):
@@ -1411,8 +1419,9 @@ def python_signature(op):
             kind += "?"
         d = op.get("python_defaults", {}).get(a, d)
         default = "" if d is None else "=" + python_default(op["name"], d)
-        params.append(f"{kind} {'input' if i == 0 and a == 'self' else a}{default}")
-    return f"{op['name']}({', '.join(params)})"
+        tensor_self = i == 0 and a == "self" and t in ("const Tensor&", "Tensor&")  # a number self stays self
+        params.append(f"{kind} {'input' if tensor_self else a}{default}")
+    return f"{'[hidden] ' if op.get('python_hidden') else ''}{op['name']}({', '.join(params)})"
 
 
 def overload_case(i, op):
@@ -1440,6 +1449,13 @@ def overload_case(i, op):
     return lines
 
 
+def overload_rank(op):
+    """Where PyTorch lists an overload: by its number of Scalar arguments, and among as many, a
+    number self (pow(Number self, Tensor exponent)) before a number elsewhere."""
+    args = parse_args(op, any_type=True)
+    return sum(t == "const Scalar&" for t, _, _ in args), args[0][0] != "const Scalar&"
+
+
 def binding_groups(decl):
     """The generated bindings' ops by name, each name's overloads in PyTorch's order: an
     overload taking a tensor before the one taking a number in that place, so a 0-d tensor goes
@@ -1449,7 +1465,7 @@ def binding_groups(decl):
         if op["python"] in GENERATED_BINDINGS:
             groups.setdefault(op["name"], []).append(op)
     for name, group in groups.items():
-        group.sort(key=lambda op: sum(t == "const Scalar&" for t, _, _ in parse_args(op, any_type=True)))
+        group.sort(key=overload_rank)
         if any(op["python"] != group[0]["python"] for op in group):
             fail(f"op '{name}': its overloads are bound alike (one python value for all)")
     return groups
