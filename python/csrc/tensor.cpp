@@ -475,20 +475,13 @@ void bind_more_views(TensorClass& cls) {
            return t.view(shape);
          },
          py::arg("dim"), py::arg("sizes"))
-      .def("select", tm(&Tensor::select), py::arg("dim"), py::arg("index"))
       .def(
           "split",
           [](const Tensor& t, py::handle split, int64_t dim) {  // a tuple, as PyTorch's
             if (PyLong_Check(split.ptr())) return py::tuple(py::cast(t.split(split.cast<int64_t>(), dim)));
             return py::tuple(py::cast(t.split(IntArrayRef(int_list(split)), dim)));
           },
-          py::arg("split_size"), py::arg("dim") = 0)
-      .def(
-          "as_strided",
-          [](const Tensor& t, std::vector<int64_t> size, std::vector<int64_t> stride, std::optional<int64_t> offset) {
-            return t.as_strided(size, stride, offset);
-          },
-          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+          py::arg("split_size"), py::arg("dim") = 0);
 }
 
 /// requires_grad, grad, grad_fn, is_leaf, backward, register_hook, ...
