@@ -130,7 +130,8 @@ FIELDS = {
 PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden"}
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"} | PYTHON_FIELDS,
                    "composite": {"overload", "returns", "inplace", "hand"} | PYTHON_FIELDS,
-                   "binary_predicate": {"operator"}, "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
+                   "binary_predicate": {"operator"},
+                   "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
                    "binary": {"python", "hand"}, "activation": {"inplace_node", "inplace_derivative", "hand"}}
 INPLACE = (True,)
 RETURNS = {"Tensor": "Tensor", "TensorList": "std::vector<Tensor>"}
@@ -159,13 +160,15 @@ LIST_SIZES = ("std::vector<Shape>", "detail::sizes_of({})")
 # its type in the op's PyTorch-style signature, and the ParsedArgs call converting it. An
 # IntArrayRef takes an int or a sequence (PyTorch's int[1]); a Scalar, a Python number; a
 # Reduction, PyTorch's string ('mean', 'sum', 'none').
-PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "Tensor&": ("Tensor", "tensor"), "double": ("float", "float64"), "int64_t": ("int", "int64"),
-           "bool": ("bool", "boolean"), "std::optional<int64_t>": ("int?", "optional_int64"),
+PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "Tensor&": ("Tensor", "tensor"), "double": ("float", "float64"),
+           "int64_t": ("int", "int64"), "bool": ("bool", "boolean"), "std::optional<int64_t>": ("int?", "optional_int64"),
            "IntArrayRef": ("int[1]", "int_list"), "const Scalar&": ("Scalar", "scalar"),
-           "std::optional<Scalar>": ("Scalar?", "optional_scalar"), "std::optional<double>": ("float?", "optional_float64"),
+           "std::optional<Scalar>": ("Scalar?", "optional_scalar"),
+           "std::optional<double>": ("float?", "optional_float64"),
            "std::optional<DType>": ("ScalarType?", "optional_dtype"), "DType": ("ScalarType", "dtype"),
-           "const std::string&": ("str", "string"), "std::string_view": ("str", "string"), "Reduction": ("str", "reduction"),
-           "const TensorList&": ("Tensor[]", "tensor_list"), INDEX_LIST: ("Tensor?[]", "index_list")}
+           "const std::string&": ("str", "string"), "std::string_view": ("str", "string"),
+           "Reduction": ("str", "reduction"), "const TensorList&": ("Tensor[]", "tensor_list"),
+           INDEX_LIST: ("Tensor?[]", "index_list")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
 # method (Tensor.name only), nn (_C._nn.name: torch.nn.functional's), hand (bound by hand in python/csrc, for the reason the
 # declaration's `hand:` field gives) or none (not a PyTorch function: C++ only)
