@@ -73,7 +73,9 @@ ArgParam param_of(const std::string& text, bool keyword_only) {
   return p;
 }
 
-ArgSignature signature_of(const std::string& text, bool method) {
+// "name(Type a, *, Type b=default)" -> the signature; for a method, without its self, or none
+// when the first parameter is not a tensor (that overload is the function's only).
+std::optional<ArgSignature> signature_of(const std::string& text, bool method) {
   ArgSignature s;
   const size_t open = text.find('('), close = text.rfind(')');
   s.name = text.substr(0, open);
@@ -88,7 +90,10 @@ ArgSignature signature_of(const std::string& text, bool method) {
     }
     s.params.push_back(param_of(item, keyword_only));
   }
-  if (method && !s.params.empty()) s.params.erase(s.params.begin());  // self
+  if (method) {  // a method's overloads have a tensor self (sub(Number self, Tensor other) is graft.sub's only)
+    if (s.params.empty() || s.params[0].type != ArgType::Tensor) return std::nullopt;
+    s.params.erase(s.params.begin());
+  }
   for (const ArgParam& p : s.params) s.max_positional += p.keyword_only ? 0 : 1;
   s.varargs_int_list = s.max_positional == 1 && s.params[0].type == ArgType::IntList;
   return s;
@@ -357,14 +362,11 @@ ArgParser::ArgParser(const std::vector<std::string>& signatures, bool method) {
   const std::string hidden_mark = "[hidden] ";
   for (size_t i = 0; i < signatures.size(); ++i) {
     const bool hidden = signatures[i].rfind(hidden_mark, 0) == 0;
-    ArgSignature s = signature_of(signatures[i].substr(hidden ? hidden_mark.size() : 0), false);
-    // a method has the overloads whose first parameter is a tensor (2 - x's sub(Number self,
-    // Tensor other) is graft.sub's only), without it: the method's self
-    if (method && (s.params.empty() || s.params[0].type != ArgType::Tensor)) continue;
-    if (method) s = signature_of(signatures[i].substr(hidden ? hidden_mark.size() : 0), true);
-    s.index = static_cast<int>(i);
-    s.hidden = hidden;
-    signatures_.push_back(std::move(s));
+    std::optional<ArgSignature> s = signature_of(signatures[i].substr(hidden ? hidden_mark.size() : 0), method);
+    if (!s) continue;  // not the method's
+    s->index = static_cast<int>(i);
+    s->hidden = hidden;
+    signatures_.push_back(std::move(*s));
   }
 }
 

@@ -420,12 +420,7 @@ def check_inplace_only(op):
             fail(f"op '{name}': a formula cannot name self, which the op overwrites")
     if op["python"] not in ("method", "hand", "none"):
         fail(f"op '{name}': python must be method (Tensor.{name}, returning the tensor itself), hand or none")
-    if op["python"] == "method":
-        for t, a, d in args[1:]:
-            if t not in PY_ARGS:
-                fail(f"op '{name}': argument '{a}' of type {t} has no generated Python binding (python: hand)")
-            if d is not None:
-                python_default(name, d)
+    check_python(op, args)
     if op.get("allows_overlap", True) is not True:
         fail(f"op '{name}': allows_overlap is true or left out")
 
@@ -448,7 +443,7 @@ def check_python(op, args):
         fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
     # an overload of a number self (2 - x: sub(Scalar self, Tensor other)) is graft.name's only
     first = args[0][:2] if args else None
-    if op["python"] in ("both", "method") and first != ("const Tensor&", "self") \
+    if op["python"] in ("both", "method") and first not in (("const Tensor&", "self"), ("Tensor&", "self")) \
             and not (op["python"] == "both" and first == ("const Scalar&", "self") and "overload" in op):
         fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so its first argument is 'const Tensor& self'")
     if op.get("python_hidden", False) is not False and (op.get("python_hidden") is not True
