@@ -341,14 +341,31 @@ def test_overloads_are_one_op_with_a_node_each(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("function:" + MUL + MUL, "op 'mul' is declared twice"),
     ("function:" + MUL + MUL_SCALAR.replace("    overload: Scalar\n", ""), "op 'mul' is declared twice"),
-    ("function:" + MUL + "composite:" + DIST.replace("name: dist", "name: mul").replace(
-        "    doc:", "    overload: Other\n    doc:"), "declared in one family"),
+    ("function:" + MUL + "composite:" + DIST.replace("name: dist", "name: mul"), "op 'mul' is declared twice"),
+    ("function:" + MUL + "unary_float:" + TANH.replace("name: tanh", "name: mul"), "declared in one family"),
     ("function:" + MUL_SCALAR.replace("other: ~", "other: grad"), "the number 'other' gets no gradient"),
     ("function:" + MUL.replace("other: grad * self", "other: ~"), "the derivative for other is missing"),
     ("function:" + RSUB.replace("method: false", "method: true"), "a method's first argument"),
 ])
 def test_a_bad_overload_is_refused(tmp_path, text, message):
     assert_refused(tmp_path, text, message)
+
+
+def test_a_function_op_takes_composite_overloads_bound_with_it(tmp_path):
+    # PyTorch's max(input, other) is maximum: a composite overload beside the function ones,
+    # one Python binding for all (the function's overloads first)
+    other = DIST.replace("name: dist", "name: mul").replace("    doc:", "    overload: Other\n    doc:")
+    r = run(tmp_path, "function:" + MUL.replace("python: hand\n    hand: the test says why", "python: both")
+            + "composite:" + other)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    assert ('{"mul", "both", {"mul(Tensor input, Tensor other)", '
+            '"mul(Tensor input, Tensor other, float p=2.0)"}, &parsed_mul}') in bindings
+    assert "Tensor mul(const Tensor& self, const Tensor& other, double p = 2.0);" in \
+        (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    # one op-table row: the function's
+    assert "GRAFT_COMPOSITE_OP(mul" not in (tmp_path / "gen/include/graft/ops/composite_ops.def").read_text()
+    assert "GRAFT_FUNCTION_OP(mul)" in (tmp_path / "gen/include/graft/ops/function_ops.def").read_text()
 
 
 LT = """

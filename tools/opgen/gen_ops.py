@@ -146,8 +146,8 @@ SAVED_INDEX_LIST = "detail::SavedTensorList"
 ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
                "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
-               "const std::string&": "std::string", "Reduction": "Reduction", "DType": "DType", "Device": "Device",
-               INDEX_LIST: SAVED_INDEX_LIST}
+               "const std::string&": "std::string", "std::optional<std::string_view>": "std::optional<std::string>",
+               "Reduction": "Reduction", "DType": "DType", "Device": "Device", INDEX_LIST: SAVED_INDEX_LIST}
 # what a formula may name of a tensor argument `t` without the node saving the tensor:
 # `t_sizes`, `t_strides`, `t_offset` (its storage offset), `t_dtype`, `t_device` (its type in
 # the node, and how it is read from t)
@@ -167,6 +167,7 @@ PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "Tensor&": ("Tensor", "tensor"
            "std::optional<double>": ("float?", "optional_float64"),
            "std::optional<DType>": ("ScalarType?", "optional_dtype"), "DType": ("ScalarType", "dtype"),
            "const std::string&": ("str", "string"), "std::string_view": ("str", "string"),
+           "std::optional<std::string_view>": ("str?", "optional_string"),
            "Reduction": ("str", "reduction"), "const TensorList&": ("Tensor[]", "tensor_list"),
            INDEX_LIST: ("Tensor?[]", "index_list")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
@@ -234,11 +235,13 @@ def check(family, ops, seen):
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             fail(f"op name '{name}' is not a lower-case identifier")
         overloads = seen.setdefault(name, [])
+        # one family per op, but for a function op's composite overloads (PyTorch's
+        # CompositeImplicitAutograd ones over another op: max(self, other) is maximum)
         if overloads and (None in overloads or op.get("overload") is None
                           or op["overload"] in [o for _, o in overloads]
-                          or any(f != family for f, _ in overloads)):
-            fail(f"op '{name}' is declared twice (overloads of one op are declared in one family, each with "
-                 f"its own `overload` name)")
+                          or any(f != family and {f, family} != {"function", "composite"} for f, _ in overloads)):
+            fail(f"op '{name}' is declared twice (overloads of one op are declared in one family, or as a "
+                 f"function op's composite overloads, each with its own `overload` name)")
         overloads.append((family, op.get("overload")))
         if op.get("python") == "hand" and not (isinstance(op.get("hand"), str) and op["hand"].strip()):
             fail(f"op '{name}': python: hand needs `hand:`, the reason the binding cannot be generated")
@@ -742,7 +745,8 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
         if storage.get(a) == SAVED_INDEX_LIST:
             out.append(f"    const std::vector<std::optional<Tensor>> {a} = {a}_.unpack(this);")
             continue
-        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string", "std::optional<Scalar>", LIST_SIZES[0])
+        by_ref = storage.get(a, "double") in ("Shape", "Scalar", "std::string", "std::optional<Scalar>",
+                                              "std::optional<std::string>", LIST_SIZES[0])
         ref = "const auto&" if by_ref else f"const {storage.get(a, 'double')}"
         out.append(f"    {ref} {a} = {a}_;")
     if lists:
@@ -1442,16 +1446,20 @@ def overload_case(i, op):
     result = f"py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}))"
     if returns(op) == RETURNS["TensorList"]:  # a tuple, as PyTorch returns a list of tensors
         result = f"py::tuple({result})"
+    elif isinstance(op.get("returns"), list) and op["python"] != "nn":  # graft.return_types.<name>
+        result = (f'[&] {{ auto [first, second] = maybe_without_gil({heavy}, [&] {{ return graft::{op["name"]}({call}); }});'
+                  f' return make_return_pair("{op["name"]}", std::move(first), std::move(second)); }}()')
     lines.append(f"      return {result};")
     lines.append("    }")
     return lines
 
 
 def overload_rank(op):
-    """Where PyTorch lists an overload: by its number of Scalar arguments, and among as many, a
-    number self (pow(Number self, Tensor exponent)) before a number elsewhere."""
+    """Where PyTorch lists an overload: by its number of Scalar arguments (optional ones too:
+    clamp's tensor bounds before its numbers), and among as many, a number self (pow(Number
+    self, Tensor exponent)) before a number elsewhere."""
     args = parse_args(op, any_type=True)
-    return sum(t == "const Scalar&" for t, _, _ in args), args[0][0] != "const Scalar&"
+    return sum(t in ("const Scalar&", "std::optional<Scalar>") for t, _, _ in args), args[0][0] != "const Scalar&"
 
 
 def binding_groups(decl):
@@ -1535,8 +1543,11 @@ def main():
     write_if_changed(f"{out}/python/op_bindings.inc", gen_op_bindings(decl))
     write_if_changed(f"{out}/include/graft/ops/generated_forwards.h", gen_forwards_h(decl))
     write_if_changed(f"{out}/include/graft/ops/inplace_ops.def", gen_inplace_def(decl))
+    function_names = {op["name"] for op in decl["function"]}
     for family in FIELDS:
-        write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, decl[family]))
+        # a function op's composite overloads are its row (the op table has one row per op)
+        rows = [op for op in decl[family] if family != "composite" or op["name"] not in function_names]
+        write_if_changed(f"{out}/include/graft/ops/{family}_ops.def", gen_def(family, rows))
         if family not in ("function", "composite", "inplace_only"):  # their registry entries are written by hand
             write_if_changed(f"{out}/tests/{family}_registry.def", gen_registry_def(family, decl[family]))
 
