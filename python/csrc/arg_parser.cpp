@@ -432,6 +432,9 @@ std::optional<DType> ParsedArgs::optional_dtype(size_t i) const {
   return is_none(i) ? std::nullopt : std::optional<DType>(dtype(i));
 }
 std::string ParsedArgs::string(size_t i) const { return values_[i].cast<std::string>(); }
+std::optional<std::string> ParsedArgs::optional_string(size_t i) const {
+  return is_none(i) ? std::nullopt : std::optional<std::string>(string(i));
+}
 std::vector<Tensor> ParsedArgs::tensor_list(size_t i) const {
   std::vector<Tensor> out;
   for (py::handle item : values_[i]) out.push_back(as_tensor_unchecked(item));

@@ -63,6 +63,7 @@ class ParsedArgs {
   DType dtype(size_t i) const;
   std::optional<DType> optional_dtype(size_t i) const;
   std::string string(size_t i) const;
+  std::optional<std::string> optional_string(size_t i) const;
   std::vector<Tensor> tensor_list(size_t i) const;
   std::vector<std::optional<Tensor>> index_list(size_t i) const;
 

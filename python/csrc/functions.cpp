@@ -200,7 +200,7 @@ void bind_joining_and_shapes(py::module_& m) {
   m.def(
       "split", [](py::handle t, py::handle s, int64_t dim) { return py::tuple(t.attr("split")(s, dim)); },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  for (const char* name : {"unflatten", "squeeze", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
+  for (const char* name : {"unflatten", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;
     m.def(
         name,

@@ -427,61 +427,35 @@ void bind_views(TensorClass& cls) {
                                            t.dim(), "-D tensor.");
                                return t.transpose(-2, -1);
                              })
-      .def("expand",
-           [](const Tensor& t, py::args a, py::kwargs kw) {
-             if (kw.contains("implicit")) PyDict_DelItemString(kw.ptr(), "implicit");
-             return t.expand(sizes_from_args(a, kw, "expand", "size"));
-           })
-      .def("expand_as", tm(&Tensor::expand_as))
-      .def(
-          "squeeze",
-          [](const Tensor& t, py::object dim) {
-            if (dim.is_none()) return t.squeeze();
-            std::vector<int64_t> dims = dims_from_object(dim);
-            Tensor r = t;
-            // squeeze several dims: highest first so the remaining indices stay valid
-            for (auto& d : dims) d = d < 0 ? d + t.dim() : d;
-            std::sort(dims.rbegin(), dims.rend());
-            for (int64_t d : dims) r = r.squeeze(d);
-            return r;
-          },
-          py::arg("dim") = py::none());
+      .def("expand_as", tm(&Tensor::expand_as));
 }
 
 /// unsqueeze, expand, narrow and the other views.
 void bind_more_views(TensorClass& cls) {
   cls.def(
-         "unflatten",
-         [](const Tensor& t, int64_t dim, py::handle sizes) {
-           std::vector<int64_t> given = int_list(sizes);
-           GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
-           int64_t d = dim < 0 ? dim + t.dim() : dim;
-           GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [",
-                       -t.dim(), ", ", t.dim() - 1, "], but got ", dim, ")");
-           // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
-           int64_t known = 1, inferred = -1;
-           for (size_t i = 0; i < given.size(); ++i)
-             if (given[i] == -1 && inferred < 0)
-               inferred = static_cast<int64_t>(i);
-             else
-               known *= given[i];
-           if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
-           GRAFT_CHECK(inferred >= 0 || known == t.size(d), RuntimeError, "unflatten: Provided sizes ",
-                       IntArrayRef(given), " don't multiply up to the size of dim ", d, " (", t.size(d),
-                       ") in the input tensor");
-           std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
-           for (int64_t s : given) shape.push_back(s);
-           shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
-           return t.view(shape);
-         },
-         py::arg("dim"), py::arg("sizes"))
-      .def(
-          "split",
-          [](const Tensor& t, py::handle split, int64_t dim) {  // a tuple, as PyTorch's
-            if (PyLong_Check(split.ptr())) return py::tuple(py::cast(t.split(split.cast<int64_t>(), dim)));
-            return py::tuple(py::cast(t.split(IntArrayRef(int_list(split)), dim)));
-          },
-          py::arg("split_size"), py::arg("dim") = 0);
+      "unflatten",
+      [](const Tensor& t, int64_t dim, py::handle sizes) {
+        std::vector<int64_t> given = int_list(sizes);
+        GRAFT_CHECK(!given.empty(), RuntimeError, "unflatten: sizes must be non-empty");
+        int64_t d = dim < 0 ? dim + t.dim() : dim;
+        GRAFT_CHECK(d >= 0 && d < t.dim(), IndexError, "Dimension out of range (expected to be in range of [", -t.dim(),
+                    ", ", t.dim() - 1, "], but got ", dim, ")");
+        // a -1 is inferred from the unflattened dim alone (a 0-element tensor has one answer too)
+        int64_t known = 1, inferred = -1;
+        for (size_t i = 0; i < given.size(); ++i)
+          if (given[i] == -1 && inferred < 0)
+            inferred = static_cast<int64_t>(i);
+          else
+            known *= given[i];
+        if (inferred >= 0 && known > 0 && t.size(d) % known == 0) given[inferred] = t.size(d) / known;
+        GRAFT_CHECK(inferred >= 0 || known == t.size(d), RuntimeError, "unflatten: Provided sizes ", IntArrayRef(given),
+                    " don't multiply up to the size of dim ", d, " (", t.size(d), ") in the input tensor");
+        std::vector<int64_t> shape(t.sizes().begin(), t.sizes().begin() + d);
+        for (int64_t s : given) shape.push_back(s);
+        shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
+        return t.view(shape);
+      },
+      py::arg("dim"), py::arg("sizes"));
 }
 
 /// requires_grad, grad, grad_fn, is_leaf, backward, register_hook, ...

@@ -149,17 +149,6 @@ int64_t correction_of(py::handle unbiased, py::handle correction) {
   return 1;
 }
 
-/// max/min: no dim -> the value; an int dim -> (values, indices); a tensor -> maximum/minimum.
-py::object max_min(bool is_max, const Tensor& self, py::handle dim, bool keepdim) {
-  if (dim.is_none()) return py::cast(is_max ? max(self) : min(self));
-  if (is_tensor(dim)) {
-    Tensor o = as_tensor_unchecked(dim);
-    return py::cast(is_max ? maximum(self, o) : minimum(self, o));
-  }
-  auto [v, i] = is_max ? max(self, dim.cast<int64_t>(), keepdim) : min(self, dim.cast<int64_t>(), keepdim);
-  return make_return_pair(is_max ? "max" : "min", std::move(v), std::move(i));
-}
-
 /// A Python number or tensor operand as a tensor (numbers as wrapped numbers).
 Tensor operand(py::handle o, const Tensor& like) {
   return is_tensor(o) ? as_tensor_unchecked(o) : scalar_like(to_scalar(o), like);
@@ -225,11 +214,6 @@ Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
   auto [l, h] = clamp_bounds(lo, hi);
   DType d = clamp_dtype(a.dtype(), l, h);
   return clamp(d == a.dtype() ? a : a.to(d), l, h);
-}
-
-Tensor cast_for_dtype(const Tensor& t, py::handle dtype) {
-  if (dtype.is_none()) return t;
-  return t.to(dtype.cast<DType>());
 }
 
 /// The Python operators (+, -, *, /, //, %, **, comparisons): binary and reflected forms.
@@ -332,8 +316,8 @@ void bind_arithmetic(py::module_& m, TensorClass& cls) {
   def_both(                                                                                                      \
       m, cls, py_name, [](const Tensor& a, py::handle b) { return binary_strict(py_name, a, b, GRAFT_FN(fn)); }, \
       py::arg(arg_name))
-  // add, sub, mul, remainder, pow and floor_divide are generated (op_bindings.inc); div's
-  // rounding_mode=None is not declared yet
+  // add, sub, mul, div, remainder, pow and floor_divide are generated (op_bindings.inc); the
+  // aliases divide and true_divide are bound here
   auto div_fn = [](const Tensor& a, py::handle b, std::optional<std::string> rounding_mode) {
     if (rounding_mode) {
       const std::string mode = *rounding_mode;
@@ -341,7 +325,6 @@ void bind_arithmetic(py::module_& m, TensorClass& cls) {
     }
     return binary_strict("div", a, b, GRAFT_FN(div));
   };
-  def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   def_both(m, cls, "divide", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   GRAFT_DEF_BINARY("true_divide", div, "other");
 }
@@ -466,8 +449,8 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
     m.attr(alias) = m.attr(name);
     cls.attr(alias) = cls.attr(name);
   }
+  // clamp is generated; its alias clip and clamp_min/clamp_max are bound here
   auto clamp_fn = [](const Tensor& a, py::handle lo, py::handle hi) { return clamp_any(a, lo, hi); };
-  def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_both(
       m, cls, "clamp_min", [](const Tensor& a, py::handle lo) { return clamp_any(a, lo, py::none()); }, py::arg("min"));
@@ -496,26 +479,7 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
 /// sum, mean, max, min, ... with PyTorch's dim and keepdim forms.
 void bind_reductions(py::module_& m, TensorClass& cls) {
   // ---- reductions ----
-  def_both(
-      m, cls, "mean",
-      [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
-        const Tensor x = cast_for_dtype(a, dtype);
-        return dim.is_none() && !keepdim ? mean(x) : mean(x, reduce_dims(dim), keepdim);
-      },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  def_both(
-      m, cls, "prod",
-      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim, py::object dtype) {
-        const Tensor x = cast_for_dtype(a, dtype);
-        Tensor r = dim ? prod(x, *dim, keepdim) : prod(x);       // integers multiply as int64
-        return dtype.is_none() ? r : r.to(dtype.cast<DType>());  // the requested dtype is the result's
-      },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  for (bool is_max : {true, false})  // max/min: dim optional
-    def_both(
-        m, cls, is_max ? "max" : "min",
-        [is_max](const Tensor& a, py::object dim, bool keepdim) { return max_min(is_max, a, dim, keepdim); },
-        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  // mean, prod, max, min, softmax and log_softmax are generated (op_bindings.inc)
   def_both(
       m, cls, "var",
       [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
@@ -532,14 +496,6 @@ void bind_reductions(py::module_& m, TensorClass& cls) {
       },
       py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("correction") = py::none());
-  def_both(
-      m, cls, "softmax",
-      [](const Tensor& a, int64_t dim, py::object dtype) { return softmax(cast_for_dtype(a, dtype), dim); },
-      py::arg("dim"), py::arg("dtype") = py::none());
-  def_both(
-      m, cls, "log_softmax",
-      [](const Tensor& a, int64_t dim, py::object dtype) { return log_softmax(cast_for_dtype(a, dtype), dim); },
-      py::arg("dim"), py::arg("dtype") = py::none());
   def_both(
       m, cls, "any", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_any(a, dim, keepdim); },
       py::arg("dim") = py::none(), py::arg("keepdim") = false);
@@ -636,52 +592,30 @@ void bind_inplace_arithmetic(py::module_&, TensorClass& cls) {
           py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
 }
 
-/// fill_, copy_, clamp_, index_put_ and masked_fill_ in place.
+/// clamp_, index_put_ and masked_fill_ in place.
 void bind_inplace_fills(py::module_&, TensorClass& cls) {
+  // fill_ and copy_ are generated (python: method, returning the Python object itself)
   cls.def(
-         "fill_",
-         [](py::handle s, py::handle v) {
-           Tensor t = self_of(s, "fill_");
-           if (is_tensor(v)) {
-             Tensor val = as_tensor_unchecked(v);
-             GRAFT_CHECK(val.dim() == 0, RuntimeError,
-                         "fill_ only supports 0-dimension value tensor but got tensor with ", val.dim(),
-                         " dimensions.");
-             t.copy_(val);  // differentiable in the value, as PyTorch's fill_(Tensor)
+         "clamp_",
+         [](py::handle s, py::handle lo, py::handle hi) {
+           Tensor t = self_of(s, "clamp_");
+           if (is_tensor(lo) || is_tensor(hi)) {
+             Tensor l, h;  // a number bound beside a tensor one is a wrapped number, as PyTorch's
+             if (!lo.is_none()) l = operand(lo, t);
+             if (!hi.is_none()) h = operand(hi, t);
+             GRAFT_CHECK(l.defined() || h.defined(), RuntimeError,
+                         "torch.clamp: At least one of 'min' or 'max' must not be None");
+             clamp_(t, l, h);
            } else {
-             t.fill_(to_scalar(v));
+             auto [l, h] = clamp_bounds(lo, hi);
+             DType d = clamp_dtype(t.dtype(), l, h);
+             GRAFT_CHECK(d == t.dtype(), RuntimeError, "result type ", scalar_type_name(d),
+                         " can't be cast to the desired output type ", scalar_type_name(t.dtype()));
+             t.clamp_(l, h);
            }
            return s;
          },
-         py::arg("value"))
-      .def(
-          "copy_",
-          [](py::handle s, const Tensor& src, bool) {
-            self_of(s, "copy_").copy_(src);
-            return s;
-          },
-          py::arg("src"), py::arg("non_blocking") = false)
-      .def(
-          "clamp_",
-          [](py::handle s, py::handle lo, py::handle hi) {
-            Tensor t = self_of(s, "clamp_");
-            if (is_tensor(lo) || is_tensor(hi)) {
-              Tensor l, h;  // a number bound beside a tensor one is a wrapped number, as PyTorch's
-              if (!lo.is_none()) l = operand(lo, t);
-              if (!hi.is_none()) h = operand(hi, t);
-              GRAFT_CHECK(l.defined() || h.defined(), RuntimeError,
-                          "torch.clamp: At least one of 'min' or 'max' must not be None");
-              clamp_(t, l, h);
-            } else {
-              auto [l, h] = clamp_bounds(lo, hi);
-              DType d = clamp_dtype(t.dtype(), l, h);
-              GRAFT_CHECK(d == t.dtype(), RuntimeError, "result type ", scalar_type_name(d),
-                          " can't be cast to the desired output type ", scalar_type_name(t.dtype()));
-              t.clamp_(l, h);
-            }
-            return s;
-          },
-          py::arg("min") = py::none(), py::arg("max") = py::none())
+         py::arg("min") = py::none(), py::arg("max") = py::none())
       .def(
           "index_put_",
           [](py::handle s, py::handle indices, const Tensor& values, bool accumulate) {
@@ -703,42 +637,9 @@ void bind_inplace_fills(py::module_&, TensorClass& cls) {
           py::arg("mask"), py::arg("value"));
 }
 
-/// random_ (its three forms in one method) and pow_; the other random fills are generated
-/// (python: method in src/ops/ops.yaml).
-void bind_random_fills(py::module_&, TensorClass& cls) {
-  // PyTorch's three forms: random_(), random_(to), random_(from, to) with to=None meaning the
-  // largest integer the dtype holds exactly
-  // random_'s integers as PyTorch's parser takes them: a Python int (bool refused), an overflow
-  // a RuntimeError
-  auto random_bound = [](py::handle o) -> int64_t {
-    GRAFT_CHECK(PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr()), TypeError,
-                "random_() received an invalid combination of arguments - got (",
-                std::string(py::str(o.get_type().attr("__name__"))),
-                "), but expected one of:\n * (*, torch.Generator generator)\n * (int from, int to, *, "
-                "torch.Generator generator)\n * (int to, *, torch.Generator generator)\n");
-    return to_scalar(o).to_long();
-  };
-  cls.def("random_", [random_bound](py::handle s, const py::args& args, const py::kwargs& kwargs) {
-    Tensor t = self_of(s, "random_");
-    const size_t n = args.size() + kwargs.size();
-    GRAFT_CHECK(n <= 2 && (kwargs.size() == 0 || kwargs.contains("from") || kwargs.contains("to")), TypeError,
-                "random_() received an invalid combination of arguments");
-    py::object from = args.size() > 0           ? py::reinterpret_borrow<py::object>(args[0])
-                      : kwargs.contains("from") ? py::reinterpret_borrow<py::object>(kwargs["from"])
-                                                : py::object();
-    py::object to = args.size() > 1         ? py::reinterpret_borrow<py::object>(args[1])
-                    : kwargs.contains("to") ? py::reinterpret_borrow<py::object>(kwargs["to"])
-                                            : py::object();
-    if (n == 0) return random_(t), s;
-    if (n == 1 && !kwargs.contains("from")) {  // random_(to)
-      random_(t, random_bound(to ? to : from));
-      return s;
-    }
-    // (from, to): both given, to possibly None
-    GRAFT_CHECK(from && !from.is_none() && to, TypeError, "random_() received an invalid combination of arguments");
-    random_(t, random_bound(from), !to || to.is_none() ? std::nullopt : std::optional<int64_t>(random_bound(to)));
-    return s;
-  });
+/// pow_ (a tensor or number exponent); the random fills are generated (python: method in
+/// src/ops/ops.yaml).
+void bind_inplace_pow(py::module_&, TensorClass& cls) {
   cls.def(
       "pow_",
       [](py::handle s, py::handle e) {
@@ -764,7 +665,7 @@ void init_tensor_ops(py::module_& m, TensorClass& cls) {
   bind_linalg_and_indexing(m, cls);
   bind_inplace_arithmetic(m, cls);
   bind_inplace_fills(m, cls);
-  bind_random_fills(m, cls);
+  bind_inplace_pow(m, cls);
 }
 
 }  // namespace graft::python

@@ -92,7 +92,7 @@ Tensor rounding_div(const Tensor& a, const Tensor& b, DivMode mode, const char* 
   GRAFT_CHECK(!zero_div, RuntimeError, "ZeroDivisionError");
   return out.result();
 }
-DivMode rounding_mode_of(const std::string& rounding_mode) {
+DivMode rounding_mode_of(std::string_view rounding_mode) {
   GRAFT_CHECK(rounding_mode == "trunc" || rounding_mode == "floor", RuntimeError,
               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", rounding_mode, "'");
   return rounding_mode == "trunc" ? DivMode::Trunc : DivMode::Floor;
@@ -127,12 +127,16 @@ Tensor detail::div_forward(const Tensor& self, const Tensor& other, Tensor* into
 Tensor detail::div_forward(const Tensor& self, const Scalar& other, Tensor* into) {
   return scalar_forward(BinaryOp::Div, self, other, "div", 1, false, into);
 }
-Tensor detail::div_forward(const Tensor& self, const Tensor& other, const std::string& rounding_mode, Tensor* into) {
-  const DivMode mode = rounding_mode_of(rounding_mode);
+Tensor detail::div_forward(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                           Tensor* into) {
+  if (!rounding_mode) return div_forward(self, other, into);
+  const DivMode mode = rounding_mode_of(*rounding_mode);
   return rounding_div(self, other, mode, "div", into);
 }
-Tensor detail::div_forward(const Tensor& self, const Scalar& other, const std::string& rounding_mode, Tensor* into) {
-  const DivMode mode = rounding_mode_of(rounding_mode);
+Tensor detail::div_forward(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode,
+                           Tensor* into) {
+  if (!rounding_mode) return div_forward(self, other, into);
+  const DivMode mode = rounding_mode_of(*rounding_mode);
   detail::check_tensor(self, "div", "self");
   return rounding_div(self, detail::wrapped_number(other, self.device()), mode, "div", into);
 }
@@ -232,9 +236,15 @@ Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std:
   GRAFT_CHECK(min || max, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(self, "clamp");
   GRAFT_CHECK(self.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
-  // a bound must fit the tensor's dtype (a float bound on an integer tensor is compared as a float)
+  // a float bound makes an integer self float (the default dtype), as PyTorch's type promotion
+  if (is_integral(self.dtype(), true) && ((min && min->is_floating_point()) || (max && max->is_floating_point()))) {
+    GRAFT_CHECK(!into, RuntimeError, "result type ", scalar_type_name(default_dtype()),
+                " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
+    return clamp_forward(detail::cast_nograd(self, default_dtype()), min, max);
+  }
+  // a bound must fit the tensor's dtype
   for (const std::optional<Scalar>* b : {&min, &max})
-    if (*b && !(is_integral(self.dtype(), true) && (*b)->is_floating_point())) (*b)->check_fits(self.dtype());
+    if (*b) (*b)->check_fits(self.dtype());
   const double inf = std::numeric_limits<double>::infinity();
   return unary_forward(UnaryOp::Clamp, self, "clamp", false, min ? min->to_double() : -inf,
                        max ? max->to_double() : inf, into);

@@ -14,9 +14,16 @@ void detail::fill_write(Tensor& self, const Scalar& value) {
   value.check_fits(self.dtype());
   kernel::fill(self, value);
 }
+void detail::fill_write(Tensor& self, const Tensor& value) {
+  detail::check_tensor(value, "fill_", "value");
+  GRAFT_CHECK(value.dim() == 0, RuntimeError, "fill_ only supports 0-dimension value tensor but got tensor with ",
+              value.dim(), " dimensions.");
+  if (detail::has_data(self)) fill_write(self, value.item());  // a meta self has nothing to write
+}
 void detail::zero_write(Tensor& self) { kernel::fill(self, 0); }
 
-void detail::copy_write(Tensor& self, const Tensor& src) {
+// non_blocking: CPU copies are synchronous (an asynchronous one is a device's)
+void detail::copy_write(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   detail::check_tensor(src, "copy_", "src");
   GRAFT_CHECK(IntArrayRef(detail::broadcast_shapes(self.sizes(), src.sizes())).equals(self.sizes()), RuntimeError,
               "copy_: the source of shape ", src.sizes(), " cannot be broadcast to the destination of shape ",

@@ -57,22 +57,33 @@ Tensor sum_out(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional
   const DType out_dtype = dtype ? *dtype : is_floating_point(self.dtype()) ? self.dtype() : kInt64;
   return reduce_forward(ReduceOp::Sum, self, mask, keepdim, out_dtype);
 }
-Tensor mean_out(const Tensor& self, IntArrayRef dims, bool keepdim) {
+Tensor mean_out(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
   detail::check_tensor(self, "mean");
+  if (dtype) {
+    GRAFT_CHECK(is_floating_point(*dtype), RuntimeError,
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+                "dtype. Got: ",
+                scalar_type_name(*dtype));
+    // PyTorch converts the input to the requested dtype and averages that
+    if (*dtype != self.dtype()) return mean_out(detail::cast_nograd(self, *dtype), dims, keepdim, std::nullopt);
+  }
   GRAFT_CHECK(is_floating_point(self.dtype()), RuntimeError,
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
               "Got: ",
-              dtype_name(self.dtype()));
+              scalar_type_name(self.dtype()));
   const uint64_t mask = detail::dim_mask(dims, self.dim(), "mean");
   Tensor out = reduce_forward(ReduceOp::Sum, self, mask, keepdim, self.dtype());
   kernel::binary_scalar(kernel::BinaryOp::Div, out, out,
                         static_cast<double>(detail::reduced_count(self.sizes(), mask)));
   return out;
 }
-Tensor prod_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+Tensor prod_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, std::optional<DType> dtype) {
   detail::check_tensor(self, "prod");
+  if (dtype && *dtype != self.dtype())  // as sum: the input converted to dtype first
+    return prod_out(detail::cast_nograd(self, *dtype), dim, keepdim, dtype);
   const uint64_t mask = dim ? detail::dim_mask({*dim}, self.dim(), "prod") : detail::dim_mask({}, self.dim(), "prod");
-  const DType out_dtype = is_floating_point(self.dtype()) ? self.dtype() : kInt64;
+  // the requested dtype is the result's (int32 stays int32); without one integers multiply as int64
+  const DType out_dtype = dtype ? *dtype : is_floating_point(self.dtype()) ? self.dtype() : kInt64;
   return reduce_forward(ReduceOp::Prod, self, mask, dim ? keepdim : false, out_dtype);
 }
 }  // namespace
@@ -81,10 +92,16 @@ Tensor detail::sum_forward(const Tensor& self, std::optional<DType> dtype) { ret
 Tensor detail::sum_forward(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   return sum_out(self, dim, keepdim, dtype);
 }
-Tensor detail::mean_forward(const Tensor& self) { return mean_out(self, {}, false); }
-Tensor detail::mean_forward(const Tensor& self, IntArrayRef dim, bool keepdim) { return mean_out(self, dim, keepdim); }
-Tensor detail::prod_forward(const Tensor& self) { return prod_out(self, std::nullopt, false); }
-Tensor detail::prod_forward(const Tensor& self, int64_t dim, bool keepdim) { return prod_out(self, dim, keepdim); }
+Tensor detail::mean_forward(const Tensor& self, std::optional<DType> dtype) { return mean_out(self, {}, false, dtype); }
+Tensor detail::mean_forward(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  return mean_out(self, dim, keepdim, dtype);
+}
+Tensor detail::prod_forward(const Tensor& self, std::optional<DType> dtype) {
+  return prod_out(self, std::nullopt, false, dtype);
+}
+Tensor detail::prod_forward(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
+  return prod_out(self, dim, keepdim, dtype);
+}
 
 static Tensor max_min_all(const Tensor& a, bool is_max) {
   const char* name = is_max ? "max" : "min";
@@ -206,6 +223,17 @@ Tensor softmax_out(const Tensor& a, int64_t dim, bool log) {
 }  // namespace
 Tensor detail::softmax_forward(const Tensor& a, int64_t dim) { return softmax_out(a, dim, false); }
 Tensor detail::log_softmax_forward(const Tensor& a, int64_t dim) { return softmax_out(a, dim, true); }
+
+// ---- the composite overloads (ops.yaml): PyTorch's, over another op ----
+// softmax(self, dim, dtype): self converted first, a ToCopyBackward0 under autograd as PyTorch's
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return softmax(dtype ? self.to(*dtype) : self, dim);
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return log_softmax(dtype ? self.to(*dtype) : self, dim);
+}
+Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
+Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
 
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
   detail::check_tensor(a, "dist", "self");

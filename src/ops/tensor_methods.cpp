@@ -66,8 +66,6 @@ std::string Tensor::toString() const {
   return std::string(device().is_meta() ? "Meta" : "CPU") + names[static_cast<int>(dtype())];
 }
 
-std::vector<Tensor> Tensor::split(IntArrayRef s, int64_t d) const { return graft::split_with_sizes(*this, s, d); }
-
 Tensor Tensor::sum(std::optional<DType> dt) const { return graft::sum(*this, dt); }
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dt) const {
   GRAFT_CHECK(!dims.empty(), ValueError, "sum: dims must not be empty (use sum() for a full reduction)");

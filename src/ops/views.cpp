@@ -188,7 +188,7 @@ Geometry detail::permute_geometry(const Tensor& self, IntArrayRef dims) {
   return g;
 }
 
-Geometry detail::expand_geometry(const Tensor& self, IntArrayRef size) {
+Geometry detail::expand_geometry(const Tensor& self, IntArrayRef size, bool /*implicit: tracing's mark*/) {
   detail::check_tensor(self, "expand");
   GRAFT_CHECK(static_cast<int64_t>(size.size()) >= self.dim(), RuntimeError, "expand(", self.toString(), "{",
               self.sizes(), "}, size=", size, "): the number of sizes provided (", size.size(),
@@ -233,6 +233,19 @@ Geometry squeezed(const Tensor& self, std::optional<int64_t> dim) {
 }  // namespace
 Geometry detail::squeeze_geometry(const Tensor& self) { return squeezed(self, std::nullopt); }
 Geometry detail::squeeze_geometry(const Tensor& self, int64_t dim) { return squeezed(self, dim); }
+Geometry detail::squeeze_geometry(const Tensor& self, IntArrayRef dim) {
+  detail::check_tensor(self, "squeeze");
+  // the dims named (each once; none when the list is empty) whose size is 1
+  const uint64_t mask = dim.empty() ? 0 : detail::dim_mask(dim, self.dim(), "squeeze");
+  Geometry g;
+  g.offset = self.storage_offset();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.size(d) == 1 && (mask >> d & 1)) continue;
+    g.sizes.push_back(self.size(d));
+    g.strides.push_back(self.stride(d));
+  }
+  return g;
+}
 
 Geometry detail::unsqueeze_geometry(const Tensor& self, int64_t dim) {
   detail::check_tensor(self, "unsqueeze");
@@ -291,6 +304,10 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
   Shape sizes = infer_size(shape, self.numel(), "reshape");
   if (view_strides(self, sizes)) return graft::view(self, sizes);
   return graft::view(graft::clone(self), sizes);
+}
+
+std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return graft::split_with_sizes(self, split_size, dim);
 }
 
 Tensor Tensor::expand_as(const Tensor& o) const {

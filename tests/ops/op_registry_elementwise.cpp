@@ -395,6 +395,12 @@ void register_elementwise(Registry& r) {
             Domain::NonZero),
         unary(
             "scalar", [](auto& a) { return div(a, 4.0); }, [](double a) { return a / 4.0; }),
+        // rounding_mode nullopt: true division through DivBackward2's gradients
+        binary(
+            "tensor_no_mode", [](auto& a, auto& b) { return div(a, b, std::nullopt); },
+            [](double a, double b) { return a / b; }, Domain::Any, Domain::NonZero),
+        unary(
+            "scalar_no_mode", [](auto& a) { return div(a, -2.5, std::nullopt); }, [](double a) { return a / -2.5; }),
         unary(
             "rdiv_operator", [](auto& a) { return 2.0 / a; }, [](double a) { return 2.0 / a; }, Domain::NonZero)}});
   {

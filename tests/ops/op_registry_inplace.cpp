@@ -274,9 +274,15 @@ void register_inplace(Registry& r) {
                     "on_view", [](Tensor v) { v.zero_(); }, [](double) { return 0.0; })}});
   r.push_back({"fill_",
                {inplace(
-                   "", [](Tensor& s, const TensorList&) -> Tensor& { return s.fill_(-1.25); },
-                   [](const TensorList& x) { return TensorList{full_like(x[0], -1.25)}; },
-                   ref1([](double) { return -1.25; }), self_samples())}});
+                    "", [](Tensor& s, const TensorList&) -> Tensor& { return s.fill_(-1.25); },
+                    [](const TensorList& x) { return TensorList{full_like(x[0], -1.25)}; },
+                    ref1([](double) { return -1.25; }), self_samples()),
+                // fill_(Tensor): the 0-d value's gradient is the sum of self's (FillBackward3)
+                inplace(
+                    "tensor_value", [](Tensor& s, const TensorList& x) -> Tensor& { return s.fill_(x[1]); },
+                    [](const TensorList& x) { return TensorList{x[1].expand_as(x[0]).clone()}; },
+                    ref2([](double, double b) { return b; }),
+                    {{"2x3_0d", {rnd({2, 3}), rnd({})}}, {"0d_0d", {rnd({}), rnd({})}}})}});
   r.push_back(
       {"copy_",
        {inplace(

@@ -110,6 +110,13 @@ void register_reductions(Registry& r) {
         red(
             "dim0_keepdim", [](auto& a) { return mean(a, {0}, true); }, {0}, true, mean_of, dim1_samples(false)),
         red(
+            "dim1_dtype", [](auto& a) { return mean(a, {1}, false, kFloat64); }, {1}, false, mean_of,
+            dim1_samples(false)),
+        // dtype= converts the input first: integers averaged as float64
+        red(
+            "int_as_float64", [](auto& a) { return mean(a, kFloat64); }, {}, false, mean_of,
+            {{"int_2x2", {ints({2, 2}, {1, -2, 3, 7})}}}, kFloat64, /*differentiable=*/false),
+        red(
             "empty_all_nan", [](auto& a) { return mean(a); }, {}, false, mean_of, {{"empty", {rnd({0, 2})}, false}},
             kFloat64, /*differentiable=*/false)}});
   r.push_back(
@@ -120,6 +127,12 @@ void register_reductions(Registry& r) {
             "dim1", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of, dim1_samples()),
         red(
             "dim0_keepdim", [](auto& a) { return prod(a, 0, true); }, {0}, true, prod_of, dim1_samples()),
+        red(
+            "all_dtype", [](auto& a) { return prod(a, kFloat64); }, {}, false, prod_of, all_samples()),
+        // the requested dtype is the result's (int64 input multiplied as int32)
+        red(
+            "int_as_int32", [](auto& a) { return prod(a, 1, false, kInt32); }, {1}, false, prod_of,
+            {{"int_2x2", {ints({2, 2}, {1, -2, 3, 7})}}}, kInt32),
         red("all_with_zero", [](auto& a) { return prod(a); }, {}, false, prod_of,
             {{"one_zero", {vals({2, 2}, {0.5, 0, 2, -1.5})}}, {"two_zeros", {vals({3}, {0, 1.5, 0})}}}),
         red("dim1_with_zero", [](auto& a) { return prod(a, 1); }, {1}, false, prod_of,

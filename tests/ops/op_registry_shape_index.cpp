@@ -240,7 +240,17 @@ void register_shape_index(Registry& r) {
             {{"2x1x3x1", {rnd({2, 1, 3, 1})}}, {"1x1", {rnd({1, 1})}}, {"0d", {rnd({})}}, {"1x0", {rnd({1, 0})}}}),
         one(
             "dim1", [](auto& a) { return a.squeeze(1); }, [squeezed](const RT& a) { return squeezed(a, 1); },
-            {{"2x1x3", {rnd({2, 1, 3})}}, {"2x3_noop", {rnd({2, 3})}}})}});
+            {{"2x1x3", {rnd({2, 1, 3})}}, {"2x3_noop", {rnd({2, 3})}}}),
+        // PyTorch 2's squeeze.dims: dims 0 and -1 (2 of 1x3x1; 0 of 1x3x2, -1 left as it is)
+        one(
+            "dims_0_neg1",
+            [](auto& a) {
+              return a.squeeze(IntArrayRef{0, -1});
+            },
+            [squeezed](const RT& a) {
+              return a.sizes.back() == 1 ? squeezed(squeezed(a, a.dim() - 1), 0) : squeezed(a, 0);
+            },
+            {{"1x3x1", {rnd({1, 3, 1})}}, {"1x3x2", {rnd({1, 3, 2})}}})}});
   auto unsq = [](const RT& a, int64_t d) {
     Shape64 s = a.sizes;
     s.insert(s.begin() + wrap(d, a.dim() + 1), 1);

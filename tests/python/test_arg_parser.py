@@ -129,6 +129,31 @@ OVERLOADED = {  # several overloads: the first line, and the value one of them g
     "a list by keyword": lambda t, x: t.masked_fill(x, x > 0, value=[1]),
     "a number": lambda t, x: x.masked_fill(x > 0, 2),
     "a 0-d tensor": lambda t, x: x.masked_fill(x > 0, t.tensor(2.0)),
+    # div's rounding_mode (str?, required by keyword in its overloads): None is true division
+    "div(rounding_mode=None)": lambda t, x: t.div(x, x, rounding_mode=None),
+    "div(2, rounding_mode=None)": lambda t, x: x.div(2, rounding_mode=None),
+    "div's unknown rounding mode": lambda t, x: x.div(2, rounding_mode="round"),
+    "div's int rounding mode": lambda t, x: x.div(x, rounding_mode=1),
+    "div of a string": lambda t, x: t.div(x, "a"),
+    # clamp: the Tensor overload first; a 0-d tensor bound is also a number; one of each mixes
+    "clamp(0-d tensor, number)": lambda t, x: t.clamp(x, t.tensor(0.5), 1),
+    "clamp(tensor, number)": lambda t, x: t.clamp(x, t.ones(2), 1),
+    "clamp of a string": lambda t, x: t.clamp(x, "a"),
+    "clamp without bounds": lambda t, x: x.clamp(),
+    "clamp(max=) of an integer tensor with a float": lambda t, x: t.ones(2, dtype=t.int64).clamp(max=0.5),
+    # mean/prod/softmax's dtype=
+    "mean(dtype=long)": lambda t, x: x.mean(dtype=t.int64),
+    "mean of longs as float64": lambda t, x: t.ones(2, dtype=t.int64).mean(0, dtype=t.float64),
+    "prod(dim=0, dtype=)": lambda t, x: t.prod(x, 0, dtype=t.int32),
+    "prod(dtype positionally)": lambda t, x: x.prod(t.float64),
+    "softmax(dtype=)": lambda t, x: t.softmax(x, 1, dtype=t.float64),
+    # the in-place-only methods: fill_'s 0-d tensor, random_'s three forms
+    "fill_ of a string": lambda t, x: x.fill_("a"),
+    "fill_ of a 1-D tensor": lambda t, x: x.fill_(t.ones(2)),
+    "fill_ of a 0-d tensor": lambda t, x: x.fill_(t.tensor(3.0)),
+    "random_(2, None)": lambda t, x: x.random_(2, None),
+    "random_(to=5)": lambda t, x: x.random_(to=5),
+    "expand(implicit=1)": lambda t, x: x.expand(2, 2, implicit=1),
 }
 
 
@@ -172,6 +197,43 @@ def test_a_list_of_tensors_returns_as_a_tuple():
     for results in (x.chunk(2), graft.chunk(x, 2), x.unbind(), graft.unbind(x, 1), x.split(2), x.split([1, 3]),
                     graft.split(x, 2), x.split_with_sizes([1, 3]), graft.split_with_sizes(x, [3, 1])):
         assert type(results) is tuple and all(isinstance(t, graft.Tensor) for t in results)
+
+
+def test_max_and_min_of_a_dim_return_named_tuples():
+    x = graft.tensor([[1.0, 5.0], [4.0, 2.0]])
+    for r, values, indices in ((x.max(1), [5.0, 4.0], [1, 0]), (graft.min(x, 0, keepdim=True), [[1.0, 2.0]], [[0, 1]])):
+        assert type(r) is getattr(graft.return_types, "max" if values[0] == 5.0 else "min")
+        assert r.values.tolist() == values and r.indices.tolist() == indices and r[0] is r.values
+    assert x.max().item() == 5.0 and graft.max(x, x.t()).tolist() == [[1.0, 5.0], [5.0, 2.0]]
+
+
+def test_random_takes_ints_not_bools():
+    # (PyTorch lists a generator= graft's random fills do not take, so its texts differ)
+    x = graft.zeros(3)
+    for call in (lambda: x.random_(True), lambda: x.random_(1, 2, 3), lambda: x.random_(1.5)):
+        with pytest.raises(TypeError):
+            call()
+    assert x.random_(3, None).ge(3).all() and x.random_(2, 4).ge(2).all() and x.random_(4).lt(4).all()
+
+
+def test_clamp_in_place_keeps_an_integer_tensors_dtype():
+    # PyTorch 2's text names the dtype "Long" (1.13's "long int")
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        graft.ones(2, dtype=graft.int64).clamp_(0.5)
+
+
+def test_squeeze_takes_a_tuple_of_dims_as_pytorch_2():
+    # PyTorch 2's squeeze.dims: each named dim of size 1 goes (SqueezeBackward2); none for ()
+    x = graft.ones(1, 2, 1, 1, requires_grad=True)
+    y = x.squeeze((0, -1))
+    assert y.shape == (2, 1) and y.grad_fn.name() == "SqueezeBackward2" and y._base is x
+    assert graft.squeeze(x, [1, 2]).shape == (1, 2, 1) and x.squeeze(()).shape == (1, 2, 1, 1)
+    y.sum().backward()
+    assert x.grad.shape == (1, 2, 1, 1) and x.grad.sum().item() == 2.0
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        x.squeeze((0, -4))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.squeeze((4,))
 
 
 def test_sum_picks_its_overload_as_pytorch_does():

@@ -400,6 +400,13 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              "x.div(2, rounding_mode='floor')", "x % 0.3", "x ** 2", "x ** y", "x.pow(2.5)", "x.clamp(0.4, 0.9)",
              "lib.clamp(x, y)", "x.sum()", "x.sum(0)", "x.sum(1, keepdim=True)", "x.sum(dtype=lib.float64)",
              "x.mean()", "x.mean(1)", "x.prod()", "x.prod(0)", "x.square()",
+             # rounding_mode=None is true division (DivBackward2); dtype= converts first (mean and prod
+             # record no cast: the engine converts the gradient; softmax records ToCopyBackward0);
+             # max(other) is maximum; a 0-d bound is a number, a tensor bound the Tensor overload
+             "x.div(y, rounding_mode=None)", "lib.div(x, 2, rounding_mode=None)", "x.mean(dtype=lib.float64)",
+             "x.mean(1, keepdim=True, dtype=lib.float64)", "x.prod(dtype=lib.float64)", "x.prod(1, True)",
+             "x.softmax(1, dtype=lib.float64)", "lib.log_softmax(x, 0)", "x.softmax(-1, None)", "x.max(y)",
+             "lib.min(x, y)", "lib.clamp(x, y[0, 0], 0.9)", "lib.clamp(x, min=y)", "x.clamp(max=y[0])",
              # the views (view: true), with their nodes' names and gradients
              "x.t()", "x.transpose(0, 1)", "x.transpose(-1, -2)", "x.permute(1, 0)", "x.unsqueeze(0)",
              "x.unsqueeze(-1)", "x.unsqueeze(0).squeeze()", "x.unsqueeze(1).squeeze(1)", "x.expand(4, 2, 3)",
@@ -412,7 +419,8 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              # results (views sharing one node: the gradient of an unused output is zeros), two
              # outputs (the gradient goes where the indices say) and to()'s copy
              "lib.cat([x, y * 2, x], 1)", "lib.cat([x, lib.zeros(0)], 0)", "lib.stack([x, x * 2], 0)",
-             "lib.stack([x, y], -1)", "x.split(1, 1)[1]", "lib.split(x, [1, 2], 1)[0]", "x.chunk(2, 1)[0]",
+             "lib.stack([x, y], -1)", "x.split(1, 1)[1]", "lib.split(x, [1, 2], 1)[0]", "x.split([2, 1], 1)[1]",
+             "x.chunk(2, 1)[0]", "x.expand(2, 3, implicit=True)",
              "x.unbind(1)[2]", "x.max(1)[0]", "x.min(0, keepdim=True)[0]", "x.to(lib.float64)",
              "lib.nn.functional.max_pool2d(x.view(1, 1, 2, 3), 2, 1, return_indices=True)[0]",
              "lib.nn.functional.max_pool2d(x.view(1, 2, 3), 2, 2, padding=1)",
@@ -426,7 +434,8 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              "(x * 1).clamp_(0.5, 0.9)", "(x * 1).square_()", "(x * 1).masked_fill_(y > 0.7, 0.0)",
              "(x * 1).index_put_((lib.tensor([1, 0]),), x[0] * 2)", "(x * 1).div_(2, rounding_mode='floor')",
              # the in-place-only ops (ops.yaml's inplace_only): the node on self's history before the write
-             "(x * 1).fill_(2.0)", "(x * 1).zero_()", "(x * 1).copy_(y)", "lib.zeros(2, 3).copy_(x * 2)",
+             "(x * 1).fill_(2.0)", "(x * 1).fill_(x[0, 1])", "lib.zeros(2, 3).fill_(x[1, 2] * 2)", "(x * 1).zero_()",
+             "(x * 1).copy_(y)", "(x * 1).copy_(y, non_blocking=True)", "lib.zeros(2, 3).copy_(x * 2)",
              "lib.zeros(2, 3, dtype=lib.float64).copy_(x[0])"]
 
 

@@ -126,9 +126,8 @@ class Tensor {
   // reshape(), flatten(), narrow(), as_strided(): generated from src/ops/ops.yaml (below)
   Tensor expand_as(const Tensor& other) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
-  // split(split_size), chunk(), unbind(): generated from src/ops/ops.yaml (below)
-  /// split_with_sizes (libtorch's split.sizes overload).
-  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  // split(split_size), split(split_sizes) (libtorch's split.sizes), chunk(), unbind():
+  // generated from src/ops/ops.yaml (below)
 
   // ---- math (see ops.h) ----
   // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
