@@ -2,6 +2,7 @@
 // once, calls matched against them, PyTorch's TypeErrors when none fits.
 #include "arg_parser.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -90,9 +91,12 @@ std::optional<ArgSignature> signature_of(const std::string& text, bool method) {
     }
     s.params.push_back(param_of(item, keyword_only));
   }
-  if (method) {  // a method's overloads have a tensor self (sub(Number self, Tensor other) is graft.sub's only)
-    if (s.params.empty() || s.params[0].type != ArgType::Tensor) return std::nullopt;
-    s.params.erase(s.params.begin());
+  if (method) {  // a method's overloads have a tensor self, `input` (sub(Number self, Tensor other) is
+                 // graft.sub's only); where(Tensor condition, Tensor input, ...) is x.where(condition, ...)
+    auto self = std::find_if(s.params.begin(), s.params.end(),
+                             [](const ArgParam& p) { return p.type == ArgType::Tensor && p.name == "input"; });
+    if (self == s.params.end()) return std::nullopt;
+    s.params.erase(self);
   }
   for (const ArgParam& p : s.params) s.max_positional += p.keyword_only ? 0 : 1;
   s.varargs_int_list = s.max_positional == 1 && s.params[0].type == ArgType::IntList;

@@ -117,10 +117,6 @@ Scalar to_scalar(py::handle o);
 std::string path_arg(py::handle path);
 /// A size given as varargs (`view(2, 3)`) or one sequence (`view((2, 3))`, `view(x.shape)`).
 std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn);
-/// The same, or the sequence given as the keyword `keyword` (`x.permute(dims=(1, 0))`), which
-/// PyTorch names; missing, repeated or unknown keywords raise PyTorch's TypeErrors.
-std::vector<int64_t> sizes_from_args(const py::args& args, const py::kwargs& kwargs, const char* fn,
-                                     const char* keyword);
 /// A dim argument: None (all dims -> empty), an int, or a sequence of ints.
 std::vector<int64_t> dims_from_object(py::handle o);
 /// "cpu", "cuda:0", graft.device(...) or an int (a CUDA index, as PyTorch's).

@@ -219,24 +219,6 @@ std::vector<int64_t> sizes_from_args(const py::args& args, const char* fn) {
   return out;
 }
 
-std::vector<int64_t> sizes_from_args(const py::args& args, const py::kwargs& kwargs, const char* fn,
-                                     const char* keyword) {
-  py::object given;
-  for (auto item : kwargs) {
-    std::string key = py::str(item.first);
-    GRAFT_CHECK(key == keyword, TypeError, fn, "() got an unexpected keyword argument '", key, "'");
-    given = py::reinterpret_borrow<py::object>(item.second);
-  }
-  if (!given) {
-    GRAFT_CHECK(!args.empty(), TypeError, fn, "() missing 1 required positional arguments: \"", keyword, "\"");
-    return sizes_from_args(args, fn);
-  }
-  GRAFT_CHECK(args.empty(), TypeError, fn, "() got multiple values for argument '", keyword, "'");
-  GRAFT_CHECK(py::isinstance<py::sequence>(given) && !PyLong_Check(given.ptr()), TypeError, fn, "(): argument '",
-              keyword, "' must be tuple of ints, not ", std::string(py::str(given.get_type().attr("__name__"))));
-  return int_list(given);
-}
-
 std::vector<int64_t> dims_from_object(py::handle o) {
   if (o.is_none()) return {};
   if (PyLong_Check(o.ptr())) return {o.cast<int64_t>()};
@@ -402,16 +384,8 @@ void bind_conversion(TensorClass& cls) {
 /// view, reshape, permute, transpose, ... (views share storage and version counter).
 void bind_views(TensorClass& cls) {
   // ---- views ----
-  cls.def("view",
-          [](const Tensor& t, py::args a) {
-            if (a.size() == 1 && py::detail::make_caster<DType>().load(a[0], false)) {
-              GRAFT_CHECK(a[0].cast<DType>() == t.dtype(), NotImplementedError,
-                          "view(dtype) with a different element type is not supported");
-              return t.view(t.sizes());
-            }
-            return t.view(sizes_from_args(a, "view"));
-          })
-      .def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
+  // view (sizes or a dtype) is generated (op_bindings.inc)
+  cls.def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
       .def("swapaxes", tm(&Tensor::transpose), py::arg("axis0"), py::arg("axis1"))
       .def_property_readonly("T",

@@ -456,24 +456,6 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
       m, cls, "clamp_min", [](const Tensor& a, py::handle lo) { return clamp_any(a, lo, py::none()); }, py::arg("min"));
   def_both(
       m, cls, "clamp_max", [](const Tensor& a, py::handle hi) { return clamp_any(a, py::none(), hi); }, py::arg("max"));
-  cls.def(
-      "where",
-      [](const Tensor& self, const Tensor& cond, py::handle other) {
-        if (is_tensor(other)) return where(cond, self, as_tensor_unchecked(other));
-        return where(cond, self, to_scalar(other));
-      },
-      py::arg("condition"), py::arg("other"));
-  m.def(
-      "where",
-      [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
-        if (is_tensor(a) && is_tensor(b)) return py::cast(where(cond, as_tensor_unchecked(a), as_tensor_unchecked(b)));
-        if (is_tensor(a)) return py::cast(where(cond, as_tensor_unchecked(a), to_scalar(b)));
-        if (is_tensor(b)) return py::cast(where(cond, to_scalar(a), as_tensor_unchecked(b)));
-        Scalar sa = to_scalar(a), sb = to_scalar(b);
-        DType d = promote_types(sa.natural_dtype(), sb.natural_dtype());
-        return py::cast(where(cond, full_like(cond, sa, TensorOptions(d)), sb));
-      },
-      py::arg("condition"), py::arg("input"), py::arg("other"));
 }
 
 /// sum, mean, max, min, ... with PyTorch's dim and keepdim forms.
@@ -535,12 +517,7 @@ void bind_linalg_and_indexing(py::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "nonzero",
       [](const Tensor& a, bool as_tuple) -> py::object {
-        Tensor nz = nonzero(a);
-        if (!as_tuple) return py::cast(nz);
-        if (a.dim() == 0) return py::make_tuple(nonzero(a.reshape({1})).select(1, 0));  // a 0-d as 1-d
-        py::tuple out(a.dim());
-        for (int64_t d = 0; d < a.dim(); ++d) out[d] = py::cast(nz.select(1, d));
-        return out;
+        return as_tuple ? py::object(py::tuple(py::cast(nonzero_numpy(a)))) : py::cast(nonzero(a));
       },
       py::kw_only(), py::arg("as_tuple") = false);
 }

@@ -286,13 +286,20 @@ Tensor detail::where_forward(const Tensor& cond, const Tensor& a, const Tensor& 
   kernel::where(out, cond, detail::cast_nograd(a, ct), detail::cast_nograd(b, ct));
   return out;
 }
-Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
-  detail::check_tensor(a, "where", "self");
-  return where(cond, a, detail::wrapped_scalar(b, detail::result_type(a, b), a.device()));
+// ---- where's composite overloads (ops.yaml): numbers as wrapped numbers ----
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  detail::check_tensor(self, "where", "self");
+  return where(condition, self, detail::wrapped_scalar(other, detail::result_type(self, other), self.device()));
 }
-Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
-  detail::check_tensor(b, "where", "other");
-  return where(cond, detail::wrapped_scalar(a, detail::result_type(b, a), b.device()), b);
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  detail::check_tensor(other, "where", "other");
+  return where(condition, detail::wrapped_scalar(self, detail::result_type(other, self), other.device()), other);
+}
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  detail::check_tensor(condition, "where", "condition");
+  const DType dtype = promote_types(self.natural_dtype(), other.natural_dtype());  // 1 and 2.5: float32
+  return where(condition, detail::wrapped_scalar(self, dtype, condition.device()),
+               detail::wrapped_scalar(other, dtype, condition.device()));
 }
 
 // ---------------- the generated binary families' forwards (src/ops/ops.yaml) ----------------

@@ -377,6 +377,16 @@ Tensor nonzero(const Tensor& a) {
   return out;
 }
 
+std::vector<Tensor> nonzero_numpy(const Tensor& self) {
+  detail::check_tensor(self, "nonzero_numpy");
+  if (self.dim() == 0) return nonzero_numpy(self.reshape({1}));  // a 0-d self as 1-D, as NumPy's
+  const Tensor indices = nonzero(self);
+  std::vector<Tensor> out;
+  for (int64_t d = 0; d < self.dim(); ++d) out.push_back(indices.select(1, d));
+  return out;
+}
+std::vector<Tensor> where(const Tensor& condition) { return nonzero_numpy(condition); }
+
 Tensor detail::masked_select_forward(const Tensor& a, const Tensor& mask) {
   detail::check_tensor(a, "masked_select", "self");
   detail::check_tensor(mask, "masked_select", "mask");

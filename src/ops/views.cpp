@@ -88,27 +88,27 @@ std::optional<Shape> view_strides(const Tensor& a, IntArrayRef sizes) {
   return out;
 }
 
-Shape infer_size(IntArrayRef sizes, int64_t numel, const char* op) {
+Shape infer_size(IntArrayRef sizes, int64_t numel) {  // PyTorch's texts (no op name: view and reshape alike)
   Shape out = sizes.shape();
   int64_t infer = -1, prod = 1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      GRAFT_CHECK(infer < 0, RuntimeError, op, ": only one dimension can be inferred");
+      GRAFT_CHECK(infer < 0, RuntimeError, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
-      GRAFT_CHECK(out[i] >= 0, RuntimeError, op, ": invalid shape dimension ", out[i]);
-      GRAFT_CHECK(!__builtin_mul_overflow(prod, out[i], &prod), RuntimeError, op, ": shape '", sizes,
+      GRAFT_CHECK(out[i] >= 0, RuntimeError, "invalid shape dimension ", out[i]);
+      GRAFT_CHECK(!__builtin_mul_overflow(prod, out[i], &prod), RuntimeError, "shape '", sizes,
                   "' is invalid for input of size ", numel);
     }
   }
   if (infer >= 0) {
-    GRAFT_CHECK(prod != 0 || numel != 0, RuntimeError, op, ": cannot reshape tensor of 0 elements into shape ", sizes,
+    GRAFT_CHECK(prod != 0 || numel != 0, RuntimeError, "cannot reshape tensor of 0 elements into shape ", sizes,
                 " because the unspecified dimension size -1 can be any value and is ambiguous");
-    GRAFT_CHECK(prod != 0 && numel % prod == 0, RuntimeError, op, ": shape '", sizes, "' is invalid for input of size ",
+    GRAFT_CHECK(prod != 0 && numel % prod == 0, RuntimeError, "shape '", sizes, "' is invalid for input of size ",
                 numel);
     out[infer] = numel / prod;
   } else {
-    GRAFT_CHECK(prod == numel, RuntimeError, op, ": shape '", sizes, "' is invalid for input of size ", numel);
+    GRAFT_CHECK(prod == numel, RuntimeError, "shape '", sizes, "' is invalid for input of size ", numel);
   }
   return out;
 }
@@ -138,7 +138,7 @@ SliceBounds slice_bounds(int64_t n, std::optional<int64_t> start_o, std::optiona
 // ---- the view ops' geometries (src/ops/ops.yaml's function family, view: true) ----
 Geometry detail::view_geometry(const Tensor& self, IntArrayRef size) {
   detail::check_tensor(self, "view");
-  Shape sizes = infer_size(size, self.numel(), "view");
+  Shape sizes = infer_size(size, self.numel());
   auto strides = view_strides(self, sizes);
   GRAFT_CHECK(strides.has_value(), RuntimeError, "view",
               ": view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -301,9 +301,55 @@ Tensor derivatives::slice_backward(const Tensor& grad, IntArrayRef self_sizes, i
 // ---- the composite views (src/ops/ops.yaml's composite family) ----
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   detail::check_tensor(self, "reshape");
-  Shape sizes = infer_size(shape, self.numel(), "reshape");
+  Shape sizes = infer_size(shape, self.numel());
   if (view_strides(self, sizes)) return graft::view(self, sizes);
   return graft::view(graft::clone(self), sizes);
+}
+
+namespace {
+// The geometry of view(dtype) for a different element size: the last dim (of stride 1) scaled
+// by the ratio of the sizes, the other strides and the offset counted in the new elements.
+Geometry retyped_geometry(const Tensor& self, DType dtype) {
+  const auto from = static_cast<int64_t>(element_size(self.dtype())), to = static_cast<int64_t>(element_size(dtype));
+  const std::string what = detail::str(" to view ", scalar_type_name(self.dtype()), " as ", scalar_type_name(dtype),
+                                       " (different element sizes)");
+  GRAFT_CHECK(self.dim() > 0, RuntimeError, "self.dim() cannot be 0", what);
+  GRAFT_CHECK(self.stride(-1) == 1, RuntimeError, "self.stride(-1) must be 1", what, ", but got ", self.stride(-1));
+  Geometry g{Shape(self.sizes().begin(), self.sizes().end()), Shape(self.strides().begin(), self.strides().end()),
+             self.storage_offset()};
+  if (to < from) {  // each element becomes from / to of the new ones
+    for (int64_t d = 0; d + 1 < self.dim(); ++d) g.strides[d] *= from / to;
+    g.sizes.back() *= from / to;
+    g.offset *= from / to;
+    return g;
+  }
+  const int64_t ratio = to / from;
+  GRAFT_CHECK(g.sizes.back() % ratio == 0, RuntimeError, "self.size(-1) must be divisible by ", ratio, what,
+              ", but got ", g.sizes.back());
+  GRAFT_CHECK(g.offset % ratio == 0, RuntimeError, "self.storage_offset() must be divisible by ", ratio, what,
+              ", but got ", g.offset);
+  for (int64_t d = 0; d + 1 < self.dim(); ++d) {
+    GRAFT_CHECK(g.strides[d] % ratio == 0, RuntimeError, "self.stride(", d, ") must be divisible by ", ratio, what,
+                ", but got ", g.strides[d]);
+    g.strides[d] /= ratio;
+  }
+  g.sizes.back() /= ratio;
+  g.offset /= ratio;
+  return g;
+}
+}  // namespace
+
+// view(dtype): an alias of self's storage (its version counter too), outside autograd
+Tensor view(const Tensor& self, DType dtype) {
+  detail::check_tensor(self, "view");
+  const Geometry g = element_size(dtype) == element_size(self.dtype())
+                         ? Geometry{Shape(self.sizes().begin(), self.sizes().end()),
+                                    Shape(self.strides().begin(), self.strides().end()), self.storage_offset()}
+                         : retyped_geometry(self, dtype);
+  auto impl = make_intrusive<TensorImpl>(self.impl()->storage(), dtype, g.sizes, g.strides, g.offset);
+  impl->set_own_version(self.impl()->own_version());
+  impl->is_inference = self.impl()->is_inference;
+  return Tensor(std::move(impl));
 }
 
 std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {

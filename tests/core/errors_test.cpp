@@ -353,9 +353,9 @@ TEST(Errors, CatStackSplit) {
 
 TEST(Errors, ViewExpandShapes) {
   Tensor a = f2x3();
-  EXPECT_THROW_HAS(a.view({4}), RuntimeError, "view: shape '[4]' is invalid for input of size 6");
+  EXPECT_THROW_HAS(a.view({4}), RuntimeError, "shape '[4]' is invalid for input of size 6");
   EXPECT_THROW_HAS(a.view({-2, 3}), RuntimeError, "invalid shape dimension -2");
-  EXPECT_THROW_HAS(a.reshape({5, -1}), RuntimeError, "reshape: shape '[5, -1]' is invalid for input of size 6");
+  EXPECT_THROW_HAS(a.reshape({5, -1}), RuntimeError, "shape '[5, -1]' is invalid for input of size 6");
   EXPECT_THROW_HAS(a.t().view({6}), RuntimeError, "view size is not compatible with input tensor's size and stride");
   EXPECT_THROW_HAS(a.expand({2, 4}), RuntimeError,
                    "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1. "

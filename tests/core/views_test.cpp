@@ -33,6 +33,31 @@ TEST(Views, View) {
   expect_geom(zeros({1}).view({}), {}, {}, 0);
 }
 
+// view(dtype): the same bytes seen as another dtype, an alias outside autograd
+TEST(Views, ViewDtype) {
+  Tensor a = tensor({1.0, -2.0}).requires_grad_();
+  Tensor i = graft::view(a, kInt32);
+  EXPECT_TRUE(shares(a, i));
+  EXPECT_EQ(i.to_vector<int32_t>(), (std::vector<int32_t>{0x3f800000, static_cast<int32_t>(0xc0000000)}));
+  EXPECT_FALSE(i.requires_grad());
+  Tensor h = graft::view(arange(8.0, kFloat64).view({2, 4}), kInt32);  // narrower: the last dim doubles
+  expect_geom(h, {2, 8}, {8, 1}, 0);
+  Tensor d = graft::view(arange(8.0).view({2, 4}).slice(1, 2, 4), kFloat64);  // wider: halves
+  expect_geom(d, {2, 1}, {2, 1}, 1);
+  EXPECT_THROW_MSG(graft::view(zeros({2, 3}), kFloat64), RuntimeError,
+                   "self.size(-1) must be divisible by 2 to view Float as Double (different element sizes), but got 3");
+  EXPECT_THROW_MSG(graft::view(zeros({3, 2}, kFloat64).t(), kInt32), RuntimeError,
+                   "self.stride(-1) must be 1 to view Double as Int (different element sizes), but got 2");
+  EXPECT_THROW_MSG(graft::view(zeros({}), kFloat64), RuntimeError,
+                   "self.dim() cannot be 0 to view Float as Double (different element sizes)");
+  // a write through the alias is self's, and counts in self's version
+  Tensor z = zeros({2});
+  Tensor zi = graft::view(z, kInt32);
+  zi.add_(1);
+  EXPECT_EQ(z._version(), 1u);
+  EXPECT_GT(z.to_vector<float>()[0], 0.0f);
+}
+
 TEST(Views, ViewIncompatibleLayout) {
   Tensor t = arange(6.0).view({2, 3}).t();
   EXPECT_THROW_HAS(t.view({6}), RuntimeError,

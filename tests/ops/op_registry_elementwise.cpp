@@ -544,7 +544,18 @@ void register_elementwise(Registry& r) {
     st.variant = "scalar_tensor";
     st.fn = [](const TensorList& x) { return TensorList{where(x[0], -0.5, x[1])}; };
     st.ref = [where_ref](const V& x) { return where_ref({x[0], vals({}, {-0.5}), x[1]}); };
-    r.push_back({"where", {tt, ts, st}});
+    // two numbers: condition's shape, their promoted dtype (1 and 2.5: the default float dtype)
+    OpCase ss;
+    ss.variant = "scalar_scalar";
+    ss.samples = {{"2x3", {bools({2, 3}, {1, 0, 1, 0, 0, 1})}}, {"0d", {bools({}, {0})}}};
+    ss.fn = [](const TensorList& x) { return TensorList{where(x[0], 1, 2.5)}; };
+    ss.ref = [where_ref](const V& x) {
+      V r = where_ref({x[0], vals({}, {1}), vals({}, {2.5})});
+      r[0].dtype = kFloat32;
+      return r;
+    };
+    ss.differentiable = false;
+    r.push_back({"where", {tt, ts, st, ss}});
   }
   // the binary ops (src/ops/ops.yaml): function (float64 with gradcheck and gradgradcheck, and a
   // float32 smoke test), method, integer operands (kept, computed as float, or refused) and a

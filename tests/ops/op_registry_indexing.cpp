@@ -196,6 +196,20 @@ void register_indexing(Registry& r) {
     };
     c.differentiable = false;
     r.push_back({"nonzero", {c}});
+    // nonzero_numpy: the same indices, one int64 tensor per dim (a 0-d input as 1-D)
+    OpCase n = c;
+    n.fn = [](const TensorList& x) { return nonzero_numpy(x[0]); };
+    n.ref = [](const V& x) {
+      auto nz = nonzero_ref(x[0]);
+      V out;
+      for (int64_t d = 0; d < std::max<int64_t>(x[0].dim(), 1); ++d) {
+        RT col{{static_cast<int64_t>(nz.size())}, {}, kInt64};
+        for (auto& ix : nz) col.v.push_back(x[0].dim() == 0 ? 0.0 : static_cast<double>(ix[static_cast<size_t>(d)]));
+        out.push_back(col);
+      }
+      return out;
+    };
+    r.push_back({"nonzero_numpy", {n}});
   }
   {
     OpCase c;

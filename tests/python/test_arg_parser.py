@@ -154,6 +154,22 @@ OVERLOADED = {  # several overloads: the first line, and the value one of them g
     "random_(2, None)": lambda t, x: x.random_(2, None),
     "random_(to=5)": lambda t, x: x.random_(to=5),
     "expand(implicit=1)": lambda t, x: x.expand(2, 2, implicit=1),
+    # where: (condition) is nonzero's tuple; numbers for self and other
+    "where(condition)": lambda t, x: t.stack(t.where(x > 0)),
+    "where of two numbers": lambda t, x: t.where(x > 0, 1, 2.5),
+    "where of two ints": lambda t, x: t.where(x > 0, 1, 2) * t.ones(2, 2, dtype=t.int64),
+    "where of a string": lambda t, x: t.where(x > 0, x, "a"),
+    "where of one number": lambda t, x: t.where(x > 0, 1),
+    "where's int condition": lambda t, x: t.where(x, x, x),
+    # view: a dtype (bits seen as another type) or sizes
+    "view of a string": lambda t, x: x.view("a"),
+    "view(dtype) of a different size": lambda t, x: t.ones(2, 3).view(t.float64),
+    "view(dtype) of a strided tensor": lambda t, x: t.ones(3, 3)[:, :2].view(t.float64),
+    "view(dtype) of a 0-d tensor": lambda t, x: t.tensor(1.0).view(t.float64),
+    "view(dtype) of a transposed tensor": lambda t, x: t.ones(3, 2, dtype=t.float64).t().view(t.int32),
+    "view(dtype) at an odd offset": lambda t, x: t.ones(4)[1:3].view(t.float64),
+    "view(dtype) to a narrower type": lambda t, x: t.ones(4, 4, dtype=t.float64)[:, :2].view(t.int32),
+    "view of too many sizes": lambda t, x: x.view(4, 2),
 }
 
 
@@ -220,6 +236,26 @@ def test_clamp_in_place_keeps_an_integer_tensors_dtype():
     # PyTorch 2's text names the dtype "Long" (1.13's "long int")
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
         graft.ones(2, dtype=graft.int64).clamp_(0.5)
+
+
+def test_view_dtype_sees_the_same_bytes_as_pytorchs():
+    for make in (lambda t: t.tensor([[1.0, -2.5, 3.0, 0.5]]), lambda t: t.arange(6, dtype=t.int64).view(2, 3)):
+        views = []
+        for lib, other in ((torch, torch), (graft, graft)):
+            x = make(lib).requires_grad_(make(lib).is_floating_point())
+            for dtype in (other.int32, other.float32, other.float64, other.int64):
+                try:
+                    v = x.view(dtype)
+                except RuntimeError as e:
+                    views.append(str(e))
+                    continue
+                views.append((v.tolist(), tuple(v.shape), v.stride(), v.requires_grad, v.grad_fn is None))
+        assert views[:len(views) // 2] == views[len(views) // 2:]
+    # an alias: a write through it is seen by self, and both report it in their version
+    x = graft.zeros(2)
+    v = x.view(graft.int32)
+    v.add_(1)
+    assert x._version == v._version == 1 and x.view(graft.int32).tolist() == [1, 1] and x[0].item() > 0
 
 
 def test_squeeze_takes_a_tuple_of_dims_as_pytorch_2():

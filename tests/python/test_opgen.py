@@ -221,11 +221,12 @@ def test_none_sequences_and_reduction_strings_are_declared(tmp_path):
     # are int[] (a single int refused); a Reduction is PyTorch's string
     assert ('"conv(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[1] padding, str reduction=\'mean\', '
             'Tensor? scale=None)"') in bindings
-    assert "const auto a_bias = p.optional_tensor(o + 1);" in bindings
-    assert "const auto a_reduction = reduction_from_string(p.string(o + 4));" in bindings
+    # (a function's only overload: no self, every argument at its own place)
+    assert "const auto a_bias = p.optional_tensor(2);" in bindings
+    assert "const auto a_reduction = reduction_from_string(p.string(5));" in bindings
     assert "(a_bias.defined() && is_heavy(a_bias))" in bindings
     r = run(tmp_path, "composite:" + CONVOLUTION.replace("python: torch", "python: method"))
-    assert "python 'method' binds Tensor.conv, so its first argument is 'const Tensor& self'" in r.stderr
+    assert "python 'method' binds Tensor.conv, so it takes a 'const Tensor& self'" in r.stderr
 
 
 @pytest.mark.parametrize("text, message", [
@@ -234,7 +235,7 @@ def test_none_sequences_and_reduction_strings_are_declared(tmp_path):
     ("composite:" + DIST + "    hand: a reason\n", "`hand:` gives the reason for python: hand, and python is both"),
     ("composite:" + DIST.replace("python: both", "python: everywhere"), "python must be one of"),
     ("composite:" + DIST.replace("method: true", "method: false").replace("Tensor& self", "Tensor& input"),
-     "python 'both' binds Tensor.dist, so its first argument"),
+     "python 'both' binds Tensor.dist, so it takes a 'const Tensor& self'"),
     ("composite:" + DIST.replace("double p = 2.0", "Device p"), "has no generated Python binding"),
     ("composite:" + DIST.replace("python: both", "python: both\n    python_none: [p]"), "python_none names const Tensor&"),
     ("composite:" + DIST.replace("python: both", "python: both\n    python_sequences: [other]"),
@@ -305,7 +306,7 @@ def test_a_number_self_overload_is_the_functions_and_a_hidden_one_is_never_named
     assert "const auto a_self = p.scalar(0);" in bindings
     for bad, message in ((text.replace("python_hidden: true", "python_hidden: 1"), "python_hidden is true"),
                          (text.replace("method: false\n    python: both", "method: false\n    python: method"),
-                          "binds Tensor.mul, so its first argument is 'const Tensor& self'")):
+                          "binds Tensor.mul, so it takes a 'const Tensor& self'")):
         assert_refused(tmp_path, bad, message)
 
 
@@ -349,6 +350,48 @@ def test_overloads_are_one_op_with_a_node_each(tmp_path):
 ])
 def test_a_bad_overload_is_refused(tmp_path, text, message):
     assert_refused(tmp_path, text, message)
+
+
+WHERE = """
+  - name: where
+    overload: self
+    doc: self where condition, other elsewhere.
+    args: [const Tensor& condition, const Tensor& self, const Tensor& other]
+    forward_in: elementwise.cpp
+    derivatives:
+      self: where(condition, grad, 0)
+      other: where(condition, 0, grad)
+    node: WhereBackward0
+    method: false
+    python: both
+"""
+WHERE_CONDITION = """
+  - name: where
+    overload: condition
+    returns: TensorList
+    doc: The indices where condition holds.
+    args: [const Tensor& condition]
+    defined_in: indexing.cpp
+    differentiable: false
+    method: false
+    python: both
+    python_first: true
+"""
+
+
+def test_the_methods_tensor_is_the_argument_named_self_wherever_it_stands(tmp_path):
+    # Tensor.where(condition, other): self is where's second argument; an overload without a
+    # tensor self is the function's only; python_first lists and tries one first
+    r = run(tmp_path, "function:" + WHERE + "composite:" + WHERE_CONDITION)
+    assert r.returncode == 0, r.stderr
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    assert ('{"where", "both", {"where(Tensor condition)", '
+            '"where(Tensor condition, Tensor input, Tensor other)"}, &parsed_where}') in bindings
+    assert "const auto a_condition = p.tensor(0);" in bindings
+    assert "const auto a_self = self ? *self : p.tensor(1);" in bindings
+    assert "const auto a_other = p.tensor(o + 1);" in bindings
+    assert_refused(tmp_path, "function:" + WHERE + "composite:" + WHERE_CONDITION.replace(
+        "python_first: true", "python_first: 1"), "python_first is true")
 
 
 def test_a_function_op_takes_composite_overloads_bound_with_it(tmp_path):

@@ -407,6 +407,9 @@ OVERLOADS = ["x + 1", "x + y", "x.add(y, alpha=2)", "1 - x", "x - y", "x * 2", "
              "x.mean(1, keepdim=True, dtype=lib.float64)", "x.prod(dtype=lib.float64)", "x.prod(1, True)",
              "x.softmax(1, dtype=lib.float64)", "lib.log_softmax(x, 0)", "x.softmax(-1, None)", "x.max(y)",
              "lib.min(x, y)", "lib.clamp(x, y[0, 0], 0.9)", "lib.clamp(x, min=y)", "x.clamp(max=y[0])",
+             # where: Tensor.where's self is the second argument; numbers are wrapped numbers
+             "lib.where(y > 0.7, x, y)", "x.where(y > 0.7, y * 2)", "lib.where(y > 0.7, x, 2.5)",
+             "lib.where(y > 0.7, 0.5, x)",
              # the views (view: true), with their nodes' names and gradients
              "x.t()", "x.transpose(0, 1)", "x.transpose(-1, -2)", "x.permute(1, 0)", "x.unsqueeze(0)",
              "x.unsqueeze(-1)", "x.unsqueeze(0).squeeze()", "x.unsqueeze(1).squeeze(1)", "x.expand(4, 2, 3)",

@@ -125,9 +125,11 @@ FIELDS = {
 # Python ones may, as the parser tries the overloads in order
 # `python_hidden: true` keeps an overload out of the parser's TypeError (tried in its turn, never
 # named), as PyTorch's errors for add, sub and mul name only their Tensor overload
+# `python_first: true` tries and lists an overload before the others, where PyTorch declares a
+# composite overload first (where(condition), view(dtype))
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
-PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden"}
+PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden", "python_first"}
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"} | PYTHON_FIELDS,
                    "composite": {"overload", "returns", "inplace", "hand"} | PYTHON_FIELDS,
                    "binary_predicate": {"operator"},
@@ -444,14 +446,19 @@ def check_python(op, args):
     name = op["name"]
     if op["python"] not in PYTHON_BINDINGS:
         fail(f"op '{name}': python must be one of {list(PYTHON_BINDINGS)}")
-    # an overload of a number self (2 - x: sub(Scalar self, Tensor other)) is graft.name's only
-    first = args[0][:2] if args else None
-    if op["python"] in ("both", "method") and first not in (("const Tensor&", "self"), ("Tensor&", "self")) \
-            and not (op["python"] == "both" and first == ("const Scalar&", "self") and "overload" in op):
-        fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so its first argument is 'const Tensor& self'")
+    # the method's tensor is the argument named self (where(condition, self, other): the second);
+    # an overload of a number self (2 - x: sub(Scalar self, Tensor other)) or of none
+    # (where(condition)) is graft.name's only
+    self_type = next((t for t, a, _ in args if a == "self"), None)
+    if op["python"] in ("both", "method") and self_type not in ("const Tensor&", "Tensor&") \
+            and not (op["python"] == "both" and self_type in ("const Scalar&", None) and "overload" in op):
+        fail(f"op '{name}': python '{op['python']}' binds Tensor.{name}, so it takes a 'const Tensor& self'")
     if op.get("python_hidden", False) is not False and (op.get("python_hidden") is not True
                                                         or op["python"] not in GENERATED_BINDINGS):
         fail(f"op '{name}': python_hidden is true (an overload the parser's TypeError does not name) or left out")
+    if op.get("python_first", False) is not False and (op.get("python_first") is not True or "overload" not in op
+                                                       or op["python"] not in GENERATED_BINDINGS):
+        fail(f"op '{name}': python_first is true (an overload tried and listed before the others) or left out")
     for field, kinds in (("python_none", ("const Tensor&", "IntArrayRef")), ("python_sequences", ("IntArrayRef",))):
         for a in op.get(field, []):
             if not any((t, a) in [(k, n) for k in kinds] for t, n, _ in args) or op["python"] in ("hand", "none"):
@@ -1421,22 +1428,25 @@ def python_signature(op):
             kind += "?"
         d = op.get("python_defaults", {}).get(a, d)
         default = "" if d is None else "=" + python_default(op["name"], d)
-        tensor_self = i == 0 and a == "self" and t in ("const Tensor&", "Tensor&")  # a number self stays self
+        tensor_self = a == "self" and t in ("const Tensor&", "Tensor&")  # a number self stays self
         params.append(f"{kind} {'input' if tensor_self else a}{default}")
     return f"{'[hidden] ' if op.get('python_hidden') else ''}{op['name']}({', '.join(params)})"
 
 
 def overload_case(i, op):
-    """The lines of one overload in a generated binding's switch: its arguments converted
-    (the first is the method's self, or the function's argument 0; the others start at `o`),
-    then graft::<name> called, without the GIL when a tensor is large."""
+    """The lines of one overload in a generated binding's switch: its arguments converted (the
+    tensor `self` is the method's self, or the function's argument at its place; the ones after
+    it are the method's one place earlier: `o` is 1 for the function, 0 for the method), then
+    graft::<name> called, without the GIL when a tensor is large."""
     args, optional = parse_args(op, any_type=True), python_none(op)
+    names = [a for t, a, _ in args if a == "self" and t in ("const Tensor&", "Tensor&")]
+    at_self = [a for _, a, _ in args].index(names[0]) if names else len(args)
     lines = [f"    case {i}: {{"]
     for k, (t, a, _) in enumerate(args):
         conv = "optional_tensor" if t == "const Tensor&" and a in optional else PY_ARGS[t][1]
-        index = "0" if k == 0 else f"o + {k - 1}"
+        index = str(k) if k <= at_self else f"o + {k - 1}"
         expr = f"reduction_from_string(p.string({index}))" if conv == "reduction" else f"p.{conv}({index})"
-        if k == 0 and t in ("const Tensor&", "Tensor&"):
+        if k == at_self:
             expr = f"self ? *self : {expr}"
         # an in-place op's self is written through its handle (the Python object returned is self's)
         lines.append(f"      {'auto' if t == 'Tensor&' else 'const auto'} a_{a} = {expr};")
@@ -1457,21 +1467,24 @@ def overload_case(i, op):
 def overload_rank(op):
     """Where PyTorch lists an overload: by its number of Scalar arguments (optional ones too:
     clamp's tensor bounds before its numbers), and among as many, a number self (pow(Number
-    self, Tensor exponent)) before a number elsewhere."""
+    self, Tensor exponent), where(condition, Number self, Tensor other)) before a number
+    elsewhere."""
     args = parse_args(op, any_type=True)
-    return sum(t in ("const Scalar&", "std::optional<Scalar>") for t, _, _ in args), args[0][0] != "const Scalar&"
+    number_self = any(a == "self" and t == "const Scalar&" for t, a, _ in args)
+    return sum(t in ("const Scalar&", "std::optional<Scalar>") for t, _, _ in args), not number_self
 
 
 def binding_groups(decl):
-    """The generated bindings' ops by name, each name's overloads in PyTorch's order: an
-    overload taking a tensor before the one taking a number in that place, so a 0-d tensor goes
-    to the Tensor overload (masked_fill's MaskedFillBackward1); all bound alike."""
+    """The generated bindings' ops by name, each name's overloads in PyTorch's order: the
+    `python_first` one, then an overload taking a tensor before the one taking a number in that
+    place, so a 0-d tensor goes to the Tensor overload (masked_fill's MaskedFillBackward1); all
+    bound alike."""
     groups = {}
     for op in decl["function"] + decl["composite"] + decl["inplace_only"]:
         if op["python"] in GENERATED_BINDINGS:
             groups.setdefault(op["name"], []).append(op)
     for name, group in groups.items():
-        group.sort(key=overload_rank)
+        group.sort(key=lambda op: (not op.get("python_first", False), overload_rank(op)))
         if any(op["python"] != group[0]["python"] for op in group):
             fail(f"op '{name}': its overloads are bound alike (one python value for all)")
     return groups
@@ -1491,7 +1504,7 @@ def gen_op_bindings(decl):
     table = []
     for name, group in groups.items():
         lines += ["", f"py::object parsed_{name}(const ParsedArgs& p, const Tensor* self) {{",
-                  "  [[maybe_unused]] const size_t o = self ? 0 : 1;  // the arguments after the first",
+                  "  [[maybe_unused]] const size_t o = self ? 0 : 1;  // shifts the arguments after self",
                   "  switch (p.overload()) {"]
         for i, op in enumerate(group):
             lines += overload_case(i, op)

@@ -99,10 +99,8 @@ void set_rng_state(const Tensor& state);
 // exp, log, sqrt, sin, tanh, sigmoid, erf and the other elementwise ops with a floating result,
 // neg, abs, sign, relu, isnan, isfinite, isinf, ..., and the activations silu, softplus,
 // leaky_relu, elu, ..., gelu are declared in src/ops/ops.yaml and generated: graft/ops/generated_ops.h.
-// where(condition, self, other) over tensors is declared in src/ops/ops.yaml (generated_ops.h);
-// these overloads take a number for self or other.
-Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
-Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+// where(condition, self, other) and its overloads taking numbers are declared in src/ops/ops.yaml
+// (generated_ops.h).
 // maximum, minimum, fmax, atan2, ...; eq, lt, ..., logical_and, ...: generated (generated_ops.h)
 // bitwise_and, bitwise_or, bitwise_xor: generated (generated_ops.h)
 // bitwise_not is declared in src/ops/ops.yaml (generated_ops.h).
