@@ -235,13 +235,22 @@ Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
 Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, Tensor* into) {
   GRAFT_CHECK(min || max, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(self, "clamp");
-  GRAFT_CHECK(self.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
-  // a float bound makes an integer self float (the default dtype), as PyTorch's type promotion
-  if (is_integral(self.dtype(), true) && ((min && min->is_floating_point()) || (max && max->is_floating_point()))) {
-    GRAFT_CHECK(!into, RuntimeError, "result type ", scalar_type_name(default_dtype()),
-                " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
-    return clamp_forward(detail::cast_nograd(self, default_dtype()), min, max);
+  // a bound of a higher category promotes self, as PyTorch's type promotion: a float bound makes
+  // an integer or bool self float (the default dtype), an integer bound a bool self int64
+  DType promoted = self.dtype();
+  for (const std::optional<Scalar>* b : {&min, &max}) {
+    if (!*b) continue;
+    if ((*b)->is_floating_point() && !is_floating_point(promoted))
+      promoted = default_dtype();
+    else if (!(*b)->is_bool() && promoted == kBool)
+      promoted = kInt64;
   }
+  if (promoted != self.dtype()) {
+    GRAFT_CHECK(!into, RuntimeError, "result type ", scalar_type_name(promoted),
+                " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
+    return clamp_forward(detail::cast_nograd(self, promoted), min, max);
+  }
+  GRAFT_CHECK(self.dtype() != kBool, RuntimeError, "clamp: not implemented for 'Bool'");
   // a bound must fit the tensor's dtype
   for (const std::optional<Scalar>* b : {&min, &max})
     if (*b) (*b)->check_fits(self.dtype());

@@ -413,7 +413,11 @@ TEST(Errors, DtypeRequirements) {
                    "For integral input tensors, argument alpha must not be a floating point number.");
   EXPECT_THROW_HAS(clamp(ones({2}), std::nullopt, std::nullopt), RuntimeError,
                    "clamp: At least one of 'min' or 'max' must not be None");
-  EXPECT_THROW_HAS(clamp(ones({2}, kBool), 0), RuntimeError, "clamp: not implemented for 'Bool'");
+  // a bool tensor is clamped only as another dtype a bound promotes it to (PyTorch's int64 here)
+  EXPECT_THROW_HAS(clamp(ones({2}, kBool), true), RuntimeError, "clamp: not implemented for 'Bool'");
+  EXPECT_EQ(clamp(ones({2}, kBool), 0).dtype(), kInt64);
+  Tensor b = ones({2}, kBool);
+  EXPECT_THROW_HAS(b.clamp_(0), RuntimeError, "result type Long can't be cast to the desired output type Bool");
 }
 
 TEST(Errors, Reductions) {

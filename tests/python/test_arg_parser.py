@@ -232,6 +232,20 @@ def test_random_takes_ints_not_bools():
     assert x.random_(3, None).ge(3).all() and x.random_(2, 4).ge(2).all() and x.random_(4).lt(4).all()
 
 
+def test_clamp_promotes_a_bool_tensor_with_a_number_bound_as_pytorch():
+    # an int bound makes a bool tensor int64, a float one float32; two bool bounds are refused
+    results = []
+    for lib in (torch, graft):
+        b = lib.tensor([True, False])
+        for lo, hi in ((None, 4), (0.5, None), (0, True), (True, None), (False, True)):
+            try:
+                r = lib.clamp(b, lo, hi)
+                results.append((str(r.dtype).split(".")[-1], r.tolist()))
+            except RuntimeError:
+                results.append("refused")
+    assert results[:5] == results[5:] and results[0] == ("int64", [1, 0]) and results[3] == "refused"
+
+
 def test_clamp_in_place_keeps_an_integer_tensors_dtype():
     # PyTorch 2's text names the dtype "Long" (1.13's "long int")
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
