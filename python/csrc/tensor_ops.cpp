@@ -101,8 +101,6 @@ Tensor self_of(py::handle self, const char* name) {
   return as_tensor_unchecked(self);
 }
 
-int category(DType d) { return d == kBool ? 0 : is_floating_point(d) ? 2 : 1; }
-
 /// An in-place operator (x += y, x **= 2, x &= m): f(self, other) with other a Tensor or a
 /// Scalar, returning the same Python object; NotImplemented for any other operand.
 template <class F>
@@ -190,17 +188,7 @@ std::pair<std::optional<Scalar>, std::optional<Scalar>> clamp_bounds(py::handle 
   return {l, h};
 }
 
-/// The dtype of clamp(a, number bounds): a float bound makes an integer tensor float.
-DType clamp_dtype(DType d, const std::optional<Scalar>& l, const std::optional<Scalar>& h) {
-  for (const auto* s : {&l, &h}) {
-    if (!*s) continue;
-    int cs = (*s)->is_floating_point() ? 2 : (*s)->is_integral() ? 1 : 0;
-    if (cs > category(d)) d = (*s)->is_floating_point() ? default_dtype() : kInt64;
-  }
-  return d;
-}
-
-/// clamp with number or tensor bounds. Number bounds promote like PyTorch (an integer tensor
+/// clamp with number or tensor bounds (graft::clamp promotes as PyTorch: an integer tensor
 /// clamped with a float bound becomes float); tensor bounds keep autograd into the bounds.
 Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
   GRAFT_CHECK(!lo.is_none() || !hi.is_none(), RuntimeError,
@@ -212,8 +200,7 @@ Tensor clamp_any(const Tensor& a, py::handle lo, py::handle hi) {
     return clamp(a, l, h);
   }
   auto [l, h] = clamp_bounds(lo, hi);
-  DType d = clamp_dtype(a.dtype(), l, h);
-  return clamp(d == a.dtype() ? a : a.to(d), l, h);
+  return clamp(a, l, h);
 }
 
 /// The Python operators (+, -, *, /, //, %, **, comparisons): binary and reflected forms.
@@ -585,10 +572,7 @@ void bind_inplace_fills(py::module_&, TensorClass& cls) {
              clamp_(t, l, h);
            } else {
              auto [l, h] = clamp_bounds(lo, hi);
-             DType d = clamp_dtype(t.dtype(), l, h);
-             GRAFT_CHECK(d == t.dtype(), RuntimeError, "result type ", scalar_type_name(d),
-                         " can't be cast to the desired output type ", scalar_type_name(t.dtype()));
-             t.clamp_(l, h);
+             t.clamp_(l, h);  // a bound that would promote t is refused there, as PyTorch refuses it
            }
            return s;
          },

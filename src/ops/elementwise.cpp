@@ -233,7 +233,7 @@ Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
   return unary_forward(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
 }
 Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, Tensor* into) {
-  GRAFT_CHECK(min || max, RuntimeError, "clamp: At least one of 'min' or 'max' must not be None");
+  GRAFT_CHECK(min || max, RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(self, "clamp");
   // a bound of a higher category promotes self, as PyTorch's type promotion: a float bound makes
   // an integer or bool self float (the default dtype), an integer bound a bool self int64
