@@ -884,8 +884,9 @@ def gen_inplace_wiring(node, name, inputs, saved, formulas, tensors=None, source
     return before, after
 
 
-def gen_ops_cpp(decl):
-    nodes, fns = [], []
+def gen_unary_cpp(decl, nodes, fns):
+    """The unary families' graft::<name> (and name_, with its node's in-place wiring) and methods;
+    the predicates have no node."""
     for op in unary_with_inplace(decl):
         name = op["name"]
         node, saved = gen_node(op["node"], ("self",), [op["derivative"]])
@@ -923,6 +924,11 @@ def gen_ops_cpp(decl):
             "}",
             f"Tensor Tensor::{name}() const {{ return graft::{name}(*this); }}",
         ]))
+
+
+def gen_binary_cpp(decl, nodes, fns):
+    """The binary, comparison and bitwise families' graft::<name> (number overloads, in-place
+    forms and operators where declared) and methods."""
     for op in decl["binary"]:
         name = op["name"]
         node, saved = gen_node(op["node"], ("self", "other"), [op["self"], op["other"]])
@@ -964,6 +970,10 @@ def gen_ops_cpp(decl):
             lines += [f"Tensor operator{op['operator']}(const Tensor& self, const {t}& other) {{ "
                       f"return {name}(self, other); }}" for t in ("Tensor", "Scalar")]
         fns.append("\n".join(lines))
+
+
+def gen_activation_cpp(decl, nodes, fns):
+    """The activations' graft::<name>, with their argument checks, in-place forms and methods."""
     for op in decl["activation"]:
         name, params, names = op["name"], act_params(op, False), act_names(op)
         node, saved = gen_node(op["node"], ("self",), [op["derivative"]], tuple(op["args"]))
@@ -987,54 +997,74 @@ def gen_ops_cpp(decl):
             if op["inplace"]:
                 lines.append(f"Tensor& Tensor::{name}_({params[2:]}) {{ return graft::{name}_(*this{names}); }}")
         fns.append("\n".join(lines))
+
+
+def function_forward(op, names, outputs):
+    """The lines of a function op's graft::<name> that make its result: views of self over the
+    geometries its forward computes (no data of their own), or its forward's result(s)."""
+    name = op["name"]
+    if op.get("view") and outputs == "list":  # views of self, one per geometry, outputs of one node
+        return [f"  const std::vector<detail::ViewGeometry> geometries = detail::{name}_geometry({names});",
+                   f'  std::vector<Tensor> result = detail::make_multi_output_views(self, geometries, "{op["node"]}");']
+    elif op.get("view"):  # a view of self over the geometry its forward computes: no data of its own
+        return [f"  const detail::ViewGeometry geometry = detail::{name}_geometry({names});",
+                   "  Tensor result = autograd::make_view(self, geometry.sizes, geometry.strides, geometry.offset);"]
+    elif isinstance(op.get("returns"), list):
+        return [f'  alloc::MemoryOpScope mem_scope("{name}");',
+                   f"  auto [{', '.join(op['returns'])}] = detail::{name}_forward({names});"]
+    else:
+        return [f'  alloc::MemoryOpScope mem_scope("{name}");',
+                   f"  {returns(op)} result = detail::{name}_forward({names});"]
+
+
+def gen_function_cpp(op, shared_nodes, nodes):
+    """One function op: its node (appended to `nodes`), graft::<name> with its autograd wiring,
+    its method and its in-place form."""
+    name, args, wrapped = op["name"], parse_args(op), wrapped_numbers(op)
+    lists = tuple(a for t, a, _ in args if t == "const TensorList&")
+    tensors = [a for t, a, _ in args if t in ("const Tensor&", "const TensorList&") or a in wrapped]
+    inputs = tuple(op["derivatives"])
+    formulas = [op["derivatives"][a] for a in inputs]
+    numbers = tuple(a for t, a, _ in args if a not in tensors)
+    storage = {a: ARG_STORAGE[t] for t, a, _ in args}
+    # overloads showing one node name (AddBackward0 for add.Tensor and add.Scalar) get a struct each
+    struct = f"{op['node']}_{op.get('overload', name)}" if op["node"] in shared_nodes else op["node"]
+    node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage, struct, grad_name(op), lists,
+                           output_names(op))
+    nodes.append(node)
+    # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
+    sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
+    sources.update({a: INDEX_LIST for t, a, _ in args if t == INDEX_LIST})  # saved tensor by tensor
+    outputs = "list" if op.get("returns") == "TensorList" else "one"
+    wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped, lists, outputs, output_names(op))
+    params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
+    names = ", ".join(a for _, a, _ in args)
+    forward = function_forward(op, names, outputs)
+    result = "{" + ", ".join(op["returns"]) + "}" if isinstance(op.get("returns"), list) else "result"
+    lines = [f"{returns(op)} {name}({params}) {{",
+             *forward,
+             *wire,
+             f"  return {result};",
+             "}"]
+    if op["method"]:
+        lines.append(f"{returns(op)} Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
+                     f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
+    if op.get("inplace"):
+        lines += gen_inplace(op, struct, saved, formulas, tensors, sources, wrapped)
+        if op["method"]:
+            lines.append(inplace_method(op))
+    return "\n".join(lines)
+
+
+def gen_ops_cpp(decl):
+    nodes, fns = [], []
+    gen_unary_cpp(decl, nodes, fns)
+    gen_binary_cpp(decl, nodes, fns)
+    gen_activation_cpp(decl, nodes, fns)
     shared_nodes = {n for n in (op["node"] for op in decl["function"])
                     if sum(op["node"] == n for op in decl["function"]) > 1}
     for op in decl["function"]:
-        name, args, wrapped = op["name"], parse_args(op), wrapped_numbers(op)
-        lists = tuple(a for t, a, _ in args if t == "const TensorList&")
-        tensors = [a for t, a, _ in args if t in ("const Tensor&", "const TensorList&") or a in wrapped]
-        inputs = tuple(op["derivatives"])
-        formulas = [op["derivatives"][a] for a in inputs]
-        numbers = tuple(a for t, a, _ in args if a not in tensors)
-        storage = {a: ARG_STORAGE[t] for t, a, _ in args}
-        # overloads showing one node name (AddBackward0 for add.Tensor and add.Scalar) get a struct each
-        struct = f"{op['node']}_{op.get('overload', name)}" if op["node"] in shared_nodes else op["node"]
-        node, saved = gen_node(op["node"], inputs, formulas, numbers, tensors, storage, struct, grad_name(op), lists,
-                               output_names(op))
-        nodes.append(node)
-        # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
-        sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
-        sources.update({a: INDEX_LIST for t, a, _ in args if t == INDEX_LIST})  # saved tensor by tensor
-        outputs = "list" if op.get("returns") == "TensorList" else "one"
-        wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped, lists, outputs, output_names(op))
-        params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
-        names = ", ".join(a for _, a, _ in args)
-        if op.get("view") and outputs == "list":  # views of self, one per geometry, outputs of one node
-            forward = [f"  const std::vector<detail::ViewGeometry> geometries = detail::{name}_geometry({names});",
-                       f'  std::vector<Tensor> result = detail::make_multi_output_views(self, geometries, "{op["node"]}");']
-        elif op.get("view"):  # a view of self over the geometry its forward computes: no data of its own
-            forward = [f"  const detail::ViewGeometry geometry = detail::{name}_geometry({names});",
-                       "  Tensor result = autograd::make_view(self, geometry.sizes, geometry.strides, geometry.offset);"]
-        elif isinstance(op.get("returns"), list):
-            forward = [f'  alloc::MemoryOpScope mem_scope("{name}");',
-                       f"  auto [{', '.join(op['returns'])}] = detail::{name}_forward({names});"]
-        else:
-            forward = [f'  alloc::MemoryOpScope mem_scope("{name}");',
-                       f"  {returns(op)} result = detail::{name}_forward({names});"]
-        result = "{" + ", ".join(op["returns"]) + "}" if isinstance(op.get("returns"), list) else "result"
-        lines = [f"{returns(op)} {name}({params}) {{",
-                 *forward,
-                 *wire,
-                 f"  return {result};",
-                 "}"]
-        if op["method"]:
-            lines.append(f"{returns(op)} Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
-                         f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
-        if op.get("inplace"):
-            lines += gen_inplace(op, struct, saved, formulas, tensors, sources, wrapped)
-            if op["method"]:
-                lines.append(inplace_method(op))
-        fns.append("\n".join(lines))
+        fns.append(gen_function_cpp(op, shared_nodes, nodes))
     for op in decl["composite"]:  # a composite's graft::<name>_ is written by hand next to graft::<name>
         if op.get("inplace") and op["method"]:
             fns.append(inplace_method(op))
@@ -1210,9 +1240,10 @@ def gen_kernels_h(decl):
     return "\n".join(lines)
 
 
-def gen_kernels_cpp(decl):
-    lines = [HEADER, "#include <cmath>", "#include <cstdlib>", "#include <type_traits>", "", '#include "backend/cpu/generated_kernels.h"', '#include "backend/cpu/loops.h"',
-             "", "namespace graft::cpu {", ""]
+def unary_kernel_defs(decl):
+    """The CPU kernels of the unary families and the activations: one elementwise loop each over
+    the declared kernel expression, dispatched over the dtypes the op takes."""
+    lines = []
     for op in decl["unary_float"] + decl["unary_rounding"]:
         lines += [
             f"void {op['name']}_kernel(const Tensor& out, const Tensor& a, const double* /*args*/) {{",
@@ -1256,6 +1287,12 @@ def gen_kernels_cpp(decl):
             "  });",
             "}",
         ]
+    return lines
+
+
+def binary_kernel_defs(decl):
+    """The CPU kernels of the binary, comparison and bitwise families."""
+    lines = []
     for op in decl["binary"]:
         dispatch = "GRAFT_DISPATCH_ALL" if op["result"] == "promote" else "GRAFT_DISPATCH_FLOATING"
         lines += [
@@ -1285,6 +1322,13 @@ def gen_kernels_cpp(decl):
             f'  GRAFT_DISPATCH_ALL(out.dtype(), "{op["name"]}", [&] {{ {op["name"]}_loop<scalar_t>(out, a, b); }});',
             "}",
         ]
+    return lines
+
+
+def gen_kernels_cpp(decl):
+    lines = [HEADER, "#include <cmath>", "#include <cstdlib>", "#include <type_traits>", "", '#include "backend/cpu/generated_kernels.h"', '#include "backend/cpu/loops.h"',
+             "", "namespace graft::cpu {", ""]
+    lines += unary_kernel_defs(decl) + binary_kernel_defs(decl)
     lines += ["", "const kernel::UnaryKernelFn generated_kernels[kernel::kNumGeneratedKernels] = {"]
     lines += [f"    &{op['name']}_kernel," for op in all_ops(decl)]
     lines += ["};", "const kernel::BinaryKernelFn generated_binary_kernels[kernel::kNumGeneratedBinaryKernels] = {"]
