@@ -12,11 +12,17 @@ namespace {
 // ---- reading a signature ----
 
 const std::map<std::string, ArgType>& type_names() {
-  static const std::map<std::string, ArgType> names{
-      {"Tensor", ArgType::Tensor},      {"Scalar", ArgType::Scalar}, {"int", ArgType::Int},
-      {"float", ArgType::Float},        {"bool", ArgType::Bool},     {"int[]", ArgType::IntList},
-      {"ScalarType", ArgType::DType},   {"str", ArgType::String},    {"Tensor[]", ArgType::TensorList},
-      {"Tensor?[]", ArgType::IndexList}};
+  static const std::map<std::string, ArgType> names{{"Tensor", ArgType::Tensor},
+                                                    {"Scalar", ArgType::Scalar},
+                                                    {"int", ArgType::Int},
+                                                    {"float", ArgType::Float},
+                                                    {"bool", ArgType::Bool},
+                                                    {"int[]", ArgType::IntList},
+                                                    {"ScalarType", ArgType::DType},
+                                                    {"str", ArgType::String},
+                                                    {"Tensor[]", ArgType::TensorList},
+                                                    {"Tensor?[]", ArgType::IndexList},
+                                                    {"MemoryFormat", ArgType::MemoryFormat}};
   return names;
 }
 
@@ -26,9 +32,12 @@ std::string trim(const std::string& s) {
 }
 
 // A default as the Python object it stands for: None, True, False, an int, a float, a quoted
-// string, or a bracketed list of ints ([0, 1]).
+// string, a bracketed list of ints ([0, 1]), or a memory format's name (contiguous_format).
 py::object default_of(const std::string& text) {
   if (text == "None") return py::none();
+  for (MemoryFormat f :
+       {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d})
+    if (text == memory_format_name(f)) return py::cast(f);
   if (text == "True" || text == "False") return py::bool_(text == "True");
   if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"'))
     return py::str(text.substr(1, text.size() - 2));
@@ -129,6 +138,8 @@ std::string described_type(const ArgParam& p) {
       return "tuple of ints";
     case ArgType::DType:
       return "graft.dtype";
+    case ArgType::MemoryFormat:
+      return "graft.memory_format";
     case ArgType::String:
       return "str";
     case ArgType::TensorList:
@@ -202,6 +213,8 @@ bool matches(const ArgParam& p, py::handle o) {
       return is_sequence(o) && (py::len(o) == 0 || is_int(py::reinterpret_borrow<py::sequence>(o)[0]));
     case ArgType::DType:
       return py::detail::make_caster<DType>().load(o, false);
+    case ArgType::MemoryFormat:
+      return py::detail::make_caster<MemoryFormat>().load(o, false);
     case ArgType::String:
       return PyUnicode_Check(o.ptr());
     case ArgType::TensorList:  // the elements are checked by check_list_elements, as PyTorch's
@@ -250,8 +263,11 @@ std::string missing_message(const ArgSignature& s, const std::vector<std::string
 bool fit(const ArgSignature& s, const py::args& args, const py::kwargs& kwargs, std::vector<py::object>& values,
          bool raise) {
   const size_t nargs = args.size();
-  // PyTorch's view(2, 3): the positional ints are the list when the first one is an int
-  const bool varargs = s.varargs_int_list && nargs >= 1 && is_int(args[0]);
+  // PyTorch's view(2, 3): the positional ints are the list when the first one is an int. Not when
+  // a bool follows: PyTorch's int[1] dims take the first int alone, and a bool after it is an
+  // overload's (var(0, False) is var(dim=0, unbiased=False), not var((0, False)))
+  bool varargs = s.varargs_int_list && nargs >= 1 && is_int(args[0]);
+  for (size_t i = 1; varargs && i < nargs; ++i) varargs = !PyBool_Check(args[i].ptr()) && !is_numpy_bool(args[i]);
   if (nargs > s.max_positional && !varargs) {
     GRAFT_CHECK(!raise, TypeError, s.name, "() takes ", s.max_positional, " positional argument",
                 s.max_positional == 1 ? "" : "s", " but ", nargs, " ", nargs == 1 ? "was" : "were", " given");
@@ -387,7 +403,7 @@ ParsedArgs ArgParser::parse(const py::args& args, const py::kwargs& kwargs) cons
   for (const ArgSignature* s : shown) {
     size_t required = 0;
     for (const ArgParam& p : s->params) required += p.default_value ? 0 : 1;
-    if (given >= required && (given <= s->params.size() || s->varargs_int_list)) plausible.push_back(s);
+    if (given >= required && given <= s->params.size()) plausible.push_back(s);
   }
   if (shown.size() == 1 || plausible.size() == 1)
     fit(shown.size() == 1 ? *shown[0] : *plausible[0], args, kwargs, values, true);
@@ -432,6 +448,10 @@ std::vector<int64_t> ParsedArgs::int_list(size_t i) const {
   return out;
 }
 DType ParsedArgs::dtype(size_t i) const { return values_[i].cast<DType>(); }
+MemoryFormat ParsedArgs::memory_format(size_t i) const { return values_[i].cast<MemoryFormat>(); }
+std::optional<MemoryFormat> ParsedArgs::optional_memory_format(size_t i) const {
+  return is_none(i) ? std::nullopt : std::optional<MemoryFormat>(memory_format(i));
+}
 std::optional<DType> ParsedArgs::optional_dtype(size_t i) const {
   return is_none(i) ? std::nullopt : std::optional<DType>(dtype(i));
 }

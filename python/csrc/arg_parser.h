@@ -15,7 +15,7 @@
 namespace graft::python {
 
 /// The argument types a signature may name (PyTorch's schema types), and None where `?` follows.
-enum class ArgType { Tensor, Scalar, Int, Float, Bool, IntList, DType, String, TensorList, IndexList };
+enum class ArgType { Tensor, Scalar, Int, Float, Bool, IntList, DType, String, TensorList, IndexList, MemoryFormat };
 
 /// One parameter of a signature.
 struct ArgParam {
@@ -62,6 +62,8 @@ class ParsedArgs {
   std::vector<int64_t> int_list(size_t i) const;
   DType dtype(size_t i) const;
   std::optional<DType> optional_dtype(size_t i) const;
+  MemoryFormat memory_format(size_t i) const;
+  std::optional<MemoryFormat> optional_memory_format(size_t i) const;
   std::string string(size_t i) const;
   std::optional<std::string> optional_string(size_t i) const;
   std::vector<Tensor> tensor_list(size_t i) const;

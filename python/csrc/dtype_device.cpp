@@ -13,7 +13,31 @@ constexpr DType kAllDTypes[] = {kBool, kInt32, kInt64, kFloat32, kFloat64};
 py::handle g_dtype_objects[5];
 py::handle g_dtype_class;
 
+/// The Python-side object behind graft.contiguous_format etc.; one instance per MemoryFormat.
+struct MemoryFormatObject {
+  MemoryFormat format;
+};
+constexpr MemoryFormat kAllMemoryFormats[] = {MemoryFormat::Contiguous, MemoryFormat::Preserve,
+                                              MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d};
+py::handle g_memory_format_objects[4];
+py::handle g_memory_format_class;
+
 }  // namespace
+
+/// graft.memory_format and its four singletons (PyTorch's torch.contiguous_format, ...).
+static void init_memory_formats(py::module_& m) {
+  py::class_<MemoryFormatObject> mf(m, "memory_format");
+  mf.def("__repr__", [](const MemoryFormatObject& f) {
+      return std::string("graft.") + memory_format_name(f.format);
+    }).def("__reduce__", [](const MemoryFormatObject& f) { return std::string(memory_format_name(f.format)); });
+  mf.attr("__module__") = "graft";
+  g_memory_format_class = mf;
+  for (MemoryFormat f : kAllMemoryFormats) {
+    py::object o = py::cast(MemoryFormatObject{f});
+    g_memory_format_objects[static_cast<int>(f)] = o.release();  // immortal singletons
+    m.attr(memory_format_name(f)) = py::handle(g_memory_format_objects[static_cast<int>(f)]);
+  }
+}
 
 static const char* device_type_name(const Device& d) { return d.is_cpu() ? "cpu" : d.is_meta() ? "meta" : "cuda"; }
 
@@ -36,6 +60,8 @@ void init_dtype_device(py::module_& m) {
   m.attr("double") = m.attr("float64");
   m.attr("long") = m.attr("int64");
   m.attr("int") = m.attr("int32");
+
+  init_memory_formats(m);
 
   py::class_<Device> dev(m, "device");
   dev.def(py::init([](py::handle spec) { return to_device(spec); }), py::arg("type"))
@@ -94,6 +120,17 @@ bool type_caster<graft::DType>::load(handle src, bool) {
 
 handle type_caster<graft::DType>::cast(graft::DType d, return_value_policy, handle) {
   return graft::python::g_dtype_objects[static_cast<int>(d)].inc_ref();
+}
+
+bool type_caster<graft::MemoryFormat>::load(handle src, bool) {
+  using graft::python::g_memory_format_class;
+  if (!src || Py_TYPE(src.ptr()) != reinterpret_cast<PyTypeObject*>(g_memory_format_class.ptr())) return false;
+  value = src.cast<graft::python::MemoryFormatObject&>().format;
+  return true;
+}
+
+handle type_caster<graft::MemoryFormat>::cast(graft::MemoryFormat f, return_value_policy, handle) {
+  return graft::python::g_memory_format_objects[static_cast<int>(f)].inc_ref();
 }
 
 }  // namespace pybind11::detail

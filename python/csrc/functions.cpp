@@ -7,7 +7,8 @@ namespace graft::python {
 namespace {
 
 /// dtype= / device= / requires_grad= keywords of a factory (others PyTorch accepts, like
-/// layout, pin_memory and memory_format, have one possible value here and are ignored).
+/// layout and pin_memory, have one possible value here and are ignored; memory_format is
+/// accepted, and the factories make row-major tensors whatever it says: see docs/python.md).
 TensorOptions factory_options(const py::kwargs& kw, const char* fn, std::optional<DType> fallback = std::nullopt) {
   TensorOptions o;
   if (fallback) o = o.dtype(*fallback);
@@ -200,7 +201,7 @@ void bind_joining_and_shapes(py::module_& m) {
   m.def(
       "split", [](py::handle t, py::handle s, int64_t dim) { return py::tuple(t.attr("split")(s, dim)); },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  for (const char* name : {"unflatten", "clone", "detach", "numel", "swapaxes", "is_floating_point"}) {
+  for (const char* name : {"unflatten", "detach", "numel", "swapaxes", "is_floating_point"}) {
     std::string n = name;
     m.def(
         name,

@@ -57,6 +57,14 @@ struct type_caster<graft::DType> {
   static handle cast(graft::DType d, return_value_policy, handle);
 };
 
+/// graft::MemoryFormat <-> the singleton graft.contiguous_format, graft.channels_last, ... objects.
+template <>
+struct type_caster<graft::MemoryFormat> {
+  PYBIND11_TYPE_CASTER(graft::MemoryFormat, const_name("memory_format"));
+  bool load(handle src, bool);
+  static handle cast(graft::MemoryFormat f, return_value_policy, handle);
+};
+
 }  // namespace pybind11::detail
 
 namespace graft::python {
@@ -186,14 +194,6 @@ auto tm(R (Tensor::*f)(A...) const) {
 template <class R, class... A>
 auto tm(R (Tensor::*f)(A...)) {
   return [f](Tensor& t, A... a) -> R { return (t.*f)(std::forward<A>(a)...); };
-}
-/// Refuses every keyword but memory_format (its one value here is row-major) with PyTorch's
-/// text, so a misspelt keyword of clone/contiguous is an error, not ignored.
-inline void only_memory_format(const py::kwargs& kw, const char* fn) {
-  for (auto item : kw) {
-    std::string key = py::str(item.first);
-    GRAFT_CHECK(key == "memory_format", TypeError, fn, "() got an unexpected keyword argument '", key, "'");
-  }
 }
 inline bool is_heavy(const Tensor& t) { return t.numel() >= (1 << 15); }
 

@@ -5,6 +5,7 @@
 
 #include <pybind11/numpy.h>
 
+#include "arg_parser.h"
 #include "python_common.h"
 
 namespace graft::python {
@@ -17,10 +18,12 @@ py::handle g_size_class;    // graft.Size, registered by graft/__init__.py
 py::handle g_return_types;  // graft.return_types module
 
 /// Parses Tensor.to's arguments: to(dtype), to(device[, dtype]), to(tensor), with keywords
-/// dtype=, device=, copy=, non_blocking= (ignored: there is one synchronous device).
+/// dtype=, device=, copy=, memory_format=, non_blocking= (ignored: there is one synchronous
+/// device).
 Tensor tensor_to(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
   std::optional<DType> dtype;
   std::optional<Device> device;
+  MemoryFormat memory_format = MemoryFormat::Preserve;
   bool copy = false;
   int bools_seen = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -50,15 +53,21 @@ Tensor tensor_to(const Tensor& self, const py::args& args, const py::kwargs& kwa
       if (!v.is_none()) device = to_device(v);
     } else if (key == "copy") {
       copy = v.cast<bool>();
-    } else if (key == "non_blocking" || key == "memory_format") {
-      // one synchronous device; one memory format
+    } else if (key == "memory_format") {
+      memory_format = v.cast<MemoryFormat>();
+    } else if (key == "non_blocking") {
+      // one synchronous device
     } else {
       throw TypeError("to() received an invalid combination of arguments: unexpected keyword '" + key + "'");
     }
   }
   Device d = device.value_or(self.device());
   DType t = dtype.value_or(self.dtype());
-  return self.to(d, t, copy);
+  Tensor out = self.to(d, t, copy);
+  // to(memory_format=channels_last): the result laid out so (a second copy when dtype or device
+  // changed too)
+  if (memory_format != MemoryFormat::Preserve && !out.is_contiguous(memory_format)) out = out.contiguous(memory_format);
+  return out;
 }
 
 std::vector<int64_t> int_list(py::handle o) {
@@ -275,11 +284,13 @@ void bind_metadata(TensorClass& cls) {
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : int(t.device().index); })
       .def("storage_offset", tm(&Tensor::storage_offset))
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("is_contiguous", [](const Tensor& t, py::kwargs kw) {
-        only_memory_format(kw, "is_contiguous");
-        return t.is_contiguous();
-      });
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); });
+  // is_contiguous(*, memory_format=contiguous_format): a query, not an op, through the parser
+  auto parser = std::make_shared<const ArgParser>(
+      std::vector<std::string>{"is_contiguous(Tensor input, *, MemoryFormat memory_format=contiguous_format)"}, true);
+  cls.def("is_contiguous", [parser](const Tensor& t, const py::args& args, const py::kwargs& kw) {
+    return t.is_contiguous(parser->parse(args, kw).memory_format(0));
+  });
 }
 
 /// The remaining metadata queries and Python protocols.
@@ -369,16 +380,8 @@ void bind_conversion(TensorClass& cls) {
             return t.to(device.is_none() ? Device(kCUDA) : to_device(device));
           },
           py::arg("device") = py::none())
-      .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
-      .def("clone",
-           [](const Tensor& t, py::kwargs kw) {
-             only_memory_format(kw, "clone");
-             return t.clone();
-           })
-      .def("contiguous", [](const Tensor& t, py::kwargs kw) {
-        only_memory_format(kw, "contiguous");
-        return t.contiguous();
-      });
+      .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); });
+  // clone and contiguous (memory_format=) are generated (op_bindings.inc)
 }
 
 /// view, reshape, permute, transpose, ... (views share storage and version counter).

@@ -141,12 +141,6 @@ Tensor reduce_all(const Tensor& t, py::handle dim, bool keepdim) {
   return sum(z.to(kInt64), reduce_dims(dim), keepdim).eq(0);
 }
 
-int64_t correction_of(py::handle unbiased, py::handle correction) {
-  if (!correction.is_none()) return correction.cast<int64_t>();
-  if (!unbiased.is_none()) return unbiased.cast<bool>() ? 1 : 0;
-  return 1;
-}
-
 /// A Python number or tensor operand as a tensor (numbers as wrapped numbers).
 Tensor operand(py::handle o, const Tensor& like) {
   return is_tensor(o) ? as_tensor_unchecked(o) : scalar_like(to_scalar(o), like);
@@ -448,23 +442,7 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
 /// sum, mean, max, min, ... with PyTorch's dim and keepdim forms.
 void bind_reductions(py::module_& m, TensorClass& cls) {
   // ---- reductions ----
-  // mean, prod, max, min, softmax and log_softmax are generated (op_bindings.inc)
-  def_both(
-      m, cls, "var",
-      [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
-        if (py::isinstance<py::bool_>(dim)) return var(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);  // var(unbiased)
-        return var(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
-      },
-      py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-      py::arg("correction") = py::none());
-  def_both(
-      m, cls, "std",
-      [](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
-        if (py::isinstance<py::bool_>(dim)) return graft::std(a, {}, dim.cast<bool>() ? 1 : 0, keepdim);
-        return graft::std(a, reduce_dims(dim), correction_of(unbiased, correction), keepdim);
-      },
-      py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-      py::arg("correction") = py::none());
+  // mean, prod, max, min, var, std, softmax and log_softmax are generated (op_bindings.inc)
   def_both(
       m, cls, "any", [](const Tensor& a, py::object dim, bool keepdim) { return reduce_any(a, dim, keepdim); },
       py::arg("dim") = py::none(), py::arg("keepdim") = false);

@@ -7,6 +7,7 @@ names. See README.md ("Python") and docs/python.md.
 from . import _C
 from ._C import (  # noqa: F401  (re-exported API)
     Tensor, dtype, device, OutOfMemoryError,
+    memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
     bool, int32, int64, float32, float64, float, double, long, int,
     tensor, as_tensor, from_numpy, from_dlpack,
     zeros, ones, empty, full, rand, randn, randint, randperm, arange, linspace, eye, scalar_tensor,

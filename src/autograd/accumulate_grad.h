@@ -35,8 +35,8 @@ class CopySlices final : public Node {
   }
 
  private:
-  Shape base_sizes_, view_sizes_, view_strides_;
-  int64_t view_offset_;  // relative to the base's first element, in a contiguous frame
+  Shape base_sizes_, base_strides_, view_sizes_, view_strides_;
+  int64_t view_offset_;  // relative to the base's storage offset
   intrusive_ptr<Node> fn_;
 };
 

@@ -62,7 +62,7 @@ TensorList eval_nograd(const Problem& p) {
   // Outputs may alias an input (identity, views, contiguous(), a gradient that is the
   // grad_output itself): copy them, or restoring the perturbed input would change them too.
   for (auto& t : outs)
-    if (t.defined()) t = t.clone();
+    if (t.defined()) t = t.clone(MemoryFormat::Contiguous);
   return outs;
 }
 

@@ -207,7 +207,7 @@ void Node::call_retain_grad_hooks(const TensorList& grads) {
     if (nr >= grads.size() || !grads[nr].defined()) continue;
     Tensor& g = impl->meta->grad;
     if (!g.defined()) {
-      g = grads[nr].clone();
+      g = grads[nr].clone(MemoryFormat::Contiguous);  // PyTorch's retain_grad: row-major
     } else {
       Tensor old = std::move(g);
       g = old + grads[nr];

@@ -139,14 +139,6 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   return v;
 }
 
-namespace {
-void check_contiguous_base(const Tensor& base) {
-  GRAFT_CHECK(base.is_contiguous(), NotImplementedError, "in-place operation on a view: the view's base has sizes ",
-              base.sizes(), " and strides ", base.strides(),
-              "; graft supports in-place on views that require grad only for contiguous bases");
-}
-}  // namespace
-
 void check_inplace(const Tensor& self, bool will_record, bool check_overlap) {
   detail::check_writable(self, check_overlap);  // internal overlap, inference tensors
   check_inplace_rules(self, will_record);
@@ -177,7 +169,6 @@ void check_inplace_rules(const Tensor& self, bool will_record) {
           "tracked) or both outside (if you want the inplace to be tracked).");
     if (base.impl()->requires_grad_leaf && !base.impl()->grad_fn)
       throw RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.");
-    check_contiguous_base(base);  // graft's limitation, checked before anything is written
   } else if (impl->requires_grad_leaf && !impl->grad_fn) {
     throw RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.");
   }
@@ -201,7 +192,6 @@ void refresh_view_grad_fn(const Tensor& view) {
     m->attr_version = impl->version();
     return;
   }
-  check_contiguous_base(base);
   // PyTorch's regenerated node: as_strided of the base over the view's geometry
   // (AsStridedBackward0, with its edge to the base's history), recorded whatever the grad mode
   Tensor regenerated;
@@ -218,7 +208,6 @@ void rebase_history(const Tensor& self, intrusive_ptr<Node> node, uint32_t outpu
   AutogradMeta* m = impl->meta.get();
   if (m && m->is_view) {
     const Tensor& base = m->base;
-    check_contiguous_base(base);
     auto cs = make_intrusive<CopySlices>(base, self, std::move(node));
     replace_grad_fn(base.impl(), std::move(cs), 0);
     m->attr_version = impl->version() - 1;  // force regeneration from the new base history
@@ -292,7 +281,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       g = empty_like(new_grad);  // PyTorch's clone_obey_contract: new_empty + copy_ (CopyBackwards)
       g.copy_(new_grad);
     } else {
-      g = new_grad.clone();
+      g = new_grad.clone(MemoryFormat::Contiguous);
     }
   } else if (!GradMode::is_enabled()) {
     NoGradGuard ng;
@@ -311,6 +300,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 // ---------------- CopySlices ----------------
 CopySlices::CopySlices(const Tensor& base, const Tensor& view, intrusive_ptr<Node> fn)
     : base_sizes_(base.sizes().begin(), base.sizes().end()),
+      base_strides_(base.strides().begin(), base.strides().end()),
       view_sizes_(view.sizes().begin(), view.sizes().end()),
       view_strides_(view.strides().begin(), view.strides().end()),
       view_offset_(view.storage_offset() - base.storage_offset()),
@@ -325,8 +315,11 @@ TensorList CopySlices::apply(TensorList&& grads) {
   GRAFT_CHECK(fn_, RuntimeError, autograd::kSecondBackwardMessage);
   const Tensor& grad = grads[0];
   if (!grad.defined()) return out;
-  Tensor result = grad.contiguous().clone();
-  Tensor window = result.as_strided(view_sizes_, view_strides_, result.storage_offset() + view_offset_);
+  // the base's gradient laid out as the base (any strides: a transposed or preserved-layout
+  // base), so the view's geometry finds its window in it, as PyTorch's CopySlices
+  Tensor result = empty_strided(base_sizes_, base_strides_, TensorOptions(grad.dtype()).device(grad.device()));
+  result.copy_(grad);
+  Tensor window = result.as_strided(view_sizes_, view_strides_, view_offset_);
   TensorList res = fn_->apply(TensorList{window.clone()});
   // the window's gradient is replaced by what fn gives its first input
   if (res.size() > 0 && res[0].defined())

@@ -279,15 +279,16 @@ Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   return g / count * tie;
 }
 
-Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, int64_t correction, bool keepdim) {
+Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, const std::optional<Scalar>& correction,
+                    bool keepdim) {
   const Reduced r = reduced(self, dim, "var");
   Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), r.mask, keepdim);
-  const double denom = static_cast<double>(std::max<int64_t>(r.count - correction, 0));
+  const double denom = std::max(static_cast<double>(r.count) - detail::var_correction(correction), 0.0);
   return g * (self - mean(self, r.dims, true)) * (2.0 / denom);
 }
 
-Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, int64_t correction,
-                    bool keepdim) {
+Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
   // d std = d var / (2 std), in the reduced shape, then var's gradient
   Tensor zero = result == 0;
   return var_backward(where(zero, 0, grad / where(zero, 1, result * 2)), self, dim, correction, keepdim);

@@ -162,20 +162,8 @@ void check_tensor(const Tensor& t, const char* op, const char* arg) {
 }
 
 namespace {
-// PyTorch's is_non_overlapping_and_dense: its elements fill a block of memory exactly once, in
-// some order of the dims (size-1 dims ignored).
 bool non_overlapping_and_dense(const TensorImpl* t) {
-  if (t->is_contiguous()) return true;
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < t->dim(); ++d)
-    if (t->sizes()[d] != 1) dims.push_back(d);
-  std::sort(dims.begin(), dims.end(), [t](int64_t a, int64_t b) { return t->strides()[a] < t->strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t->strides()[d] != expected) return false;
-    expected *= t->sizes()[d];
-  }
-  return true;
+  return t->is_contiguous() || is_non_overlapping_and_dense(t->sizes(), t->strides());
 }
 // PyTorch's get_overlap_status(a, b) == Partial: the two share memory without being the same
 // elements in the same order (tensors with gaps or overlap of their own are not judged, as

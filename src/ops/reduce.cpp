@@ -178,21 +178,37 @@ static Tensor arg_max_min(const Tensor& a, std::optional<int64_t> dim, bool keep
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return arg_max_min(a, dim, keepdim, true); }
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return arg_max_min(a, dim, keepdim, false); }
 
-static Tensor var_std(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim, bool is_std) {
+double detail::var_correction(const std::optional<Scalar>& correction) {
+  return correction ? correction->to_double() : 1.0;
+}
+static Tensor var_std(const Tensor& a, IntArrayRef dims, const std::optional<Scalar>& correction, bool keepdim,
+                      bool is_std) {
   const char* name = is_std ? "std" : "var";
   detail::check_tensor(a, name);
-  GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError, name,
-              ": only support floating point and complex dtypes, got ", a.dtype());
+  GRAFT_CHECK(is_floating_point(a.dtype()), RuntimeError, "std and var only support floating point and complex dtypes");
   uint64_t mask = detail::dim_mask(dims, a.dim(), name);
   Tensor out = detail::new_empty(reduced_shape(a.sizes(), mask, keepdim), a.dtype(), a.device());
-  kernel::var(out, a, mask, correction, is_std);
+  kernel::var(out, a, mask, detail::var_correction(correction), is_std);
   return out;
 }
-Tensor detail::var_forward(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
+Tensor detail::var_forward(const Tensor& a, IntArrayRef dims, std::optional<Scalar> correction, bool keepdim) {
   return var_std(a, dims, correction, keepdim, false);
 }
-Tensor detail::std_forward(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim) {
+Tensor detail::std_forward(const Tensor& a, IntArrayRef dims, std::optional<Scalar> correction, bool keepdim) {
   return var_std(a, dims, correction, keepdim, true);
+}
+// PyTorch's unbiased spellings: true is correction 1, false 0
+Tensor var(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return var(self, dim, std::optional<Scalar>(unbiased ? 1 : 0), keepdim);
+}
+Tensor detail::var_default(const Tensor& self, bool unbiased) {
+  return var(self, {}, std::optional<Scalar>(unbiased ? 1 : 0));
+}
+Tensor std(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return graft::std(self, dim, std::optional<Scalar>(unbiased ? 1 : 0), keepdim);
+}
+Tensor detail::std_default(const Tensor& self, bool unbiased) {
+  return graft::std(self, {}, std::optional<Scalar>(unbiased ? 1 : 0));
 }
 
 Tensor detail::logsumexp_forward(const Tensor& a, IntArrayRef dims, bool keepdim) {

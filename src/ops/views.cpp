@@ -303,7 +303,7 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
   detail::check_tensor(self, "reshape");
   Shape sizes = infer_size(shape, self.numel());
   if (view_strides(self, sizes)) return graft::view(self, sizes);
-  return graft::view(graft::clone(self), sizes);
+  return graft::view(graft::clone(self, MemoryFormat::Contiguous), sizes);
 }
 
 namespace {
@@ -551,15 +551,28 @@ Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
   return out;
 }
 
-Tensor detail::clone_forward(const Tensor& self) {
+// The strides of clone(self, format): a fresh layout for Contiguous or a channels-last format;
+// for Preserve, self's own strides when self is dense, else dense strides in self's order.
+static Shape clone_strides(const Tensor& self, MemoryFormat format) {
+  if (format != MemoryFormat::Preserve) return strides_for_memory_format(self.sizes(), format);
+  if (self.is_non_overlapping_and_dense()) return self.strides().shape();
+  return infer_dense_strides(self.sizes(), self.strides());
+}
+Tensor detail::clone_forward(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   detail::check_tensor(self, "clone");
-  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  const Shape strides = clone_strides(self, memory_format.value_or(MemoryFormat::Preserve));
+  Tensor out = strides == contiguous_strides(self.sizes())
+                   ? detail::new_empty(self.sizes(), self.dtype(), self.device())
+                   : empty_strided(self.sizes(), strides, TensorOptions(self.dtype()).device(self.device()));
   kernel::copy(out, self);
   return out;
 }
-Tensor contiguous(const Tensor& self) {
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   detail::check_tensor(self, "contiguous");
-  return self.is_contiguous() ? self : clone(self);
+  if (self.is_contiguous(memory_format)) return self;
+  GRAFT_CHECK(memory_format != MemoryFormat::Preserve, RuntimeError,
+              "preserve memory format is unsupported by the contiguous operator");
+  return clone(self, memory_format);
 }
 
 Tensor Tensor::to(DType dtype, bool copy) const {

@@ -183,13 +183,17 @@ TEST(Views, CopySlicesSecondBackwardRaises) {
   EXPECT_THROW_HAS(s.backward(), RuntimeError, "Trying to backward through the graph a second time");
 }
 
-// An in-place op on a view that graft cannot record (non-contiguous base) fails before it
-// writes anything.
-TEST(Views, UnsupportedInplaceOnViewLeavesDataUntouched) {
-  std::vector<float> buf(12, 1.f);
-  Tensor d = from_blob(buf.data(), {3, 4}, {1, 3}, nullptr);
-  Tensor w = ones({4}, requires_grad());
-  EXPECT_THROW_HAS(d.select(0, 0).mul_(w), NotImplementedError, "in-place operation on a view");
-  EXPECT_EQ(d._version(), 0u);
-  for (float x : buf) EXPECT_EQ(x, 1.f);
+// An in-place op on a view of a base that is not row-major (column-major memory) records
+// CopySlices over the base's own strides, as PyTorch's.
+TEST(Views, InplaceOnAViewOfAColumnMajorBase) {
+  std::vector<float> buf{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  Tensor d = from_blob(buf.data(), {3, 4}, {1, 3}, nullptr);  // d[i][j] = buf[i + 3 j]
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0}, kFloat32).requires_grad_(true);
+  d.select(0, 1).mul_(w);  // row 1: buf[1], buf[4], buf[7], buf[10]
+  EXPECT_EQ(d._version(), 1u);
+  EXPECT_EQ(d.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ((std::vector<float>{buf[1], buf[4], buf[7], buf[10]}), (std::vector<float>{1, 8, 21, 40}));
+  (d * arange(12.0).view({3, 4})).sum().backward();
+  // d's row 1 is w * old row 1: the gradient of w is old row 1 times the weights of row 1
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{1 * 4, 4 * 5, 7 * 6, 10 * 7}));
 }

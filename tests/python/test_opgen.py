@@ -411,6 +411,24 @@ def test_a_function_op_takes_composite_overloads_bound_with_it(tmp_path):
     assert "GRAFT_FUNCTION_OP(mul)" in (tmp_path / "gen/include/graft/ops/function_ops.def").read_text()
 
 
+def test_a_python_only_overload_is_bound_but_not_declared_for_cpp(tmp_path):
+    # PyTorch's var(bool unbiased): in C++ it would take var(x, {1}) (a braced 1 converts to bool),
+    # so it is graft::detail::mul_Flag, with no Tensor method, and the binding calls that
+    flag = DIST.replace("name: dist", "name: mul").replace("    doc:", "    overload: Flag\n    doc:").replace(
+        "const Tensor& other, double p = 2.0", "bool flag").replace("python: both", "python: both\n    python_only: true")
+    r = run(tmp_path, "function:" + MUL.replace("python: hand\n    hand: the test says why", "python: both")
+            + "composite:" + flag)
+    assert r.returncode == 0, r.stderr
+    header = (tmp_path / "gen/include/graft/ops/generated_ops.h").read_text()
+    assert "namespace detail {\n/// The p-norm of self - other.\nTensor mul_Flag(const Tensor& self, bool flag);" in header
+    assert "Tensor mul(const Tensor& self, bool flag)" not in header
+    assert "bool flag" not in (tmp_path / "gen/include/graft/core/tensor_generated_methods.inc").read_text()
+    bindings = (tmp_path / "gen/python/op_bindings.inc").read_text()
+    assert "graft::detail::mul_Flag(a_self, a_flag)" in bindings and '"mul(Tensor input, bool flag)"' in bindings
+    assert_refused(tmp_path, "composite:" + DIST.replace("python: both", "python: both\n    python_only: true"),
+                   "python_only is true (an overload of a generated binding, no in-place form) or left out")
+
+
 LT = """
   - name: lt
     doc: Whether self < other, elementwise.

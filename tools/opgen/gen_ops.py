@@ -127,11 +127,15 @@ FIELDS = {
 # named), as PyTorch's errors for add, sub and mul name only their Tensor overload
 # `python_first: true` tries and lists an overload before the others, where PyTorch declares a
 # composite overload first (where(condition), view(dtype))
+# `python_only: true` (a composite overload) is Python's and not C++'s: PyTorch's var(bool unbiased)
+# would make C++ read var(x, {1}) or var(x, 1) as var(x, unbiased=true) (a braced or plain int
+# converts to bool before it converts to IntArrayRef). It is declared as graft::detail::<name>_<overload>
+# (generated_ops.h), with no Tensor method, and the binding calls that
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
 PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden", "python_first"}
 OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"} | PYTHON_FIELDS,
-                   "composite": {"overload", "returns", "inplace", "hand"} | PYTHON_FIELDS,
+                   "composite": {"overload", "returns", "inplace", "hand", "python_only"} | PYTHON_FIELDS,
                    "binary_predicate": {"operator"},
                    "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
                    "binary": {"python", "hand"}, "activation": {"inplace_node", "inplace_derivative", "hand"}}
@@ -149,7 +153,8 @@ ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "doub
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
                "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
                "const std::string&": "std::string", "std::optional<std::string_view>": "std::optional<std::string>",
-               "Reduction": "Reduction", "DType": "DType", "Device": "Device", INDEX_LIST: SAVED_INDEX_LIST}
+               "Reduction": "Reduction", "DType": "DType", "Device": "Device", INDEX_LIST: SAVED_INDEX_LIST,
+               "std::optional<MemoryFormat>": "std::optional<MemoryFormat>", "MemoryFormat": "MemoryFormat"}
 # what a formula may name of a tensor argument `t` without the node saving the tensor:
 # `t_sizes`, `t_strides`, `t_offset` (its storage offset), `t_dtype`, `t_device` (its type in
 # the node, and how it is read from t)
@@ -168,6 +173,8 @@ PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "Tensor&": ("Tensor", "tensor"
            "std::optional<Scalar>": ("Scalar?", "optional_scalar"),
            "std::optional<double>": ("float?", "optional_float64"),
            "std::optional<DType>": ("ScalarType?", "optional_dtype"), "DType": ("ScalarType", "dtype"),
+           "std::optional<MemoryFormat>": ("MemoryFormat?", "optional_memory_format"),
+           "MemoryFormat": ("MemoryFormat", "memory_format"),
            "const std::string&": ("str", "string"), "std::string_view": ("str", "string"),
            "std::optional<std::string_view>": ("str?", "optional_string"),
            "Reduction": ("str", "reduction"), "const TensorList&": ("Tensor[]", "tensor_list"),
@@ -403,9 +410,17 @@ def check_composite(op):
             fail(f"op '{name}': {field} must be true or false")
     if op["method"] and (not args or args[0][:2] != ("const Tensor&", "self")):
         fail(f"op '{name}': a method's first argument must be 'const Tensor& self'")
+    if op.get("python_only", False) is not False and (op.get("python_only") is not True or "overload" not in op
+                                                      or op["python"] not in GENERATED_BINDINGS or op.get("inplace")):
+        fail(f"op '{name}': python_only is true (an overload of a generated binding, no in-place form) or left out")
     check_returns(op, args)
     check_inplace(op, args)
     check_python(op, args)
+
+
+def cpp_name(op):
+    """What C++ calls an op: graft::<name>, or detail::<name>_<overload> for a python_only overload."""
+    return f"detail::{op['name']}_{op['overload']}" if op.get("python_only") else op["name"]
 
 
 def check_inplace_only(op):
@@ -611,8 +626,15 @@ def gen_public_header(decl):
         lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op))});")
     lines += ["", "// ---- composite ----"]
     for op in decl["composite"]:
-        lines.append(f"/// {op['doc']}")
-        lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op))});")
+        if not op.get("python_only"):
+            lines.append(f"/// {op['doc']}")
+            lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op))});")
+    lines += ["", "// ---- composite overloads Python has and C++ does not (python_only) ----", "namespace detail {"]
+    for op in decl["composite"]:
+        if op.get("python_only"):
+            lines.append(f"/// {op['doc']}")
+            lines.append(f"{returns(op)} {op['name']}_{op['overload']}({', '.join(cpp_args(op))});")
+    lines.append("}  // namespace detail")
     lines += ["", "// ---- inplace_only ----"]
     for op in decl["inplace_only"]:
         lines.append(f"/// {op['doc']}")
@@ -692,7 +714,7 @@ def gen_methods(decl):
     for op in decl["binary_bitwise"]:
         lines += [f"Tensor& {op['name']}_(const Tensor& other);", f"Tensor& {op['name']}_(const Scalar& other);"]
     for op in decl["function"] + decl["composite"]:
-        if op["method"]:
+        if op["method"] and not op.get("python_only"):
             lines.append(f"{returns(op)} {op['name']}({', '.join(cpp_args(op)[1:])}) const;")
     for op in inplace_ops(decl):
         if op["method"]:
@@ -1073,7 +1095,7 @@ def gen_ops_cpp(decl):
         nodes.append(node)
         fns.append(gen_inplace_only(op))
     for op in decl["composite"]:  # graft::<name> itself is written by hand (its defined_in file)
-        if op["method"]:
+        if op["method"] and not op.get("python_only"):
             args = parse_args(op, any_type=True)
             fns.append(f"{returns(op)} Tensor::{op['name']}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                        f"return graft::{op['name']}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
@@ -1454,6 +1476,10 @@ def python_default(name, d):
     m = re.fullmatch(r"Reduction::(\w+)", d)
     if m:
         return "'" + m.group(1).lower() + "'"
+    m = re.fullmatch(r"MemoryFormat::(\w+)", d)
+    if m:  # Python's name of the format (contiguous_format)
+        return {"Contiguous": "contiguous_format", "Preserve": "preserve_format", "ChannelsLast": "channels_last",
+                "ChannelsLast3d": "channels_last_3d"}[m.group(1)]
     return fail(f"op '{name}': the default '{d}' has no Python spelling")
 
 
@@ -1497,11 +1523,11 @@ def overload_case(i, op):
     heavy = " || ".join(f"(a_{a}.defined() && is_heavy(a_{a}))" if a in optional else f"is_heavy(a_{a})"
                         for t, a, _ in args if t in ("const Tensor&", "Tensor&")) or "false"
     call = ", ".join(f"a_{a}" for _, a, _ in args)
-    result = f"py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{op['name']}({call}); }}))"
+    result = f"py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{cpp_name(op)}({call}); }}))"
     if returns(op) == RETURNS["TensorList"]:  # a tuple, as PyTorch returns a list of tensors
         result = f"py::tuple({result})"
     elif isinstance(op.get("returns"), list) and op["python"] != "nn":  # graft.return_types.<name>
-        result = (f'[&] {{ auto [first, second] = maybe_without_gil({heavy}, [&] {{ return graft::{op["name"]}({call}); }});'
+        result = (f'[&] {{ auto [first, second] = maybe_without_gil({heavy}, [&] {{ return graft::{cpp_name(op)}({call}); }});'
                   f' return make_return_pair("{op["name"]}", std::move(first), std::move(second)); }}()')
     lines.append(f"      return {result};")
     lines.append("    }")

@@ -88,7 +88,7 @@ struct KernelTable {
   void (*fill)(const Tensor& dst, const Scalar& v);
   void (*reduce)(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask);
   void (*arg_reduce)(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
-  void (*var)(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result);
+  void (*var)(const Tensor& out, const Tensor& a, uint64_t mask, double correction, bool sqrt_result);
   void (*gemm)(const Tensor& c, const Tensor& a, const Tensor& b);
   void (*index_select)(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index);
   void (*index_add)(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source);
@@ -177,7 +177,7 @@ inline void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices,
   kernels_for(a.device()).arg_reduce(is_max, values, indices, a, dim);
 }
 /// Variance over `mask` with the given correction (its square root with sqrt_result).
-inline void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result = false) {
+inline void var(const Tensor& out, const Tensor& a, uint64_t mask, double correction, bool sqrt_result = false) {
   kernels_for(a.device()).var(out, a, mask, correction, sqrt_result);
 }
 /// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype; c needs unit

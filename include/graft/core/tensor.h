@@ -6,9 +6,11 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "graft/core/error.h"
+#include "graft/core/memory_format.h"
 #include "graft/core/scalar.h"
 #include "graft/core/tensor_impl.h"
 
@@ -55,6 +57,15 @@ class Tensor {
   Device device() const { return impl_->device(); }
   int64_t storage_offset() const { return impl_->storage_offset(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  /// Whether the elements lie in `memory_format`'s order (size-1 dims' strides ignored; a
+  /// channels-last format asks for rank 4 or 5, Preserve for row-major), as PyTorch's.
+  bool is_contiguous(MemoryFormat memory_format) const {
+    return is_contiguous_as(impl_->sizes(), impl_->strides(), memory_format);
+  }
+  /// The elements fill one block of memory exactly once, in some order of the dims.
+  bool is_non_overlapping_and_dense() const {
+    return graft::is_non_overlapping_and_dense(impl_->sizes(), impl_->strides());
+  }
   bool is_floating_point() const { return graft::is_floating_point(dtype()); }
   size_t element_size() const { return graft::element_size(dtype()); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
@@ -133,6 +144,16 @@ class Tensor {
   // exp(), tanh(), sigmoid(), ... and their in-place forms exp_(), ...; isnan(), isfinite(),
   // ...; maximum(o), eq(o), lt(o), ...: generated from src/ops/ops.yaml
 #include "graft/core/tensor_generated_methods.inc"
+  /// x.var(dims, 2), x.std(dims, 0.5): a number after the dims is the correction (libtorch
+  /// would convert it to its `bool unbiased` overload); a bool there is `unbiased`.
+  template <class Number>
+  requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) Tensor
+      var(IntArrayRef dim, Number correction, bool keepdim = false)
+  const { return var(dim, std::optional<Scalar>(correction), keepdim); }
+  template <class Number>
+  requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) Tensor
+      std(IntArrayRef dim, Number correction, bool keepdim = false)
+  const { return this->std(dim, std::optional<Scalar>(correction), keepdim); }
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
 

@@ -77,11 +77,12 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& 
 /// scale_grad_by_count); a NaN extreme (no ties) makes its slice's gradient NaN, as PyTorch's.
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 /// var's gradient: grad * 2 (self - mean) / (N - correction).
-Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, int64_t correction, bool keepdim);
+Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim, const std::optional<Scalar>& correction,
+                    bool keepdim);
 /// std's gradient: var's over 2 std, and 0 where std is 0 (a constant slice), the denominator
 /// kept finite for double backward.
-Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, int64_t correction,
-                    bool keepdim);
+Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
 /// masked_select's gradient: grad put where the mask (broadcast with self) is true, summed back
 /// to self's sizes.
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);

@@ -24,6 +24,8 @@ using Pair = std::array<int64_t, 2>;
 std::vector<Shape> sizes_of(const TensorList& tensors);
 /// A fresh contiguous tensor (no autograd).
 Tensor new_empty(IntArrayRef sizes, DType dtype, Device device);
+/// var and std's correction as a number: nullopt is 1 (Bessel's), as PyTorch's.
+double var_correction(const std::optional<Scalar>& correction);
 /// A 0-d tensor from a C++ scalar marked as wrapped number (PyTorch's wrapped_scalar_tensor).
 Tensor wrapped_scalar(const Scalar& s, DType dtype, Device device);
 /// The dtype PyTorch gives a Python number wrapped into a tensor (bool, int64 or float64).

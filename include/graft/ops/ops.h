@@ -4,6 +4,7 @@
 /// op registry (tests/ops/op_registry.cpp). Broadcasting and type promotion follow PyTorch.
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,22 @@
 #include "graft/ops/generated_ops.h"  // from src/ops/ops.yaml
 
 namespace graft {
+
+// ---- var and std: a number after the dims is the correction ----
+/// var(x, {1}, 2) divides by N - 2: a non-bool number after the dims is the correction, where
+/// libtorch converts it to its `bool unbiased` overload (var(x, {1}, 2) there is unbiased); a
+/// bool there is `unbiased`, as in libtorch.
+template <class Number>
+requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) Tensor
+    var(const Tensor& self, IntArrayRef dim, Number correction, bool keepdim = false) {
+  return var(self, dim, std::optional<Scalar>(correction), keepdim);
+}
+/// std(x, {1}, 2): as var, the number is the correction.
+template <class Number>
+requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) Tensor
+    std(const Tensor& self, IntArrayRef dim, Number correction, bool keepdim = false) {
+  return graft::std(self, dim, std::optional<Scalar>(correction), keepdim);
+}
 
 // ---- factories (TensorOptions-like arguments) ----
 /// Options for factories: dtype, device, requires_grad.

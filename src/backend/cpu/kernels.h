@@ -56,7 +56,7 @@ bool rounding_div(DivMode mode, const Tensor& out, const Tensor& a, const Tensor
 /// Max/min over one dim: values and int64 indices (first occurrence), for dim-reductions.
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
 /// Variance over `mask` with the given correction.
-void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result);
+void var(const Tensor& out, const Tensor& a, uint64_t mask, double correction, bool sqrt_result);
 
 /// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype; c needs unit
 /// column stride only (rows and batches may be strided), a and b any strides.

@@ -141,7 +141,7 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   });
 }
 
-void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, bool sqrt_result) {
+void var(const Tensor& out, const Tensor& a, uint64_t mask, double correction, bool sqrt_result) {
   int64_t R;
   Tensor c = reduced_last(a, mask, R);
   const int64_t M = out.numel();
@@ -156,7 +156,7 @@ void var(const Tensor& out, const Tensor& a, uint64_t mask, int64_t correction, 
       mean /= static_cast<double>(R);
       double ss = 0;
       for (int64_t i = 0; i < R; ++i) ss += (b[i] - mean) * (b[i] - mean);
-      double denom = static_cast<double>(R - correction);
+      const double denom = static_cast<double>(R) - correction;
       const double v = ss / std::max(denom, 0.0);  // N <= correction: inf or nan, as PyTorch
       // the root in double: std of [1e38, 0] in float32 is 7.07e37 though its variance overflows
       o[m] = static_cast<T>(sqrt_result ? std::sqrt(v) : v);

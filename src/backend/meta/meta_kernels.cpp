@@ -46,7 +46,7 @@ void reduce(ReduceOp, const Tensor&, const Tensor& a, uint64_t mask) { reduce_sc
 void arg_reduce(bool, const Tensor&, const Tensor&, const Tensor& a, int64_t dim) {
   reduce_scratch(a, uint64_t{1} << dim);
 }
-void var(const Tensor&, const Tensor& a, uint64_t mask, int64_t, bool) { reduce_scratch(a, mask); }
+void var(const Tensor&, const Tensor& a, uint64_t mask, double, bool) { reduce_scratch(a, mask); }
 void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
   // BLAS takes float32/float64 operands it cannot read in place as contiguous copies, one
   // batch at a time (cpu/gemm.cpp); every batch has the first one's geometry.
