@@ -3,8 +3,6 @@
 #include "graft/core/memory_format.h"
 
 #include <algorithm>
-#include <numeric>
-#include <vector>
 
 #include "graft/core/enum_names.h"
 #include "graft/core/error.h"
@@ -21,8 +19,12 @@ std::ostream& operator<<(std::ostream& os, MemoryFormat f) { return os << memory
 namespace {
 // The dims of a channels-last layout of rank 4 or 5, innermost first: C, then the spatial dims
 // from the last, then N.
-std::vector<int64_t> channels_last_order(size_t rank) {
-  return rank == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
+Shape channels_last_order(size_t rank) { return rank == 4 ? Shape{1, 3, 2, 0} : Shape{1, 4, 3, 2, 0}; }
+// Row-major's order, innermost first.
+Shape row_major_order(size_t rank) {
+  Shape order(rank);
+  for (size_t i = 0; i < rank; ++i) order[i] = static_cast<int64_t>(rank - 1 - i);
+  return order;
 }
 size_t channels_last_rank(MemoryFormat f) { return f == MemoryFormat::ChannelsLast ? 4 : 5; }
 }  // namespace
@@ -46,8 +48,7 @@ bool is_contiguous_as(IntArrayRef sizes, IntArrayRef strides, MemoryFormat f) {
   const bool row_major = f == MemoryFormat::Contiguous || f == MemoryFormat::Preserve;
   if (!row_major && sizes.size() != channels_last_rank(f)) return false;
   if (row_major && std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return true;  // empty: contiguous
-  std::vector<int64_t> order = row_major ? std::vector<int64_t>(sizes.size()) : channels_last_order(sizes.size());
-  if (row_major) std::iota(order.rbegin(), order.rend(), 0);
+  const Shape order = row_major ? row_major_order(sizes.size()) : channels_last_order(sizes.size());
   int64_t expected = 1;
   for (int64_t d : order) {
     if (sizes[d] == 1) continue;
@@ -58,7 +59,7 @@ bool is_contiguous_as(IntArrayRef sizes, IntArrayRef strides, MemoryFormat f) {
 }
 
 bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
-  std::vector<int64_t> dims;
+  Shape dims;
   for (size_t d = 0; d < sizes.size(); ++d)
     if (sizes[d] >= 2) dims.push_back(static_cast<int64_t>(d));
   std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
@@ -72,10 +73,9 @@ bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
 
 Shape infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
   const size_t n = sizes.size();
-  std::vector<size_t> order(n);  // innermost first; starts as row-major's
-  std::iota(order.rbegin(), order.rend(), 0);
+  Shape order = row_major_order(n);  // innermost first
   // >0 when dim a belongs outside dim b; 0 when a stride is 0 (no order to keep)
-  const auto outside = [&](size_t a, size_t b) {
+  const auto outside = [&](int64_t a, int64_t b) {
     if (strides[a] == 0 || strides[b] == 0) return 0;
     if (strides[a] != strides[b]) return strides[a] > strides[b] ? 1 : -1;
     return sizes[a] > sizes[b] ? 1 : 0;
@@ -94,7 +94,7 @@ Shape infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
   }
   Shape out(n, 1);
   int64_t stride = 1;
-  for (size_t d : order) {
+  for (int64_t d : order) {
     out[d] = stride;
     if (sizes[d] > 1) stride *= sizes[d];
   }

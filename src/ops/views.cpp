@@ -551,6 +551,14 @@ Tensor detail::repeat_forward(const Tensor& a, IntArrayRef repeats) {
   return out;
 }
 
+// Whether self's strides are exactly row-major's: contiguous with every size at least 2 (a
+// size-1 or empty dim's stride is free, and preserve_format keeps it as it is).
+static bool row_major_strides(const Tensor& self) {
+  if (!self.is_contiguous()) return false;
+  for (int64_t s : self.sizes())
+    if (s < 2) return false;
+  return true;
+}
 // The strides of clone(self, format): a fresh layout for Contiguous or a channels-last format;
 // for Preserve, self's own strides when self is dense, else dense strides in self's order.
 static Shape clone_strides(const Tensor& self, MemoryFormat format) {
@@ -560,16 +568,22 @@ static Shape clone_strides(const Tensor& self, MemoryFormat format) {
 }
 Tensor detail::clone_forward(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   detail::check_tensor(self, "clone");
-  const Shape strides = clone_strides(self, memory_format.value_or(MemoryFormat::Preserve));
-  Tensor out = strides == contiguous_strides(self.sizes())
-                   ? detail::new_empty(self.sizes(), self.dtype(), self.device())
-                   : empty_strided(self.sizes(), strides, TensorOptions(self.dtype()).device(self.device()));
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  Tensor out;
+  if (format == MemoryFormat::Contiguous || (format == MemoryFormat::Preserve && row_major_strides(self))) {
+    out = detail::new_empty(self.sizes(), self.dtype(), self.device());  // the common case, first
+  } else {
+    const Shape strides = clone_strides(self, format);
+    out = strides == contiguous_strides(self.sizes())
+              ? detail::new_empty(self.sizes(), self.dtype(), self.device())
+              : empty_strided(self.sizes(), strides, TensorOptions(self.dtype()).device(self.device()));
+  }
   kernel::copy(out, self);
   return out;
 }
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   detail::check_tensor(self, "contiguous");
-  if (self.is_contiguous(memory_format)) return self;
+  if (memory_format == MemoryFormat::Contiguous ? self.is_contiguous() : self.is_contiguous(memory_format)) return self;
   GRAFT_CHECK(memory_format != MemoryFormat::Preserve, RuntimeError,
               "preserve memory format is unsupported by the contiguous operator");
   return clone(self, memory_format);
