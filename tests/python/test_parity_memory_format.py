@@ -194,3 +194,23 @@ def test_inplace_on_a_view_of_a_base_with_preserved_strides():
         results.append((b.detach().numpy(), x.grad.numpy(), w.grad.numpy()))
     for a, g in zip(*results):
         np.testing.assert_allclose(g, a, rtol=1e-12)
+
+
+def test_module_to_channels_last_lays_out_4d_parameters():
+    for lib in (torch, graft):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.Flatten(), lib.nn.Linear(4 * 4 * 4, 2))
+        reference = [p.detach().clone() for p in model.parameters()]
+        conv_weight = model[0].weight
+        assert model.to(memory_format=lib.channels_last) is model
+        assert model[0].weight is conv_weight  # the same Parameter, its data laid out anew
+        assert conv_weight.stride() == (27, 1, 9, 3)
+        assert conv_weight.is_contiguous(memory_format=lib.channels_last)
+        assert model[2].weight.stride() == (64, 1)  # 2-d: left as it is
+        for p, r in zip(model.parameters(), reference):
+            np.testing.assert_array_equal(p.detach().numpy(), r.numpy())
+        x = lib.ones(2, 3, 6, 6)
+        model(x).sum().backward()
+        assert conv_weight.grad.shape == (4, 3, 3, 3)
+    with pytest.raises(TypeError, match="memory_format"):
+        graft.nn.Linear(2, 2).to(memory_format="channels_last")

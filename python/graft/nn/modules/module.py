@@ -451,15 +451,20 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Moves / casts parameters and buffers: to(device), to(dtype), to(device, dtype),
-        to(tensor). Only floating-point values change dtype; returns self."""
-        device, dtype = _parse_to(*args, **kwargs)
+        to(tensor), and memory_format= (4-d and 5-d ones laid out so, as PyTorch's). Only
+        floating-point values change dtype; returns self."""
+        device, dtype, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
 
         def convert(t):
             if dtype is not None and t.is_floating_point():
-                return t.to(device if device is not None else t.device, dtype)
-            return t.to(device) if device is not None else t
+                t = t.to(device if device is not None else t.device, dtype)
+            elif device is not None:
+                t = t.to(device)
+            if memory_format is not None and t.dim() in (4, 5):
+                t = t.to(memory_format=memory_format)
+            return t
         return self._apply(convert)
 
     def type(self, dst_type):
@@ -745,11 +750,14 @@ def _run_copies(copies, assign):
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype) from Module.to's arguments."""
+    """(device, dtype, memory_format) from Module.to's arguments."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
+    if memory_format is not None and not isinstance(memory_format, _C.memory_format):
+        raise TypeError(f"to() received an invalid combination of arguments: memory_format must be "
+                        f"graft.memory_format, not {type(memory_format).__name__}")
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: unexpected keyword "
                         f"'{next(iter(kwargs))}'")
@@ -764,4 +772,4 @@ def _parse_to(*args, **kwargs):
             device = a
     if device is not None and not isinstance(device, _C.device):
         device = _C.device(device)
-    return device, dtype
+    return device, dtype, memory_format
