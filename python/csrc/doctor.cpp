@@ -295,7 +295,11 @@ void bind_doctor_lookups(py::module_& m) {
   });
   m.def(
       "_doctor_note_optimizer_step",
-      [](py::handle optimizer, bool finished) { lifetime::note_optimizer_step(optimizer.ptr(), finished); },
+      [](py::handle optimizer, bool finished) {
+        const void* key = optimizer.ptr();
+        py::gil_scoped_release unlocked;  // it may end a step: the step lock is never awaited with the GIL
+        lifetime::note_optimizer_step(key, finished);
+      },
       py::arg("optimizer"), py::arg("finished"));
   m.def(
       "_doctor_note_leaves_stepped",
@@ -403,7 +407,10 @@ void bind_doctor_session(py::module_& m) {
            py::arg("tier"), py::arg("warmup"), py::arg("confirm"), py::arg("step_on_optimizer"), py::arg("max_holders"),
            py::arg("oom_report_path"), py::arg("max_events"), py::arg("deterministic"), py::arg("holders"),
            py::arg("boundary"))
-      .def("step", [](PySession& s) { s.session->step(); })
+      // never wait for the doctor's step lock while holding the GIL: the thread ending a step
+      // may need the GIL for the holder search (docs/notes/doctor.md, "Threads and locks")
+      .def(
+          "step", [](PySession& s) { s.session->step(); }, py::call_guard<py::gil_scoped_release>())
       .def("stop", [](PySession& s) { s.session->stop(); })
       .def_property_readonly("steps", [](PySession& s) { return s.session->steps(); })
       .def_property_readonly("watching", [](PySession& s) { return s.session->watching(); })
@@ -469,6 +476,19 @@ void bind_doctor_session_views(py::module_& m) {
           "allow", [](PySession& s, const std::string& p) { s.session->allow(p); }, py::arg("path_or_line"))
       .def("assert_no_leak", [](PySession& s) { s.session->assert_no_leak(); })
       .def("last_oom_report", [](PySession& s) { return s.session->last_oom_report(); })
+      .def(
+          "note_stopped", [](PySession& s, const std::string& error, bool oom) { s.session->note_stopped(error, oom); },
+          py::arg("error"), py::arg("out_of_memory") = false)
+      .def("verdict", [](PySession& s) { return s.session->verdict(); })
+      .def("last_step",
+           [](PySession& s) {
+             const dr::StepRecord r = s.session->last_step();
+             int64_t allocated = 0;
+             for (const auto& [category, bytes] : r.bytes_by_category) allocated += bytes;
+             return py::dict(py::arg("step") = r.step, py::arg("graph_nodes") = r.graph_nodes,
+                             py::arg("saved_bytes") = r.saved_bytes, py::arg("stale_nodes") = r.stale_nodes,
+                             py::arg("allocated") = allocated, py::arg("findings") = r.findings);
+           })
       .def(
           "add_evidence",
           [](PySession& s, const std::string& rule, const std::string& line, const std::string& message,

@@ -26,6 +26,19 @@ struct PinnedCensus {
 /// handles. `current_step` is the step being ended (nodes of earlier steps are stale).
 PinnedCensus take_census(uint32_t start_generation, int64_t current_step);
 
+/// What the verdict (the report's first paragraph) is judged from.
+struct VerdictFacts {
+  int64_t steps = 0;
+  int warmup = 2, confirm = 3;
+  std::vector<StepRecord> records;  ///< one per step, in order
+  int64_t growth_findings = 0;      ///< findings of severity "leak"
+  int64_t live_nodes = 0;           ///< graph nodes alive now
+  std::string stopped;              ///< the error the program stopped with ("": none)
+  bool stopped_oom = false;
+};
+/// The verdict's sentences (Session::verdict()).
+std::vector<std::string> verdict_sentences(const VerdictFacts& v);
+
 /// "1.5 KiB", "3.0 MiB" (binary units, as memory_summary prints them).
 std::string format_bytes(int64_t bytes);
 /// A site as "file:line" ("" for 0).

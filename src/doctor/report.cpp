@@ -65,23 +65,26 @@ std::string component_summary(const GraphComponent& c) {
 }  // namespace
 
 std::string Session::report() const {
+  const std::vector<std::string> verdict_lines = verdict();
   std::vector<Finding> fs;
   Options opt;
   int64_t steps = 0;
   PeakReport peak;
+  std::string oom;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     fs = s_->findings;
     opt = s_->options;
     steps = s_->steps;
     peak = s_->last_peak;
+    if (s_->stopped_oom) oom = s_->last_oom_report;
   }
   std::ostringstream o;
   o << "graft.doctor: " << steps << " step" << (steps == 1 ? "" : "s") << " watched (tier " << tier_name(opt.tier)
     << ", warm-up " << opt.warmup << ", confirmation " << opt.confirm << ")\n\n";
-  if (fs.empty()) {
-    o << "No findings: nothing grows from step to step.\n";
-  } else {
+  for (const std::string& l : verdict_lines) o << l << "\n";
+  if (!fs.empty()) {
+    if (!verdict_lines.empty()) o << "\n";
     o << "Findings (" << fs.size() << "):\n";
     for (const Finding& f : fs) {
       o << "  ";
@@ -93,6 +96,7 @@ std::string Session::report() const {
       o << "    fix: " << f.fix << "\n";
     }
   }
+  if (!oom.empty()) o << "\nOut of memory:\n" << oom << (oom.back() == '\n' ? "" : "\n");
   const Census census = live_graphs();
   o << "\nLive graphs now: " << census.components.size() << " (" << census.nodes() << " nodes, "
     << format_bytes(census.saved_bytes()) << " saved)\n";
@@ -112,11 +116,17 @@ std::string Session::report() const {
 }
 
 std::string Session::timeline_json() const {
+  const std::vector<std::string> verdict_lines = verdict();
   std::lock_guard<std::mutex> g(detail::recorder_mutex());
   const State& s = *s_;
   json j;
   j["schema"] = "graft.doctor.timeline";
   j["version"] = 1;
+  j["verdict"] = verdict_lines;
+  if (!s.stopped.empty())
+    j["stopped"] = {{"error", s.stopped},
+                    {"out_of_memory", s.stopped_oom},
+                    {"oom_report", s.stopped_oom ? s.last_oom_report : std::string()}};
   j["deterministic"] = s.options.deterministic;
   j["session"] = {{"tier", tier_name(s.options.tier)},
                   {"warmup", s.options.warmup},
@@ -226,6 +236,7 @@ h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8p
 .legend span { display: inline-block; margin-right: 14px; font-size: 12px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
 #tip { position: absolute; background: #fff; border: 1px solid #999; padding: 4px 8px; font-size: 12px; pointer-events: none; display: none; }
+.stopped { border-left: 4px solid #cc0000; padding: 8px 10px; margin: 12px 0; background: #ffecec; }
 pre { background: #f6f6f6; padding: 10px; font-size: 12px; overflow-x: auto; }
 .graph { overflow: auto; border: 1px solid #ddd; max-height: 640px; }
 )";
@@ -292,7 +303,7 @@ const char* kScript = R"(
   });
   svg.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
   var list = document.getElementById('findings');
-  if (!data.findings.length) list.innerHTML = '<p>No findings: nothing grows from step to step.</p>';
+  (data.verdict || []).forEach(function (v) { var p = document.createElement('p'); p.className = 'verdict'; p.textContent = v; list.appendChild(p); });
   data.findings.forEach(function (f) {
     var div = document.createElement('div'); div.className = 'finding ' + f.severity;
     var h = '<span class="id">' + esc(f.id + ' ' + f.name) + '</span> (' + esc(f.severity) + ')' + (f.line ? ' at <code>' + esc(f.line) + '</code>' : '') + ', step ' + f.step + '<br>' + esc(f.message);
@@ -322,17 +333,23 @@ std::string render_html(const std::string& timeline_json, const std::string& gra
     for (size_t p = 0; (p = svg.find(xmlns, p)) != std::string::npos;) svg.erase(p, xmlns.size());
     f["graph_svg"] = svg;
   }
-  json embed = {{"schema", j["schema"]},
-                {"version", j["version"]},
-                {"session", j["session"]},
-                {"steps", chart_steps(j["steps"])},
-                {"findings", findings}};
+  json embed = {{"schema", j["schema"]},   {"version", j["version"]},
+                {"session", j["session"]}, {"steps", chart_steps(j["steps"])},
+                {"findings", findings},    {"verdict", j.value("verdict", json::array())}};
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>graft.doctor report</title><style>"
     << kStyle << "</style></head><body>\n";
   const int64_t steps = j["session"].value("steps", int64_t{0});
   o << "<h1>graft.doctor</h1><div class=\"sub\">" << steps << " steps watched, " << j["findings"].size()
     << " finding(s)</div>\n";
+  if (j.contains("stopped")) {  // an error that stopped the program leads the page
+    const json& st = j["stopped"];
+    o << "<div class=\"stopped\"><b>"
+      << (st.value("out_of_memory", false) ? "The program ran out of memory" : "The program stopped with an error")
+      << "</b>: " << html_escape_text(st.value("error", std::string())) << "</div>\n";
+    const std::string oom = st.value("oom_report", std::string());
+    if (!oom.empty()) o << "<h2>Out of memory</h2><pre class=\"oom\">" << html_escape_text(oom) << "</pre>\n";
+  }
   o << "<h2>Findings</h2><div id=\"findings\"></div>\n";
   o << "<h2>Memory by step</h2><div id=\"legend\" class=\"legend\"></div>\n";
   o << "<svg id=\"chart\" width=\"900\" height=\"300\"></svg>\n";

@@ -513,6 +513,11 @@ std::vector<StepRecord> Session::timeline() const {
   return s_->records;
 }
 
+StepRecord Session::last_step() const {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  return s_->records.empty() ? StepRecord{} : s_->records.back();
+}
+
 std::string Session::last_oom_report() const {
   std::lock_guard<std::mutex> g(recorder_mutex());
   return s_->last_oom_report;

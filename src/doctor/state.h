@@ -54,6 +54,8 @@ struct Session::State {
   std::vector<StepRecord> records;
   PeakReport last_peak;
   std::string last_oom_report;
+  std::string stopped;  ///< the error the watched program stopped with ("" : none)
+  bool stopped_oom = false;
   std::mutex step_mu;  ///< one boundary at a time (taken before recorder_mutex)
   // the optimizers' steps (Recorder::optimizer_step)
   std::vector<const void*> stepped_this_step;  ///< optimizers that began a step in the current step

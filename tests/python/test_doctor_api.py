@@ -358,8 +358,7 @@ def test_checkpoint_advice_measures_a_saving_for_a_middle_block_of_a_deep_mlp():
 # ---- one doctor at a time ----
 
 def test_one_doctor_watches_at_a_time():
-    with pytest.raises(RuntimeError, match="no doctor is watching"):
-        doctor.step()
+    doctor.step()  # no doctor: nothing happens (tests/python/test_doctor_verdict.py)
     with doctor.watch() as dr:
         with pytest.raises(RuntimeError, match="already watching"):
             with doctor.watch():

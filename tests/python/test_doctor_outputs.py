@@ -44,7 +44,7 @@ def check_golden(name, text):
 
 
 TOP_KEYS = {"schema", "version", "session", "deterministic", "categories", "steps", "findings", "events",
-            "events_dropped"}
+            "events_dropped", "verdict"}  # and "stopped" when the program stopped with an error
 STEP_KEYS = {"step", "bytes", "reserved", "graph_nodes", "stale_nodes", "saved_slots", "stale_saved_slots",
              "saved_bytes", "graph_host_bytes", "stale_generations", "peak_bytes", "findings"}
 FINDING_KEYS = {"id", "name", "severity", "step", "first_step", "message", "summary", "fix", "line", "holders",

@@ -304,6 +304,8 @@ class Session {
   /// The peak of the last completed step.
   PeakReport peak() const;
   std::vector<StepRecord> timeline() const;
+  /// The record of the last step ended (a step-0 record before the first).
+  StepRecord last_step() const;
   /// The report written for the last OutOfMemoryError during this session ("" if none).
   std::string last_oom_report() const;
 
@@ -330,6 +332,13 @@ class Session {
   std::string graph_svg(int64_t component = -1, const std::map<uintptr_t, std::string>& handle_labels = {}) const;
   /// Throws RuntimeError listing the findings when there are leak or warning findings.
   void assert_no_leak() const;
+  /// Records that the watched program stopped with an error (`error`: the exception's last
+  /// line; `out_of_memory`: an OutOfMemoryError): the report and the page lead with it.
+  void note_stopped(const std::string& error, bool out_of_memory = false);
+  /// The report's first paragraph, which says only what the steps watched show: an error that
+  /// stopped the program, too few steps for a verdict, memory or graphs that grew with no
+  /// finding naming a cause, or that nothing grows (allocated memory and live graphs flat).
+  std::vector<std::string> verdict() const;
 
   // --- for the Python layer ---
   void set_annotator(Annotator* a);

@@ -95,6 +95,9 @@ class Doctor:
         self._hooks = []
         self._hook_attrs = {}      # id(module) -> set of attribute names set inside hooks (LD005)
         self._reported = 0         # findings printed by the progress line
+        self._ids_seen = []        # their ids, in order
+        self._progress_line = None
+        self._joinable = False     # the command line's session: a watch() inside the script joins it
         self._on_step = []         # callables(doctor) after each step
 
     # ---- lifecycle ----
@@ -145,15 +148,32 @@ class Doctor:
             if getattr(self, "_gc_was_enabled", False):
                 gc.enable()
         self._session.stop()
+        self._end_progress()
         if _current is self:
             _current = None
 
     def __enter__(self):
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None and not isinstance(exc, (SystemExit, GeneratorExit)):
+            self.note_stopped(exc)
         self.stop()
         return False
+
+    def note_stopped(self, exc):
+        """Records the exception the watched program stopped with: the report and the page lead
+        with it (with the OOM report for an OutOfMemoryError). ``with watch()`` does it itself."""
+        oom = isinstance(exc, _C.OutOfMemoryError)
+        message = str(exc).strip().splitlines()  # the first line (an OOM's message goes on with the report)
+        self._require().note_stopped(type(exc).__name__ + (": " + message[0] if message else ""), oom)
+
+    @property
+    def verdict(self):
+        """The report's first paragraph as sentences: too few steps for a verdict, the error that
+        stopped the program, growth no finding explains, or "No findings: nothing grows ..."
+        (said only when allocated memory and live graphs were flat after the warm-up)."""
+        return list(self._require().verdict())
 
     # ---- steps ----
     def step(self):
@@ -191,17 +211,24 @@ class Doctor:
             fn(self)
 
     def _print_progress(self):
-        _, graphs = self._session.live_graphs()
-        nodes = sum(g["nodes"] for g in graphs)
-        saved = sum(g["saved_bytes"] for g in graphs)
-        findings = self._session.findings()
-        ids = " ".join(f["id"] for f in findings) or "none"
-        print(f"[graft.doctor] step {self._session.steps}: {len(graphs)} live graph(s), {nodes} nodes, "
-              f"{_fmt(saved)} saved, {_fmt(_C._cpu_memory_allocated())} allocated | findings: {ids}",
-              file=sys.stderr, flush=True)
-        for f in findings[self._reported:]:
-            print("[graft.doctor] " + str(Finding(f)).replace("\n", "\n[graft.doctor] "), file=sys.stderr, flush=True)
-        self._reported = len(findings)
+        if self._progress_line is None:
+            self._progress_line = _ProgressLine(sys.stderr, self._options["warmup"] + self._options["confirm"])
+        rec = self._session.last_step()
+        new = []
+        if rec["findings"]:  # the ids reported at this step
+            findings = self._session.findings()
+            new = [Finding(f) for f in findings[self._reported:]]
+            self._reported = len(findings)
+            self._ids_seen.extend(f.id for f in new)
+        ids = " ".join(dict.fromkeys(self._ids_seen)) or "none"
+        line = (f"[graft.doctor] step {rec['step']}: {rec['graph_nodes']} graph nodes, {_fmt(rec['saved_bytes'])} "
+                f"saved, {_fmt(rec['allocated'])} allocated | findings: {ids}")
+        self._progress_line.show(rec["step"], line, ["[graft.doctor] " + str(f).replace("\n", "\n[graft.doctor] ")
+                                                     for f in new])
+
+    def _end_progress(self):
+        if self._progress_line is not None:
+            self._progress_line.close()
 
     # ---- what the C++ session asks of Python ----
     def _find_holders(self, handles, max_paths):
@@ -413,9 +440,74 @@ def _fmt(b):
     return f"{int(v)} B" if i == 0 else f"{v:.1f} {units[i]}"
 
 
+class _ProgressLine:
+    """The progress on stderr: on a terminal one line updated in place, each finding printed
+    once above it; otherwise plain lines, one per step until the first verdict is due, then at
+    powers of two, every 100th step and at each step with a new finding."""
+
+    def __init__(self, stream, verdict_step):
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.verdict_step = verdict_step
+        self.open = False  # an updating line is on the terminal
+        self.unshown = None  # the last step's line, when it was not printed
+
+    def show(self, step, line, findings):
+        w = self.stream.write
+        if self.tty:
+            w("\r\x1b[K")
+            for f in findings:
+                w(f + "\n")
+            w(line)
+            self.open = True
+        elif findings or step <= self.verdict_step + 1 or step & (step - 1) == 0 or step % 100 == 0:
+            w(line + "\n")
+            for f in findings:
+                w(f + "\n")
+            self.unshown = None
+        else:
+            self.unshown = line
+        self.stream.flush()
+
+    def close(self):
+        """Ends the progress: the terminal's line stays, the last step's line is printed."""
+        if self.open:
+            self.stream.write("\n")
+        elif self.unshown:
+            self.stream.write(self.unshown + "\n")
+        self.open, self.unshown = False, None
+        self.stream.flush()
+
+
+class _Joined:
+    """``watch()`` inside a script run by ``python -m graft.doctor``: the command line's session,
+    which the block uses and leaves running (its own options are not applied)."""
+
+    def __init__(self, doctor):
+        self.doctor = doctor
+
+    def __enter__(self):
+        return self.doctor
+
+    def __exit__(self, exc_type, exc, tb):
+        return False
+
+    def start(self):
+        return self.doctor
+
+    def stop(self):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self.doctor, name)
+
+
 def watch(tier="sites", warmup=2, confirm=3, step_on_optimizer=True, collect_cycles=True, max_holders=5,
           oom_report=None, max_events=100000, deterministic=False, progress=False):
-    """Starts a Doctor (a context manager): ``with graft.doctor.watch() as dr: ...``."""
+    """Starts a Doctor (a context manager): ``with graft.doctor.watch() as dr: ...``. Under
+    ``python -m graft.doctor`` it joins the command line's session instead of starting one."""
+    if _current is not None and _current._joinable and _current.watching:
+        return _Joined(_current)
     return Doctor(tier=tier, warmup=warmup, confirm=confirm, step_on_optimizer=step_on_optimizer,
                   collect_cycles=collect_cycles, max_holders=max_holders, oom_report=oom_report,
                   max_events=max_events, deterministic=deterministic, progress=progress)
@@ -427,10 +519,10 @@ def current():
 
 
 def step():
-    """Ends the current step of the Doctor watching now (RuntimeError if none)."""
-    if _current is None:
-        raise RuntimeError("graft.doctor.step(): no doctor is watching (use `with graft.doctor.watch():`)")
-    _current.step()
+    """Ends the current step of the Doctor watching now; does nothing when none watches (a loop
+    marked up with it runs unchanged under plain ``python``)."""
+    if _current is not None and _current.watching:
+        _current.step()
 
 
 def assert_no_leak(step_fn, steps=20, warmup=2, confirm=3, **options):
