@@ -1,18 +1,21 @@
 """python -m graft.doctor [options] script.py [args...]
 
-Runs an unchanged training script under graft.doctor: every optimizer.step() is a doctor
-step; a progress line per step and each finding as it is made go to stderr; at the end the
-report is printed and an HTML page (the timeline, the findings, the live graphs) is written.
-The script sees its own arguments in sys.argv, as under `python script.py args...`.
+Runs an unchanged training script under graft.doctor, as ``python script.py args...`` would run
+it: ``import torch`` (and every ``torch.<name>``) gives graft unless --no-redirect; every
+optimizer.step() is a doctor step; progress goes to stderr (one updating line on a terminal)
+with each finding printed once as it is made; at the end the report is printed and an HTML page
+(the timeline, the findings, the live graphs) is written. The script sees its own arguments in
+sys.argv; the exit status is the script's (130 after Ctrl-C, as Python's).
 """
 import argparse
 import os
 import runpy
+import signal
 import sys
 import traceback
 
 
-def main(argv=None):
+def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m graft.doctor",
         description="Run a training script under graft's leak doctor and report which graph leaks, who holds it, "
@@ -24,40 +27,100 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=2, help="warm-up steps (default: %(default)s)")
     parser.add_argument("--confirm", type=int, default=3, help="confirmation steps (default: %(default)s)")
     parser.add_argument("--no-cycles", action="store_true", help="do not force a cyclic collection per step (LD006)")
-    parser.add_argument("--quiet", action="store_true", help="no progress line per step")
+    parser.add_argument("--no-redirect", action="store_true",
+                        help="leave `import torch` to PyTorch (graft watches only what runs on graft)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--fail-on-leak", action="store_true", help="exit with status 3 if a leak or warning was found")
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    return parser
+
+
+def _run(script, dr):
+    """Runs the script; returns (exit status, the exception it stopped with or None)."""
+    try:
+        runpy.run_path(script, run_name="__main__")  # sys.argv[0] as typed, as `python script.py`
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            return (e.code or 0), None
+        print(e.code, file=sys.stderr)  # sys.exit("message"): Python prints the message too
+        return 1, None
+    except KeyboardInterrupt as e:
+        dr._end_progress()
+        traceback.print_exc()
+        return 130, e
+    except BaseException as e:  # the script failed: report what was seen until then
+        dr._end_progress()
+        traceback.print_exc()
+        return 1, e
+    return 0, None
+
+
+def _where_it_ran(redirected, steps):
+    """A sentence when the script ran (partly) on real PyTorch, which graft does not watch."""
+    from .. import _as_torch
+    torch = sys.modules.get("torch")
+    if redirected or torch is None or not _as_torch.is_real_torch(torch):
+        return None
+    version = getattr(torch, "__version__", "?")
+    return (f"graft.doctor: this script ran on PyTorch {version} (--no-redirect), which graft's doctor does not "
+            f"watch: {steps} step(s) of graft were watched. Run it without --no-redirect to run it on graft.")
+
+
+def _missing_part(stopped, redirected):
+    """A sentence when the script stopped at a part of PyTorch that graft does not have."""
+    if not redirected or not isinstance(stopped, (AttributeError, ImportError)):
+        return None
+    text = str(stopped)
+    if not any(w in text for w in ("'torch", "'graft", "torch.")):
+        return None
+    return (f"graft.doctor: the script stopped at a part of PyTorch that graft does not have ({text}); the steps "
+            f"before it were watched. --no-redirect runs the script on PyTorch, which graft's doctor does not watch.")
+
+
+def main(argv=None):
+    parser = _parser()
     opts = parser.parse_args(argv)
-
-    import graft.doctor as doctor
-
     script = os.path.abspath(opts.script)
     if not os.path.isfile(script):
         parser.error(f"no such script: {opts.script}")
+
+    import graft
+    import graft.doctor as doctor
+    from .. import _as_torch
+
+    redirected = not opts.no_redirect
+    if redirected:
+        _as_torch.install()
+        if not opts.quiet:
+            print(f"graft.doctor: `import torch` gives graft {graft.__version__} in this run "
+                  f"(--no-redirect leaves it to PyTorch)", file=sys.stderr, flush=True)
     sys.argv = [opts.script] + opts.args
     sys.path.insert(0, os.path.dirname(script))
-    status = 0
     dr = doctor.watch(tier=opts.tier, warmup=opts.warmup, confirm=opts.confirm, collect_cycles=not opts.no_cycles,
                       progress=not opts.quiet)
+    dr._joinable = True
     with dr:
-        try:
-            runpy.run_path(opts.script, run_name="__main__")  # sys.argv[0] as typed, as `python script.py`
-        except SystemExit as e:
-            status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-            if e.code is not None and not isinstance(e.code, int):
-                print(e.code, file=sys.stderr)  # sys.exit("message"): Python prints the message too
-        except BaseException:  # the script failed: report what was seen so far
-            traceback.print_exc()
-            status = 1
+        status, stopped = _run(opts.script, dr)
+        if stopped is not None:
+            dr.note_stopped(stopped)
         report = dr.report()
         dr.render(opts.html, format="html")
         if opts.json:
             dr.render(opts.json, format="json")
     print(report)
+    for note in (_where_it_ran(redirected, dr.steps), _missing_part(stopped, redirected)):
+        if note:
+            print(note, file=sys.stderr)
     print(f"graft.doctor: HTML report written to {opts.html}", file=sys.stderr)
     if opts.fail_on_leak and status == 0 and any(f.severity != "info" for f in dr.findings):
         status = 3
+    if isinstance(stopped, KeyboardInterrupt):
+        # die of SIGINT as Python does after an uncaught KeyboardInterrupt (the shell sees 130)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     return status
 
 
