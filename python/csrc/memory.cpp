@@ -70,7 +70,17 @@ void init_memory(py::module_& m) {
   m.def(
       "_estimate_memory",
       [](py::function step, int steps) {
-        const MemoryEstimate e = estimate_memory([&] { step(); }, steps);
+        MemoryEstimate e;
+        {
+          // estimates run one at a time: wait for another thread's without holding the GIL
+          py::gil_scoped_release unlocked;
+          e = estimate_memory(
+              [&] {
+                py::gil_scoped_acquire gil;
+                step();
+              },
+              steps);
+        }
         py::dict d;
         d["peak_allocated"] = e.peak_allocated;
         d["peak_reserved"] = e.peak_reserved;

@@ -4,6 +4,8 @@ Ordinary PyTorch code of the covered subset runs after ``import graft as torch``
 library is the single implementation; this package is a thin layer that gives it PyTorch's
 names. See README.md ("Python") and docs/python.md.
 """
+import threading as _threading
+
 from . import _C
 from ._C import (  # noqa: F401  (re-exported API)
     Tensor, dtype, device, OutOfMemoryError,
@@ -62,20 +64,24 @@ def get_default_device():
 
 def set_default_device(device):
     """Sets the device factories and module constructors use when given none ("cpu" or
-    "meta"; None means "cpu"), process-wide, as PyTorch 2.x's torch.set_default_device."""
+    "meta"; None means "cpu") in this thread, as PyTorch 2.x's torch.set_default_device (a
+    device context of the thread: other threads keep theirs, a new thread starts with cpu)."""
     _C._set_default_device("cpu" if device is None else device)
 
 
+_device_stacks = _threading.local()  # per thread: the defaults `with device(...)` replaced
+
+
 def _device_enter(self):
-    # `with graft.device("meta"):` makes it the default device inside the block (PyTorch 2.x)
-    stack = _device_enter.__dict__.setdefault("stack", [])
+    # `with graft.device("meta"):` makes it this thread's default device inside the block (PyTorch 2.x)
+    stack = _device_stacks.__dict__.setdefault("stack", [])
     stack.append(get_default_device())
     set_default_device(self)
     return self
 
 
 def _device_exit(self, *exc):
-    set_default_device(_device_enter.stack.pop())
+    set_default_device(_device_stacks.stack.pop())
     return False
 
 

@@ -1,5 +1,6 @@
 // The per-device allocators and the public memory API (graft/memory.h).
 #include <memory>
+#include <mutex>
 
 #include "graft/core/error.h"
 #include "graft/core/storage.h"
@@ -85,6 +86,10 @@ std::string allocator_backend(Device d) {
 MemoryEstimate estimate_memory(const std::function<void()>& step, int steps) {
   GRAFT_CHECK(steps >= 1, ValueError, "estimate_memory: steps must be >= 1, got ", steps);
   GRAFT_CHECK(static_cast<bool>(step), ValueError, "estimate_memory: no step function");
+  // estimates share the meta allocator's cache and peaks: one runs at a time (another thread's
+  // waits); the default device they switch to meta is this thread's only
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> serial(one_at_a_time);
   empty_cache(kMeta);
   reset_peak_memory_stats(kMeta);
   MemoryEstimate e;

@@ -1,5 +1,4 @@
 // DType names and Device parsing.
-#include <atomic>
 #include <iterator>
 #include <sstream>
 
@@ -75,12 +74,12 @@ std::string Device::str() const {
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 
 namespace {
-std::atomic<uint8_t> g_default_device{static_cast<uint8_t>(DeviceType::CPU)};
+thread_local DeviceType tl_default_device = DeviceType::CPU;  // per thread, as PyTorch's device context
 }
-Device default_device() { return Device(static_cast<DeviceType>(g_default_device.load(std::memory_order_relaxed))); }
+Device default_device() { return Device(tl_default_device); }
 void set_default_device(Device d) {
   check_device_available(d, "set_default_device");
-  g_default_device.store(static_cast<uint8_t>(d.type), std::memory_order_relaxed);
+  tl_default_device = d.type;
 }
 
 bool cuda_is_available() { return false; }

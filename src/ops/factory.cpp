@@ -84,7 +84,7 @@ Tensor get_rng_state() {
   }
   std::vector<int64_t> out(words.size());
   std::memcpy(out.data(), words.data(), words.size() * sizeof(uint64_t));
-  return tensor(out, TensorOptions(kInt64));
+  return tensor(out, TensorOptions(kInt64).device(kCPU));  // the state lives on the CPU, whatever the default
 }
 
 void set_rng_state(const Tensor& state) {

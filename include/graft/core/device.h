@@ -36,7 +36,8 @@ inline constexpr Device kCUDA{DeviceType::CUDA};
 inline constexpr Device kMeta{DeviceType::Meta};
 std::ostream& operator<<(std::ostream& os, const Device& d);
 /// The device factories use when none is given (cpu unless set): PyTorch's
-/// torch.set_default_device / torch.get_default_device. Process-wide.
+/// torch.set_default_device / torch.get_default_device. Per thread, as PyTorch 2.x's device
+/// context: each thread starts with cpu, and one thread's setting never reaches another.
 Device default_device();
 void set_default_device(Device d);
 /// True when graft was built with CUDA and a device is present.
