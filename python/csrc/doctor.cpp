@@ -18,6 +18,8 @@ namespace dr = graft::doctor;
 std::string g_package_dir;  // ".../graft/": frames under it are graft's own
 std::vector<std::string> g_scope_names{""};
 thread_local std::vector<uint32_t> tl_scopes;  // indexes into g_scope_names (nn.Module paths)
+// a thread without a user frame (a DataLoader worker) names this line: its dataset or collate
+thread_local lifetime::SiteId tl_thread_site = 0;
 
 struct CodeInfo {
   bool internal = false;
@@ -62,6 +64,10 @@ const CodeInfo& code_info(PyCodeObject* code) {
   if (name && PyUnicode_Check(name)) ci.function = PyUnicode_AsUTF8(name);
   if (PyErr_Occurred()) PyErr_Clear();
   ci.internal = !g_package_dir.empty() && ci.file.rfind(g_package_dir, 0) == 0;
+  // a thread's bootstrap is no user's line: a thread without one (a DataLoader worker) names its
+  // own site (tl_thread_site)
+  const std::string boot = "/threading.py";
+  ci.internal |= ci.file.size() >= boot.size() && ci.file.compare(ci.file.size() - boot.size(), boot.size(), boot) == 0;
   ci.module_call = ci.internal && ci.function == "Module._call_impl";
   Py_INCREF(code);  // the cache keys on the object: keep it alive (and its address unique)
   return infos.emplace(code, std::move(ci)).first->second;
@@ -101,7 +107,7 @@ lifetime::SiteId python_site() {
     f = back;
   }
   Py_XDECREF(f);
-  if (!outer_code) return 0;
+  if (!outer_code) return tl_thread_site;
   const uint32_t scope = tl_scopes.empty() ? 0 : tl_scopes.back();
   const SiteKey key{inner_code, inner_line, outer_code, outer_line, scope};
   auto it = site_cache().find(key);
@@ -131,6 +137,8 @@ dr::Holder holder_of(py::handle item) {
   dr::Holder h;
   h.path = item["path"].cast<std::string>();
   h.created_at = item["created_at"].cast<std::string>();
+  if (item.contains("stored_at")) h.stored_at = item["stored_at"].cast<std::string>();
+  if (item.contains("hook_registered_at")) h.hook_registered_at = item["hook_registered_at"].cast<std::string>();
   h.created_step = item["created_step"].cast<int64_t>();
   h.through_hook = item["through_hook"].cast<bool>();
   return h;
@@ -198,6 +206,7 @@ py::list holders_list(const std::vector<dr::Holder>& hs) {
   py::list out;
   for (const dr::Holder& h : hs)
     out.append(py::dict(py::arg("path") = h.path, py::arg("created_at") = h.created_at,
+                        py::arg("stored_at") = h.stored_at, py::arg("hook_registered_at") = h.hook_registered_at,
                         py::arg("created_step") = h.created_step, py::arg("through_hook") = h.through_hook));
   return out;
 }
@@ -214,6 +223,7 @@ py::dict finding_dict(const dr::Finding& f) {
   d["summary"] = r.summary;
   d["fix"] = f.fix;
   d["line"] = f.line;
+  d["made_at"] = f.made_at;
   d["holders"] = holders_list(f.holders);
   d["nodes"] = f.nodes;
   d["saved_bytes"] = f.saved_bytes;
@@ -325,6 +335,21 @@ void bind_doctor_lookups(py::module_& m) {
     const dr::Origin o = dr::origin(*t.impl());
     return py::make_tuple(o.site ? lifetime::site(o.site).where() : std::string(), o.generation);
   });
+  m.def(
+      "_doctor_set_thread_site",
+      [](const std::string& file, int line, const std::string& function) {
+        if (file.empty()) {
+          tl_thread_site = 0;
+          return;
+        }
+        lifetime::Site s;
+        s.file = file;
+        s.line = line;
+        s.function = function;
+        s.python = true;
+        tl_thread_site = lifetime::intern_site(s);
+      },
+      py::arg("file"), py::arg("line"), py::arg("function"));
   m.def("_doctor_generation", []() { return dr::current_generation(); });
   m.def("_doctor_capture_site", []() {
     const lifetime::SiteId s = lifetime::capture_site();

@@ -177,7 +177,7 @@ bool path_under(const std::string& path, const std::string& prefix) {
 
 bool is_allowed(const std::vector<std::string>& allow, const Finding& f) {
   for (const std::string& a : allow) {
-    if (f.line == a) return true;
+    if (f.line == a || f.made_at == a) return true;
     for (const Holder& h : f.holders)
       if (path_under(h.path, a)) return true;
   }
@@ -443,9 +443,18 @@ void name_holders(State& st, std::vector<Pending>& pending, Annotator* ann, cons
           }
         }
       }
+      // the finding's line is where the primary holder stored the reference, the made-at line after it
+      if (p.growth && !p.f.holders.empty() && !p.f.holders.front().stored_at.empty() &&
+          p.f.holders.front().stored_at != p.f.line) {
+        p.f.made_at = p.f.line;
+        p.f.line = p.f.holders.front().stored_at;
+      }
       // the primary holder decides: a path through a hook is LD005
-      if (p.growth && p.f.rule != Rule::DetachedTooLate && !p.f.holders.empty() && p.f.holders.front().through_hook)
+      if (p.growth && p.f.rule != Rule::DetachedTooLate && !p.f.holders.empty() && p.f.holders.front().through_hook) {
         p.f.rule = Rule::HookCapture;
+        if (!p.f.holders.front().hook_registered_at.empty())
+          p.f.message += "; the hook was registered at " + p.f.holders.front().hook_registered_at;
+      }
       // the graph as it is now, with the holders named
       if (p.growth && !p.components.empty()) {
         Census part;

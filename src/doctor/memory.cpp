@@ -166,12 +166,22 @@ std::vector<std::string> PeakReport::sentences() const {
   if (step == 0) return out;
   out.push_back("Step " + std::to_string(step) + " peaked at " + format_bytes(peak_bytes) + " of live tensors (" +
                 format_bytes(peak_bytes - start_bytes) + " above its start):");
-  for (auto& [cat, b] : by_category) out.push_back("  " + format_bytes(b) + " " + cat);
-  int shown = 0;
-  for (auto& [line, b] : by_line) {
-    if (++shown > 8) break;
-    out.push_back("  " + format_bytes(b) + (line == "before the session" ? " from " : " made at ") + line);
+  // two tables, each adding up to the peak: by category, then by creation line
+  out.push_back("  by category:");
+  for (auto& [cat, b] : by_category) out.push_back("    " + format_bytes(b) + " " + cat);
+  out.push_back("  by the line that made it:");
+  constexpr size_t kLines = 8;
+  int64_t rest = 0;
+  for (size_t i = 0; i < by_line.size(); ++i) {
+    const auto& [line, b] = by_line[i];
+    if (i >= kLines) {
+      rest += b;
+      continue;
+    }
+    out.push_back("    " + format_bytes(b) + (line == "before the session" ? " from " : " made at ") + line);
   }
+  if (by_line.size() > kLines)
+    out.push_back("    " + format_bytes(rest) + " made at " + std::to_string(by_line.size() - kLines) + " other lines");
   if (!by_scope.empty()) {
     out.push_back("Saved for backward at the peak, by module (what checkpointing that module would save at most):");
     for (auto& [scope, b] : by_scope) out.push_back("  " + format_bytes(b) + " in " + scope);

@@ -28,6 +28,8 @@ json finding_json(const Finding& f) {
   for (const Holder& h : f.holders)
     holders.push_back({{"path", h.path},
                        {"created_at", h.created_at},
+                       {"stored_at", h.stored_at},
+                       {"hook_registered_at", h.hook_registered_at},
                        {"created_step", h.created_step},
                        {"through_hook", h.through_hook}});
   return {{"id", f.id},
@@ -39,6 +41,7 @@ json finding_json(const Finding& f) {
           {"summary", rule_info(f.rule).summary},
           {"fix", f.fix},
           {"line", f.line},
+          {"made_at", f.made_at},
           {"nodes", f.nodes},
           {"saved_bytes", f.saved_bytes},
           {"host_bytes", f.host_bytes},
@@ -306,8 +309,8 @@ const char* kScript = R"(
   (data.verdict || []).forEach(function (v) { var p = document.createElement('p'); p.className = 'verdict'; p.textContent = v; list.appendChild(p); });
   data.findings.forEach(function (f) {
     var div = document.createElement('div'); div.className = 'finding ' + f.severity;
-    var h = '<span class="id">' + esc(f.id + ' ' + f.name) + '</span> (' + esc(f.severity) + ')' + (f.line ? ' at <code>' + esc(f.line) + '</code>' : '') + ', step ' + f.step + '<br>' + esc(f.message);
-    f.holders.forEach(function (x) { h += '<br>held by <span class="holder">' + esc(x.path) + '</span>' + (x.created_at ? ' (made at ' + esc(x.created_at) + ', step ' + x.created_step + ')' : ''); });
+    var h = '<span class="id">' + esc(f.id + ' ' + f.name) + '</span> (' + esc(f.severity) + ')' + (f.line ? ' at <code>' + esc(f.line) + '</code>' : '') + (f.made_at ? ' (made at <code>' + esc(f.made_at) + '</code>)' : '') + ', step ' + f.step + '<br>' + esc(f.message);
+    f.holders.forEach(function (x) { var st = x.stored_at && x.stored_at !== (x.created_at || '').split(' ')[0] ? 'stored at ' + esc(x.stored_at) : ''; var made = x.created_at ? 'made at ' + esc(x.created_at) + ', step ' + x.created_step : ''; h += '<br>held by <span class="holder">' + esc(x.path) + '</span>' + (st || made ? ' (' + [st, made].filter(Boolean).join('; ') + ')' : ''); });
     h += '<br><span class="fix">fix: ' + esc(f.fix) + '</span>';
     if (f.graph_svg) h += '<details><summary>the graph when it was reported</summary><div class="graph">' + f.graph_svg + '</div></details>';
     div.innerHTML = h; list.appendChild(div);

@@ -61,12 +61,18 @@ const RuleInfo& rule_info(Rule r) { return rules().at(static_cast<size_t>(r)); }
 void detail::write_finding_title(std::ostream& o, const Finding& f) {
   o << f.id << " " << rule_info(f.rule).name << " (" << severity_name(f.severity) << ")";
   if (!f.line.empty()) o << " at " << f.line;
+  if (!f.made_at.empty()) o << " (made at " << f.made_at << ")";
 }
 
 void detail::write_holders(std::ostream& o, const std::vector<Holder>& holders) {
   for (const Holder& h : holders) {
     o << "    held by " << h.path;
-    if (!h.created_at.empty()) o << " (made at " << h.created_at << ", step " << h.created_step << ")";
+    // "train.py:90" is where "train.py:90 (Net.forward at train.py:44)" was made too
+    const bool stored_elsewhere = !h.stored_at.empty() && h.created_at.substr(0, h.created_at.find(' ')) != h.stored_at;
+    if (stored_elsewhere && h.created_at.empty()) o << " (stored at " << h.stored_at << ")";
+    if (stored_elsewhere && !h.created_at.empty()) o << " (stored at " << h.stored_at << ";";
+    if (!h.created_at.empty())
+      o << (stored_elsewhere ? " made at " : " (made at ") << h.created_at << ", step " << h.created_step << ")";
     o << "\n";
   }
 }

@@ -54,9 +54,9 @@ class Trainer:
     def train(self, steps, fixed=False):
         for _ in range(steps):
             self.opt.zero_grad()
-            loss = F.mse_loss(self.model(self.x), self.y)
+            loss = F.mse_loss(self.model(self.x), self.y)  # <-- LD001 list made
             loss.backward()
-            self.history.append(loss.detach().item() if fixed else loss)
+            self.history.append(loss.detach().item() if fixed else loss)  # <-- LD001 list stored
             self.opt.step()
 
 
@@ -89,7 +89,7 @@ def eval_outputs_kept(dr, steps, fixed=False):
                 preds.append(model(x))
         else:
             out = model(x)  # <-- LD003
-            preds.append(out)
+            preds.append(out)  # <-- LD003 stored
         dr.step()
 
 
@@ -112,9 +112,9 @@ def _keep_outputs(module, detach):
     store = []
 
     def keep(mod, inputs, output):
-        store.append(output.detach() if detach else output)
+        store.append(output.detach() if detach else output)  # <-- LD005 stored
 
-    return module.register_forward_hook(keep)
+    return module.register_forward_hook(keep)  # <-- LD005 registered
 
 
 def hook_capture(steps, fixed=False):
@@ -271,7 +271,7 @@ def ctx_keeps_previous(steps, fixed=False):
     state = {"last": None}
     for _ in range(steps):
         opt.zero_grad()
-        previous = None if state["last"] is None else (state["last"].detach() if fixed else state["last"])
+        previous = None if state["last"] is None else (state["last"].detach() if fixed else state["last"])  # <-- ctx stored
         out = KeepPrevious.apply(model(x), [previous])  # <-- ctx
         F.mse_loss(out, y).backward()
         state["last"] = out

@@ -244,6 +244,15 @@ def test_peak_parts_add_up_and_name_the_module_that_saved():
     assert p["by_category"]["saved_for_backward"] > 0
     assert dict(p["by_scope"])["Sequential.1"] == 32 * 16 * 4  # ReLU's saved result
     assert p["sentences"][0].startswith("Step 4 peaked at ")
+    # two tables, each adding up to the peak
+    s = p["sentences"]
+    cats, lines = s[s.index("  by category:") + 1:s.index("  by the line that made it:")], []
+    for t in s[s.index("  by the line that made it:") + 1:]:
+        if not t.startswith("    "):
+            break
+        lines.append(t)
+    assert len(cats) == len(p["by_category"]) and all(" made at " not in t for t in cats)
+    assert lines and all(" made at " in t or " from before the session" in t for t in lines)
 
 
 def ledger_sum(led):
@@ -408,3 +417,24 @@ def test_an_out_of_memory_error_carries_the_doctors_report(tmp_path, to_file):
     top = report.split("Top holders by creation line:\n")[1].splitlines()[0]
     assert top == f"  {4 * filled}.0 MiB in {filled} other storages made at {line_of('oom holder')}", report
     torch.cpu.empty_cache()
+
+
+# ---- batches made by DataLoader workers ----
+
+class _Squares(torch.utils.data.Dataset):
+    def __len__(self):
+        return 32
+
+    def __getitem__(self, i):  # <-- dataset line
+        return torch.full((4,), float(i * i)), i
+
+
+def test_batches_made_by_workers_name_the_dataset_or_the_loader_line():
+    from graft.utils.data import DataLoader, TensorDataset
+    with doctor.watch():
+        for x, _ in DataLoader(_Squares(), batch_size=8, num_workers=2):
+            assert torch._C._doctor_site_of(x)[0] == line_of("dataset line")
+        tensors = TensorDataset(torch.randn(32, 4))
+        loader = DataLoader(tensors, batch_size=8, num_workers=2)  # <-- loader line
+        for (x,) in loader:
+            assert torch._C._doctor_site_of(x)[0] == line_of("loader line")  # graft's dataset: the loader's line

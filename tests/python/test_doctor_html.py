@@ -134,5 +134,7 @@ def test_chromium_draws_the_series_and_marks_the_finding_and_a_saved_timeline_sh
         assert [a["data-finding"] for a in dom.all("line", "finding-marker")] == ["LD001"]
         [text] = dom.findings
         assert text.startswith("LD001 accumulated-loss (leak) at test_doctor_html.py:")
-        assert text.count("held by kept[<Key>] (made at test_doctor_html.py:") == 4, text
+        # the line that stored each reference, then the one that made the loss
+        assert text.count("held by kept[<Key>] (stored at test_doctor_html.py:36; made at test_doctor_html.py:34, "
+                          "step ") == 4, text
     assert again.findings == live.findings

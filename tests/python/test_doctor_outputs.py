@@ -47,7 +47,7 @@ TOP_KEYS = {"schema", "version", "session", "deterministic", "categories", "step
             "events_dropped", "verdict"}  # and "stopped" when the program stopped with an error
 STEP_KEYS = {"step", "bytes", "reserved", "graph_nodes", "stale_nodes", "saved_slots", "stale_saved_slots",
              "saved_bytes", "graph_host_bytes", "stale_generations", "peak_bytes", "findings"}
-FINDING_KEYS = {"id", "name", "severity", "step", "first_step", "message", "summary", "fix", "line", "holders",
+FINDING_KEYS = {"id", "name", "severity", "step", "first_step", "message", "summary", "fix", "line", "made_at", "holders",
                 "nodes", "saved_bytes", "host_bytes", "nodes_per_step", "graph_svg"}
 EVENT_KEYS = {"alloc": {"bytes", "category", "line"}, "free": {"bytes", "category", "line"}, "backward": {"line"},
               "node_free": {"name", "line"}, "step": set(), "finding": {"name", "line"}}
@@ -74,7 +74,7 @@ def test_the_timeline_json_has_its_documented_schema():
     [f] = t["findings"]
     assert set(f) == FINDING_KEYS and (f["id"], f["step"], f["line"]) == ("LD001", 5, fx.line_of("LD001"))
     assert f["holders"] == [{"path": "state['total']", "created_at": fx.line_of("LD001"), "created_step": 1,
-                             "through_hook": False}]
+                             "through_hook": False, "stored_at": fx.line_of("LD001"), "hook_registered_at": ""}]
     seqs = [e["seq"] for e in t["events"]]
     assert seqs == list(range(1, len(seqs) + 1))
     for e in t["events"]:

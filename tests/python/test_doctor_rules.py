@@ -36,6 +36,7 @@ def test_running_total_is_ld001_at_step_5_with_its_holder_and_line():
     assert f.line == fx.line_of("LD001")
     assert f.holders[0].path == "state['total']"
     assert f.holders[0].created_at == fx.line_of("LD001")
+    assert f.holders[0].stored_at == fx.line_of("LD001") and f.made_at == ""  # made where it is stored
     assert f.saved_bytes == 0  # backward freed what was saved: host-only growth
     assert f.host_bytes > 0 and f.nodes_per_step > 0
 
@@ -55,6 +56,10 @@ def test_losses_kept_in_an_attribute_are_ld001_held_by_self_history():
     f = only(dr, "LD001")
     assert f.step == 5
     assert f.holders[0].path.startswith("self.history[")
+    # the line that stored the reference first, the line that made the loss after it
+    assert (f.line, f.made_at) == (fx.line_of("LD001 list stored"), fx.line_of("LD001 list made"))
+    assert f.holders[0].stored_at == fx.line_of("LD001 list stored")
+    assert f"stored at {fx.line_of('LD001 list stored')}; made at {fx.line_of('LD001 list made')}, step " in str(f)
     dr, _ = run(lambda n: fx.losses_list(n, fixed=True), steps=12)
     assert dr.findings == []
 
@@ -74,7 +79,7 @@ def test_outputs_kept_under_grad_mode_are_ld003():
     dr, _ = run(fx.eval_outputs_kept)
     f = only(dr, "LD003")
     assert f.step == 5
-    assert f.line == fx.line_of("LD003")
+    assert (f.line, f.made_at) == (fx.line_of("LD003 stored"), fx.line_of("LD003"))
     assert [h.path for h in f.holders[:2]] == ["preds[3]", "preds[2]"] or f.holders[0].path.startswith("preds[")
     dr, _ = run(lambda d, n: fx.eval_outputs_kept(d, n, fixed=True), steps=12)
     assert dr.findings == []
@@ -96,7 +101,9 @@ def test_outputs_kept_by_a_hook_closure_are_ld005():
     dr, _ = run(lambda n: fx.hook_capture(n))
     f = only(dr, "LD005")
     assert f.step == 5
-    assert f.line == fx.line_of("LD005")
+    assert (f.line, f.made_at) == (fx.line_of("LD005 stored"), fx.line_of("LD005"))  # the hook's body first
+    assert f.holders[0].hook_registered_at == fx.line_of("LD005 registered")
+    assert f.message.endswith(f"; the hook was registered at {fx.line_of('LD005 registered')}"), f.message
     assert f.holders[0].through_hook
     assert "._forward_hooks[" in f.holders[0].path and ".<closure store>[" in f.holders[0].path
     dr, _ = run(lambda n: fx.hook_capture(n, fixed=True), steps=12)
@@ -214,7 +221,8 @@ def test_allow_suppresses_an_intended_holder():
 def test_a_custom_function_ctx_is_a_holder_path():
     dr, _ = run(lambda n: fx.ctx_keeps_previous(n))
     f = only(dr, "LD003")
-    assert f.step == 5 and f.line == fx.line_of("ctx")
+    # `previous` was stored by its assignment; what it holds was made by the Function's apply
+    assert f.step == 5 and (f.line, f.made_at) == (fx.line_of("ctx stored"), fx.line_of("ctx"))
     # the newest kept output is the local `previous`; each older one hangs off the ctx of the next
     assert [h.path for h in f.holders[:2]] == ["previous", "previous.grad_fn.previous"], f.holders
     dr, _ = run(lambda n: fx.ctx_keeps_previous(n, fixed=True), steps=12)

@@ -31,12 +31,16 @@ def line_of(script, text):
 def test_the_doctor_names_every_habit_by_step_5(tmp_path):
     out = doctor("leak_hunt.py", tmp_path)
     assert out.returncode == 0, out.stderr
-    found = dict(re.findall(r"^  (LD\d{3}) [a-z-]+ \(\w+\) at (\S+), reported at step 5$", out.stdout, re.M))
+    found = dict(re.findall(r"^  (LD\d{3}) [a-z-]+ \(\w+\) at (\S+)(?: \(made at \S+\))?, reported at step 5$",
+                            out.stdout, re.M))
+    made = line_of("leak_hunt.py", "# 4. the hook keeps")
+    assert re.search(rf"^  LD005 hook-capture \(leak\) at \S+ \(made at {made}\), reported at step 5$", out.stdout,
+                     re.M), out.stdout
     assert found == {
         "LD001": line_of("leak_hunt.py", "# 1. the graph comes along"),
         "LD002": line_of("leak_hunt.py", "# 2. carried"),
         "LD003": line_of("leak_hunt.py", "# 3. under grad mode"),
-        "LD005": line_of("leak_hunt.py", "# 4. the hook keeps"),
+        "LD005": line_of("leak_hunt.py", "seen.append(output))"),  # stored in the hook's body
     }, out.stdout
     for holder in ("held by running_loss", "held by context", "held by val_outputs[",
                    "held by probe._forward_hooks["):

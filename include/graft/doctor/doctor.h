@@ -140,10 +140,13 @@ struct Census {
 /// Who holds a graph: a path from a named root, with where the handle was made.
 struct Holder {
   std::string path;        ///< "state['total']", "model.fc.weight.grad", "<held by native code>"
-  std::string created_at;  ///< "train.py:89"
+  std::string created_at;  ///< "train.py:89": where the held tensor was made
+  std::string stored_at;   ///< where the reference was stored ("train.py:91": an append, +=, assignment,
+                           ///< a hook's body); "" when unknown
   int64_t created_step = 0;
-  bool through_hook = false;  ///< the path goes through a hook's closure or a hook-set attribute
-  uintptr_t tensor = 0;       ///< the handle it names (0: unknown)
+  bool through_hook = false;       ///< the path goes through a hook's closure or a hook-set attribute
+  std::string hook_registered_at;  ///< the line that registered that hook, when known
+  uintptr_t tensor = 0;            ///< the handle it names (0: unknown)
 };
 
 /// One diagnosis.
@@ -155,7 +158,8 @@ struct Finding {
   int64_t first_step = 0;  ///< the first step of the evidence
   std::string message;     ///< one line, with this run's numbers
   std::string fix;
-  std::string line;  ///< the user's line ("train.py:89")
+  std::string line;     ///< the user's line ("train.py:89"): where the first holder stored the reference
+  std::string made_at;  ///< where the held tensor was made, when that is another line ("": the same)
   std::vector<Holder> holders;
   int64_t nodes = 0;  ///< graph nodes held (leaks)
   int64_t saved_bytes = 0;

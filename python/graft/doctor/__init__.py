@@ -33,27 +33,34 @@ _current = None  # the Doctor watching now
 
 
 class Holder:
-    """Who holds a graph: ``path`` from a named root, the line and step that made the handle,
-    and whether the path goes through a hook."""
+    """Who holds a graph: ``path`` from a named root, the line that stored the reference
+    (``stored_at``: an append, ``+=``, an assignment, a hook's body; "" when unknown), the line
+    and step that made the handle, and whether the path goes through a hook."""
 
-    __slots__ = ("path", "created_at", "created_step", "through_hook")
+    __slots__ = ("path", "created_at", "created_step", "through_hook", "stored_at", "hook_registered_at")
 
-    def __init__(self, path, created_at="", created_step=0, through_hook=False):
+    def __init__(self, path, created_at="", created_step=0, through_hook=False, stored_at="", hook_registered_at=""):
         self.path, self.created_at, self.created_step, self.through_hook = path, created_at, created_step, through_hook
+        self.stored_at, self.hook_registered_at = stored_at, hook_registered_at
 
     def __repr__(self):
-        made = f" (made at {self.created_at}, step {self.created_step})" if self.created_at else ""
-        return f"{self.path}{made}"
+        elsewhere = self.stored_at and self.stored_at != self.created_at.split(" ")[0]
+        parts = [f"stored at {self.stored_at}"] if elsewhere else []
+        if self.created_at:
+            parts.append(f"made at {self.created_at}, step {self.created_step}")
+        return self.path + (f" ({'; '.join(parts)})" if parts else "")
 
     def _dict(self):
         return {"path": self.path, "created_at": self.created_at, "created_step": self.created_step,
-                "through_hook": self.through_hook}
+                "through_hook": self.through_hook, "stored_at": self.stored_at,
+                "hook_registered_at": self.hook_registered_at}
 
 
 class Finding:
     """One diagnosis: ``id`` (stable: "LD001"), ``name``, ``severity`` ("leak", "warning",
     "info"), ``step`` it was reported at, ``message`` (with this run's numbers), ``fix``,
-    ``line`` (the user's line), ``holders`` (Holder list), and the graph's ``nodes``,
+    ``line`` (where the first holder stored the reference, else the user's line that made it),
+    ``made_at`` (the line that made the held tensor, when another), ``holders`` (Holder list), and the graph's ``nodes``,
     ``saved_bytes``, ``host_bytes``, ``nodes_per_step``."""
 
     def __init__(self, d):
@@ -64,7 +71,8 @@ class Finding:
         return f"<Finding {self.id} {self.name} at {self.line or '?'}, step {self.step}>"
 
     def __str__(self):
-        lines = [f"{self.id} {self.name} ({self.severity})" + (f" at {self.line}" if self.line else "")
+        made = f" (made at {self.made_at})" if getattr(self, "made_at", "") else ""
+        lines = [f"{self.id} {self.name} ({self.severity})" + (f" at {self.line}" if self.line else "") + made
                  + f", reported at step {self.step}", f"    {self.message}"]
         lines += [f"    held by {h!r}" for h in self.holders]
         lines += [f"    why: {self.summary}", f"    fix: {self.fix}"]

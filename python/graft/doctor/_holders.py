@@ -18,6 +18,7 @@ import threading
 import types
 
 from .. import _C
+from . import _stored
 
 _MAX_OBJECTS = 300_000
 _MAX_DEPTH = 14
@@ -36,15 +37,17 @@ _std_dirs = tuple(p for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get
 
 
 class _Found:
-    __slots__ = ("path", "created_at", "created_step", "through_hook", "tensor")
+    __slots__ = ("path", "created_at", "created_step", "through_hook", "tensor", "stored_at", "hook_registered_at")
 
-    def __init__(self, path, created_at, created_step, through_hook, tensor):
+    def __init__(self, path, created_at, created_step, through_hook, tensor, stored_at="", hook_registered_at=""):
         self.path, self.created_at, self.created_step = path, created_at, created_step
-        self.through_hook, self.tensor = through_hook, tensor
+        self.through_hook, self.tensor, self.stored_at = through_hook, tensor, stored_at
+        self.hook_registered_at = hook_registered_at
 
     def _dict(self):
         return {"path": self.path, "created_at": self.created_at, "created_step": self.created_step,
-                "through_hook": self.through_hook, "tensor": self.tensor}
+                "through_hook": self.through_hook, "tensor": self.tensor, "stored_at": self.stored_at,
+                "hook_registered_at": self.hook_registered_at}
 
 
 def _key_label(k):
@@ -162,8 +165,26 @@ def _user_module(mod):
     return not f.startswith(_package_dir) and not any(f.startswith(d) for d in _std_dirs)
 
 
+def _hook_registered_at(pieces):
+    """The line that registered the hook a path goes through ("._forward_hooks", "[3]"), or ""."""
+    from ..utils import hooks
+    for name, key in zip(pieces, pieces[1:]):
+        if name[1:] in _HOOK_DICTS and key[1:-1].isdigit():
+            return hooks.registered_at.get(int(key[1:-1]), "")
+    return ""
+
+
+def _class_file(obj):
+    """The source file of `obj`'s class when a user's module defines it, else None."""
+    mod = sys.modules.get(getattr(type(obj), "__module__", None) or "")
+    if mod is None or not (_user_module(mod) or mod.__name__ == "__main__"):
+        return None
+    return getattr(mod, "__file__", None)
+
+
 def _roots():
-    """(label, object, note) for every named root, frames first (innermost first)."""
+    """(label, object, file) for every named root, frames first (innermost first): the file is
+    the source the root's name lives in (for the line that stored a reference there)."""
     roots = []
     here = os.path.abspath(__file__)
     # Before Python 3.13 a function frame's f_locals is a snapshot dict kept on the frame: it
@@ -181,7 +202,7 @@ def _roots():
             if not fn.startswith(_package_dir) and fn != here:
                 local_vars = f.f_locals
                 for name, value in list(local_vars.items()):
-                    roots.append((name, value, f"local in {code.co_name}()"))
+                    roots.append((name, value, code.co_filename))
                 if (may_empty and tid == this_thread and code.co_flags & inspect.CO_OPTIMIZED and f.f_trace is None
                         and type(local_vars) is dict):
                     local_vars.clear()
@@ -192,15 +213,16 @@ def _roots():
     del frame
     main = sys.modules.get("__main__")
     if main is not None:
+        main_file = getattr(main, "__file__", "") or ""
         for name, value in list(vars(main).items()):
             if not name.startswith("__"):
-                roots.append((name, value, "global"))
+                roots.append((name, value, main_file))
     for modname, mod in list(sys.modules.items()):
         if mod is None or mod is main or not _user_module(mod):
             continue
         for name, value in list(vars(mod).items()):
             if not name.startswith("__"):
-                roots.append((f"{modname}.{name}", value, "global"))
+                roots.append((f"{modname}.{name}", value, mod.__file__))
     return roots
 
 
@@ -221,43 +243,46 @@ def find(handles, max_paths, hook_attrs, with_ids=False):
         o = _C._doctor_tensor_object(tid)
         if o is not None:
             want_obj[id(o)] = tid
-    found = {}  # tensor identity -> (path, through_hook)
+    found = {}  # tensor identity -> (path pieces, through_hook, the root's file)
     roots = _roots()
-    # BFS: the queue holds (object, path pieces, through_hook)
+    # BFS: the queue holds (object, path pieces, through_hook, depth, the root's file)
     seen = set()
     alive = []
     queue = collections.deque()
-    for label, value, _note in roots:
+    for label, value, origin in roots:
         if id(value) not in seen:
             seen.add(id(value))
-            queue.append((value, [label], False, 0))
+            queue.append((value, [label], False, 0, (origin,)))
     budget = _MAX_OBJECTS
     while queue and budget > 0 and len(found) < len(targets):
-        obj, path, hooked, depth = queue.popleft()
+        obj, path, hooked, depth, origin = queue.popleft()
         budget -= 1
         tid = want_obj.get(id(obj))
         if tid is None and isinstance(obj, _CppTensor):
             tid = obj.id if obj.id in targets else None
         if tid is not None and tid not in found:
-            found[tid] = ("".join(path), hooked)
+            found[tid] = (path, hooked, origin)
         if depth >= _MAX_DEPTH or isinstance(obj, _SKIP_TYPES) or isinstance(obj, _CppTensor):
             continue
         module_attrs = hook_attrs.get(id(obj), ()) if _is_module(obj) else ()
+        cls_file = _class_file(obj)  # a user's class: its methods may store what its instance holds
+        origins = origin if cls_file is None or cls_file in origin else origin + (cls_file,)
         for label, ref in labelled_referents(obj):
             if ref is None or isinstance(ref, _LEAF_TYPES) or id(ref) in seen:
                 continue
             seen.add(id(ref))
             name = label[1:] if label.startswith(".") else ""
             through = hooked or name in _HOOK_DICTS or (bool(name) and name in module_attrs)
-            queue.append((ref, path + [label], through, depth + 1))
+            queue.append((ref, path + [label], through, depth + 1, origins))
             alive.append(ref)  # a temporary (a grad_fn wrapper) must outlive the search: ids stay unique
     out = []
     # one path per handle, in the order the handles came (the most relevant first)
     for h in handles:
         tid = h["tensor"]
         if tid in found and all(f.tensor != tid for f in out):
-            path, hooked = found[tid]
-            out.append(_Found(path, h.get("site", ""), h.get("step", 0), hooked, tid))
+            pieces, hooked, origin = found[tid]
+            out.append(_Found("".join(pieces), h.get("site", ""), h.get("step", 0), hooked, tid,
+                              _stored.stored_at(pieces, origin, h.get("site", "")), _hook_registered_at(pieces)))
         if len(out) >= max_paths:
             break
     return out

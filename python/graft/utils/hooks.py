@@ -1,6 +1,8 @@
 """graft.utils.hooks: the handle every register_*_hook returns (nn.Module hooks, optimizer step
 hooks), as torch.utils.hooks."""
 import itertools
+import os
+import sys
 import weakref
 
 __all__ = ["RemovableHandle"]
@@ -19,6 +21,7 @@ class RemovableHandle:
         self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
 
     def remove(self):
+        registered_at.pop(self.id, None)
         for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
             d = ref()
             if d is not None and self.id in d:
@@ -31,6 +34,20 @@ class RemovableHandle:
         self.remove()
 
 
+# hook id -> "file.py:LINE" of the user's line that registered it (graft.doctor names it when a
+# hook keeps tensors: LD005); the oldest entries go first beyond _MAX_REGISTERED
+registered_at = {}
+_MAX_REGISTERED = 10_000
+_GRAFT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _caller_line():
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_GRAFT_DIR):
+        f = f.f_back
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}" if f is not None else ""
+
+
 def _add_hook(hooks, hook, *, prepend=False, flags=()):
     """Registers ``hook`` in the ordered dict ``hooks`` (first instead of last with ``prepend``)
     and returns its RemovableHandle. ``flags`` holds ``(flag_dict, on)`` pairs, the per-hook
@@ -38,6 +55,9 @@ def _add_hook(hooks, hook, *, prepend=False, flags=()):
     ``on`` is true, and the handle's remove() clears it from every flag_dict."""
     handle = RemovableHandle(hooks, extra_dict=[flag_dict for flag_dict, _ in flags])
     hooks[handle.id] = hook
+    registered_at[handle.id] = _caller_line()
+    if len(registered_at) > _MAX_REGISTERED:
+        del registered_at[next(iter(registered_at))]
     for flag_dict, on in flags:
         if on:
             flag_dict[handle.id] = True

@@ -16,6 +16,7 @@ accepted and does nothing (graft has no pinned host memory), with PyTorch's warn
 accelerator is present."""
 import atexit
 import itertools
+import os
 import queue
 import sys
 import threading
@@ -169,9 +170,36 @@ def _fetch(fetcher, index):
         return fetcher.fetch(index)
 
 
+_GRAFT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
+def _user_code(fn):
+    """The code object of `fn` when it is the user's Python (not graft's), else None."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code if code is not None and not code.co_filename.startswith(_GRAFT_DIR) else None
+
+
+def _batch_site(dataset, collate_fn, made_at):
+    """The line a worker's batches are attributed to (no user frame is on a worker's stack):
+    the user's collate function, else the dataset's __getitem__, else the DataLoader's line."""
+    code = _user_code(collate_fn) or _user_code(getattr(type(dataset), "__getitem__", None))
+    if code is not None:
+        return code.co_filename, code.co_firstlineno, code.co_qualname
+    return made_at
+
+
+def _made_at():
+    """(file, line, function) of the first frame outside graft: where a DataLoader is made."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_GRAFT_DIR):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_qualname) if f is not None else ("", 0, "")
+
+
 def _worker_loop(kind, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last, seed,
-                 init_fn, worker_id, num_workers):
+                 init_fn, worker_id, num_workers, site=("", 0, "")):
     """A worker thread: builds the batches sent to it until it receives None."""
+    _C._doctor_set_thread_site(*site)  # what the doctor says made its batches
     _worker_local.info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed + worker_id, dataset=dataset)
     where = f"in DataLoader worker process {worker_id}"
     init_exception = None
@@ -311,7 +339,7 @@ class _MultiThreadDataLoaderIter(_BaseDataLoaderIter):
                 target=_worker_loop, name=f"graft DataLoader worker {i}", daemon=True,
                 args=(self._dataset_kind, self._dataset, index_queue, self._data_queue, self._done_event,
                       self._auto_collation, self._collate_fn, self._drop_last, base_seed, loader.worker_init_fn, i,
-                      self._num_workers))
+                      self._num_workers, _batch_site(self._dataset, self._collate_fn, loader._made_at)))
             self._index_queues.append(index_queue)
             self._workers.append(w)
             w.start()
@@ -503,6 +531,7 @@ class DataLoader:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
+        self._made_at = _made_at()  # the user's line, for the doctor's attribution of worker-made batches
         self.__initialized = True
         self._IterableDataset_len_called = None
         self._iterator = None
