@@ -130,7 +130,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
-print("TORCH", torch.__name__, nn.Linear.__module__.split(".")[0], torch.cuda.OutOfMemoryError is getattr(torch, "OutOfMemoryError", None))
+same_oom = torch.cuda.OutOfMemoryError is getattr(torch, "OutOfMemoryError", None)
+print("TORCH", torch.__name__, nn.Linear.__module__.split(".")[0], same_oom)
 torch.manual_seed(0)
 model = nn.Linear(4, 1)
 opt = torch.optim.SGD(model.parameters(), lr=0.01)

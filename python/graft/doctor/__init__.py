@@ -60,8 +60,8 @@ class Finding:
     """One diagnosis: ``id`` (stable: "LD001"), ``name``, ``severity`` ("leak", "warning",
     "info"), ``step`` it was reported at, ``message`` (with this run's numbers), ``fix``,
     ``line`` (where the first holder stored the reference, else the user's line that made it),
-    ``made_at`` (the line that made the held tensor, when another), ``holders`` (Holder list), and the graph's ``nodes``,
-    ``saved_bytes``, ``host_bytes``, ``nodes_per_step``."""
+    ``made_at`` (the line that made the held tensor, when another), ``holders`` (Holder list),
+    and the graph's ``nodes``, ``saved_bytes``, ``host_bytes``, ``nodes_per_step``."""
 
     def __init__(self, d):
         self.__dict__.update(d)
