@@ -53,11 +53,23 @@ std::optional<TensorList> inputs_arg(py::handle inputs) {
   return tensors_of(inputs, "inputs");
 }
 
+/// Called after each outermost backward() that returned (graft.doctor's steps without an
+/// optimizer); nullptr: none. A strong reference, deliberately never released at exit.
+PyObject* g_backward_finished = nullptr;
+
 void run_backward(const std::vector<Tensor>& tensors, std::vector<Tensor> grads, std::optional<bool> retain_graph,
                   bool create_graph, const std::optional<TensorList>& inputs) {
   grads = complete_grads(tensors, std::move(grads));
-  ReleaseGil nogil;
-  autograd::backward(tensors, grads, retain_graph, create_graph, inputs);
+  {
+    ReleaseGil nogil;
+    autograd::backward(tensors, grads, retain_graph, create_graph, inputs);
+  }
+  if (g_backward_finished == nullptr || autograd::current_graph_task_id() >= 0) return;  // none, or nested
+  try {
+    py::reinterpret_borrow<py::object>(g_backward_finished)();
+  } catch (py::error_already_set& e) {  // an observer's failure is not the backward pass's
+    e.discard_as_unraisable("graft: backward-finished callback");
+  }
 }
 
 /// PythonTensorHook for `fn` (named by its __name__, as PyTorch's size-check message does).
@@ -173,6 +185,13 @@ void bind_graph_nodes(py::module_& m) {
 /// Grad mode, inference mode and anomaly mode.
 void bind_modes(py::module_& m) {
   // ---- modes ----
+  m.def(
+      "_set_backward_finished_callback",
+      [](py::object fn) {
+        Py_XDECREF(g_backward_finished);
+        g_backward_finished = fn.is_none() ? nullptr : fn.release().ptr();
+      },
+      py::arg("fn"), "Calls fn() after each outermost backward() that returns (None: no call).");
   m.def("_current_graph_task_id", &autograd::current_graph_task_id,
         "The id of the backward pass running on this thread, -1 outside one.");
   m.def("_is_checkpoint_valid", &autograd::is_checkpoint_valid,

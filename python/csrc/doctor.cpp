@@ -229,6 +229,8 @@ py::dict finding_dict(const dr::Finding& f) {
   d["saved_bytes"] = f.saved_bytes;
   d["host_bytes"] = f.host_bytes;
   d["nodes_per_step"] = f.nodes_per_step;
+  d["tensor_bytes"] = f.tensor_bytes;
+  d["bytes_per_step"] = f.bytes_per_step;
   d["graph_dot"] = f.graph_dot;
   d["graph_svg"] = f.graph_svg;
   return d;

@@ -164,7 +164,9 @@ struct Pending {
   Finding f;
   std::vector<HandleInfo> handles;
   std::vector<size_t> components;  ///< the census components it is about (growth rules)
-  bool growth = false;
+  bool growth = false;             ///< a graph that grows (else evidence, or kept tensors)
+  bool kept = false;               ///< tensors without a graph that grow (LD011)
+  lifetime::SiteId kept_site = 0;
 };
 
 /// `path` is `prefix` or lies under it: "replay" covers "replay", "replay[3]" and "replay.items",
@@ -296,6 +298,26 @@ KeysNow observe_keys(State& st, int64_t s, const Census& census) {
   return now;
 }
 
+/// How many times `count_at(b)` rose over the observed boundaries after the warm-up `W`, counted
+/// back from the latest one until it fell.
+template <class CountAt>
+int64_t rises_since_warmup(const std::vector<int64_t>& observed_boundaries, int W, CountAt count_at) {
+  int64_t n = 0;
+  for (size_t i = observed_boundaries.size(); i-- > 1;) {
+    const int64_t b = observed_boundaries[i], prev = observed_boundaries[i - 1];
+    if (b <= W) break;
+    const int64_t cb = count_at(b), cp = count_at(prev);
+    if (cb < cp) break;
+    if (cb > cp) ++n;
+  }
+  return n;
+}
+
+int64_t value_at(const std::map<int64_t, int64_t>& series, int64_t b) {
+  auto it = series.find(b);
+  return it == series.end() ? 0 : it->second;
+}
+
 /// The growth verdict at boundary `s`: since the warm-up (or the key's last drop), the number of
 /// past steps a key keeps alive never fell and rose at K observed boundaries, the latest one
 /// now. Adds a pending finding for each key that grew (or, LD007, is detached too late).
@@ -303,23 +325,14 @@ void growth_findings(State& st, int64_t s, bool observed, const KeysNow& now, st
   const int W = st.options.warmup, K = st.options.confirm, window = st.window;
   const auto& observed_boundaries = st.observed_boundaries;
   auto count_at = [&](const State::KeyState& ks, int64_t b) {
-    auto it = ks.count.find(b);
-    int64_t c = it == ks.count.end() ? 0 : it->second;
+    int64_t c = value_at(ks.count, b);
     if (ks.carried) c = std::max<int64_t>(0, c - (window - 1));  // allowed window
     return c;
   };
   // A leak that keeps one step per step rises at W+1, ..., W+K: reported at step W + K, never
   // earlier; one that keeps a step every n steps is reported at its K-th rise.
   auto rises = [&](const State::KeyState& ks) {
-    int64_t n = 0;
-    for (size_t i = observed_boundaries.size(); i-- > 1;) {
-      const int64_t b = observed_boundaries[i], prev = observed_boundaries[i - 1];
-      if (b <= W) break;
-      const int64_t cb = count_at(ks, b), cp = count_at(ks, prev);
-      if (cb < cp) break;
-      if (cb > cp) ++n;
-    }
-    return n;
+    return rises_since_warmup(observed_boundaries, W, [&](int64_t b) { return count_at(ks, b); });
   };
   const int64_t prev_observed =
       observed_boundaries.size() >= 2 ? observed_boundaries[observed_boundaries.size() - 2] : 0;
@@ -369,6 +382,67 @@ void growth_findings(State& st, int64_t s, bool observed, const KeysNow& now, st
     p.components = k.components;
     p.handles = k.handles;
     if (p.handles.size() > 64) p.handles.resize(64);
+    pending.push_back(std::move(p));
+  }
+}
+
+/// Growth that does not come every step (a tensor kept each epoch) is LD011 only from this many
+/// bytes per step on: a metric kept per validation is not worth a finding.
+constexpr double kSlowGrowthBytes = 1024;
+
+/// Whether `count_at` rose at each of the last `k` observed boundaries.
+template <class CountAt>
+bool rose_at_each(const std::vector<int64_t>& observed, int k, CountAt count_at) {
+  if (observed.size() < static_cast<size_t>(k) + 1) return false;
+  for (size_t i = observed.size() - static_cast<size_t>(k); i < observed.size(); ++i)
+    if (count_at(observed[i]) <= count_at(observed[i - 1])) return false;
+  return true;
+}
+
+/// Records, per line, how many distinct past steps its kept tensors come from at boundary `s`.
+void observe_kept(State& st, int64_t s, const detail::KeptTensors& kept) {
+  for (const auto& [site, g] : kept.groups) {
+    State::KeptState& ks = st.kept[site];
+    ks.count[s] = static_cast<int64_t>(g.steps.size());
+    ks.bytes[s] = g.bytes;
+  }
+}
+
+/// LD011's verdict at boundary `s`, as the graphs' (reported at step W + K at the earliest): the
+/// tensors made at a line come from more past steps at K observed boundaries after the warm-up,
+/// the latest one now, and their bytes grew since the first of those boundaries.
+void kept_findings(State& st, int64_t s, const detail::KeptTensors& kept, std::vector<Pending>& pending) {
+  const int W = st.options.warmup, K = st.options.confirm;
+  const auto& observed = st.observed_boundaries;
+  if (s < W + K || observed.size() < 2 || observed.back() != s) return;
+  const int64_t prev = observed[observed.size() - 2];
+  const auto first_after = std::upper_bound(observed.begin(), observed.end(), int64_t{W});
+  for (auto& [site, ks] : st.kept) {
+    auto it = kept.groups.find(site);
+    if (ks.reported || it == kept.groups.end()) continue;
+    const auto at = [&](int64_t b) { return value_at(ks.count, b); };
+    if (at(s) <= at(prev) || rises_since_warmup(observed, W, at) < K) continue;
+    const int64_t b0 = *first_after, bytes0 = value_at(ks.bytes, b0), bytes = value_at(ks.bytes, s);
+    if (bytes <= bytes0) continue;  // more tensors, no more memory: not growth
+    const double per_step = static_cast<double>(bytes - bytes0) / static_cast<double>(std::max<int64_t>(1, s - b0));
+    if (!rose_at_each(observed, K, at) && per_step < kSlowGrowthBytes) continue;  // a validation history
+    const detail::KeptGroup& g = it->second;
+    Pending p;
+    p.kept = true;
+    p.kept_site = site;
+    Finding& f = p.f;
+    f.rule = Rule::TensorGrowth;
+    f.step = s;
+    f.first_step = *g.steps.begin();
+    f.line = where(site);
+    f.tensor_bytes = bytes;
+    f.bytes_per_step = per_step;
+    f.message = std::to_string(g.tensors) + " tensors without a graph" + (f.line.empty() ? "" : " made at " + f.line) +
+                " in steps " + std::to_string(*g.steps.begin()) + ".." + std::to_string(*g.steps.rbegin()) +
+                " are alive (" + format_bytes(bytes) + ", about " +
+                format_bytes(static_cast<int64_t>(f.bytes_per_step)) + " more each step)";
+    f.key = std::string("LD011@") + (f.line.empty() ? "?" : f.line);
+    for (const auto& [seq, h] : g.handles) p.handles.push_back(h);
     pending.push_back(std::move(p));
   }
 }
@@ -444,7 +518,7 @@ void name_holders(State& st, std::vector<Pending>& pending, Annotator* ann, cons
         }
       }
       // the finding's line is where the primary holder stored the reference, the made-at line after it
-      if (p.growth && !p.f.holders.empty() && !p.f.holders.front().stored_at.empty() &&
+      if ((p.growth || p.kept) && !p.f.holders.empty() && !p.f.holders.front().stored_at.empty() &&
           p.f.holders.front().stored_at != p.f.line) {
         p.f.made_at = p.f.line;
         p.f.line = p.f.holders.front().stored_at;
@@ -479,6 +553,8 @@ void commit_findings(State& st, int64_t s, std::vector<Pending>& pending, StepRe
     // reported once committed: a boundary that failed half-way tries again at the next one
     if (p.growth)
       st.keys[f.key].reported = true;
+    else if (p.kept)
+      st.kept[p.kept_site].reported = true, st.kept_key_site[f.key] = p.kept_site;
     else
       st.evidence[f.key].reported = true;
     const RuleInfo& info = rule_info(f.rule);
@@ -497,6 +573,16 @@ void commit_findings(State& st, int64_t s, std::vector<Pending>& pending, StepRe
   st.records.push_back(std::move(rec));
 }
 
+/// The storages that live graphs' saved slots hold.
+std::unordered_set<uintptr_t> saved_storages(const Census& census) {
+  std::unordered_set<uintptr_t> out;
+  for (const GraphComponent& c : census.components)
+    for (const NodeInfo& n : c.nodes)
+      for (const SavedInfo& sv : n.saved)
+        if (sv.storage && !sv.released) out.insert(sv.storage);
+  return out;
+}
+
 /// Whether boundary `s` takes a census. Its cost grows with what a leak keeps: once a leak was
 /// reported (at `first_growth_report`), it is taken 1, 2, 4 and 8 steps after that and then every
 /// 8 steps (kCensusEvery), so a long leaking run costs an eighth of the censuses, and a second
@@ -509,6 +595,31 @@ bool census_due(int64_t first_growth_report, int64_t s) {
 }
 
 }  // namespace
+
+void Session::State::withdraw_bounded_growth() {
+  const size_t window = 2 * static_cast<size_t>(options.confirm);
+  const auto& observed = observed_boundaries;
+  if (observed.size() < window + 1) return;
+  const int64_t last = observed.back(), then = observed[observed.size() - 1 - window];
+  std::erase_if(findings, [&](const Finding& f) {
+    auto site = kept_key_site.find(f.key);
+    if (f.rule != Rule::TensorGrowth || site == kept_key_site.end()) return false;
+    const KeptState& ks = kept[site->second];
+    const int64_t bytes = value_at(ks.bytes, last);
+    if (bytes > value_at(ks.bytes, then)) return false;  // still growing
+    int64_t stopped = last;                              // the first observed boundary at the final size or above
+    for (int64_t b : observed)
+      if (b >= f.step && value_at(ks.bytes, b) >= bytes) {
+        stopped = b;
+        break;
+      }
+    withdrawn.push_back(f.id + " at " + (f.line.empty() ? std::string("?") : f.line) + " (reported at step " +
+                        std::to_string(f.step) + ") is withdrawn: those tensors stopped " + "growing at step " +
+                        std::to_string(stopped) + " and stayed at " + format_bytes(bytes) + " for the last " +
+                        std::to_string(window) + " steps watched (a bounded buffer; fine if meant).");
+    return true;
+  });
+}
 
 void Session::State::step_boundary() {
   // the census' pins and the evidence's leaves are dropped after every lock is released
@@ -539,6 +650,9 @@ void Session::State::step_boundary() {
   const bool due = census_due(first_growth_report, s);
   const bool observed = !any_stale || due;
   if (any_stale && due) pc = detail::take_census(start_generation, s);
+  // tensors without a graph, at the boundaries whose graphs are known (what they save is theirs)
+  detail::KeptTensors kept;
+  if (observed) kept = detail::take_kept_tensors(start_generation, s, saved_storages(pc.census));
 
   std::vector<Pending> pending;
   {
@@ -546,6 +660,10 @@ void Session::State::step_boundary() {
     if (observed) observed_boundaries.push_back(s);
     const KeysNow now = observe_keys(*this, s, pc.census);
     growth_findings(*this, s, observed, now, pending);
+    if (observed) {
+      observe_kept(*this, s, kept);
+      kept_findings(*this, s, kept, pending);
+    }
     evidence_findings(*this, s, pending);
   }
   pin_evidence_leaves(pending, leaf_pins);

@@ -1,7 +1,11 @@
 #pragma once
 // Internal pieces of the leak doctor shared by its files. See docs/notes/doctor.md.
 #include <iosfwd>
+#include <map>
+#include <set>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "graft/core/intrusive_ptr.h"
@@ -26,15 +30,32 @@ struct PinnedCensus {
 /// handles. `current_step` is the step being ended (nodes of earlier steps are stale).
 PinnedCensus take_census(uint32_t start_generation, int64_t current_step);
 
+/// Live tensors without a graph made at one line in past steps of the session (LD011).
+struct KeptGroup {
+  lifetime::SiteId site = 0;
+  std::set<int64_t> steps;  ///< the distinct past steps that made them
+  int64_t tensors = 0;
+  int64_t bytes = 0;                                     ///< their storages, each once
+  std::vector<std::pair<uint64_t, HandleInfo>> handles;  ///< (creation order, handle): the newest few
+};
+struct KeptTensors {
+  std::map<lifetime::SiteId, KeptGroup> groups;
+};
+/// Walks the ledger's tensors: those without a graph, made in steps before `current_step`, that are
+/// not parameters, gradients, optimizer state or storages saved by live graphs (`graph_storages`).
+KeptTensors take_kept_tensors(uint32_t start_generation, int64_t current_step,
+                              const std::unordered_set<uintptr_t>& graph_storages);
+
 /// What the verdict (the report's first paragraph) is judged from.
 struct VerdictFacts {
   int64_t steps = 0;
   int warmup = 2, confirm = 3;
   std::vector<StepRecord> records;  ///< one per step, in order
-  int64_t growth_findings = 0;      ///< findings of severity "leak"
+  int64_t growth_findings = 0;      ///< findings of severity "leak" or "growth"
   int64_t live_nodes = 0;           ///< graph nodes alive now
   std::string stopped;              ///< the error the program stopped with ("": none)
   bool stopped_oom = false;
+  std::vector<std::string> withdrawn;  ///< notes on withdrawn LD011 findings (bounded buffers)
 };
 /// The verdict's sentences (Session::verdict()).
 std::vector<std::string> verdict_sentences(const VerdictFacts& v);

@@ -46,6 +46,8 @@ json finding_json(const Finding& f) {
           {"saved_bytes", f.saved_bytes},
           {"host_bytes", f.host_bytes},
           {"nodes_per_step", f.nodes_per_step},
+          {"tensor_bytes", f.tensor_bytes},
+          {"bytes_per_step", f.bytes_per_step},
           {"graph_svg", f.graph_svg},
           {"holders", holders}};
 }
@@ -234,7 +236,7 @@ body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; mar
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8px; }
 .sub { color: #666; font-size: 13px; }
 .finding { border-left: 4px solid #cc0000; padding: 6px 10px; margin: 8px 0; background: #fff5f5; }
-.finding.warning { border-color: #e69138; background: #fff9f0; } .finding.info { border-color: #3d85c6; background: #f3f8fd; }
+.finding.warning { border-color: #e69138; background: #fff9f0; } .finding.info { border-color: #3d85c6; background: #f3f8fd; } .finding.growth { border-color: #8e7cc3; background: #f7f5fc; }
 .finding .id { font-weight: bold; } .finding .fix { color: #1b5e20; } .finding .holder { font-family: monospace; }
 .legend span { display: inline-block; margin-right: 14px; font-size: 12px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }

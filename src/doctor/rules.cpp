@@ -9,7 +9,7 @@
 namespace graft::doctor {
 
 const char* severity_name(Severity s) {
-  static constexpr const char* kNames[] = {"leak", "warning", "info"};
+  static constexpr const char* kNames[] = {"leak", "warning", "info", "growth"};
   return graft::detail::enum_name(kNames, s, "unknown");
 }
 
@@ -52,6 +52,11 @@ const std::vector<RuleInfo>& rules() {
       {Rule::GradModeEval, "LD010", "grad-mode-eval", Severity::Info,
        "a forward ran under grad mode in a step without backward: it saved tensors for a backward that never came",
        "wrap evaluation in graft.no_grad() or graft.inference_mode()"},
+      {Rule::TensorGrowth, "LD011", "tensor-growth", Severity::Growth,
+       "tensors without a graph (kept predictions, metrics, a cache) from ever more past steps stay alive: memory "
+       "grows every step",
+       "keep numbers (t.item()) or host copies (t.cpu()) of what you log, bound what you keep "
+       "(collections.deque(maxlen=N)), and clear caches that only grow"},
   };
   return catalogue;
 }

@@ -444,6 +444,7 @@ void Session::stop() {
   std::lock_guard<std::mutex> g(recorder_mutex());
   if (!s_->watching) return;
   s_->watching = false;
+  s_->withdraw_bounded_growth();
   if (active_state() == s_.get()) {
     active_state() = nullptr;
     lifetime::set_tier(lifetime::Tier::Off);

@@ -127,7 +127,20 @@ struct Session::State {
   };
   std::map<std::string, KeyState> keys;
   std::vector<int64_t> observed_boundaries;  ///< boundaries whose key counts are known
-  int64_t first_growth_report = 0;           ///< the step of the first growth finding (census backoff)
+
+  // ---- tensors without a graph (LD011), by the line that made them ----
+  struct KeptState {
+    std::map<int64_t, int64_t> count;  ///< observed boundary -> distinct past steps alive
+    std::map<int64_t, int64_t> bytes;  ///< observed boundary -> their bytes
+    bool reported = false;
+  };
+  std::map<lifetime::SiteId, KeptState> kept;
+  std::map<std::string, lifetime::SiteId> kept_key_site;  ///< reported LD011 keys -> their line
+  std::vector<std::string> withdrawn;                     ///< sentences on withdrawn LD011 findings
+  /// At stop: LD011 findings whose tensors stopped growing (flat over the last 2K observed
+  /// boundaries) are withdrawn, with a sentence for the verdict.
+  void withdraw_bounded_growth();
+  int64_t first_growth_report = 0;  ///< the step of the first growth finding (census backoff)
 
   // ---- handlers (called with recorder_mutex held) ----
   void on_node_released(const Node& n, const detail::NodeEntry& entry);

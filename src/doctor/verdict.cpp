@@ -34,9 +34,8 @@ std::string growth_sentence(const std::vector<StepRecord>& records, size_t base,
          " per step)";
 }
 
-}  // namespace
-
-std::vector<std::string> verdict_sentences(const VerdictFacts& v) {
+/// The verdict's sentences without the withdrawn findings' notes.
+std::vector<std::string> judge(const VerdictFacts& v) {
   std::vector<std::string> out;
   if (!v.stopped.empty())
     out.push_back(std::string(v.stopped_oom ? "The program ran out of memory" : "The program stopped with an error") +
@@ -50,7 +49,9 @@ std::vector<std::string> verdict_sentences(const VerdictFacts& v) {
   }
   if (v.steps == 0) {
     out.push_back(
-        "No step was watched, so there is no verdict: a step ends at each optimizer.step() or graft.doctor.step()." +
+        "No step was watched, so there is no verdict: a step ends at each optimizer.step(), after each iteration "
+        "that runs backward when no optimizer steps, at each forward of an evaluation under grad mode, or at "
+        "graft.doctor.step()." +
         alive);
     return out;
   }
@@ -85,6 +86,14 @@ std::vector<std::string> verdict_sentences(const VerdictFacts& v) {
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> verdict_sentences(const VerdictFacts& v) {
+  std::vector<std::string> out = judge(v);
+  out.insert(out.end(), v.withdrawn.begin(), v.withdrawn.end());
+  return out;
+}
+
 }  // namespace detail
 
 void Session::note_stopped(const std::string& error, bool out_of_memory) {
@@ -101,9 +110,11 @@ std::vector<std::string> Session::verdict() const {
     v.warmup = s_->options.warmup;
     v.confirm = s_->options.confirm;
     v.records = s_->records;
-    for (const Finding& f : s_->findings) v.growth_findings += f.severity == Severity::Leak;
+    for (const Finding& f : s_->findings)
+      v.growth_findings += f.severity == Severity::Leak || f.severity == Severity::Growth;
     v.stopped = s_->stopped;
     v.stopped_oom = s_->stopped_oom;
+    v.withdrawn = s_->withdrawn;
   }
   v.live_nodes = live_graphs().nodes();
   return detail::verdict_sentences(v);

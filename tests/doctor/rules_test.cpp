@@ -2,6 +2,8 @@
 // its rule, at step 5 for the growth rules (warm-up 2 + confirmation 3), never earlier; its
 // fixed twin fires nothing. Written outside namespace graft: the creation sites name the
 // first frame outside graft, which must be these test bodies.
+#include <deque>
+
 #include "support/test_util.h"
 
 using namespace graft;
@@ -151,16 +153,61 @@ TEST(DoctorRules, OutputsKeptWithoutBackwardAreLD003) {
   EXPECT_GT(dr.findings()[0].saved_bytes, 0);
 }
 
-TEST(DoctorRules, OutputsKeptUnderNoGradAreClean) {
+TEST(DoctorRules, OutputsKeptUnderNoGradAreLD011GrowthAtStepFive) {
   Model m;
   doctor::Session dr;
   std::vector<Tensor> kept;
-  run(dr, 10, [&](int) {
+  int line = 0;
+  auto at = run(dr, 10, [&](int) {
     NoGradGuard ng;
-    kept.push_back(m.net->forward(m.x));
+    kept.push_back(m.net->forward(m.x)), line = __LINE__;  // no graph, but one more [4, 1] every step
+    dr.step();
+  });
+  ASSERT_EQ(ids(dr), std::vector<std::string>{"LD011"}) << doctor::format_findings(dr.findings());
+  EXPECT_EQ(at, std::vector<int64_t>{5});
+  const doctor::Finding f = dr.findings()[0];
+  EXPECT_EQ(f.severity, doctor::Severity::Growth);
+  EXPECT_STREQ(doctor::severity_name(f.severity), "growth");
+  // the line that made them (the test's function without line tables, as in Release)
+  EXPECT_TRUE(f.line.find("OutputsKeptUnderNoGradAreLD011") != std::string::npos ||
+              f.line == "rules_test.cpp:" + std::to_string(line))
+      << f.line;
+  // at step 5 the tensors of steps 1..4 are alive; 2 more than at step 3, the first after the warm-up
+  EXPECT_EQ(f.tensor_bytes, 4 * 16);
+  EXPECT_DOUBLE_EQ(f.bytes_per_step, 16);
+  EXPECT_NE(f.message.find("4 tensors without a graph"), std::string::npos) << f.message;
+  EXPECT_EQ(f.nodes, 0);
+}
+
+TEST(DoctorRules, KeptNumbersAndABoundedWindowAreClean) {
+  Model m;
+  doctor::Session dr;
+  std::vector<double> numbers;
+  std::deque<Tensor> last;  // the last 3 outputs: bounded
+  run(dr, 12, [&](int) {
+    NoGradGuard ng;
+    Tensor out = m.net->forward(m.x);
+    numbers.push_back(out.sum().item<double>());
+    last.push_back(out);
+    if (last.size() > 3) last.pop_front();
     dr.step();
   });
   EXPECT_TRUE(dr.findings().empty()) << doctor::format_findings(dr.findings());
+}
+
+TEST(DoctorRules, InputsSavedByALeakingGraphAreNotAlsoLD011) {
+  Model m;
+  doctor::Session dr;
+  std::vector<Tensor> losses;
+  run(dr, 8, [&](int) {
+    m.opt.zero_grad();
+    Tensor x = randn({4, 8});  // a new batch each step, saved by the first Linear
+    Tensor loss = mse_loss(m.net->forward(x), m.y);
+    loss.backward(Tensor(), true);
+    losses.push_back(loss);  // keeps each step's graph and, through it, each batch
+    m.opt.step();
+  });
+  ASSERT_EQ(ids(dr), std::vector<std::string>{"LD001"}) << doctor::format_findings(dr.findings());
 }
 
 TEST(DoctorRules, CreateGraphWithoutResetIsLD004) {

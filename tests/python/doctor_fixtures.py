@@ -2,6 +2,9 @@
 tests (test_doctor_*.py). A line that the doctor must name carries a ``# <-- LDxxx`` marker;
 the tests find it with ``line_of``. Every function runs ``steps`` steps and returns nothing:
 what it leaks dies with its frame (the suite's leak check holds)."""
+import collections
+import contextlib
+
 import graft as torch
 import graft.nn as nn
 import graft.nn.functional as F
@@ -86,7 +89,7 @@ def eval_outputs_kept(dr, steps, fixed=False):
     for _ in range(steps):
         if fixed:
             with torch.no_grad():
-                preds.append(model(x))
+                preds.append(model(x).tolist())  # numbers: a tensor kept each step would be LD011
         else:
             out = model(x)  # <-- LD003
             preds.append(out)  # <-- LD003 stored
@@ -109,12 +112,15 @@ def create_graph_grads(steps, fixed=False):
 
 # ---- LD005: a forward hook keeping outputs ----
 def _keep_outputs(module, detach):
-    store = []
+    store, latest = [], []
 
     def keep(mod, inputs, output):
-        store.append(output.detach() if detach else output)  # <-- LD005 stored
+        store.append(output)  # <-- LD005 stored
 
-    return module.register_forward_hook(keep)  # <-- LD005 registered
+    def keep_latest(mod, inputs, output):
+        latest[:] = [output.detach()]  # the latest output only (keeping every one would be LD011)
+
+    return module.register_forward_hook(keep_latest if detach else keep)  # <-- LD005 registered
 
 
 def hook_capture(steps, fixed=False):
@@ -337,3 +343,83 @@ def late_second_leak(steps, start):
         if i >= start:
             kept.append(model(x[:4]))  # <-- LD003 late
         opt.step()
+
+
+# ---- LD011: tensors without a graph kept step after step ----
+def kept_predictions(steps, keep="tensor"):
+    """keep: "tensor" (the leak), "number" (the fix), "window" (a bounded deque: the fix too)."""
+    model, opt, x, y = _mlp()
+    history = collections.deque(maxlen=3) if keep == "window" else []
+    for _ in range(steps):
+        opt.zero_grad()
+        out = model(x)
+        F.mse_loss(out, y).backward()
+        opt.step()
+        pred = (out.detach() > 0).float()  # <-- LD011 made
+        history.append(pred.mean().item() if keep == "number" else pred)  # <-- LD011 stored
+
+
+# ---- steps without an optimizer ----
+def manual_sgd(steps, leak=False):
+    """Parameters updated by hand: each iteration that runs backward is a step."""
+    model, _, x, y = _mlp()
+    state = {"total": 0.0}
+    for _ in range(steps):
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= 0.01 * p.grad
+                p.grad = None
+        state["total"] += loss if leak else loss.detach().item()  # <-- LD001 manual
+
+
+def raw_tensors(steps, leak=False):
+    """No module and no optimizer: backward() alone marks the iterations."""
+    torch.manual_seed(0)
+    w = torch.randn(8, 1, requires_grad=True)
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    losses = []
+    for _ in range(steps):
+        loss = ((x @ w - y) ** 2).mean()  # <-- LD001 raw
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.01 * w.grad
+            w.grad = None
+        losses.append(loss if leak else loss.detach().item())
+
+
+def epochs_with_eval(epochs, batches, grad_mode_eval=True, after=False):
+    """Training with an evaluation between epochs (or once after training, ``after``), in eval
+    mode, under grad mode (LD010) or under no_grad (the fix)."""
+    model, opt, x, y = _mlp()
+
+    def evaluate():
+        model.eval()
+        total = 0.0
+        with contextlib.nullcontext() if grad_mode_eval else torch.no_grad():
+            for _ in range(batches):
+                out = model(x)  # <-- LD010 eval
+                total += F.mse_loss(out, y).detach().item()
+        model.train()
+        return total
+
+    for _ in range(epochs):
+        for _ in range(batches):
+            opt.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+        if not after:
+            evaluate()
+    if after:
+        evaluate()
+
+
+def inference_under_grad(steps):
+    """A forward-only script that never calls backward, under grad mode (the module stays in
+    training mode)."""
+    model, _, x, _ = _mlp()
+    total = 0.0
+    for _ in range(steps):
+        out = model(x)  # <-- LD010 inference
+        total += float(out.sum())

@@ -70,7 +70,7 @@ def test_assert_no_leak_passes_a_clean_step_and_names_the_rule_of_a_leaking_one(
     # finding (a forward under grad mode that no backward used: LD010) does not fail it
     model, _, x, _ = fx._mlp()
     calls = []
-    dr = doctor.assert_no_leak(lambda: calls.append(model(x).sum().detach()), steps=7)
+    dr = doctor.assert_no_leak(lambda: calls.append(model(x).sum().detach().item()), steps=7)
     assert dr.steps == len(calls) == 7
     assert [(f.id, f.severity) for f in dr.findings] == [("LD010", "info")]
 

@@ -48,7 +48,8 @@ TOP_KEYS = {"schema", "version", "session", "deterministic", "categories", "step
 STEP_KEYS = {"step", "bytes", "reserved", "graph_nodes", "stale_nodes", "saved_slots", "stale_saved_slots",
              "saved_bytes", "graph_host_bytes", "stale_generations", "peak_bytes", "findings"}
 FINDING_KEYS = {"id", "name", "severity", "step", "first_step", "message", "summary", "fix", "line", "made_at",
-                "holders", "nodes", "saved_bytes", "host_bytes", "nodes_per_step", "graph_svg"}
+                "holders", "nodes", "saved_bytes", "host_bytes", "nodes_per_step", "tensor_bytes", "bytes_per_step",
+                "graph_svg"}
 EVENT_KEYS = {"alloc": {"bytes", "category", "line"}, "free": {"bytes", "category", "line"}, "backward": {"line"},
               "node_free": {"name", "line"}, "step": set(), "finding": {"name", "line"}}
 CATEGORIES = ["other", "parameter", "gradient", "saved_for_backward", "optimizer_state", "data_batch"]

@@ -271,3 +271,47 @@ def test_a_second_leak_that_starts_after_the_first_report_is_still_reported():
     assert at["LD003"].line == fx.line_of("LD003 late")
     assert 13 <= at["LD003"].step <= 10 + 2 + 3 * 8
     assert at["LD003"].holders[0].path.startswith("kept[")
+
+
+# ---- LD011: tensors without a graph ----
+def test_predictions_kept_as_tensors_are_ld011_growth_with_both_lines():
+    dr, at = run(lambda n: fx.kept_predictions(n))
+    f = only(dr, "LD011")
+    assert f.step == 5 and f.severity == "growth"
+    # the line that stored the reference first, the line that made the tensor after it
+    assert (f.line, f.made_at) == (fx.line_of("LD011 stored"), fx.line_of("LD011 made"))
+    assert f.holders[0].path.startswith("history[")
+    assert f.holders[0].stored_at == fx.line_of("LD011 stored")
+    # a [32, 1] float32 prediction per step, 128 B each, made after the optimizer's step (so in
+    # the next step): at step 5 those of steps 2..4 are past, one more than at step 3 + 1
+    assert f.tensor_bytes == 3 * 128 and f.bytes_per_step == 128
+    assert f.nodes == 0 and "3 tensors without a graph made at" in f.message
+    assert "item()" in f.fix and "deque(maxlen=N)" in f.fix
+
+
+@pytest.mark.parametrize("keep", ["number", "window"])
+def test_predictions_kept_as_numbers_or_in_a_bounded_window_are_clean(keep):
+    dr, _ = run(lambda n: fx.kept_predictions(n, keep=keep), steps=12)
+    assert dr.findings == []
+
+
+def test_ld011_is_not_reported_before_step_5():
+    dr, _ = run(lambda n: fx.kept_predictions(n), steps=4)
+    assert dr.findings == []
+
+
+def test_ld011_in_the_counters_tier_has_no_line_but_its_holder():
+    dr, _ = run(lambda n: fx.kept_predictions(n), tier="counters")
+    f = only(dr, "LD011")
+    assert f.step == 5 and f.holders[0].path.startswith("history[")
+
+
+def test_a_growth_finding_fails_assert_no_leak():
+    state = {"kept": []}
+
+    def step():
+        x = graft.randn(64)
+        state["kept"].append(x * 2)
+
+    with pytest.raises(AssertionError, match="LD011"):
+        doctor.assert_no_leak(step, steps=8)

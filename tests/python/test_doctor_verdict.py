@@ -40,16 +40,50 @@ def test_flat_memory_is_the_only_nothing_grows():
     assert dr.report().splitlines()[2] == sentence
 
 
-def test_growth_without_a_graph_is_not_called_flat():
+def test_growth_without_a_graph_is_ld011_and_not_called_flat():
     kept = []
     with doctor.watch() as dr:
         train(8, keep=kept)
+    assert [f.id for f in dr.findings] == ["LD011"]
     [sentence] = dr.verdict
     # 16 x 2 floats kept per step: 128 bytes of tensor, one 512-byte block of the allocator
-    assert sentence.startswith("No finding names a cause, but allocated memory grew from "), sentence
+    assert sentence.startswith("Memory grew: allocated memory grew from "), sentence
     assert "at step 2 to " in sentence and "at step 8 (about 512 B per step)" in sentence, sentence
     assert "diff(2, 8)" in sentence and "nothing grows" not in dr.report()
     del kept
+
+
+def test_growth_no_rule_names_is_said_with_its_figures():
+    state = {"buffer": torch.zeros(0, 2)}
+
+    def keep(out):  # one tensor, made again one batch longer each step: always the current step's
+        state["buffer"] = torch.cat([state["buffer"], out])
+
+    with doctor.watch() as dr:
+        train(8, keep=type("Keep", (), {"append": staticmethod(keep)}))
+    assert dr.findings == []
+    [sentence] = dr.verdict
+    assert sentence.startswith("No finding names a cause, but allocated memory grew from "), sentence
+    assert "diff(2, 8)" in sentence and "nothing grows" not in dr.report()
+
+
+def test_a_buffer_that_stops_growing_has_its_ld011_withdrawn_at_the_end():
+    buffer = []
+    with doctor.watch() as dr:
+        torch.manual_seed(0)
+        for i in range(40):
+            dr.step()
+            item = torch.randn(4)
+            if len(buffer) < 12:
+                buffer.append(item)  # grows to its capacity...
+            else:
+                buffer[i % 12] = item  # ...then cycles
+        reported = [f.id for f in dr.findings]
+    assert reported == ["LD011"]  # while it grew, nobody could tell it would stop
+    assert dr.findings == []
+    withdrawn = [s for s in dr.verdict if "withdrawn" in s]
+    assert len(withdrawn) == 1 and "LD011 at test_doctor_verdict.py:" in withdrawn[0], dr.verdict
+    assert "stopped growing at step 13" in withdrawn[0] and "a bounded buffer" in withdrawn[0], withdrawn[0]
 
 
 @pytest.mark.parametrize("steps", [0, 1, 4])
@@ -61,7 +95,9 @@ def test_too_few_steps_give_no_verdict(steps):
         [sentence] = dr.verdict
     if steps == 0:
         assert sentence.startswith("No step was watched, so there is no verdict: a step ends at each "
-                                   "optimizer.step() or graft.doctor.step().")
+                                   "optimizer.step(), after each iteration that runs backward when no optimizer "
+                                   "steps, at each forward of an evaluation under grad mode, or at "
+                                   "graft.doctor.step().")
     else:
         assert sentence.startswith(f"Only {steps} step{'s' if steps > 1 else ''} watched: a verdict needs at least 5 "
                                    "(warm-up 2 + confirmation 3), so none is given.")

@@ -48,11 +48,14 @@ enum class Rule : uint8_t {
   MissingZeroGrad = 8,       ///< LD008: gradients accumulated across optimizer steps
   RetainGraphUnused = 9,     ///< LD009: retain_graph=True and no second backward reached the graph
   GradModeEval = 10,         ///< LD010: forward under grad mode with no backward saved bytes for nothing
+  TensorGrowth = 11,         ///< LD011: tensors without a graph, kept from ever more past steps
 };
-inline constexpr int kNumRules = 11;
+inline constexpr int kNumRules = 12;
 
-enum class Severity : uint8_t { Leak, Warning, Info };
-/// "leak", "warning", "info".
+/// How bad a finding is: a leak (graphs kept for ever), a warning (a bug or a waste that does not
+/// grow), information, or growth (memory that grows step after step and may be intended: a cache).
+enum class Severity : uint8_t { Leak, Warning, Info, Growth };
+/// "leak", "warning", "info", "growth".
 const char* severity_name(Severity s);
 
 /// What a rule says, independent of any run.
@@ -165,6 +168,8 @@ struct Finding {
   int64_t saved_bytes = 0;
   int64_t host_bytes = 0;
   double nodes_per_step = 0;         ///< growth rate over the confirmation steps
+  int64_t tensor_bytes = 0;          ///< LD011: bytes of the kept tensors (each storage once)
+  double bytes_per_step = 0;         ///< LD011: their growth per step since they were first seen
   std::string key;                   ///< what makes two findings the same (rule + line + holder)
   std::string graph_dot, graph_svg;  ///< the leaking graph when it was reported (growth rules)
 };

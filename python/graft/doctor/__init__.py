@@ -9,7 +9,7 @@
 
 Every graph node, saved tensor and storage records the step that made it; a leak is a set of
 graph objects from ever more past steps that stays alive. After a warm-up of 2 steps, growth
-confirmed over 3 more is reported at step 5, never earlier, with a rule (LD001..LD010), the
+confirmed over 3 more is reported at step 5, never earlier, with a rule (LD001..LD011), the
 holder's path from a named root (``state['total']``, ``model.fc.weight.grad``) and the line
 that made it. ``python -m graft.doctor train.py`` runs an unchanged script under it.
 The doctor holds only weak references. Guide: docs/doctor.md; design: docs/notes/doctor.md.
@@ -22,6 +22,7 @@ import sys
 import weakref
 
 from .. import _C
+from ..optim import optimizer as _optimizer
 from . import _holders, _cycles, _scopes
 
 __all__ = ["watch", "Doctor", "Finding", "Holder", "step", "current", "assert_no_leak", "rules", "load_timeline",
@@ -30,6 +31,7 @@ __all__ = ["watch", "Doctor", "Finding", "Holder", "step", "current", "assert_no
 _C._doctor_configure(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
 
 _current = None  # the Doctor watching now
+_REFREEZE_EVERY = 64  # steps between two collections of everything (see Doctor._boundary)
 
 
 class Holder:
@@ -58,10 +60,11 @@ class Holder:
 
 class Finding:
     """One diagnosis: ``id`` (stable: "LD001"), ``name``, ``severity`` ("leak", "warning",
-    "info"), ``step`` it was reported at, ``message`` (with this run's numbers), ``fix``,
+    "info", "growth"), ``step`` it was reported at, ``message`` (with this run's numbers), ``fix``,
     ``line`` (where the first holder stored the reference, else the user's line that made it),
     ``made_at`` (the line that made the held tensor, when another), ``holders`` (Holder list),
-    and the graph's ``nodes``, ``saved_bytes``, ``host_bytes``, ``nodes_per_step``."""
+    the graph's ``nodes``, ``saved_bytes``, ``host_bytes``, ``nodes_per_step``, and for tensors
+    without a graph (LD011) their ``tensor_bytes`` and ``bytes_per_step``."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -83,8 +86,9 @@ class Doctor:
     """A watching session (use ``graft.doctor.watch()``). One watches at a time.
 
     Arguments: ``tier`` ("sites": creation lines, the default; "counters": verdicts only),
-    ``warmup`` and ``confirm`` (steps), ``step_on_optimizer`` (every optimizer.step() ends a
-    doctor step), ``collect_cycles`` (a forced cyclic collection at each step finds tensors
+    ``warmup`` and ``confirm`` (steps), ``step_on_optimizer`` (steps end by themselves: at
+    every optimizer.step(); without an optimizer after each iteration that ran backward; at
+    each forward of an evaluation under grad mode; False: only dr.step() ends them), ``collect_cycles`` (a forced cyclic collection at each step finds tensors
     only the garbage collector frees: LD006), ``max_holders`` (paths per finding),
     ``oom_report`` (a file written on OutOfMemoryError), ``progress`` (a line per step on
     stderr), ``deterministic`` (sequence numbers instead of times in the timeline)."""
@@ -107,6 +111,14 @@ class Doctor:
         self._progress_line = None
         self._joinable = False     # the command line's session: a watch() inside the script joins it
         self._on_step = []         # callables(doctor) after each step
+        # automatic steps (docs/notes/doctor.md, "Steps"): optimizer steps; without an optimizer each
+        # iteration that ran backward; forward-only loops under grad mode one forward each
+        self._optimizer_seen = False    # an optimizer stepped: its steps are the doctor's
+        self._manual = False            # the program calls dr.step() itself
+        self._backward_seen = False
+        self._backward_pending = False  # a backward ended this iteration: the next forward starts a step
+        self._forward_only = False      # no backward or optimizer step since the last outermost forward
+        self._last_outermost = None     # id() of the module of that call
 
     # ---- lifecycle ----
     def start(self):
@@ -117,15 +129,15 @@ class Doctor:
         self._session = _C._DoctorSession(holders=_weak(self._find_holders, []), boundary=_weak(self._boundary, None),
                                           **self._options)
         _current = self
-        from ..optim import optimizer as _optimizer
         from ..nn.modules import module as _module
         # steps follow the optimizers' (one per training iteration, whatever their number; see
         # docs/notes/doctor.md); after each step the parameters it updated are told (LD008: did
         # it use gradients carried over a step?)
         self._hooks.append(_optimizer.register_optimizer_step_pre_hook(self._optimizer_stepping))
         self._hooks.append(_optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
-        if self._options["tier"] == "sites":
-            self._hooks += _scopes.install()
+        self._hooks += _scopes.install(self._outermost_forward, scopes=self._options["tier"] == "sites")
+        if self._options["step_on_optimizer"]:
+            _C._set_backward_finished_callback(_weak(self._backward_finished, None))
         _module._doctor_note_hook_setattr = self._note_hook_setattr
         if self.collect_cycles:
             # the doctor runs the cyclic collector at each step boundary instead of at random
@@ -149,6 +161,10 @@ class Doctor:
         for h in self._hooks:
             h.remove()
         self._hooks.clear()
+        if self._options["step_on_optimizer"]:
+            _C._set_backward_finished_callback(None)
+            if self._backward_pending:  # the last iteration of a loop without an optimizer ends its step
+                self._automatic_step()
         _module._doctor_note_hook_setattr = None
         if self.collect_cycles:
             if getattr(self, "_froze", False):
@@ -185,10 +201,47 @@ class Doctor:
 
     # ---- steps ----
     def step(self):
-        """Ends the current step (every optimizer step does it too, unless step_on_optimizer=False)."""
+        """Ends the current step. Steps also end by themselves (unless step_on_optimizer=False): at
+        each optimizer step; without an optimizer, after each iteration that ran backward; and
+        in forward-only loops under grad mode (an evaluation), at each forward. A program that
+        calls step() itself marks its own steps: only optimizer steps still end steps by themselves."""
         self._require()
+        self._manual = True
+        self._backward_pending = False
         self._session.step()
         self._after_step()
+
+    def _automatic_step(self):
+        self._backward_pending = False
+        self._session.step()
+        self._after_step()
+
+    def _backward_finished(self):
+        """After each outermost backward(): without an optimizer, an iteration that ran backward
+        ends at the next outermost forward (or the next backward's end)."""
+        self._backward_seen = True
+        self._forward_only = False
+        if self._manual or self._optimizer_seen or _optimizer._live or not self._session.watching:
+            return  # an optimizer exists (gradient accumulation before its first step): its steps end steps
+        if self._backward_pending:
+            self._automatic_step()
+        self._backward_pending = True
+
+    def _outermost_forward(self, module):
+        """Before each call of a module made outside any module's forward."""
+        if self._manual or not self._options["step_on_optimizer"] or not self._session.watching:
+            return
+        try:
+            if self._backward_pending and not self._optimizer_seen:
+                self._automatic_step()
+            elif self._forward_only and _C.is_grad_enabled() and (not module.training or (
+                    not self._backward_seen and id(module) == self._last_outermost and not _optimizer._live)):
+                # a forward-only loop under grad mode (an evaluation in eval mode; a script without an
+                # optimizer that calls one model again and again and never backward): a step per forward
+                self._automatic_step()
+        finally:
+            self._forward_only = True
+            self._last_outermost = id(module)
 
     @property
     def steps(self):
@@ -200,6 +253,8 @@ class Doctor:
         return self._session is not None and self._session.watching
 
     def _optimizer_stepping(self, optimizer, args, kwargs):
+        self._optimizer_seen = True
+        self._backward_pending = self._forward_only = False
         before = self._session.steps
         _C._doctor_note_optimizer_step(optimizer, False)
         if self._session.steps != before:
@@ -243,8 +298,18 @@ class Doctor:
         return [h._dict() for h in _holders.find(handles, max_paths, self._hook_attrs)]
 
     def _boundary(self, step):
-        if self.collect_cycles:
-            _cycles.collect(self, step)
+        if not self.collect_cycles:
+            return
+        # what lives at the end of step 1 (imports, data, model, optimizer state) is frozen too, so
+        # that each boundary's collection costs what the program made since, not all it holds; every
+        # _REFREEZE_EVERY steps everything is collected once (frozen cycles that became garbage) and
+        # frozen again
+        refreeze = getattr(self, "_froze", False) and (step == 1 or step % _REFREEZE_EVERY == 0)
+        if refreeze and step > 1:
+            gc.unfreeze()
+        _cycles.collect(self, step)
+        if refreeze:
+            gc.freeze()
 
     def _note_hook_setattr(self, module, name):
         self._hook_attrs.setdefault(id(module), set()).add(name)
@@ -265,14 +330,14 @@ class Doctor:
         return self._require().report()
 
     def assert_no_leak(self):
-        """Raises AssertionError listing the leak and warning findings, if any (for test suites)."""
+        """Raises AssertionError listing the leak, warning and growth findings, if any (for test suites)."""
         bad = [f for f in self.findings if f.severity != "info"]
         if bad:
             raise AssertionError(f"graft.doctor found {len(bad)} problem(s):\n" + "\n".join(str(f) for f in bad))
 
     @contextlib.contextmanager
     def expect_flat(self):
-        """Asserts that no leak or warning finding appears while the block runs."""
+        """Asserts that no leak, warning or growth finding appears while the block runs."""
         before = len(self._require().findings())
         yield self
         new = [Finding(f) for f in self._session.findings()[before:]]

@@ -8,6 +8,7 @@ pre hooks, the step, then the post hooks, so user-defined subclasses are covered
 import copy
 import functools
 import warnings
+import weakref
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
@@ -99,6 +100,10 @@ def _typename(obj):
     return name if module in ("builtins", None) else f"{module}.{name}"
 
 
+# the optimizers alive (graft.doctor: while one exists, its steps, not backward calls, end steps)
+_live = weakref.WeakSet()
+
+
 class Optimizer:
     """Base class of all optimizers. ``params`` is an iterable of tensors or of dicts (parameter
     groups, each with ``'params'`` and per-group options overriding ``defaults``)."""
@@ -120,6 +125,7 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(param_group)
+        _live.add(self)
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
