@@ -4,6 +4,7 @@
 # timed steps after the same warm-up, and the difference over 5 steps is the per-step count.
 #   bench/doctor_instructions.sh <doctor_overhead binary>              (C++)
 #   bench/doctor_instructions.sh --python <PYTHONPATH of the package>  (Python: bench/doctor_overhead.py --count)
+#   bench/doctor_instructions.sh --programs <PYTHONPATH> ["digits chartf lstm"]  (bench/doctor_programs.py)
 set -euo pipefail
 count() {  # prints the total instructions of one run
   local out
@@ -14,6 +15,21 @@ count() {  # prints the total instructions of one run
 }
 export OPENBLAS_NUM_THREADS=1
 here=$(dirname "$0")
+if [ "${1:-}" = "--programs" ]; then  # the step loops of real programs (bench/doctor_programs.py)
+  export PYTHONPATH=$2
+  for program in ${3:-digits chartf lstm}; do
+    base=""
+    for m in off counters default; do
+      a=$(count /usr/bin/python3 "$here/doctor_programs.py" --count "$program" "$m" 2)
+      b=$(count /usr/bin/python3 "$here/doctor_programs.py" --count "$program" "$m" 7)
+      n=$(( (b - a) / 5 ))
+      [ -z "$base" ] && base=$n
+      printf "  %-7s %-9s %14d instructions/step   ratio %s\n" "$program" "$m" "$n" \
+        "$(awk -v a="$n" -v b="$base" 'BEGIN{printf "%.4f", a/b}')"
+    done
+  done
+  exit 0
+fi
 if [ "${1:-}" = "--python" ]; then
   export PYTHONPATH=$2
   modes=(off tier0 tier1 tier1+cycles)

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <shared_mutex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "accumulate_grad.h"
 #include "graft/alloc/memory_history.h"
 #include "graft/autograd/autograd.h"
+#include "graft/autograd/graph_walk.h"
 #include "graft/ops/ops.h"
 #include "variable.h"
 
@@ -189,6 +191,8 @@ class GraphTask {
 
   // outputs: edges whose incoming gradient is captured (autograd.grad / backward(inputs=)).
   TensorList run(const edge_list& roots, TensorList root_grads, const edge_list& outputs, bool accumulate) {
+    std::shared_lock<std::shared_mutex> walkers_wait;  // an outermost pass pauses graph walkers
+    if (tl_graph_task_id < 0) walkers_wait = std::shared_lock<std::shared_mutex>(graph_walk_mutex());
     auto root = make_intrusive<GraphRoot>(roots, std::move(root_grads));
     compute_dependencies(root.get());
     if (!outputs.empty()) init_exec_info(root.get(), outputs, accumulate);
@@ -382,6 +386,11 @@ void collect_roots(const TensorList& tensors, const TensorList& grads, edge_list
 }  // namespace
 
 int64_t current_graph_task_id() { return tl_graph_task_id; }
+
+std::shared_mutex& graph_walk_mutex() {
+  static std::shared_mutex mu;
+  return mu;
+}
 bool is_checkpoint_valid() { return tl_checkpoint_valid; }
 
 void backward(const TensorList& tensors, const TensorList& grad_tensors, std::optional<bool> retain_graph,

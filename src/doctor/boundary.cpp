@@ -5,10 +5,13 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <shared_mutex>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graft/autograd/autograd.h"
+#include "graft/autograd/graph_walk.h"
 #include "graft/core/storage.h"
 #include "graft/memory.h"
 #include "graph_render.h"
@@ -252,7 +255,7 @@ bool close_step(State& st, int64_t s, StepRecord& rec) {
   st.steps = s;
   st.stepped_this_step.clear();
   detail::objects().advance_generation();  // what is made from now on belongs to step s + 1
-  st.log(TimelineEvent{"step", 0, 0, "", s, 0, ""});
+  st.log(TimelineEvent{"step", 0, 0, nullptr, s, 0, ""});
   note_wasted_forward(st, s);
   return any_stale;
 }
@@ -567,7 +570,7 @@ void commit_findings(State& st, int64_t s, std::vector<Pending>& pending, StepRe
     if (is_allowed(st.allowed, f)) continue;
     if (p.growth && !st.first_growth_report) st.first_growth_report = s;
     rec.findings.push_back(f.id);
-    st.log(TimelineEvent{"finding", f.saved_bytes, 0, f.id, s, 0, f.line});
+    st.log(TimelineEvent{"finding", f.saved_bytes, 0, st.intern(f.id), s, 0, f.line});
     st.findings.push_back(std::move(f));
   }
   st.records.push_back(std::move(rec));
@@ -649,10 +652,15 @@ void Session::State::step_boundary() {
   // the census of stale graphs, taken without the recorder's lock (it takes the ledger's)
   const bool due = census_due(first_growth_report, s);
   const bool observed = !any_stale || due;
-  if (any_stale && due) pc = detail::take_census(start_generation, s);
-  // tensors without a graph, at the boundaries whose graphs are known (what they save is theirs)
   detail::KeptTensors kept;
-  if (observed) kept = detail::take_kept_tensors(start_generation, s, saved_storages(pc.census));
+  {
+    // no backward pass of another thread runs its nodes (or releases what they saved) meanwhile
+    std::unique_lock<std::shared_mutex> no_backward(autograd::graph_walk_mutex(), std::defer_lock);
+    if (autograd::current_graph_task_id() < 0) no_backward.lock();
+    if (any_stale && due) pc = detail::take_census(start_generation, s);
+    // tensors without a graph, at the boundaries whose graphs are known (what they save is theirs)
+    if (observed) kept = detail::take_kept_tensors(start_generation, s, saved_storages(pc.census));
+  }
 
   std::vector<Pending> pending;
   {

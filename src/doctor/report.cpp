@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "graft/core/enum_names.h"
 #include "graft/core/error.h"
@@ -169,9 +170,10 @@ std::string Session::timeline_json() const {
     json x = {{"seq", e.seq}, {"kind", e.kind}, {"step", e.step}};
     if (!s.options.deterministic) x["t"] = e.t;
     if (e.bytes) x["bytes"] = e.bytes;
-    if (e.kind == "alloc" || e.kind == "free")
+    const std::string_view kind = e.kind;
+    if (kind == "alloc" || kind == "free")
       x["category"] = memory_category_name(static_cast<MemoryCategory>(e.category));
-    if (!e.name.empty()) x["name"] = e.name;
+    if (e.name) x["name"] = *e.name;
     const std::string line = !e.line.empty() ? e.line : detail::where(e.site);
     if (!line.empty()) x["line"] = line;
     ev.push_back(std::move(x));

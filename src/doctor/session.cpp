@@ -214,6 +214,10 @@ void Session::State::log(TimelineEvent e) {
   ++events_dropped;
 }
 
+const std::string* Session::State::intern(const std::string& name) {
+  return name.empty() ? nullptr : &*interned.insert(name).first;
+}
+
 void Session::State::on_node_released(const Node& n, const NodeEntry& entry) {
   const int64_t step = step_of(entry.generation, start_generation);
   if (step <= 0) return;
@@ -256,7 +260,7 @@ void Session::State::on_node_released(const Node& n, const NodeEntry& entry) {
     }
   }
   if (options.max_events)
-    log(TimelineEvent{"node_free", 0, 0, n.name(), step, 0, "", 0, entry.site});
+    log(TimelineEvent{"node_free", 0, 0, intern(n.name()), step, 0, "", 0, entry.site});
   else
     ++events_dropped;
 }
@@ -266,8 +270,8 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
   const int64_t step = steps + 1;
   backward_steps.insert(step);
   if (retain_graph) backward_calls[id] = BackwardCall{step, site, true, false, 0, 0};
-  log(TimelineEvent{"backward", 0, 0, retain_graph ? (create_graph ? "create_graph" : "retain_graph") : "", step, 0, "",
-                    0, site});
+  log(TimelineEvent{"backward", 0, 0, intern(retain_graph ? (create_graph ? "create_graph" : "retain_graph") : ""),
+                    step, 0, "", 0, site});
   current_backward_site = site;
   return id;
 }
@@ -336,7 +340,7 @@ void Session::State::on_storage(const StorageImpl& st, bool created, const Objec
     peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
   }
   if (options.max_events)
-    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, "", steps + 1, 0, "", 0, entry.site});
+    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, nullptr, steps + 1, 0, "", 0, entry.site});
   else
     ++events_dropped;
 }

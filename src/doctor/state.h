@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "graft/doctor/doctor.h"
@@ -26,12 +27,14 @@ std::mutex& recorder_mutex();
 Session::State*& active_state();
 }  // namespace detail
 
-/// One event of the timeline's ring (schema in docs/doctor.md).
+/// One event of the timeline's ring (schema in docs/doctor.md). Recorded for every storage made
+/// and freed, so it holds no string of its own but a finding's line: its kind is a literal, its
+/// name an interned string (Session::State::intern).
 struct TimelineEvent {
-  std::string kind;  ///< alloc, free, node_free, backward, step, finding
+  const char* kind = "";  ///< alloc, free, node_free, backward, step, finding
   int64_t bytes = 0;
   int category = 0;
-  std::string name;
+  const std::string* name = nullptr;  ///< interned; nullptr: none
   int64_t step = 0;
   uint64_t seq = 0;
   std::string line;  ///< a line given as text (findings)
@@ -69,6 +72,8 @@ struct Session::State {
   uint64_t event_seq = 0;
   uint64_t events_dropped = 0;
   void log(TimelineEvent e);
+  std::unordered_set<std::string> interned;  ///< the events' names (node types, findings' ids)
+  const std::string* intern(const std::string& name);
 
   // ---- evidence rules (LD005, LD006, LD008, LD009, LD010) ----
   struct Evidence {

@@ -77,6 +77,15 @@ std::vector<std::string> judge(const VerdictFacts& v) {
           "No findings: nothing grows from step to step (allocated memory and live graphs were flat from "
           "step " +
           std::to_string(v.records.empty() ? 0 : v.records[base].step) + " to step " + std::to_string(v.steps) + ").");
+    if (!v.records.empty()) {
+      const std::string cache = growth_sentence(v.records, base, "the allocator's cache (reserved memory)", true,
+                                                [](const StepRecord& r) { return r.reserved; });
+      if (!cache.empty())
+        out.push_back("But " + cache +
+                      ": blocks no tensor uses stay reserved (sizes that change from step to step). "
+                      "graft.cpu.empty_cache() (torch.cuda.empty_cache() on a GPU) returns the free segments; "
+                      "dr.fragmentation() shows where they are.");
+    }
     return out;
   }
   std::string s = v.growth_findings ? "Memory grew: " : "No finding names a cause, but ";

@@ -73,6 +73,25 @@ TEST(DoctorVerdict, GrowthNoRuleNamesIsSaidWithItsFigures) {
   }
 }
 
+TEST(DoctorVerdict, ACacheThatGrowsWhileAllocatedIsFlatIsSaidWithItsAdvice) {
+  doctor::Session dr;
+  for (int i = 1; i <= 6; ++i) {
+    {
+      // above 10 MiB a request is its own segment (rounded to 2 MiB): a bigger one each step does
+      // not fit in the cached ones
+      Tensor t = empty({(5 << 19) + i * (1 << 19)});
+      t.fill_(1);
+    }
+    dr.step();  // nothing allocated at any step's end
+  }
+  const auto v = dr.verdict();
+  ASSERT_EQ(v.size(), 2u) << v[0];
+  EXPECT_TRUE(contains(v[0], "No findings: nothing grows")) << v[0];
+  EXPECT_TRUE(contains(v[1], "But the allocator's cache (reserved memory) grew from ")) << v[1];
+  EXPECT_TRUE(contains(v[1], "graft.cpu.empty_cache()")) << v[1];
+  empty_cache(kCPU);
+}
+
 TEST(DoctorVerdict, TooFewStepsGiveNone) {
   Model m;
   doctor::Session dr;

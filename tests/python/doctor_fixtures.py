@@ -143,12 +143,13 @@ class _Cache:
 
 
 # ---- LD006: tensors held by reference cycles ----
-def cycle_held(steps, fixed=False):
+def cycle_held(steps, fixed=False, start=0):
+    """From step ``start + 1`` on (0: the first), each step's cache is a reference cycle."""
     model, opt, x, y = _mlp()
-    for _ in range(steps):
+    for i in range(steps):
         opt.zero_grad()
         out = model(x)
-        cache = _Cache(out.detach() * 1, cyclic=not fixed)  # <-- LD006
+        cache = _Cache(out.detach() * 1, cyclic=not fixed and i >= start)  # <-- LD006
         loss = F.mse_loss(out, y)
         loss.backward()
         opt.step()

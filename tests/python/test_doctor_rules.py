@@ -139,6 +139,14 @@ def test_reference_cycles_holding_tensors_are_ld006():
     assert dr.findings == []
 
 
+def test_cycles_that_start_after_the_first_verdict_are_found_by_the_full_collections():
+    # after step 6 a boundary collects the young generations, and every 8th step everything: a
+    # cache that lived through a boundary is found by the next full collection (steps 16, 24, 32)
+    dr, _ = run(lambda n: fx.cycle_held(n, start=9), steps=40)
+    f = only(dr, "LD006")
+    assert f.step == 32 and f.first_step == 16
+
+
 def test_detaching_every_third_step_is_ld007_unless_the_window_is_declared():
     dr, _ = run(lambda n: fx.detached_every(n), steps=12)
     f = only(dr, "LD007")

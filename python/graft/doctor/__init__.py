@@ -31,7 +31,7 @@ __all__ = ["watch", "Doctor", "Finding", "Holder", "step", "current", "assert_no
 _C._doctor_configure(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
 
 _current = None  # the Doctor watching now
-_REFREEZE_EVERY = 64  # steps between two collections of everything (see Doctor._boundary)
+_FULL_EVERY = 8       # steps between two full collections after the first verdict (see _cycles.py)
 
 
 class Holder:
@@ -300,16 +300,21 @@ class Doctor:
     def _boundary(self, step):
         if not self.collect_cycles:
             return
+        # a full collection in the steps of the first verdict, then every _FULL_EVERY steps (a young
+        # one between them: what was alive at a boundary and became cyclic garbage waits for a full one)
+        full = step <= self._options["warmup"] + self._options["confirm"] + 1 or step % _FULL_EVERY == 0
         # what lives at the end of step 1 (imports, data, model, optimizer state) is frozen too, so
-        # that each boundary's collection costs what the program made since, not all it holds; every
-        # _REFREEZE_EVERY steps everything is collected once (frozen cycles that became garbage) and
-        # frozen again
-        refreeze = getattr(self, "_froze", False) and (step == 1 or step % _REFREEZE_EVERY == 0)
+        # that a full collection costs what the program made since, not all it holds; when what
+        # survived since is a quarter of what is frozen (CPython's own rule for its oldest
+        # generation), everything is collected once (frozen cycles that became garbage) and frozen again
+        refreeze = getattr(self, "_froze", False) and (
+            step == 1 or (full and 4 * len(gc.get_objects(generation=2)) > self._frozen))
         if refreeze and step > 1:
             gc.unfreeze()
-        _cycles.collect(self, step)
+        _cycles.collect(self, step, full=full)
         if refreeze:
             gc.freeze()
+            self._frozen = gc.get_freeze_count()  # it walks the frozen objects: counted once per freeze
 
     def _note_hook_setattr(self, module, name):
         self._hook_attrs.setdefault(id(module), set()).add(name)

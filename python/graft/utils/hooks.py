@@ -2,8 +2,9 @@
 hooks), as torch.utils.hooks."""
 import itertools
 import os
-import sys
 import weakref
+
+from ._frames import first_user_frame
 
 __all__ = ["RemovableHandle"]
 
@@ -38,13 +39,10 @@ class RemovableHandle:
 # hook keeps tensors: LD005); the oldest entries go first beyond _MAX_REGISTERED
 registered_at = {}
 _MAX_REGISTERED = 10_000
-_GRAFT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _caller_line():
-    f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_GRAFT_DIR):
-        f = f.f_back
+    f = first_user_frame(2)
     return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}" if f is not None else ""
 
 

@@ -41,6 +41,9 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 # it; _in_hook counts the hooks running on this interpreter (hooks run with the GIL held).
 _doctor_note_hook_setattr = None
 _in_hook = 0
+# graft.doctor: while it watches, every module call goes through _doctor_calls(module, args,
+# kwargs), which calls module._call_unwatched(args, kwargs) (graft/doctor/_scopes.py)
+_doctor_calls = None
 
 
 def _run_hook(hook, *args):
@@ -658,9 +661,21 @@ class Module:
                                   "gradients of the module's last operation only); use register_full_backward_hook")
 
     def _call_impl(self, *args, **kwargs):
+        if _doctor_calls is not None:  # graft.doctor watches (the outermost call, module scopes)
+            return _doctor_calls(self, args, kwargs)
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
                 or _global_forward_pre_hooks or _global_forward_hooks):
             return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_unwatched(self, args, kwargs):
+        """The call without graft.doctor's wrapper (which calls it)."""
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_pre_hooks or _global_forward_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
         pre_hooks = list(_global_forward_pre_hooks.items()) + list(self._forward_pre_hooks.items())
         for hook_id, hook in pre_hooks:
             if hook_id in self._forward_pre_hooks_with_kwargs:

@@ -25,6 +25,7 @@ import warnings
 import weakref
 
 from ... import _C
+from .._frames import first_user_frame, is_user_code
 from . import _utils
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _draw_seed
@@ -170,13 +171,10 @@ def _fetch(fetcher, index):
         return fetcher.fetch(index)
 
 
-_GRAFT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
-
-
 def _user_code(fn):
     """The code object of `fn` when it is the user's Python (not graft's), else None."""
     code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    return code if code is not None and not code.co_filename.startswith(_GRAFT_DIR) else None
+    return code if is_user_code(code) else None
 
 
 def _batch_site(dataset, collate_fn, made_at):
@@ -190,9 +188,7 @@ def _batch_site(dataset, collate_fn, made_at):
 
 def _made_at():
     """(file, line, function) of the first frame outside graft: where a DataLoader is made."""
-    f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_GRAFT_DIR):
-        f = f.f_back
+    f = first_user_frame(1)
     return (f.f_code.co_filename, f.f_lineno, f.f_code.co_qualname) if f is not None else ("", 0, "")
 
 
