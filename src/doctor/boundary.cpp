@@ -617,7 +617,7 @@ void Session::State::withdraw_bounded_growth() {
         break;
       }
     withdrawn.push_back(f.id + " at " + (f.line.empty() ? std::string("?") : f.line) + " (reported at step " +
-                        std::to_string(f.step) + ") is withdrawn: those tensors stopped " + "growing at step " +
+                        std::to_string(f.step) + ") is withdrawn: those tensors stopped growing at step " +
                         std::to_string(stopped) + " and stayed at " + format_bytes(bytes) + " for the last " +
                         std::to_string(window) + " steps watched (a bounded buffer; fine if meant).");
     return true;

@@ -31,7 +31,7 @@ __all__ = ["watch", "Doctor", "Finding", "Holder", "step", "current", "assert_no
 _C._doctor_configure(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
 
 _current = None  # the Doctor watching now
-_FULL_EVERY = 8       # steps between two full collections after the first verdict (see _cycles.py)
+_FULL_EVERY = 8  # steps between two full collections after the first verdict (see _cycles.py)
 
 
 class Holder:
@@ -88,7 +88,8 @@ class Doctor:
     Arguments: ``tier`` ("sites": creation lines, the default; "counters": verdicts only),
     ``warmup`` and ``confirm`` (steps), ``step_on_optimizer`` (steps end by themselves: at
     every optimizer.step(); without an optimizer after each iteration that ran backward; at
-    each forward of an evaluation under grad mode; False: only dr.step() ends them), ``collect_cycles`` (a forced cyclic collection at each step finds tensors
+    each forward of an evaluation under grad mode; False: only dr.step() ends them),
+    ``collect_cycles`` (a forced cyclic collection at each step finds tensors
     only the garbage collector frees: LD006), ``max_holders`` (paths per finding),
     ``oom_report`` (a file written on OutOfMemoryError), ``progress`` (a line per step on
     stderr), ``deterministic`` (sequence numbers instead of times in the timeline)."""
