@@ -16,7 +16,6 @@ accepted and does nothing (graft has no pinned host memory), with PyTorch's warn
 accelerator is present."""
 import atexit
 import itertools
-import os
 import queue
 import sys
 import threading
