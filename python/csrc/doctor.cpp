@@ -187,12 +187,139 @@ class PyAnnotator final : public dr::Annotator {
   SafePyObject holders_, boundary_;
 };
 
-/// What the Python class holds: the session and its annotator (which must outlive it).
+// ---------------------------------------------------------------- another framework (PyTorch)
+
+template <class T>
+T get_or(py::handle d, const char* key, T fallback) {
+  py::dict dict = py::reinterpret_borrow<py::dict>(d);
+  return dict.contains(key) ? dict[key].cast<T>() : fallback;
+}
+
+dr::SavedInfo saved_of(py::handle d) {
+  dr::SavedInfo s;
+  s.what = get_or<std::string>(d, "what", "");
+  s.shape = get_or<std::vector<int64_t>>(d, "shape", {});
+  s.dtype = get_or<std::string>(d, "dtype", "");
+  s.bytes = get_or<int64_t>(d, "bytes", 0);
+  s.storage = get_or<uintptr_t>(d, "storage", 0);
+  s.released = get_or<bool>(d, "released", false);
+  s.packed = get_or<bool>(d, "packed", false);
+  s.parameter = get_or<bool>(d, "parameter", false);
+  return s;
+}
+
+dr::NodeInfo node_of(py::handle d) {
+  dr::NodeInfo n;
+  n.id = d["id"].cast<uintptr_t>();
+  n.sequence_nr = get_or<uint64_t>(d, "sequence_nr", 0);
+  n.name = d["name"].cast<std::string>();
+  n.step = d["step"].cast<int64_t>();
+  n.generation = static_cast<uint32_t>(n.step);
+  n.executed = get_or<bool>(d, "executed", false);
+  n.host_bytes = get_or<int64_t>(d, "host_bytes", 0);
+  n.next = get_or<std::vector<uintptr_t>>(d, "next", {});
+  for (py::handle sv : d["saved"]) n.saved.push_back(saved_of(sv));
+  n.output_shape = get_or<std::vector<int64_t>>(d, "output_shape", {});
+  n.variable = get_or<uintptr_t>(d, "variable", 0);
+  return n;
+}
+
+dr::HandleInfo handle_of(py::handle d) {
+  dr::HandleInfo h;
+  h.tensor = d["tensor"].cast<uintptr_t>();
+  h.node = get_or<uintptr_t>(d, "node", 0);
+  h.grad_of_leaf = get_or<bool>(d, "grad_of_leaf", false);
+  h.leaf = get_or<uintptr_t>(d, "leaf", 0);
+  h.step = d["step"].cast<int64_t>();
+  h.shape = get_or<std::vector<int64_t>>(d, "shape", {});
+  return h;
+}
+
+/// A framework the Python layer answers for (python/graft/doctor/_torch.py): its methods return
+/// plain dicts and lists, made into the doctor's structs here. A failing answer never fails the
+/// step: it counts as nothing seen, reported as unraisable.
+class PyFramework final : public dr::Framework {
+ public:
+  explicit PyFramework(py::object impl) : impl_(std::move(impl)) {}
+  std::string name() const override {
+    py::gil_scoped_acquire gil;
+    return impl_.get().attr("name")().cast<std::string>();
+  }
+  void count(int64_t step, dr::StepRecord& rec) override {
+    py::gil_scoped_acquire gil;
+    guarded("count", [&] {
+      py::object d = impl_.get().attr("count")(step);
+      rec.graph_nodes = d["graph_nodes"].cast<int64_t>();
+      rec.stale_nodes = d["stale_nodes"].cast<int64_t>();
+      rec.saved_slots = d["saved_slots"].cast<int64_t>();
+      rec.stale_saved_slots = d["stale_saved_slots"].cast<int64_t>();
+      rec.saved_bytes = d["saved_bytes"].cast<int64_t>();
+      rec.graph_host_bytes = get_or<int64_t>(d, "graph_host_bytes", 0);
+      rec.stale_generations = d["stale_generations"].cast<int64_t>();
+      rec.bytes_by_category = d["bytes_by_category"].cast<std::map<std::string, int64_t>>();
+      rec.reserved = d["reserved"].cast<int64_t>();
+    });
+  }
+  dr::Census census(int64_t step, std::shared_ptr<void>&) override {
+    py::gil_scoped_acquire gil;
+    std::vector<dr::NodeInfo> nodes;
+    std::vector<dr::HandleInfo> handles;
+    guarded("census", [&] {
+      py::tuple r = impl_.get().attr("census")(step);
+      for (py::handle n : r[0]) nodes.push_back(node_of(n));
+      for (py::handle h : r[1]) handles.push_back(handle_of(h));
+    });
+    return dr::assemble_census(std::move(nodes), std::move(handles), step);
+  }
+  std::vector<dr::KeptTensor> kept_tensors(int64_t step, const std::unordered_set<uintptr_t>& graph_storages) override {
+    py::gil_scoped_acquire gil;
+    std::vector<dr::KeptTensor> out;
+    guarded("kept tensors", [&] {
+      py::set storages;
+      for (uintptr_t s : graph_storages) storages.add(py::int_(s));
+      for (py::handle d : impl_.get().attr("kept_tensors")(step, storages)) {
+        dr::KeptTensor k;
+        k.handle = handle_of(d);
+        k.storage = d["storage"].cast<uintptr_t>();
+        k.bytes = d["bytes"].cast<int64_t>();
+        k.order = get_or<uint64_t>(d, "order", 0);
+        out.push_back(std::move(k));
+      }
+    });
+    return out;
+  }
+  std::vector<std::string> memory_sentences() override {
+    py::gil_scoped_acquire gil;
+    std::vector<std::string> out;
+    guarded("memory", [&] { out = impl_.get().attr("memory_sentences")().cast<std::vector<std::string>>(); });
+    return out;
+  }
+
+ private:
+  template <class F>
+  void guarded(const char* what, F&& f) const {
+    try {
+      f();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable(py::str(std::string("graft.doctor framework ") + what));
+    } catch (py::cast_error& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+      PyErr_WriteUnraisable(nullptr);
+    }
+  }
+  SafePyObject impl_;
+};
+
+/// What the Python class holds: the session, its annotator and its framework (which must outlive it).
 struct PySession {
   std::unique_ptr<PyAnnotator> annotator;
+  std::unique_ptr<PyFramework> framework;
   std::unique_ptr<dr::Session> session;
   ~PySession() {
-    if (session) session->set_annotator(nullptr);
+    if (session) {
+      session->set_annotator(nullptr);
+      session->set_framework(nullptr);
+    }
   }
 };
 
@@ -415,7 +542,7 @@ void bind_doctor_session(py::module_& m) {
   py::class_<PySession>(m, "_DoctorSession")
       .def(py::init([](const std::string& tier, int warmup, int confirm, bool step_on_optimizer, int max_holders,
                        const std::string& oom_report_path, size_t max_events, bool deterministic, py::object holders,
-                       py::object boundary) {
+                       py::object boundary, py::object framework) {
              dr::Options o;
              o.tier = tier_of(tier);
              o.warmup = warmup;
@@ -429,11 +556,15 @@ void bind_doctor_session(py::module_& m) {
              s->annotator = std::make_unique<PyAnnotator>(std::move(holders), std::move(boundary));
              s->session = std::make_unique<dr::Session>(o);
              s->session->set_annotator(s->annotator.get());
+             if (!framework.is_none()) {
+               s->framework = std::make_unique<PyFramework>(std::move(framework));
+               s->session->set_framework(s->framework.get());
+             }
              return s;
            }),
            py::arg("tier"), py::arg("warmup"), py::arg("confirm"), py::arg("step_on_optimizer"), py::arg("max_holders"),
            py::arg("oom_report_path"), py::arg("max_events"), py::arg("deterministic"), py::arg("holders"),
-           py::arg("boundary"))
+           py::arg("boundary"), py::arg("framework") = py::none())
       // never wait for the doctor's step lock while holding the GIL: the thread ending a step
       // may need the GIL for the holder search (docs/notes/doctor.md, "Threads and locks")
       .def(
@@ -507,6 +638,7 @@ void bind_doctor_session_views(py::module_& m) {
           "note_stopped", [](PySession& s, const std::string& error, bool oom) { s.session->note_stopped(error, oom); },
           py::arg("error"), py::arg("out_of_memory") = false)
       .def("verdict", [](PySession& s) { return s.session->verdict(); })
+      .def_property_readonly("framework_name", [](PySession& s) { return s.session->framework_name(); })
       .def("last_step",
            [](PySession& s) {
              const dr::StepRecord r = s.session->last_step();

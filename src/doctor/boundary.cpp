@@ -5,15 +5,12 @@
 #include <chrono>
 #include <map>
 #include <set>
-#include <shared_mutex>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "graft/autograd/autograd.h"
-#include "graft/autograd/graph_walk.h"
 #include "graft/core/storage.h"
-#include "graft/memory.h"
 #include "graph_render.h"
 #include "internal.h"
 #include "object_ledger.h"
@@ -200,25 +197,6 @@ struct KeyNow {
 using KeysNow = std::map<std::string, KeyNow>;
 using State = Session::State;
 
-/// Adds up the ledger's live generations into `rec` (nodes, saved slots, host bytes, what is
-/// stale); returns whether anything from an earlier generation is alive.
-bool count_generations(StepRecord& rec) {
-  const uint32_t current = detail::objects().generation();
-  for (const detail::GenerationCounts& c : detail::objects().live_generations()) {
-    const int64_t node = c.count[int(detail::Kind::Node)], slot = c.count[int(detail::Kind::SavedSlot)];
-    rec.graph_nodes += node;
-    rec.saved_slots += slot;
-    rec.saved_bytes += c.bytes[int(detail::Kind::SavedSlot)];
-    rec.graph_host_bytes += c.bytes[int(detail::Kind::Node)];
-    if (c.generation < current) {
-      rec.stale_nodes += node;
-      rec.stale_saved_slots += slot;
-      if (node + slot > 0) ++rec.stale_generations;
-    }
-  }
-  return rec.stale_nodes + rec.stale_saved_slots > 0;
-}
-
 /// LD010's evidence: the step before `s` ran no backward, and nodes it made died without running.
 void note_wasted_forward(State& st, int64_t s) {
   auto& wasted = st.wasted;
@@ -241,15 +219,12 @@ void note_wasted_forward(State& st, int64_t s) {
   wasted.erase(wasted.begin(), wasted.lower_bound(s - 1));
 }
 
-/// Ends step `s` in the counters (under the recorder's lock): the step's record, its peak, the
-/// next generation. Returns whether stale graph objects are alive.
-bool close_step(State& st, int64_t s, StepRecord& rec) {
-  const bool any_stale = count_generations(rec);
+/// Ends step `s` (under the recorder's lock; the framework's counts are in `rec`): the step's
+/// record, its peak, the next generation.
+void close_step(State& st, int64_t s, StepRecord& rec) {
   rec.step = s;
   if (!st.options.deterministic)
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
-  for (auto [name, bytes] : memory_by_category(kCPU)) rec.bytes_by_category[name] = bytes;
-  rec.reserved = memory_reserved(kCPU);
   st.close_peak(s);
   rec.peak_bytes = st.last_peak.peak_bytes;
   st.steps = s;
@@ -257,7 +232,6 @@ bool close_step(State& st, int64_t s, StepRecord& rec) {
   detail::objects().advance_generation();  // what is made from now on belongs to step s + 1
   st.log(TimelineEvent{"step", 0, 0, nullptr, s, 0, ""});
   note_wasted_forward(st, s);
-  return any_stale;
 }
 
 /// Classifies the census' stale components into growth keys and records, per key, how many
@@ -501,7 +475,7 @@ void pin_evidence_leaves(std::vector<Pending>& pending, std::vector<intrusive_pt
 
 /// Names each finding's holders (the Python layer's paths, or in C++ the handles' creation
 /// lines), settles LD005, and draws the growing graph with its holders. No lock is held.
-void name_holders(State& st, std::vector<Pending>& pending, Annotator* ann, const detail::PinnedCensus& pc) {
+void name_holders(State& st, std::vector<Pending>& pending, Annotator* ann, const Census& census) {
   const int max_holders = st.options.max_holders;
   for (Pending& p : pending) {
     try {
@@ -535,8 +509,8 @@ void name_holders(State& st, std::vector<Pending>& pending, Annotator* ann, cons
       // the graph as it is now, with the holders named
       if (p.growth && !p.components.empty()) {
         Census part;
-        part.step = pc.census.step;
-        for (size_t ci : p.components) part.components.push_back(pc.census.components[ci]);
+        part.step = census.step;
+        for (size_t ci : p.components) part.components.push_back(census.components[ci]);
         detail::HandleLabels labels;
         for (const Holder& h : p.f.holders)
           if (h.tensor) labels.emplace(h.tensor, h.path);
@@ -625,48 +599,49 @@ void Session::State::withdraw_bounded_growth() {
 }
 
 void Session::State::step_boundary() {
-  // the census' pins and the evidence's leaves are dropped after every lock is released
-  // (dropping a tensor that owns its Python object may take the GIL): declared first, they
-  // are destroyed last
-  detail::PinnedCensus pc;
+  // what keeps the census' handles alive (graft's pins) and the evidence's leaves are dropped
+  // after every lock is released (dropping a tensor that owns its Python object may take the
+  // GIL): declared first, they are destroyed last
+  std::shared_ptr<void> keep;
   std::vector<intrusive_ptr<TensorImpl>> leaf_pins;
   std::lock_guard<std::mutex> serial(step_mu);
   Annotator* ann = nullptr;
+  Framework* framework = nullptr;
   int64_t s = 0;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     if (!watching) return;
     s = steps + 1;
     ann = annotator;
+    framework = &fw();
   }
   // Python's work at the boundary (a forced cyclic collection: LD006) runs first, unlocked
   if (ann) ann->at_boundary(s);
 
+  // the framework is asked without the recorder's lock (graft's takes the ledger's; PyTorch's the GIL)
   StepRecord rec;
-  bool any_stale = false;
+  framework->count(s, rec);
+  const bool any_stale = rec.stale_nodes + rec.stale_saved_slots > 0;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
-    any_stale = close_step(*this, s, rec);
+    close_step(*this, s, rec);
   }
 
-  // the census of stale graphs, taken without the recorder's lock (it takes the ledger's)
+  // the census of stale graphs, and the tensors without a graph at the boundaries whose graphs are
+  // known (what they save is theirs)
   const bool due = census_due(first_growth_report, s);
   const bool observed = !any_stale || due;
+  Census census;
+  census.step = s;
+  if (any_stale && due) census = framework->census(s, keep);
   detail::KeptTensors kept;
-  {
-    // no backward pass of another thread runs its nodes (or releases what they saved) meanwhile
-    std::unique_lock<std::shared_mutex> no_backward(autograd::graph_walk_mutex(), std::defer_lock);
-    if (autograd::current_graph_task_id() < 0) no_backward.lock();
-    if (any_stale && due) pc = detail::take_census(start_generation, s);
-    // tensors without a graph, at the boundaries whose graphs are known (what they save is theirs)
-    if (observed) kept = detail::take_kept_tensors(start_generation, s, saved_storages(pc.census));
-  }
+  if (observed) kept = detail::group_kept(framework->kept_tensors(s, saved_storages(census)));
 
   std::vector<Pending> pending;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     if (observed) observed_boundaries.push_back(s);
-    const KeysNow now = observe_keys(*this, s, pc.census);
+    const KeysNow now = observe_keys(*this, s, census);
     growth_findings(*this, s, observed, now, pending);
     if (observed) {
       observe_kept(*this, s, kept);
@@ -674,8 +649,10 @@ void Session::State::step_boundary() {
     }
     evidence_findings(*this, s, pending);
   }
-  pin_evidence_leaves(pending, leaf_pins);
-  name_holders(*this, pending, ann, pc);
+  // graft's tensors named by identity stay alive while their holders are searched (another
+  // framework's identities are its own: the Python layer keeps those objects)
+  if (framework == graft_framework.get()) pin_evidence_leaves(pending, leaf_pins);
+  name_holders(*this, pending, ann, census);
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     commit_findings(*this, s, pending, rec);

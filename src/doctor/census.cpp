@@ -131,12 +131,7 @@ struct CensusBuild {
     const Node* grad_fn;
   };
   std::vector<LeafGrad> leaf_grads;
-  struct RawHandle {
-    HandleInfo info;
-    const TensorImpl* impl;
-  };
-  std::vector<RawHandle> handles;
-  std::vector<size_t> comp_of;  ///< component of each entry of infos
+  std::vector<HandleInfo> handles;
 };
 
 using NodeMap = SideTable<Node, NodeEntry>::Map;
@@ -222,16 +217,15 @@ void find_handles(CensusBuild& b) {
   for (const CensusBuild::LeafGrad& lg : b.leaf_grads) {
     if (!b.index.count(lg.grad_fn)) continue;
     const ObjectEntry entry = objects().tensors.value(lg.leaf);
-    CensusBuild::RawHandle h;
-    h.info.tensor = reinterpret_cast<uintptr_t>(lg.leaf);
-    h.info.node = reinterpret_cast<uintptr_t>(lg.grad_fn);
-    h.info.grad_of_leaf = true;
-    h.info.leaf = h.info.tensor;
-    h.info.site = entry.site;
-    h.info.step = step_of(entry.generation, b.start_generation);
-    h.info.shape.assign(lg.leaf->sizes().begin(), lg.leaf->sizes().end());
-    h.impl = lg.leaf;
-    seen.insert({h.info.tensor, h.info.node});
+    HandleInfo h;
+    h.tensor = reinterpret_cast<uintptr_t>(lg.leaf);
+    h.node = reinterpret_cast<uintptr_t>(lg.grad_fn);
+    h.grad_of_leaf = true;
+    h.leaf = h.tensor;
+    h.site = entry.site;
+    h.step = step_of(entry.generation, b.start_generation);
+    h.shape.assign(lg.leaf->sizes().begin(), lg.leaf->sizes().end());
+    seen.insert({h.tensor, h.node});
     b.handles.push_back(std::move(h));
   }
   objects().tensors.locked([&](const SideTable<TensorImpl, ObjectEntry>::Map& tensors) {
@@ -245,15 +239,14 @@ void find_handles(CensusBuild& b) {
         // docs/notes/python.md) holds a reference that is nobody's handle
         const int users = static_cast<int>(t->use_count()) - (t->owned_pyobject ? 1 : 0);
         if (!grad_of_leaf && it != b.internal_refs.end() && users <= it->second) return;
-        CensusBuild::RawHandle h;
-        h.info.tensor = reinterpret_cast<uintptr_t>(t);
-        h.info.node = reinterpret_cast<uintptr_t>(n);
-        h.info.grad_of_leaf = grad_of_leaf;
-        h.info.leaf = grad_of_leaf ? reinterpret_cast<uintptr_t>(t) : 0;
-        h.info.site = entry.site;
-        h.info.step = step_of(entry.generation, b.start_generation);
-        h.info.shape.assign(t->sizes().begin(), t->sizes().end());
-        h.impl = t;
+        HandleInfo h;
+        h.tensor = reinterpret_cast<uintptr_t>(t);
+        h.node = reinterpret_cast<uintptr_t>(n);
+        h.grad_of_leaf = grad_of_leaf;
+        h.leaf = grad_of_leaf ? reinterpret_cast<uintptr_t>(t) : 0;
+        h.site = entry.site;
+        h.step = step_of(entry.generation, b.start_generation);
+        h.shape.assign(t->sizes().begin(), t->sizes().end());
         if (intrusive_try_incref(t)) b.out.pins.push_back(intrusive_ptr<TensorImpl>::adopt(t));
         b.handles.push_back(std::move(h));
       };
@@ -263,17 +256,26 @@ void find_handles(CensusBuild& b) {
   });
 }
 
+/// What assemble_census works on: the nodes, their index by id, each node's component.
+struct Assembly {
+  std::vector<NodeInfo> infos;
+  std::unordered_map<uintptr_t, size_t> index;
+  std::vector<size_t> comp_of;
+  int64_t current_step = 0;
+  Census census;
+};
+
 /// Components: nodes joined by edges. A leaf's AccumulateGrad is shared by every graph that
 /// uses the leaf: it joins only its newest user's component, so that two steps' graphs stay
-/// two graphs. Fills b.comp_of and makes the (empty) components.
-void group_components(CensusBuild& b) {
-  const std::vector<NodeInfo>& infos = b.infos;
+/// two graphs. Fills a.comp_of and makes the (empty) components.
+void group_components(Assembly& a) {
+  const std::vector<NodeInfo>& infos = a.infos;
   UnionFind uf(infos.size());
   std::vector<int64_t> acc_owner(infos.size(), -1);
   for (size_t i = 0; i < infos.size(); ++i)
     for (uintptr_t next : infos[i].next) {
-      auto it = b.index.find(reinterpret_cast<const Node*>(next));
-      if (it == b.index.end()) continue;
+      auto it = a.index.find(next);
+      if (it == a.index.end()) continue;
       const size_t j = it->second;
       if (infos[j].name == "AccumulateGrad") {
         if (acc_owner[j] < 0 || infos[i].step > infos[static_cast<size_t>(acc_owner[j])].step)
@@ -285,48 +287,52 @@ void group_components(CensusBuild& b) {
   for (size_t j = 0; j < infos.size(); ++j)
     if (acc_owner[j] >= 0) uf.unite(j, static_cast<size_t>(acc_owner[j]));
   std::unordered_map<size_t, size_t> comp_of_root;
-  auto& comps = b.out.census.components;
-  b.comp_of.resize(infos.size());
+  auto& comps = a.census.components;
+  a.comp_of.resize(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     auto [it, fresh] = comp_of_root.emplace(uf.find(i), comps.size());
     if (fresh) comps.emplace_back();
-    b.comp_of[i] = it->second;
+    a.comp_of[i] = it->second;
   }
 }
 
-/// Fills each component from its nodes: steps, types, bytes (each storage once), sites by
-/// count, cross-step edges; then hands each handle to its node's component.
-void fill_components(CensusBuild& b) {
-  auto& comps = b.out.census.components;
+/// Adds node `n` to its component `g`: steps, types, bytes (each storage once), cross-step edges.
+void add_node(Assembly& a, GraphComponent& g, const NodeInfo& n, std::set<uintptr_t>& storages,
+              std::set<uintptr_t>& param_storages) {
+  if (g.nodes.empty()) g.oldest_step = g.newest_step = n.step;
+  g.oldest_step = std::min(g.oldest_step, n.step);
+  g.newest_step = std::max(g.newest_step, n.step);
+  g.nodes_by_type[n.name] += 1;
+  g.host_bytes += n.host_bytes;
+  g.executed |= n.executed;
+  for (const SavedInfo& s : n.saved) {
+    if (!s.storage || s.released || s.packed) continue;
+    if (s.parameter) {
+      if (param_storages.insert(s.storage).second) g.parameter_bytes += s.bytes;
+    } else if (storages.insert(s.storage).second) {
+      g.saved_bytes += s.bytes;
+    }
+  }
+  for (uintptr_t next : n.next) {
+    auto it = a.index.find(next);
+    if (it != a.index.end() && a.infos[it->second].step < n.step && a.infos[it->second].name != "AccumulateGrad")
+      g.cross_step_edges = true;
+  }
+  g.nodes.push_back(n);
+}
+
+/// Fills each component from its nodes, with its sites by count and its stale steps.
+void fill_components(Assembly& a) {
+  auto& comps = a.census.components;
   std::vector<std::set<uintptr_t>> storages(comps.size()), param_storages(comps.size());
   std::vector<std::set<int64_t>> stale(comps.size());
   std::vector<std::map<lifetime::SiteId, int64_t>> site_counts(comps.size());
-  for (size_t i = 0; i < b.infos.size(); ++i) {
-    const size_t c = b.comp_of[i];
-    GraphComponent& g = comps[c];
-    const NodeInfo& n = b.infos[i];
-    if (g.nodes.empty()) g.oldest_step = g.newest_step = n.step;
-    g.oldest_step = std::min(g.oldest_step, n.step);
-    g.newest_step = std::max(g.newest_step, n.step);
-    g.nodes_by_type[n.name] += 1;
-    g.host_bytes += n.host_bytes;
-    g.executed |= n.executed;
-    if (n.step < b.current_step) stale[c].insert(n.step);
+  for (size_t i = 0; i < a.infos.size(); ++i) {
+    const size_t c = a.comp_of[i];
+    const NodeInfo& n = a.infos[i];
+    if (n.step < a.current_step) stale[c].insert(n.step);
     if (n.site) site_counts[c][n.site] += 1;
-    for (const SavedInfo& s : n.saved) {
-      if (!s.storage || s.released || s.packed) continue;
-      if (s.parameter) {
-        if (param_storages[c].insert(s.storage).second) g.parameter_bytes += s.bytes;
-      } else if (storages[c].insert(s.storage).second) {
-        g.saved_bytes += s.bytes;
-      }
-    }
-    for (uintptr_t next : n.next) {
-      auto it = b.index.find(reinterpret_cast<const Node*>(next));
-      if (it != b.index.end() && b.infos[it->second].step < n.step && b.infos[it->second].name != "AccumulateGrad")
-        g.cross_step_edges = true;
-    }
-    g.nodes.push_back(n);
+    add_node(a, comps[c], n, storages[c], param_storages[c]);
   }
   for (size_t c = 0; c < comps.size(); ++c) {
     GraphComponent& g = comps[c];
@@ -339,26 +345,41 @@ void fill_components(CensusBuild& b) {
     std::sort(by_count.begin(), by_count.end());
     for (auto [neg, site] : by_count) g.sites.push_back(site);
   }
-  for (CensusBuild::RawHandle& h : b.handles)
-    comps[b.comp_of[b.index.at(reinterpret_cast<const Node*>(h.info.node))]].handles.push_back(std::move(h.info));
 }
 
 }  // namespace
+
+}  // namespace detail
+
+Census assemble_census(std::vector<NodeInfo> nodes, std::vector<HandleInfo> handles, int64_t step) {
+  detail::Assembly a;
+  a.current_step = step;
+  a.census.step = step;
+  a.infos = std::move(nodes);
+  for (size_t i = 0; i < a.infos.size(); ++i) a.index.emplace(a.infos[i].id, i);
+  detail::group_components(a);
+  detail::fill_components(a);
+  auto& comps = a.census.components;
+  for (HandleInfo& h : handles) {
+    auto it = a.index.find(h.node);
+    if (it != a.index.end()) comps[a.comp_of[it->second]].handles.push_back(std::move(h));
+  }
+  // the biggest graphs first
+  std::stable_sort(comps.begin(), comps.end(),
+                   [](const GraphComponent& x, const GraphComponent& y) { return x.nodes.size() > y.nodes.size(); });
+  for (size_t c = 0; c < comps.size(); ++c) comps[c].id = static_cast<int64_t>(c);
+  return std::move(a.census);
+}
+
+namespace detail {
 
 PinnedCensus take_census(uint32_t start_generation, int64_t current_step) {
   CensusBuild b;
   b.start_generation = start_generation;
   b.current_step = current_step;
-  b.out.census.step = current_step;
   walk_nodes(b);
   find_handles(b);
-  group_components(b);
-  fill_components(b);
-  auto& comps = b.out.census.components;
-  // the biggest graphs first
-  std::stable_sort(comps.begin(), comps.end(),
-                   [](const GraphComponent& x, const GraphComponent& y) { return x.nodes.size() > y.nodes.size(); });
-  for (size_t c = 0; c < comps.size(); ++c) comps[c].id = static_cast<int64_t>(c);
+  b.out.census = assemble_census(std::move(b.infos), std::move(b.handles), current_step);
   return std::move(b.out);
 }
 

@@ -2,6 +2,7 @@
 // Internal pieces of the leak doctor shared by its files. See docs/notes/doctor.md.
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -43,8 +44,13 @@ struct KeptTensors {
 };
 /// Walks the ledger's tensors: those without a graph, made in steps before `current_step`, that are
 /// not parameters, gradients, optimizer state or storages saved by live graphs (`graph_storages`).
-KeptTensors take_kept_tensors(uint32_t start_generation, int64_t current_step,
-                              const std::unordered_set<uintptr_t>& graph_storages);
+std::vector<KeptTensor> take_kept_tensors(uint32_t start_generation, int64_t current_step,
+                                          const std::unordered_set<uintptr_t>& graph_storages);
+/// Groups a framework's kept tensors by the line that made them (storages counted once per line).
+KeptTensors group_kept(const std::vector<KeptTensor>& tensors);
+
+/// graft's own framework: its object ledger (docs/notes/doctor.md, "Frameworks").
+std::unique_ptr<Framework> make_graft_framework(uint32_t start_generation);
 
 /// What the verdict (the report's first paragraph) is judged from.
 struct VerdictFacts {

@@ -77,6 +77,7 @@ std::string Session::report() const {
   int64_t steps = 0;
   PeakReport peak;
   std::string oom;
+  Framework* framework = nullptr;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());
     fs = s_->findings;
@@ -84,10 +85,12 @@ std::string Session::report() const {
     steps = s_->steps;
     peak = s_->last_peak;
     if (s_->stopped_oom) oom = s_->last_oom_report;
+    framework = &s_->fw();
   }
   std::ostringstream o;
-  o << "graft.doctor: " << steps << " step" << (steps == 1 ? "" : "s") << " watched (tier " << tier_name(opt.tier)
-    << ", warm-up " << opt.warmup << ", confirmation " << opt.confirm << ")\n\n";
+  const std::string on = framework->name() == "graft" ? std::string() : " on " + framework->name();
+  o << "graft.doctor: " << steps << " step" << (steps == 1 ? "" : "s") << " watched" << on << " (tier "
+    << tier_name(opt.tier) << ", warm-up " << opt.warmup << ", confirmation " << opt.confirm << ")\n\n";
   for (const std::string& l : verdict_lines) o << l << "\n";
   if (!fs.empty()) {
     if (!verdict_lines.empty()) o << "\n";
@@ -109,15 +112,14 @@ std::string Session::report() const {
   for (size_t i = 0; i < census.components.size() && i < 6; ++i)
     o << "  #" << census.components[i].id << ": " << component_summary(census.components[i]) << "\n";
   if (census.components.size() > 6) o << "  ... and " << census.components.size() - 6 << " more\n";
-  const auto peak_lines = peak.sentences();
+  // a framework that records no storage events has no peak within a step
+  const auto peak_lines = peak.by_category.empty() ? std::vector<std::string>{} : peak.sentences();
   if (!peak_lines.empty()) {
     o << "\n";
     for (const auto& l : peak_lines) o << l << "\n";
   }
   o << "\n";
-  for (const auto& l : ledger(kCPU).sentences()) o << l << "\n";
-  o << "\n";
-  for (const auto& l : fragmentation(kCPU).sentences()) o << l << "\n";
+  for (const auto& l : framework->memory_sentences()) o << l << "\n";
   return o.str();
 }
 

@@ -430,6 +430,7 @@ Session::Session(Options options) : s_(std::make_unique<State>()) {
   s_->started = std::chrono::steady_clock::now();
   // objects made from now on belong to step 1
   s_->start_generation = detail::objects().advance_generation();
+  s_->graft_framework = detail::make_graft_framework(s_->start_generation);
   // what lives already (parameters made before the session) is the peak's baseline
   const auto before = device_allocator(kCPU).bytes_by_category();
   for (int c = 0; c < kNumMemoryCategories; ++c)
@@ -479,6 +480,20 @@ Session* Session::current() {
 void Session::set_annotator(Annotator* a) {
   std::lock_guard<std::mutex> g(recorder_mutex());
   s_->annotator = a;
+}
+
+void Session::set_framework(Framework* f) {
+  std::lock_guard<std::mutex> g(recorder_mutex());
+  s_->framework = f;
+}
+
+std::string Session::framework_name() const {
+  Framework* framework;
+  {
+    std::lock_guard<std::mutex> g(recorder_mutex());
+    framework = &s_->fw();
+  }
+  return framework->name();
 }
 
 void Session::allow_window(int steps) {
@@ -534,15 +549,15 @@ PeakReport Session::peak() const {
 }
 
 Census Session::live_graphs() const {
-  uint32_t start;
+  Framework* framework;
   int64_t step;
   {
     std::lock_guard<std::mutex> g(recorder_mutex());
-    start = s_->start_generation;
+    framework = &s_->fw();
     step = s_->steps + 1;
   }
-  detail::PinnedCensus pc = detail::take_census(start, step);
-  return std::move(pc.census);
+  std::shared_ptr<void> keep;
+  return framework->census(step, keep);
 }
 
 void Session::assert_no_leak() const {

@@ -4,6 +4,7 @@
 // See docs/notes/doctor.md.
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -50,6 +51,9 @@ struct Session::State {
   bool watching = false;
   int64_t steps = 0;  ///< steps ended
   Annotator* annotator = nullptr;
+  std::unique_ptr<Framework> graft_framework;  ///< graft's own (the object ledger)
+  Framework* framework = nullptr;              ///< the one the program runs on (set_framework), else graft's
+  Framework& fw() { return framework ? *framework : *graft_framework; }
   int window = 1;
   int accumulation = 1;
   std::vector<std::string> allowed;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "graft/alloc/caching_allocator.h"
@@ -137,6 +138,11 @@ struct Census {
   int64_t nodes() const;
   int64_t saved_bytes() const;
 };
+/// A census from a framework's live nodes (each with its `next` ids and saved slots) and the
+/// tensors that hold them: nodes joined by edges make a component (a leaf's AccumulateGrad joins
+/// only its newest user's), with its steps, types and bytes (each storage once); the biggest
+/// first. `step` is the step being ended (nodes of earlier steps are stale).
+Census assemble_census(std::vector<NodeInfo> nodes, std::vector<HandleInfo> handles, int64_t step);
 
 // ---------------------------------------------------------------- findings
 
@@ -288,6 +294,38 @@ class Annotator {
   virtual void at_boundary(int64_t step) = 0;
 };
 
+/// A tensor without a graph that a framework reports as kept from a past step (LD011's input).
+struct KeptTensor {
+  HandleInfo handle;      ///< its identity, creation line, step and shape (`node` unused)
+  uintptr_t storage = 0;  ///< identity of its storage (counted once per line)
+  int64_t bytes = 0;      ///< of that storage
+  uint64_t order = 0;     ///< creation order (the newest are the ones shown)
+};
+
+/// What the doctor asks of the framework the watched program runs on: what is alive, since which
+/// step, who holds it, how many bytes. graft answers from its object ledger (the default); the
+/// Python layer answers for PyTorch (`watch(backend="torch")`). Steps, rules, the verdict and the
+/// reports are the same for both (docs/notes/doctor.md, "Frameworks"). Called at step boundaries,
+/// one at a time, with none of the doctor's locks held.
+class Framework {
+ public:
+  virtual ~Framework() = default;
+  /// What the report calls it: "graft", "torch 2.5.1".
+  virtual std::string name() const = 0;
+  /// The counts that end step `step`, into `rec`: graph nodes, saved slots and bytes, how many of
+  /// them were made before `step` (stale) and in how many steps, memory by category and reserved.
+  virtual void count(int64_t step, StepRecord& rec) = 0;
+  /// Every live graph (for a boundary: at `step`), its nodes and handles stamped with the steps that
+  /// made them (0: before the session); `keep` receives what keeps the handles' identities valid
+  /// until their holders are found.
+  virtual Census census(int64_t step, std::shared_ptr<void>& keep) = 0;
+  /// The tensors without a graph made in steps before `step` and alive now, except parameters,
+  /// gradients, optimizer state and the storages in `graph_storages` (what live graphs save).
+  virtual std::vector<KeptTensor> kept_tensors(int64_t step, const std::unordered_set<uintptr_t>& graph_storages) = 0;
+  /// The report's memory section, one sentence per line.
+  virtual std::vector<std::string> memory_sentences() = 0;
+};
+
 class Session {
  public:
   explicit Session(Options options = {});
@@ -351,6 +389,11 @@ class Session {
 
   // --- for the Python layer ---
   void set_annotator(Annotator* a);
+  /// The framework the watched program runs on (nullptr: graft itself, the default); set before
+  /// the first step, kept alive by the caller while the session lives.
+  void set_framework(Framework* f);
+  /// The framework's name ("graft", "torch 1.13.1").
+  std::string framework_name() const;
   /// Evidence only the caller can see (LD005/LD006): counted like the doctor's own.
   void add_evidence(Rule rule, const std::string& line, const std::string& message, std::vector<Holder> holders,
                     int64_t bytes);

@@ -23,7 +23,7 @@ import weakref
 
 from .. import _C
 from ..optim import optimizer as _optimizer
-from . import _holders, _cycles, _scopes
+from . import _holders, _cycles, _scopes, _torch
 
 __all__ = ["watch", "Doctor", "Finding", "Holder", "step", "current", "assert_no_leak", "rules", "load_timeline",
            "render_timeline"]
@@ -85,7 +85,8 @@ class Finding:
 class Doctor:
     """A watching session (use ``graft.doctor.watch()``). One watches at a time.
 
-    Arguments: ``tier`` ("sites": creation lines, the default; "counters": verdicts only),
+    Arguments: ``backend`` ("graft", the default; "torch": a program that runs on PyTorch
+    itself, see docs/doctor.md), ``tier`` ("sites": creation lines, the default; "counters": verdicts only),
     ``warmup`` and ``confirm`` (steps), ``step_on_optimizer`` (steps end by themselves: at
     every optimizer.step(); without an optimizer after each iteration that ran backward; at
     each forward of an evaluation under grad mode; False: only dr.step() ends them),
@@ -94,8 +95,13 @@ class Doctor:
     ``oom_report`` (a file written on OutOfMemoryError), ``progress`` (a line per step on
     stderr), ``deterministic`` (sequence numbers instead of times in the timeline)."""
 
+    _graft_doctor_private = True  # the holder search never goes through the doctor itself
+
     def __init__(self, tier="sites", warmup=2, confirm=3, step_on_optimizer=True, collect_cycles=True, max_holders=5,
-                 oom_report=None, max_events=100000, deterministic=False, progress=False):
+                 oom_report=None, max_events=100000, deterministic=False, progress=False, backend="graft"):
+        if backend not in ("graft", "torch"):
+            raise ValueError(f"graft.doctor: backend must be 'graft' or 'torch', got {backend!r}")
+        self.backend = backend
         if isinstance(tier, int):
             tier = {0: "counters", 1: "sites"}.get(tier, str(tier))
         self._options = dict(tier=tier, warmup=int(warmup), confirm=int(confirm),
@@ -120,16 +126,45 @@ class Doctor:
         self._backward_pending = False  # a backward ended this iteration: the next forward starts a step
         self._forward_only = False      # no backward or optimizer step since the last outermost forward
         self._last_outermost = None     # id() of the module of that call
+        self._framework = None          # the PyTorch backend's framework (None: graft's own)
+        self._tensors = _holders.GRAFT  # what the holder search and the cycle rule ask of tensors
+        self._live_optimizers = _optimizer._live
+        self._grad_enabled = _C.is_grad_enabled
+        self._accumulation = 1          # declared gradient accumulation (micro steps)
 
     # ---- lifecycle ----
     def start(self):
         global _current
         if self._session is not None:
             raise RuntimeError("this graft.doctor session has already started")
+        if self.backend == "torch":
+            torch = _real_torch()
+            self._framework = self._tensors = _torch.TorchFramework(torch)
+            self._live_optimizers = self._framework.optimizers
+            self._grad_enabled = torch.is_grad_enabled
         # the C++ session holds its callbacks weakly: no Doctor <-> session cycle the collector cannot see
         self._session = _C._DoctorSession(holders=_weak(self._find_holders, []), boundary=_weak(self._boundary, None),
-                                          **self._options)
+                                          framework=self._framework, **self._options)
         _current = self
+        if self._framework is not None:
+            self._start_torch_hooks(torch)
+        else:
+            self._start_graft_hooks()
+        if self.collect_cycles:
+            # the doctor runs the cyclic collector at each step boundary instead of at random
+            # times, so that what only it frees is seen (LD006) and seen at the same step each run;
+            # what lives already is frozen (unless someone froze objects before), so that each of
+            # those collections costs what the program made since the session started (not on
+            # PyTorch: the backend finds live tensors through the collector, which skips frozen objects)
+            self._gc_was_enabled = gc.isenabled()
+            gc.disable()
+            self._froze = gc.get_freeze_count() == 0 and self._framework is None
+            if self._froze:
+                gc.collect()
+                gc.freeze()
+        return self
+
+    def _start_graft_hooks(self):
         from ..nn.modules import module as _module
         # steps follow the optimizers' (one per training iteration, whatever their number; see
         # docs/notes/doctor.md); after each step the parameters it updated are told (LD008: did
@@ -140,18 +175,12 @@ class Doctor:
         if self._options["step_on_optimizer"]:
             _C._set_backward_finished_callback(_weak(self._backward_finished, None))
         _module._doctor_note_hook_setattr = self._note_hook_setattr
-        if self.collect_cycles:
-            # the doctor runs the cyclic collector at each step boundary instead of at random
-            # times, so that what only it frees is seen (LD006) and seen at the same step each run;
-            # what lives already is frozen (unless someone froze objects before), so that each of
-            # those collections costs what the program made since the session started
-            self._gc_was_enabled = gc.isenabled()
-            gc.disable()
-            self._froze = gc.get_freeze_count() == 0
-            if self._froze:
-                gc.collect()
-                gc.freeze()
-        return self
+
+    def _start_torch_hooks(self, torch):
+        """Steps on PyTorch: its optimizers' steps, backward() and module calls (_torch.TorchSteps)."""
+        hooks = _torch.TorchSteps(torch, self, self._framework)
+        hooks.install()
+        self._hooks.append(hooks)
 
     def stop(self):
         """Stops watching (findings and reports stay available)."""
@@ -163,7 +192,8 @@ class Doctor:
             h.remove()
         self._hooks.clear()
         if self._options["step_on_optimizer"]:
-            _C._set_backward_finished_callback(None)
+            if self._framework is None:
+                _C._set_backward_finished_callback(None)
             if self._backward_pending:  # the last iteration of a loop without an optimizer ends its step
                 self._automatic_step()
         _module._doctor_note_hook_setattr = None
@@ -189,7 +219,7 @@ class Doctor:
     def note_stopped(self, exc):
         """Records the exception the watched program stopped with: the report and the page lead
         with it (with the OOM report for an OutOfMemoryError). ``with watch()`` does it itself."""
-        oom = isinstance(exc, _C.OutOfMemoryError)
+        oom = isinstance(exc, _C.OutOfMemoryError) or type(exc).__name__ == "OutOfMemoryError"
         message = str(exc).strip().splitlines()  # the first line (an OOM's message goes on with the report)
         self._require().note_stopped(type(exc).__name__ + (": " + message[0] if message else ""), oom)
 
@@ -222,7 +252,7 @@ class Doctor:
         ends at the next outermost forward (or the next backward's end)."""
         self._backward_seen = True
         self._forward_only = False
-        if self._manual or self._optimizer_seen or _optimizer._live or not self._session.watching:
+        if self._manual or self._optimizer_seen or self._live_optimizers or not self._session.watching:
             return  # an optimizer exists (gradient accumulation before its first step): its steps end steps
         if self._backward_pending:
             self._automatic_step()
@@ -235,8 +265,8 @@ class Doctor:
         try:
             if self._backward_pending and not self._optimizer_seen:
                 self._automatic_step()
-            elif self._forward_only and _C.is_grad_enabled() and (not module.training or (
-                    not self._backward_seen and id(module) == self._last_outermost and not _optimizer._live)):
+            elif self._forward_only and self._grad_enabled() and (not module.training or (
+                    not self._backward_seen and id(module) == self._last_outermost and not self._live_optimizers)):
                 # a forward-only loop under grad mode (an evaluation in eval mode; a script without an
                 # optimizer that calls one model again and again and never backward): a step per forward
                 self._automatic_step()
@@ -253,6 +283,18 @@ class Doctor:
     def watching(self):
         return self._session is not None and self._session.watching
 
+    def _stale_gradients(self, line, stale):
+        """PyTorch's backward() added into gradients an optimizer step already used (LD008's evidence)."""
+        params = [p for p, streak in stale if streak >= self._accumulation]
+        if not params:
+            return
+        handles = [{"tensor": id(p), "step": 0, "site": ""} for p in params]
+        holders = [h._dict() for h in _holders.find(handles, self._options["max_holders"], self._hook_attrs,
+                                                    tensors=_torch.KnownTensors(self._framework, params))]
+        message = (f"backward{' at ' + line if line else ''} added into gradients that {len(params)} parameter(s) "
+                   "kept from before their previous optimizer step, and the optimizer used them")
+        self._session.add_evidence("LD008", line, message, holders, sum(p.numel() * p.element_size() for p in params))
+
     def _optimizer_stepping(self, optimizer, args, kwargs):
         self._optimizer_seen = True
         self._backward_pending = self._forward_only = False
@@ -262,17 +304,22 @@ class Doctor:
             self._after_step()
 
     def _optimizer_stepped(self, optimizer, args, kwargs):
-        _C._doctor_note_leaves_stepped([p for g in optimizer.param_groups for p in g["params"]])
+        if self._framework is None:  # LD008's evidence (graft's gradients know their history)
+            _C._doctor_note_leaves_stepped([p for g in optimizer.param_groups for p in g["params"]])
         before = self._session.steps
         _C._doctor_note_optimizer_step(optimizer, True)
         if self._session.steps != before:
             self._after_step()
 
     def _after_step(self):
-        if self.progress:
-            self._print_progress()
-        for fn in list(self._on_step):
-            fn(self)
+        try:
+            if self.progress:
+                self._print_progress()
+            for fn in list(self._on_step):
+                fn(self)
+        finally:
+            if self._framework is not None:
+                self._framework.release()  # the boundary's strong references to every live tensor
 
     def _print_progress(self):
         if self._progress_line is None:
@@ -296,7 +343,7 @@ class Doctor:
 
     # ---- what the C++ session asks of Python ----
     def _find_holders(self, handles, max_paths):
-        return [h._dict() for h in _holders.find(handles, max_paths, self._hook_attrs)]
+        return [h._dict() for h in _holders.find(handles, max_paths, self._hook_attrs, tensors=self._tensors)]
 
     def _boundary(self, step):
         if not self.collect_cycles:
@@ -333,7 +380,10 @@ class Doctor:
 
     def report(self):
         """The text report: findings, live graphs, the step's peak, the memory ledger, fragmentation."""
-        return self._require().report()
+        try:
+            return self._require().report()
+        finally:
+            self._release()
 
     def assert_no_leak(self):
         """Raises AssertionError listing the leak, warning and growth findings, if any (for test suites)."""
@@ -358,6 +408,7 @@ class Doctor:
     def declare_accumulation(self, micro_steps):
         """Gradients accumulate over ``micro_steps`` optimizer steps on purpose: LD008 stays quiet."""
         self._require().declare_accumulation(int(micro_steps))
+        self._accumulation = int(micro_steps)
 
     def allow(self, path_or_line):
         """Intended retention: findings held at this path or under it (``"replay"`` covers
@@ -370,9 +421,13 @@ class Doctor:
         """Every live backward graph: a list of dicts with ``nodes``, ``nodes_by_type``,
         ``saved_bytes`` (each storage once; parameters excluded), ``host_bytes``, the
         ``oldest_step``/``newest_step``, ``lines``, ``executed`` and ``holders`` (paths)."""
-        _, graphs = self._require().live_graphs()
-        for g in graphs:
-            g["holders"] = _holders.find(g["handles"], self._options["max_holders"], self._hook_attrs)
+        try:
+            _, graphs = self._require().live_graphs()
+            for g in graphs:
+                g["holders"] = _holders.find(g["handles"], self._options["max_holders"], self._hook_attrs,
+                                             tensors=self._tensors)
+        finally:
+            self._release()
         return graphs
 
     def diff(self, a, b):
@@ -407,6 +462,12 @@ class Doctor:
         "svg" / "dot" (the live graphs, or the graph of ``graph``: a component id or a
         tensor), "json" (the timeline), "text" (the report). Without ``format`` the path's
         extension decides (".html" by default)."""
+        try:
+            return self._render(path, format, graph)
+        finally:
+            self._release()
+
+    def _render(self, path, format, graph):
         s = self._require()
         if format is None:
             ext = os.path.splitext(os.fspath(path))[1].lower() if path else ".html"
@@ -436,8 +497,8 @@ class Doctor:
             return -1
         if isinstance(graph, int):
             return graph
-        if isinstance(graph, _C.Tensor):
-            tid = _C._doctor_tensor_id(graph)
+        if isinstance(graph, self._tensors.type):
+            tid = _C._doctor_tensor_id(graph) if self._framework is None else id(graph)
             _, graphs = self._session.live_graphs()
             for g in graphs:
                 if any(h["tensor"] == tid for h in g["handles"]):
@@ -446,12 +507,20 @@ class Doctor:
         raise TypeError("graft.doctor.render: graph must be a component id or a tensor")
 
     def _labels(self):
-        _, graphs = self._session.live_graphs()
-        labels = {}
-        for g in graphs:
-            for h in _holders.find(g["handles"], self._options["max_holders"], self._hook_attrs, with_ids=True):
-                labels.setdefault(h.tensor, h.path)
+        try:
+            _, graphs = self._session.live_graphs()
+            labels = {}
+            for g in graphs:
+                for h in _holders.find(g["handles"], self._options["max_holders"], self._hook_attrs, with_ids=True,
+                                       tensors=self._tensors):
+                    labels.setdefault(h.tensor, h.path)
+        finally:
+            self._release()
         return labels
+
+    def _release(self):
+        if self._framework is not None:
+            self._framework.release()
 
     # ---- activation checkpointing advice ----
     def checkpoint_advice(self, step_fn, model, candidates=None):
@@ -582,14 +651,30 @@ class _Joined:
 
 
 def watch(tier="sites", warmup=2, confirm=3, step_on_optimizer=True, collect_cycles=True, max_holders=5,
-          oom_report=None, max_events=100000, deterministic=False, progress=False):
+          oom_report=None, max_events=100000, deterministic=False, progress=False, backend="graft"):
     """Starts a Doctor (a context manager): ``with graft.doctor.watch() as dr: ...``. Under
-    ``python -m graft.doctor`` it joins the command line's session instead of starting one."""
+    ``python -m graft.doctor`` it joins the command line's session instead of starting one.
+    ``backend="torch"`` watches a program that runs on PyTorch itself."""
     if _current is not None and _current._joinable and _current.watching:
         return _Joined(_current)
     return Doctor(tier=tier, warmup=warmup, confirm=confirm, step_on_optimizer=step_on_optimizer,
                   collect_cycles=collect_cycles, max_holders=max_holders, oom_report=oom_report,
-                  max_events=max_events, deterministic=deterministic, progress=progress)
+                  max_events=max_events, deterministic=deterministic, progress=progress, backend=backend)
+
+
+def _real_torch():
+    """PyTorch itself (not graft under the name ``torch``), or a RuntimeError that says why not."""
+    import importlib
+    try:
+        torch = importlib.import_module("torch")
+    except ImportError as e:
+        raise RuntimeError("graft.doctor: backend='torch' watches a program on PyTorch, and PyTorch is not "
+                           f"installed here ({e})") from None
+    from .. import _as_torch
+    if not _as_torch.is_real_torch(torch):
+        raise RuntimeError("graft.doctor: backend='torch' needs PyTorch itself, and `import torch` resolves to graft "
+                           "here; run without the redirect (python -m graft.doctor --torch)")
+    return torch
 
 
 def current():

@@ -1,7 +1,8 @@
 """python -m graft.doctor [options] script.py [args...]
 
 Runs an unchanged training script under graft.doctor, as ``python script.py args...`` would run
-it: ``import torch`` (and every ``torch.<name>``) gives graft unless --no-redirect; every
+it: ``import torch`` (and every ``torch.<name>``) gives graft unless --no-redirect or --torch
+(which watches the script on PyTorch itself); every
 optimizer.step() is a doctor step; progress goes to stderr (one updating line on a terminal)
 with each finding printed once as it is made; at the end the report is printed and an HTML page
 (the timeline, the findings, the live graphs) is written. The script sees its own arguments in
@@ -29,6 +30,8 @@ def _parser():
     parser.add_argument("--no-cycles", action="store_true", help="do not force a cyclic collection per step (LD006)")
     parser.add_argument("--no-redirect", action="store_true",
                         help="leave `import torch` to PyTorch (graft watches only what runs on graft)")
+    parser.add_argument("--torch", action="store_true",
+                        help="run the script on PyTorch itself and watch it there (no redirect)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--fail-on-leak", action="store_true", help="exit with status 3 if a leak or warning was found")
     parser.add_argument("script", help="the Python script to run")
@@ -89,7 +92,7 @@ def main(argv=None):
     import graft.doctor as doctor
     from .. import _as_torch
 
-    redirected = not opts.no_redirect
+    redirected = not opts.no_redirect and not opts.torch
     if redirected:
         _as_torch.install()
         if not opts.quiet:
@@ -98,7 +101,7 @@ def main(argv=None):
     sys.argv = [opts.script] + opts.args
     sys.path.insert(0, os.path.dirname(script))
     dr = doctor.watch(tier=opts.tier, warmup=opts.warmup, confirm=opts.confirm, collect_cycles=not opts.no_cycles,
-                      progress=not opts.quiet)
+                      progress=not opts.quiet, backend="torch" if opts.torch else "graft")
     dr._joinable = True
     with dr:
         status, stopped = _run(opts.script, dr)
@@ -109,10 +112,13 @@ def main(argv=None):
         if opts.json:
             dr.render(opts.json, format="json")
     print(report)
-    for note in (_where_it_ran(redirected, dr.steps), _missing_part(stopped, redirected)):
+    for note in (None if opts.torch else _where_it_ran(redirected, dr.steps), _missing_part(stopped, redirected)):
         if note:
             print(note, file=sys.stderr)
     print(f"graft.doctor: HTML report written to {opts.html}", file=sys.stderr)
+    if opts.torch and not opts.quiet:
+        print(f"graft.doctor: watched on {dr._session.framework_name}: the lines that made tensors, the peak within a "
+              "step and LD008-LD010 are not recorded on PyTorch", file=sys.stderr)
     if opts.fail_on_leak and status == 0 and any(f.severity != "info" for f in dr.findings):
         status = 3
     if isinstance(stopped, KeyboardInterrupt):

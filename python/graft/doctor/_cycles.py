@@ -10,14 +10,12 @@ tensor waits for the next full one (DEBUG_SAVEALL moved it to the oldest generat
 tensors is freed at once, by a full collection, to measure what it held."""
 import gc
 
-from .. import _C
-
 
 def _describe(obj):
     return type(obj).__qualname__
 
 
-def _cycle_path(start, garbage_ids, limit=12):
+def _cycle_path(start, garbage_ids, tensors, limit=12):
     """A reference path start -> ... -> start through the garbage (labels as attribute / index
     / key names), or [] if none within `limit` hops."""
     from ._holders import labelled_referents
@@ -26,7 +24,7 @@ def _cycle_path(start, garbage_ids, limit=12):
     for _ in range(limit):
         nxt = []
         for obj, path in frontier:
-            for label, ref in labelled_referents(obj):
+            for label, ref in labelled_referents(obj, tensors):
                 if ref is start:
                     return path + [label]
                 if id(ref) in garbage_ids and id(ref) not in seen:
@@ -41,8 +39,8 @@ def _cycle_path(start, garbage_ids, limit=12):
 def collect(doctor, step, full=True):
     """Runs a collection (``full``, else of generations 0 and 1) keeping the garbage; reports
     tensors found in it (LD006)."""
+    framework = doctor._tensors  # graft's tensors, or the PyTorch backend's
     old = gc.get_debug()
-    before = _C._cpu_memory_allocated()
     gc.set_debug(old | gc.DEBUG_SAVEALL)
     try:
         gc.collect(2 if full else 1)
@@ -55,8 +53,8 @@ def collect(doctor, step, full=True):
     from ._holders import labelled_referents
     tensors, seen = [], set()
     for o in garbage:
-        for t in [o] + [r for _, r in labelled_referents(o)]:
-            if isinstance(t, _C.Tensor) and id(t) not in seen:
+        for t in [o] + [r for _, r in labelled_referents(o, framework)]:
+            if isinstance(t, framework.type) and id(t) not in seen:
                 seen.add(id(t))
                 tensors.append(t)
     if not tensors:
@@ -64,22 +62,23 @@ def collect(doctor, step, full=True):
             del garbage
             gc.collect()
         return
+    before = framework.allocated()  # the garbage (kept by DEBUG_SAVEALL) is still alive
     garbage_ids = {id(o) for o in garbage}
     # a container in the cycle names it best: start from an object that refers to a tensor
     holder_path, line = "", ""
     for obj in garbage:
-        if isinstance(obj, (_C.Tensor, dict, list, tuple)):
+        if isinstance(obj, (framework.type, dict, list, tuple)):
             continue
-        path = _cycle_path(obj, garbage_ids)
+        path = _cycle_path(obj, garbage_ids, framework)
         if path:
             holder_path = f"a {_describe(obj)} object" + "".join(path) + " (a reference cycle)"
             break
     biggest = max(tensors, key=lambda t: t.numel() * t.element_size())
-    line, _ = _C._doctor_site_of(biggest)
+    line = framework.site_of(biggest)
     n = len(tensors)
     del garbage, tensors, biggest, t, o
     gc.collect()  # now free what the cycles held
-    freed = before - _C._cpu_memory_allocated()
+    freed = before - framework.allocated()
     if freed <= 0:  # the tensors the garbage referred to live on elsewhere: nothing was held by it
         return
     holders = [{"path": holder_path or "a reference cycle", "created_at": line, "created_step": step,

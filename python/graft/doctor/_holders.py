@@ -36,6 +36,38 @@ _std_dirs = tuple(p for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get
                               getattr(site, "getusersitepackages", lambda: None)()} if p)
 
 
+class GraftTensors:
+    """What the holder search and the cycle rule ask of a framework's tensors, for graft (the
+    PyTorch backend's TorchFramework answers the same): the tensor type, the package whose frames
+    are not the user's, a tensor's object by identity, its .grad, live bytes, its creation line."""
+
+    type = _C.Tensor
+    package_dir = _package_dir
+
+    @staticmethod
+    def object_of(tid):
+        return _C._doctor_tensor_object(tid)
+
+    @staticmethod
+    def grad_of(t):
+        gid = _C._doctor_grad_id(t)
+        if not gid:
+            return None
+        g = _C._doctor_tensor_object(gid)
+        return g if g is not None else _CppTensor(gid)
+
+    @staticmethod
+    def allocated():
+        return _C._cpu_memory_allocated()
+
+    @staticmethod
+    def site_of(t):
+        return _C._doctor_site_of(t)[0]
+
+
+GRAFT = GraftTensors()
+
+
 class _Found:
     __slots__ = ("path", "created_at", "created_step", "through_hook", "tensor", "stored_at", "hook_registered_at")
 
@@ -50,12 +82,12 @@ class _Found:
                 "hook_registered_at": self.hook_registered_at}
 
 
-def _key_label(k):
+def _key_label(k, tensors=GRAFT):
     if isinstance(k, (str, int, float, bool, type(None))):
         return f"[{k!r}]"
     if isinstance(k, tuple) and len(k) < 4 and all(isinstance(x, (str, int)) for x in k):
         return f"[{k!r}]"
-    if isinstance(k, _C.Tensor):
+    if isinstance(k, tensors.type):
         return "[<tensor>]"
     return f"[<{type(k).__name__}>]"
 
@@ -65,13 +97,13 @@ def _is_module(obj):
     return isinstance(d, dict) and "_modules" in d and "_parameters" in d
 
 
-def labelled_referents(obj):
+def labelled_referents(obj, tensors=GRAFT):
     """(label, referent) pairs of what `obj` refers to, with labels that read as Python."""
     out = []
     try:
         if isinstance(obj, dict):
             for k, v in list(obj.items()):
-                out.append((_key_label(k), v))
+                out.append((_key_label(k, tensors), v))
         elif isinstance(obj, (list, tuple, collections.deque)):
             for i, v in enumerate(list(obj)):
                 out.append((f"[{i}]", v))
@@ -102,13 +134,13 @@ def labelled_referents(obj):
             for k, v in obj.keywords.items():
                 out.append((f".keywords[{k!r}]", v))
         else:
-            if isinstance(obj, _C.Tensor):
-                gid = _C._doctor_grad_id(obj)
-                if gid:
-                    g = _C._doctor_tensor_object(gid)
-                    out.append((".grad", g if g is not None else _CppTensor(gid)))
+            if isinstance(obj, tensors.type):
+                g = tensors.grad_of(obj)
+                if g is not None:
+                    out.append((".grad", g))
                 fn = obj.grad_fn
-                if fn is not None and hasattr(type(fn), "_ctx_attrs"):  # a custom Function's ctx
+                # a custom Function's ctx (graft's; PyTorch's node is its ctx)
+                if fn is not None and (hasattr(type(fn), "_ctx_attrs") or hasattr(fn, "_forward_cls")):
                     out.append((".grad_fn", fn))
             elif hasattr(type(obj), "_ctx_attrs"):
                 for k, v in list(obj._ctx_attrs.items()):
@@ -182,9 +214,17 @@ def _class_file(obj):
     return getattr(mod, "__file__", None)
 
 
-def _roots():
-    """(label, object, file) for every named root, frames first (innermost first): the file is
-    the source the root's name lives in (for the line that stored a reference there)."""
+def _line_range(code):
+    """"FIRST-LAST": the lines of a code object."""
+    lines = [line for _, _, line in code.co_lines() if line is not None] or [code.co_firstlineno]
+    return f"{min(lines)}-{max(lines)}"
+
+
+def _roots(framework_dir=None):
+    """(label, object, file, hint) for every named root, frames first (innermost first): the file is
+    the source the root's name lives in (for the line that stored a reference there); for a frame's
+    local the hint is where the frame is ("file.py:FIRST-LAST:LINE": its function's lines, the one
+    it runs now): where to look for the store when the tensor's creation line is unknown (on PyTorch)."""
     roots = []
     here = os.path.abspath(__file__)
     # Before Python 3.13 a function frame's f_locals is a snapshot dict kept on the frame: it
@@ -199,10 +239,11 @@ def _roots():
         while f is not None:
             code = f.f_code
             fn = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
-            if not fn.startswith(_package_dir) and fn != here:
+            if not fn.startswith(_package_dir) and fn != here and not (framework_dir and fn.startswith(framework_dir)):
                 local_vars = f.f_locals
+                hint = f"{os.path.basename(code.co_filename)}:{_line_range(code)}:{f.f_lineno}"
                 for name, value in list(local_vars.items()):
-                    roots.append((name, value, code.co_filename))
+                    roots.append((name, value, code.co_filename, hint))
                 if (may_empty and tid == this_thread and code.co_flags & inspect.CO_OPTIMIZED and f.f_trace is None
                         and type(local_vars) is dict):
                     local_vars.clear()
@@ -216,13 +257,13 @@ def _roots():
         main_file = getattr(main, "__file__", "") or ""
         for name, value in list(vars(main).items()):
             if not name.startswith("__"):
-                roots.append((name, value, main_file))
+                roots.append((name, value, main_file, ""))
     for modname, mod in list(sys.modules.items()):
         if mod is None or mod is main or not _user_module(mod):
             continue
         for name, value in list(vars(mod).items()):
             if not name.startswith("__"):
-                roots.append((f"{modname}.{name}", value, mod.__file__))
+                roots.append((f"{modname}.{name}", value, mod.__file__, ""))
     return roots
 
 
@@ -230,9 +271,10 @@ _LEAF_TYPES = (str, bytes, int, float, complex, bool, range)
 _SKIP_TYPES = (type, types.ModuleType, types.CodeType, types.FrameType, types.BuiltinFunctionType) + _LEAF_TYPES
 
 
-def find(handles, max_paths, hook_attrs, with_ids=False):
+def find(handles, max_paths, hook_attrs, with_ids=False, tensors=GRAFT):
     """Holders of the given handles (dicts with ``tensor``, ``site``, ``step``): up to
-    ``max_paths`` paths, one per handle first, shortest first."""
+    ``max_paths`` paths, one per handle first, shortest first. ``tensors``: the framework's
+    tensors (GRAFT, or the PyTorch backend's)."""
     targets = {}  # tensor identity -> handle
     for h in handles:
         targets.setdefault(h["tensor"], h)
@@ -240,18 +282,20 @@ def find(handles, max_paths, hook_attrs, with_ids=False):
         return []
     want_obj = {}
     for tid in targets:
-        o = _C._doctor_tensor_object(tid)
+        o = tensors.object_of(tid)
         if o is not None:
             want_obj[id(o)] = tid
     found = {}  # tensor identity -> (path pieces, through_hook, the root's file)
-    roots = _roots()
+    roots = _roots(tensors.package_dir if tensors is not GRAFT else None)
     # BFS: the queue holds (object, path pieces, through_hook, depth, the root's file)
     seen = set()
     alive = []
     queue = collections.deque()
-    for label, value, origin in roots:
+    hints = {}  # the root's label -> its hint
+    for label, value, origin, hint in roots:
         if id(value) not in seen:
             seen.add(id(value))
+            hints[label] = hint
             queue.append((value, [label], False, 0, (origin,)))
     budget = _MAX_OBJECTS
     while queue and budget > 0 and len(found) < len(targets):
@@ -262,12 +306,13 @@ def find(handles, max_paths, hook_attrs, with_ids=False):
             tid = obj.id if obj.id in targets else None
         if tid is not None and tid not in found:
             found[tid] = (path, hooked, origin)
-        if depth >= _MAX_DEPTH or isinstance(obj, _SKIP_TYPES) or isinstance(obj, _CppTensor):
-            continue
+        if (depth >= _MAX_DEPTH or isinstance(obj, _SKIP_TYPES) or isinstance(obj, _CppTensor)
+                or getattr(type(obj), "_graft_doctor_private", False)):
+            continue  # (the doctor's own objects hold what they saw, not what the program keeps)
         module_attrs = hook_attrs.get(id(obj), ()) if _is_module(obj) else ()
         cls_file = _class_file(obj)  # a user's class: its methods may store what its instance holds
         origins = origin if cls_file is None or cls_file in origin else origin + (cls_file,)
-        for label, ref in labelled_referents(obj):
+        for label, ref in labelled_referents(obj, tensors):
             if ref is None or isinstance(ref, _LEAF_TYPES) or id(ref) in seen:
                 continue
             seen.add(id(ref))
@@ -282,7 +327,8 @@ def find(handles, max_paths, hook_attrs, with_ids=False):
         if tid in found and all(f.tensor != tid for f in out):
             pieces, hooked, origin = found[tid]
             out.append(_Found("".join(pieces), h.get("site", ""), h.get("step", 0), hooked, tid,
-                              _stored.stored_at(pieces, origin, h.get("site", "")), _hook_registered_at(pieces)))
+                              _stored.stored_at(pieces, origin, h.get("site", ""), hints.get(pieces[0], "")),
+                              _hook_registered_at(pieces)))
         if len(out) >= max_paths:
             break
     return out

@@ -160,11 +160,27 @@ def _nearness(filename, line, made):
     return -(line - made_line) if line >= made_line else -(made_line - line) - (1 << 20)
 
 
-def stored_at(pieces, filenames, made=""):
+def _near_frame(filename, line, at):
+    """Higher for a store in the function a frame runs now, just before the line it runs
+    (``at``: "file.py:FIRST-LAST:LINE", its function's lines and the current one), else after it."""
+    try:
+        at_file, lines, at_line = at.rsplit(":", 2)
+        first, last = (int(x) for x in lines.split("-"))
+        at_line = int(at_line)
+    except ValueError:
+        return -1 << 30
+    if at_file != os.path.basename(filename):
+        return -1 << 30
+    outside = 0 if first <= line <= last else 1 << 25
+    return -outside - ((at_line - line) if line <= at_line else (line - at_line) + (1 << 20))
+
+
+def stored_at(pieces, filenames, made="", at=""):
     """"file.py:LINE" where the reference at the end of holder path `pieces` (its labels, the
     root's first) was stored, searched in `filenames` (the root's file, then the files of the
-    user's classes along the path); `made` is where the tensor was made ("file.py:LINE"); ""
-    when no statement matches."""
+    user's classes along the path); `made` is where the tensor was made ("file.py:LINE"), else
+    `at` where the root's frame is ("file.py:FIRST-LAST:LINE": a store in its function nearest
+    before the line it runs wins); "" when no statement matches."""
     if isinstance(filenames, str):
         filenames = (filenames,)
     filenames = [f for f in filenames if f and not f.startswith("<")]
@@ -184,7 +200,8 @@ def stored_at(pieces, filenames, made=""):
                 n = _tail_match(chain, want)
                 if n < least:
                     continue
-                rank = (n, mutation, -order, _nearness(filename, line, made), loop, -line)
+                near = _nearness(filename, line, made) if made else _near_frame(filename, line, at)
+                rank = (n, mutation, -order, near, loop, -line)
                 if best is None or rank > best[0]:
                     best = (rank, f"{os.path.basename(filename)}:{line}")
     return best[1] if best else ""

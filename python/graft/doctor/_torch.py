@@ -1,0 +1,554 @@
+"""The doctor on PyTorch itself: what the C++ doctor asks of a framework (docs/notes/doctor.md,
+"Frameworks"), answered for a program that runs on real PyTorch.
+
+At each step boundary one walk finds the live ``torch.Tensor`` objects (the garbage collector
+tracks them all) and, from their ``grad_fn``, every live autograd graph. A node is stamped with the
+step that first saw it, in its own ``metadata`` dict (which lives as long as the node, not its
+Python wrapper); a tensor in a table by identity. The walk counts graph nodes, saved slots and
+bytes (``_saved_*``; a slot that raises "backward through the graph a second time" is released),
+and live storages by owner: parameters (leaves that require grad), gradients, optimizer state,
+what graphs save, and the rest. The same rules, verdict and reports as on graft then apply.
+What PyTorch does not record is not reported: the lines that made tensors and nodes (a finding's
+line is where its holder stored the reference), the retained-graph and evaluation rules (LD009,
+LD010) and the peak within a step.
+
+Steps come from the program as on graft: torch's optimizers' steps, each iteration that ran
+``backward()`` when no optimizer steps, and forward-only loops of modules (the hooks below).
+"""
+import gc
+import itertools
+import os
+import sys
+import threading
+import weakref
+
+from ..utils._frames import GRAFT_DIR
+
+_STEP = "graft.doctor.step"    # node.metadata: the step that first saw the node
+_SHAPE = "graft.doctor.shape"  # node.metadata: the shape of the tensor it made, when a handle showed it
+
+_CATEGORY_ORDER = ("parameter", "gradient", "optimizer_state", "saved_for_backward", "other")
+
+
+class _Walk:
+    """One walk of the live tensors and graphs, at one step."""
+
+    _graft_doctor_private = True  # the holder search never goes through it
+
+    def __init__(self, step):
+        self.step = step
+        self.tensors = []      # the live tensors (strong references until the boundary is over)
+        self.nodes = {}        # id(node wrapper) -> node dict
+        self.wrappers = []     # the node wrappers (their ids stay unique while the walk lives)
+        self.handles = []
+        self.storages = {}     # storage id -> (bytes, category)
+        self.counts = None
+        self.by_id = None      # id -> tensor (the holder search's lookups)
+
+
+class TorchFramework:
+    """The framework interface for PyTorch (the C++ side calls ``name``, ``count``, ``census``,
+    ``kept_tensors`` and ``memory_sentences``), and what the holder search and the cycle rule
+    need of tensors (``type``, ``package_dir``, ``object_of``, ``grad_of``, ``allocated``,
+    ``site_of``)."""
+
+    _graft_doctor_private = True
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.type = torch.Tensor
+        self.package_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+        self.optimizers = weakref.WeakSet()  # every optimizer made or stepped while watching
+        self._tensor_steps = {}              # id(tensor) -> (weakref, step, order)
+        self._order = itertools.count(1)
+        self._saved_names = {}               # node type -> its _saved_* attribute names
+        self._walk = None                    # the boundary's walk, until release()
+        if hasattr(torch.Tensor, "untyped_storage"):
+            self._storage = lambda t: t.untyped_storage()
+        else:  # torch 1.x
+            self._storage = lambda t: t.storage()
+        self.stamp(0)                        # what lives before the session belongs to step 0
+
+    # ---- the framework interface ----
+    def name(self):
+        return "torch " + self.torch.__version__.split("+")[0]
+
+    def count(self, step):
+        self._walk = self._take(step)
+        return self._walk.counts
+
+    def census(self, step):
+        w = self._walk if self._walk is not None and self._walk.step == step else self._take(step)
+        if w is not self._walk:
+            self._walk = w  # live_graphs() outside a boundary: kept for the holders until release()
+        return list(w.nodes.values()), w.handles
+
+    def kept_tensors(self, step, graph_storages):
+        w = self._walk if self._walk is not None and self._walk.step == step else self._take(step)
+        out = []
+        for t in w.tensors:
+            if t.grad_fn is not None or t.requires_grad:
+                continue
+            entry = self._tensor_steps.get(id(t))
+            if entry is None or entry[1] == 0 or entry[1] >= step:
+                continue
+            sid, nbytes = self._storage_of(t)
+            if not sid or sid in graph_storages or w.storages.get(sid, (0, "other"))[1] != "other":
+                continue
+            out.append({"tensor": id(t), "step": entry[1], "shape": list(t.shape), "storage": sid, "bytes": nbytes,
+                        "order": entry[2]})
+        return out
+
+    def memory_sentences(self):
+        torch = self.torch
+        out = []
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            for i in range(torch.cuda.device_count()):
+                stats = torch.cuda.memory_stats(i)
+                allocated = stats.get("allocated_bytes.all.current", 0)
+                reserved = stats.get("reserved_bytes.all.current", 0)
+                out.append(f"cuda:{i}: {_fmt(allocated)} allocated, {_fmt(reserved)} reserved by PyTorch's caching "
+                           f"allocator ({_fmt(reserved - allocated)} cached: torch.cuda.empty_cache() returns the "
+                           "whole free segments of it).")
+        w = self._walk
+        if w is not None:
+            by = _by_category(w.storages)
+            parts = ", ".join(f"{k} {_fmt(by[k])}" for k in _CATEGORY_ORDER if by.get(k))
+            out.append(f"Live tensor storages at step {w.step}: {_fmt(sum(by.values()))}" + (f" ({parts})." if parts
+                                                                                            else "."))
+        return out
+
+    # ---- what the holder search and the cycle rule ask ----
+    def object_of(self, tid):
+        w = self._walk
+        if w is None:
+            return None
+        if w.by_id is None:
+            w.by_id = {id(t): t for t in w.tensors}
+        return w.by_id.get(tid)
+
+    def grad_of(self, t):
+        """The tensor's .grad (read only on leaves: PyTorch warns for the others)."""
+        return t.grad if t.is_leaf else None
+
+    def allocated(self):
+        seen, total = set(), 0
+        for o in self._live_tensors():
+            sid, nbytes = self._storage_of(o)
+            if sid and sid not in seen:
+                seen.add(sid)
+                total += nbytes
+        return total
+
+    def _live_tensors(self):
+        """Every tensor object the collector tracks (all of them: tensors take part in collection).
+        By type, not isinstance(): that reads __class__, which some objects answer with a warning."""
+        tensor = self.type
+        return [o for o in gc.get_objects() if issubclass(type(o), tensor)]
+
+    def site_of(self, t):
+        return ""  # PyTorch records no creation line
+
+    def release(self):
+        """Drops the boundary's walk (its strong references to every live tensor)."""
+        self._walk = None
+
+    # ---- the walk ----
+    def stamp(self, step):
+        """Stamps every live tensor and graph node not seen before with `step`."""
+        self._take(step)
+
+    def _storage_of(self, t):
+        try:
+            st = self._storage(t)
+            return st.data_ptr(), st.nbytes()
+        except Exception:  # a tensor without storage (sparse, nested, a functional wrapper)
+            return 0, 0
+
+    def _take(self, step):
+        w = _Walk(step)
+        w.tensors = self._live_tensors()
+        self._stamp_tensors(w)
+        self._categorize(w)
+        self._walk_graphs(w)
+        self._count(w)
+        return w
+
+    def _stamp_tensors(self, w):
+        stamps = {}
+        for t in w.tensors:
+            old = self._tensor_steps.get(id(t))
+            stamps[id(t)] = old if old is not None and old[0]() is t else (weakref.ref(t), w.step, next(self._order))
+        self._tensor_steps = stamps
+
+    def _categorize(self, w):
+        """Each live storage once, by its owner: parameters, their gradients, optimizer state."""
+        storages = w.storages
+
+        def put(t, category):
+            sid, nbytes = self._storage_of(t)
+            if sid and sid not in storages:
+                storages[sid] = (nbytes, category)
+
+        for t in w.tensors:
+            if t.requires_grad and t.grad_fn is None:
+                put(t, "parameter")
+        for t in w.tensors:
+            if t.requires_grad and t.grad_fn is None and t.grad is not None:
+                put(t.grad, "gradient")
+        for opt in list(self.optimizers):
+            for state in list(getattr(opt, "state", {}).values()):
+                for v in (state.values() if isinstance(state, dict) else ()):
+                    if isinstance(v, self.type):
+                        put(v, "optimizer_state")
+
+    def _walk_graphs(self, w):
+        """Every node reachable from a live tensor's grad_fn (or a leaf's .grad's: LD004)."""
+        stack = []
+        for t in w.tensors:
+            fn = t.grad_fn
+            grad_of_leaf = False
+            if fn is None and t.requires_grad:
+                g = t.grad
+                fn = g.grad_fn if g is not None else None
+                grad_of_leaf = fn is not None
+            if fn is None:
+                continue
+            md = _metadata(fn)
+            if not grad_of_leaf and md is not None and _SHAPE not in md:
+                md[_SHAPE] = list(t.shape)
+            stack.append(fn)
+            _, tensor_step, order = self._tensor_steps[id(t)]
+            w.handles.append({"tensor": id(t), "node": id(fn), "grad_of_leaf": grad_of_leaf,
+                              "leaf": id(t) if grad_of_leaf else 0, "step": tensor_step, "shape": list(t.shape),
+                              "order": order})
+        w.handles.sort(key=lambda h: -h["order"])  # the newest first, as graft's census lists them
+        while stack:
+            fn = stack.pop()
+            if id(fn) in w.nodes:
+                continue
+            w.wrappers.append(fn)
+            node = self._describe(fn, w)
+            w.nodes[id(fn)] = node
+            for nxt, _ in getattr(fn, "next_functions", ()):
+                if nxt is not None:
+                    node["next"].append(id(nxt))
+                    stack.append(nxt)
+        # PyTorch keeps one AccumulateGrad per leaf for as long as a graph uses it; graft makes one per
+        # graph: it belongs to the step of its newest user (so that it never makes a graph stale)
+        users_step = {}
+        for node in w.nodes.values():
+            for nxt in node["next"]:
+                users_step[nxt] = max(users_step.get(nxt, 0), node["step"])
+        for node in w.nodes.values():
+            if node["name"] == "AccumulateGrad":
+                node["step"] = users_step.get(node["id"], w.step)
+
+    def _describe(self, fn, w):
+        md = _metadata(fn)
+        step = w.step
+        if md is not None:
+            step = md.setdefault(_STEP, w.step)
+        saved = self._saved(fn, w)
+        node = {"id": id(fn), "name": _name(fn), "step": step, "next": [], "saved": saved,
+                "executed": any(s.get("released") for s in saved),
+                "output_shape": md.get(_SHAPE, [-1]) if md is not None else [-1]}
+        variable = getattr(fn, "variable", None) if type(fn).__name__ == "AccumulateGrad" else None
+        if variable is not None:
+            node["variable"] = id(variable)
+        try:
+            node["sequence_nr"] = fn._sequence_nr()
+        except Exception:  # torch 1.x has no _sequence_nr
+            pass
+        return node
+
+    def _saved(self, fn, w):
+        """The tensors a node saved for its backward: its _saved_* attributes (a custom Function's
+        saved_tensors)."""
+        names = self._saved_names.get(type(fn))
+        if names is None:
+            names = self._saved_names[type(fn)] = [a for a in dir(fn) if a.startswith("_saved_")]
+        out = []
+        items = [(a[len("_saved_"):], a) for a in names]
+        if hasattr(fn, "_forward_cls"):  # a custom autograd.Function's node
+            items.append(("saved_tensors", "saved_tensors"))
+        for what, attr in items:
+            try:
+                value = getattr(fn, attr)
+            except RuntimeError:  # freed by a backward pass without retain_graph
+                out.append({"what": what, "released": True})
+                continue
+            except Exception:
+                continue
+            for t in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(t, self.type):
+                    sid, nbytes = self._storage_of(t)
+                    category = w.storages.get(sid, (0, None))[1]
+                    if sid and category is None:
+                        w.storages[sid] = (nbytes, "saved_for_backward")
+                    out.append({"what": what, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+                                "bytes": nbytes, "storage": sid, "parameter": category == "parameter"})
+        return out
+
+    def _count(self, w):
+        seen_storage = set()
+        nodes = stale_nodes = slots = stale_slots = saved_bytes = 0
+        stale_steps = set()
+        for n in w.nodes.values():
+            nodes += 1
+            stale = n["step"] < w.step
+            if stale:
+                stale_nodes += 1
+                stale_steps.add(n["step"])
+            for s in n["saved"]:
+                if s.get("released"):
+                    continue
+                slots += 1
+                stale_slots += stale
+                if not s.get("parameter") and s["storage"] and s["storage"] not in seen_storage:
+                    seen_storage.add(s["storage"])
+                    saved_bytes += s["bytes"]
+        for t in w.tensors:  # the rest of the live storages
+            sid, nbytes = self._storage_of(t)
+            if sid and sid not in w.storages:
+                w.storages[sid] = (nbytes, "other")
+        by = _by_category(w.storages)
+        reserved = sum(by.values())
+        torch = self.torch
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            reserved += sum(torch.cuda.memory_reserved(i) - torch.cuda.memory_allocated(i)
+                            for i in range(torch.cuda.device_count()))
+        w.counts = {"graph_nodes": nodes, "stale_nodes": stale_nodes, "saved_slots": slots,
+                    "stale_saved_slots": stale_slots, "saved_bytes": saved_bytes, "stale_generations": len(stale_steps),
+                    "bytes_by_category": by, "reserved": reserved}
+
+
+def _user_line(framework_dir):
+    """"file.py:LINE" of the first frame outside graft and the framework, or ""."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith((GRAFT_DIR, framework_dir)):
+        f = f.f_back
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}" if f is not None else ""
+
+
+def _metadata(fn):
+    try:
+        return fn.metadata
+    except Exception:  # a node type without metadata
+        return None
+
+
+def _name(fn):
+    """The node's type as graft names it: "AccumulateGrad" for "torch::autograd::AccumulateGrad"."""
+    try:
+        name = fn.name()
+    except Exception:
+        name = type(fn).__name__
+    return name.rsplit("::", 1)[-1]
+
+
+def _by_category(storages):
+    by = {}
+    for nbytes, category in storages.values():
+        by[category] = by.get(category, 0) + nbytes
+    return by
+
+
+def _fmt(b):
+    from . import _fmt as fmt
+    return fmt(b)
+
+
+class KnownTensors:
+    """The framework's tensors for a holder search of tensors the caller has at hand (LD008's parameters)."""
+
+    def __init__(self, framework, tensors):
+        self._framework = framework
+        self._by_id = {id(t): t for t in tensors}
+
+    def object_of(self, tid):
+        return self._by_id.get(tid)
+
+    def __getattr__(self, name):
+        return getattr(self._framework, name)
+
+
+class TorchSteps:
+    """The hooks that tell the doctor where PyTorch program's steps are: optimizer steps, the end of
+    each outermost backward(), and calls of modules outside any module's forward. Installed by
+    ``install`` and removed by ``remove``; the doctor's methods decide what is a step."""
+
+    def __init__(self, torch, doctor, framework):
+        self.torch = torch
+        self.doctor = weakref.ref(doctor)
+        self.framework = framework
+        self._undo = []
+        self._local = threading.local()
+        self._grads = {}  # id(param) -> (param ref, gradient ref, its version, steps in a row): after a step
+        self._accumulated = {}  # id(param) -> the line of a backward that added into that gradient since
+
+    def _call(self, method, *args):
+        d = self.doctor()
+        if d is not None and d.watching:
+            getattr(d, method)(*args)
+
+    def install(self):
+        torch = self.torch
+        import torch.optim  # noqa: F401  (the optimizers' module)
+        from torch.nn.modules import module as nn_module
+        optimizer_cls = torch.optim.Optimizer
+        steps = self
+
+        # every optimizer made while watching (an optimizer exists: its steps are the doctor's)
+        original_init = optimizer_cls.__init__
+
+        def init(opt, *args, **kwargs):
+            original_init(opt, *args, **kwargs)
+            steps.framework.optimizers.add(opt)
+
+        self._patch(optimizer_cls, "__init__", init)
+        self._wrap_optimizer_steps(optimizer_cls)
+        # backward(): Tensor.backward calls torch.autograd.backward
+        original_backward = torch.autograd.backward
+
+        def backward(*args, **kwargs):
+            depth = getattr(steps._local, "backward", 0)
+            steps._local.backward = depth + 1
+            try:
+                result = original_backward(*args, **kwargs)
+            finally:
+                steps._local.backward = depth
+            if depth == 0:
+                steps._local.forward = 0
+                steps._stale_gradients()
+                steps._call("_backward_finished")
+            return result
+
+        self._patch(torch.autograd, "backward", backward)
+        # zero_grad() of an optimizer or a module clears what LD008 remembers of their gradients
+        for owner, params in ((optimizer_cls, lambda o: [p for g in o.param_groups for p in g["params"]]),
+                              (torch.nn.Module, lambda m: list(m.parameters()))):
+            self._wrap_zero_grad(owner, params)
+        # module calls outside any module's forward
+        pre = nn_module.register_module_forward_pre_hook(self._forward_pre)
+        post = nn_module.register_module_forward_hook(self._forward_post)
+        self._undo += [pre.remove, post.remove]
+
+    def _forward_pre(self, module, args):
+        depth = getattr(self._local, "forward", 0)
+        self._local.forward = depth + 1
+        if depth == 0:
+            self._call("_outermost_forward", module)
+
+    def _forward_post(self, module, args, output):
+        self._local.forward = max(0, getattr(self._local, "forward", 0) - 1)
+
+    def _wrap_optimizer_steps(self, base):
+        """Wraps ``step`` of every optimizer class (and of those defined later): the outermost
+        optimizer step on a thread begins and ends a doctor's optimizer step."""
+        steps = self
+
+        def wrap(cls):
+            original = cls.__dict__.get("step")
+            if original is None or getattr(original, "_graft_doctor", False):
+                return
+
+            def step(opt, *args, **kwargs):
+                depth = getattr(steps._local, "optimizer", 0)
+                steps._local.optimizer = depth + 1
+                try:
+                    if depth == 0:
+                        steps.framework.optimizers.add(opt)
+                        steps._check_stale_gradients(opt)
+                        steps._local.forward = 0
+                        steps._call("_optimizer_stepping", opt, args, kwargs)
+                    result = original(opt, *args, **kwargs)
+                finally:
+                    steps._local.optimizer = depth
+                if depth == 0:
+                    steps._remember_gradients(opt)
+                    steps._call("_optimizer_stepped", opt, args, kwargs)
+                return result
+
+            step._graft_doctor = True
+            step.__wrapped__ = original
+            step.__name__, step.__qualname__, step.__doc__ = original.__name__, original.__qualname__, original.__doc__
+            self._patch(cls, "step", step)
+
+        pending = [base]
+        while pending:
+            cls = pending.pop()
+            wrap(cls)
+            pending.extend(cls.__subclasses__())
+
+        def init_subclass(cls, **kwargs):
+            super(base, cls).__init_subclass__(**kwargs)
+            wrap(cls)
+
+        self._patch(base, "__init_subclass__", classmethod(init_subclass))
+
+    def _wrap_zero_grad(self, owner, params_of):
+        original = owner.__dict__["zero_grad"]
+        steps = self
+
+        def zero_grad(obj, *args, **kwargs):
+            result = original(obj, *args, **kwargs)
+            for p in params_of(obj):
+                steps._grads.pop(id(p), None)
+                steps._accumulated.pop(id(p), None)
+            return result
+
+        zero_grad.__wrapped__ = original
+        self._patch(owner, "zero_grad", zero_grad)
+
+    # ---- LD008: gradients accumulated across optimizer steps ----
+    def _remember_gradients(self, opt):
+        """After an optimizer step: each gradient it used, its version, and how many steps in a row used it."""
+        for group in opt.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                old = self._grads.get(id(p))
+                streak = old[3] + 1 if old is not None and old[0]() is p and old[1]() is g else 1
+                self._grads[id(p)] = (weakref.ref(p), weakref.ref(g), g._version, streak)
+
+    def _stale_gradients(self):
+        """After a backward: the parameters whose gradient it added into is still the one their
+        optimizer's last step used (no zero_grad() since, no .grad = None): until their optimizer
+        steps again, with the backward's line."""
+        line = None
+        for key, (p_ref, g_ref, version, _) in list(self._grads.items()):
+            p = p_ref()
+            if p is None:
+                del self._grads[key]
+                continue
+            g = p.grad
+            if g is not None and g is g_ref() and g._version > version:
+                if line is None:
+                    line = _user_line(self.framework.package_dir)
+                self._accumulated[key] = line
+
+    def _check_stale_gradients(self, opt):
+        """Before an optimizer step: the gradients it is about to use that kept what a backward added
+        before its previous step (LD008's evidence)."""
+        stale, line = [], ""
+        for group in opt.param_groups:
+            for p in group["params"]:
+                where = self._accumulated.pop(id(p), None)
+                if where is not None:
+                    stale.append((p, self._grads[id(p)][3]))
+                    line = line or where
+        if stale:
+            self._call("_stale_gradients", line, stale)
+
+    def _patch(self, owner, name, value):
+        had = name in vars(owner)
+        old = vars(owner)[name] if had else None
+        setattr(owner, name, value)
+        self._undo.append(lambda: setattr(owner, name, old) if had else delattr(owner, name))
+
+    def remove(self):
+        for undo in reversed(self._undo):
+            undo()
+        self._undo.clear()

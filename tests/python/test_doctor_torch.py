@@ -1,0 +1,158 @@
+"""graft.doctor on PyTorch itself (``watch(backend="torch")``, ``python -m graft.doctor --torch``):
+the fixtures of doctor_fixtures.py, run on PyTorch, give the findings they give on graft (rule,
+step reported, line, the first holder's root), with the differences PyTorch's missing records
+make (docs/doctor.md, "On PyTorch itself"); the command line watches an unchanged `import torch`
+script; a walk of the live tensors holds nothing after a step."""
+import gc
+import inspect
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import graft
+import graft.doctor as doctor
+from graft import _as_torch
+
+import doctor_fixtures as fx
+
+torch = pytest.importorskip("torch")  # Debian's python3-torch (make test installs it)
+if not _as_torch.is_real_torch(torch):
+    pytest.skip("`import torch` gives graft in this process", allow_module_level=True)
+
+on_torch = fx.on_torch()
+
+
+def findings(fixtures, name, backend, steps=10, **kwargs):
+    fn = getattr(fixtures, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True: both frameworks warn as PyTorch does
+        with doctor.watch(backend=backend) as dr:
+            if "dr" in inspect.signature(fn).parameters:
+                fn(dr, steps, **kwargs)
+            else:
+                fn(steps, **kwargs)
+    return dr
+
+
+def summary(dr):
+    return [(f.id, f.step, f.line, f.holders[0].path.split(".")[0].split("[")[0] if f.holders else "")
+            for f in dr.findings]
+
+
+# every fixture whose findings PyTorch's records are enough for, leaking and fixed
+SAME = [("running_total", {}), ("running_total", {"fixed": True}), ("losses_list", {}),
+        ("losses_list", {"fixed": True}), ("carried_state", {}), ("carried_state", {"fixed": True}),
+        ("eval_outputs_kept", {}), ("eval_outputs_kept", {"fixed": True}), ("hook_capture", {}),
+        ("hook_capture", {"fixed": True}), ("cycle_held", {"fixed": True}), ("detached_every", {}),
+        ("no_zero_grad", {}), ("no_zero_grad", {"fixed": True}), ("gradient_accumulation", {}),
+        ("retain_unused", {"fixed": True}), ("gradient_penalty", {}), ("eval_under_grad", {"fixed": True}),
+        ("fast_weights_kept", {}), ("intermediate_kept", {}), ("ctx_keeps_previous", {}),
+        ("ctx_keeps_previous", {"fixed": True}), ("gan", {}), ("gan", {"fixed": False}), ("gan", {"leak": True}),
+        ("kept_predictions", {}), ("kept_predictions", {"keep": "number"}), ("kept_predictions", {"keep": "window"}),
+        ("manual_sgd", {}), ("manual_sgd", {"leak": True}), ("raw_tensors", {}), ("raw_tensors", {"leak": True})]
+
+
+@pytest.mark.parametrize("name,kwargs", SAME, ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'leak'}"
+                                                    for n, kw in SAME])
+def test_a_fixture_gives_the_same_findings_on_pytorch_as_on_graft(name, kwargs):
+    on_graft = findings(fx, name, "graft", **kwargs)
+    on_pytorch = findings(on_torch, name, "torch", **kwargs)
+    assert on_pytorch.steps == on_graft.steps
+    assert summary(on_pytorch) == summary(on_graft), on_pytorch.report()
+
+
+def test_create_graph_grads_are_ld004_without_a_line_on_pytorch():
+    # the finding's line is the node's creation line on graft; PyTorch records none, and the
+    # holder (the parameter) has no stored-at line: .grad is written by backward
+    dr = findings(on_torch, "create_graph_grads", "torch")
+    assert [(f.id, f.step) for f in dr.findings] == [("LD004", 5)]
+    assert any(h.path.startswith("model.") and h.path.endswith(".grad") for h in dr.findings[0].holders)
+    assert findings(on_torch, "create_graph_grads", "torch", fixed=True, steps=12).findings == []
+
+
+def test_reference_cycles_are_ld006_on_pytorch():
+    dr = findings(on_torch, "cycle_held", "torch")
+    assert [f.id for f in dr.findings] == ["LD006"]
+    assert dr.findings[0].step <= 6 and dr.findings[0].holders[0].path == "a _Cache object.me (a reference cycle)"
+
+
+def test_the_report_names_pytorch_and_its_live_storages():
+    dr = findings(on_torch, "kept_predictions", "torch", steps=8)
+    text = dr.report()
+    assert text.startswith(f"graft.doctor: 8 steps watched on torch {torch.__version__.split('+')[0]} ")
+    assert "LD011 tensor-growth (growth) at " + fx.line_of("LD011 stored") in text
+    assert "Live tensor storages at step" in text
+    assert "peaked at" not in text  # PyTorch records no storage events: no peak within a step
+    page = dr.render(format="html")
+    assert "LD011" in page and "<svg" in page
+
+
+def test_live_graphs_on_pytorch_have_holders_and_keep_nothing_alive():
+    model = torch.nn.Linear(4, 1)
+    kept = []
+    with doctor.watch(backend="torch") as dr:
+        for _ in range(3):
+            kept.append(model(torch.randn(2, 4)).sum())
+            dr.step()
+        graphs = dr.live_graphs()
+    assert sorted(g["newest_step"] for g in graphs) == [1, 2, 3]
+    assert {h.path for g in graphs for h in g["holders"]} == {"kept[0]", "kept[1]", "kept[2]"}
+    # the doctor's walk of every live tensor was released: the last one dies with its last reference
+    last = kept.pop()
+    ref = __import__("weakref").ref(last)
+    del last, graphs
+    gc.collect()
+    assert ref() is None
+
+
+def test_the_hooks_on_pytorch_are_removed_when_the_session_stops():
+    before = (torch.autograd.backward, torch.optim.SGD.step, torch.optim.Optimizer.zero_grad,
+              torch.nn.Module.zero_grad, torch.optim.Optimizer.__init__)
+    with doctor.watch(backend="torch"):
+        assert torch.autograd.backward is not before[0]
+    assert (torch.autograd.backward, torch.optim.SGD.step, torch.optim.Optimizer.zero_grad,
+            torch.nn.Module.zero_grad, torch.optim.Optimizer.__init__) == before
+
+
+def test_an_unknown_backend_is_a_value_error():
+    with pytest.raises(ValueError, match="backend must be 'graft' or 'torch'"):
+        doctor.watch(backend="jax")
+
+
+_SCRIPT = '''\
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+total = 0
+for _ in range(8):
+    opt.zero_grad()
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    total += loss  # <-- accumulate
+    opt.step()
+print("RAN ON", torch.__name__, type(total).__module__)
+'''
+
+
+def test_the_command_line_watches_an_unchanged_script_on_pytorch(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(_SCRIPT)
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(graft.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    r = subprocess.run([sys.executable, "-m", "graft.doctor", "--torch", "--html", "page.html", "train.py"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "RAN ON torch torch" in r.stdout
+    assert "watched on torch" in r.stdout
+    assert "LD001 accumulated-loss (leak) at train.py:13" in r.stdout
+    assert "held by total (stored at train.py:13" in r.stdout
+    assert "gives graft" not in r.stderr  # no redirect
+    assert (tmp_path / "page.html").read_text().count("LD001") >= 1
