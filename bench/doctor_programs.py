@@ -9,36 +9,57 @@ session starts before the script makes its data and model):
   lstm    a character LSTM (embedding, 1-layer LSTM of width 128, SGD with clipping) on the same
           text, 32 x 32 characters.
 Modes: off (no doctor), counters (tier="counters"), default (tier="sites" with the cyclic
-collection at each boundary: what watch() and the command line do). A round runs every mode of a
+collection at each boundary: what watch() and the command line do). With --framework torch the
+same programs run on PyTorch itself (the digits example with its import line made `import torch`,
+as its docstring says), and the modes are off and torch (watch(backend="torch"), what
+`python -m graft.doctor --torch` does). A round runs every mode of a
 program once (rotating their order) for --steps steps after 5 unmeasured ones; medians of the
 process CPU time per step over --rounds rounds and the ratios to "off" are printed. Targets
 (issue #27): default <= 1.05, counters <= 1.01.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/doctor_programs.py [--rounds 5] [--steps 40]
+    ... bench/doctor_programs.py --framework torch   (the PyTorch backend, on PyTorch's own step loops)
     ... bench/doctor_programs.py --count PROGRAM MODE STEPS   (one run, untimed: for callgrind)
 
 CPU time moves on this shared machine by a few percent between rounds: compare medians.
 """
 import argparse
+import importlib
 import os
 import statistics
 import sys
 import time
+import types
 
 import numpy as np
 
-import graft as torch
 import graft.doctor as doctor
 
+# the framework the programs are defined on, read before their classes are (--framework)
+FRAMEWORK = sys.argv[sys.argv.index("--framework") + 1] if "--framework" in sys.argv[:-1] else "graft"
+torch = importlib.import_module(FRAMEWORK)
 nn = torch.nn
 F = torch.nn.functional
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODES = {"off": None, "counters": dict(tier="counters"), "default": dict()}
+MODES = ({"off": None, "counters": dict(tier="counters"), "default": dict()} if FRAMEWORK == "graft" else
+         {"off": None, "torch": dict(backend="torch")})
+
+
+def _digits_example():
+    """examples/python/digits_cnn.py as a module, on graft or (its import line made `import torch`) on PyTorch."""
+    path = os.path.join(HERE, "..", "examples", "python", "digits_cnn.py")
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    if FRAMEWORK == "torch":
+        source = source.replace("import graft as torch\n", "import torch\n", 1)
+    module = types.ModuleType("digits_cnn")
+    module.__file__ = path
+    exec(compile(source, path, "exec"), module.__dict__)
+    return module
 
 
 def digits():
-    sys.path.insert(0, os.path.join(HERE, "..", "examples", "python"))
-    from digits_cnn import DigitsNet
+    DigitsNet = _digits_example().DigitsNet
     data = np.loadtxt(os.path.join(HERE, "..", "data", "digits", "digits.csv"), delimiter=",", dtype=np.float32)
     images = torch.from_numpy(data[:, :64].copy()).reshape(-1, 1, 8, 8) / 16.0
     labels = torch.from_numpy(data[:, 64].astype(np.int64))
@@ -183,13 +204,15 @@ def main():
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--programs", default=",".join(PROGRAMS))
     parser.add_argument("--count", nargs=3, metavar=("PROGRAM", "MODE", "STEPS"), help="one run, untimed")
+    parser.add_argument("--framework", choices=["graft", "torch"], default="graft",
+                        help="the programs on graft (default) or on PyTorch itself")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.count:
         cpu_ms_per_step(args.count[0], args.count[1], int(args.count[2]))
         return
     names = list(MODES)
-    print(f"CPU ms per step, median of {args.rounds} rounds x {args.steps} steps, 1 thread")
+    print(f"CPU ms per step on {FRAMEWORK}, median of {args.rounds} rounds x {args.steps} steps, 1 thread")
     for program in args.programs.split(","):
         times = {m: [] for m in names}
         for r in range(args.rounds):

@@ -215,6 +215,7 @@ dr::NodeInfo node_of(py::handle d) {
   n.name = d["name"].cast<std::string>();
   n.step = d["step"].cast<int64_t>();
   n.generation = static_cast<uint32_t>(n.step);
+  n.site = get_or<lifetime::SiteId>(d, "site", 0);
   n.executed = get_or<bool>(d, "executed", false);
   n.host_bytes = get_or<int64_t>(d, "host_bytes", 0);
   n.next = get_or<std::vector<uintptr_t>>(d, "next", {});
@@ -232,6 +233,7 @@ dr::HandleInfo handle_of(py::handle d) {
   h.leaf = get_or<uintptr_t>(d, "leaf", 0);
   h.step = d["step"].cast<int64_t>();
   h.shape = get_or<std::vector<int64_t>>(d, "shape", {});
+  h.site = get_or<lifetime::SiteId>(d, "site", 0);
   return h;
 }
 
@@ -479,6 +481,18 @@ void bind_doctor_lookups(py::module_& m) {
         tl_thread_site = lifetime::intern_site(s);
       },
       py::arg("file"), py::arg("line"), py::arg("function"));
+  m.def(
+      "_doctor_intern_site",
+      [](const std::string& file, int line, const std::string& function, const std::string& scope) {
+        lifetime::Site s;
+        s.file = file;
+        s.line = line;
+        s.function = function;
+        s.scope = scope;
+        s.python = true;
+        return lifetime::intern_site(s);
+      },
+      py::arg("file"), py::arg("line"), py::arg("function"), py::arg("scope") = "");
   m.def("_doctor_generation", []() { return dr::current_generation(); });
   m.def("_doctor_capture_site", []() {
     const lifetime::SiteId s = lifetime::capture_site();

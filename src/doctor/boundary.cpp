@@ -347,7 +347,9 @@ void growth_findings(State& st, int64_t s, bool observed, const KeysNow& now, st
         << k.nodes << " nodes, " << format_bytes(k.saved) << " saved now)";
     } else {
       m << k.nodes << " graph nodes from steps " << k.oldest << ".." << k.newest << " are alive ("
-        << format_bytes(k.saved) << " saved, " << format_bytes(k.host) << " of nodes on the host), ";
+        << format_bytes(k.saved) << " saved";
+      if (k.host > 0) m << ", " << format_bytes(k.host) << " of nodes on the host";  // (PyTorch's are unknown)
+      m << "), ";
       char rate[32];
       std::snprintf(rate, sizeof rate, "%+.3g", f.nodes_per_step);
       m << rate << " nodes per step";

@@ -62,6 +62,7 @@ struct VerdictFacts {
   std::string stopped;              ///< the error the program stopped with ("": none)
   bool stopped_oom = false;
   std::vector<std::string> withdrawn;  ///< notes on withdrawn LD011 findings (bounded buffers)
+  bool diff_available = true;          ///< Session::diff() can list what grew (graft's own framework)
 };
 /// The verdict's sentences (Session::verdict()).
 std::vector<std::string> verdict_sentences(const VerdictFacts& v);

@@ -40,7 +40,9 @@ std::vector<std::string> judge(const VerdictFacts& v) {
   if (!v.stopped.empty())
     out.push_back(std::string(v.stopped_oom ? "The program ran out of memory" : "The program stopped with an error") +
                   " in step " + std::to_string(v.steps + 1) + ": " + v.stopped +
-                  (v.stopped_oom ? " (the OOM report follows the findings)." : "."));
+                  (v.stopped_oom              ? " (the OOM report follows the findings)."
+                   : v.stopped.ends_with('.') ? ""
+                                              : "."));
   const int64_t needed = int64_t{v.warmup} + v.confirm;
   std::string alive;
   if (v.live_nodes > 0) {
@@ -90,8 +92,11 @@ std::vector<std::string> judge(const VerdictFacts& v) {
   }
   std::string s = v.growth_findings ? "Memory grew: " : "No finding names a cause, but ";
   for (size_t i = 0; i < grew.size(); ++i) s += (i ? "; " : "") + grew[i];
-  out.push_back(s + ". graft.doctor's diff(" + std::to_string(v.records[base].step) + ", " + std::to_string(v.steps) +
-                ") lists what those steps made that is still alive.");
+  if (v.diff_available)
+    out.push_back(s + ". graft.doctor's diff(" + std::to_string(v.records[base].step) + ", " + std::to_string(v.steps) +
+                  ") lists what those steps made that is still alive.");
+  else
+    out.push_back(s + ".");
   return out;
 }
 
@@ -124,6 +129,7 @@ std::vector<std::string> Session::verdict() const {
     v.stopped = s_->stopped;
     v.stopped_oom = s_->stopped_oom;
     v.withdrawn = s_->withdrawn;
+    v.diff_available = s_->framework == nullptr;  // diff() reads graft's object ledger
   }
   v.live_nodes = live_graphs().nodes();
   return detail::verdict_sentences(v);

@@ -170,8 +170,8 @@ def test_no_redirect_says_the_script_ran_on_pytorch(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "TORCH torch torch" in r.stdout
     assert "No step was watched, so there is no verdict" in r.stdout and "nothing grows" not in r.stdout
-    assert (f"graft.doctor: this script ran on PyTorch {torch.__version__} (--no-redirect), which graft's doctor "
-            "does not watch: 0 step(s) of graft were watched.") in r.stderr
+    assert (f"graft.doctor: this script ran on PyTorch {torch.__version__} (--no-redirect), which this run did not "
+            "watch: 0 step(s) of graft were watched. Run it with --torch to watch it on PyTorch") in r.stderr
 
 
 def test_a_part_of_pytorch_graft_lacks_is_named_with_the_steps_before_it(tmp_path):

@@ -117,6 +117,31 @@ def test_the_hooks_on_pytorch_are_removed_when_the_session_stops():
             torch.nn.Module.zero_grad, torch.optim.Optimizer.__init__) == before
 
 
+class _SubclassedSGD(torch.optim.SGD):
+    """An optimizer class without a step of its own: PyTorch puts its profiling wrapper (around the
+    doctor's, during a session) into this class when the first one is made."""
+
+
+def test_optimizer_steps_are_seen_session_after_session_of_a_subclass_made_while_watching():
+    model = torch.nn.Linear(2, 1)
+    for _ in range(3):
+        with doctor.watch(backend="torch") as dr:
+            opt = _SubclassedSGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                opt.zero_grad()
+                model(torch.randn(4, 2)).sum().backward()
+                opt.step()
+        assert dr.steps == 3
+    assert "step" not in vars(_SubclassedSGD) or not any(
+        getattr(f, "__module__", "").startswith("graft") for f in _chain(vars(_SubclassedSGD)["step"]))
+
+
+def _chain(f):
+    while f is not None:
+        yield f
+        f = getattr(f, "__wrapped__", None)
+
+
 def test_an_unknown_backend_is_a_value_error():
     with pytest.raises(ValueError, match="backend must be 'graft' or 'torch'"):
         doctor.watch(backend="jax")
@@ -156,3 +181,31 @@ def test_the_command_line_watches_an_unchanged_script_on_pytorch(tmp_path):
     assert "held by total (stored at train.py:13" in r.stdout
     assert "gives graft" not in r.stderr  # no redirect
     assert (tmp_path / "page.html").read_text().count("LD001") >= 1
+
+
+def _finding_titles(stdout):
+    return sorted(line.strip().split(", reported")[0] for line in stdout.splitlines() if line.startswith("  LD"))
+
+
+def test_the_leak_hunt_example_on_pytorch_names_the_habits_it_names_on_graft(tmp_path):
+    # the example with its import line made `import torch` (as its docstring says), beside the data it reads
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    source = open(os.path.join(repo, "examples", "python", "leak_hunt.py"), encoding="utf-8").read()
+    (tmp_path / "examples" / "python").mkdir(parents=True)
+    (tmp_path / "examples" / "python" / "leak_hunt.py").write_text(
+        source.replace("import graft as torch\n", "import torch\n", 1))
+    (tmp_path / "data").symlink_to(os.path.join(repo, "data"))
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(graft.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    runs = {}
+    for flags, script in ((["--torch"], tmp_path / "examples" / "python" / "leak_hunt.py"),
+                          ([], os.path.join(repo, "examples", "python", "leak_hunt.py"))):
+        r = subprocess.run([sys.executable, "-m", "graft.doctor", "--quiet", "--html", str(tmp_path / "page.html"),
+                            *flags, str(script), "12"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        runs[bool(flags)] = _finding_titles(r.stdout)
+    assert runs[True] == runs[False]
+    assert [t.split()[0] for t in runs[True]] == ["LD001", "LD002", "LD003", "LD005"]

@@ -154,14 +154,14 @@ class Doctor:
             # the doctor runs the cyclic collector at each step boundary instead of at random
             # times, so that what only it frees is seen (LD006) and seen at the same step each run;
             # what lives already is frozen (unless someone froze objects before), so that each of
-            # those collections costs what the program made since the session started (not on
-            # PyTorch: the backend finds live tensors through the collector, which skips frozen objects)
+            # those collections costs what the program made since the session started (on PyTorch the
+            # backend remembers the frozen tensors: it finds the others through the collector)
             self._gc_was_enabled = gc.isenabled()
             gc.disable()
-            self._froze = gc.get_freeze_count() == 0 and self._framework is None
+            self._froze = gc.get_freeze_count() == 0
             if self._froze:
                 gc.collect()
-                gc.freeze()
+                self._freeze()
         return self
 
     def _start_graft_hooks(self):
@@ -361,8 +361,13 @@ class Doctor:
             gc.unfreeze()
         _cycles.collect(self, step, full=full)
         if refreeze:
-            gc.freeze()
-            self._frozen = gc.get_freeze_count()  # it walks the frozen objects: counted once per freeze
+            self._freeze()
+
+    def _freeze(self):
+        if self._framework is not None:
+            self._framework.before_freeze()
+        gc.freeze()
+        self._frozen = gc.get_freeze_count()  # it walks the frozen objects: counted once per freeze
 
     def _note_hook_setattr(self, module, name):
         self._hook_attrs.setdefault(id(module), set()).add(name)

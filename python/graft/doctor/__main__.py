@@ -9,6 +9,7 @@ with each finding printed once as it is made; at the end the report is printed a
 sys.argv; the exit status is the script's (130 after Ctrl-C, as Python's).
 """
 import argparse
+import importlib.util
 import os
 import runpy
 import signal
@@ -66,8 +67,9 @@ def _where_it_ran(redirected, steps):
     if redirected or torch is None or not _as_torch.is_real_torch(torch):
         return None
     version = getattr(torch, "__version__", "?")
-    return (f"graft.doctor: this script ran on PyTorch {version} (--no-redirect), which graft's doctor does not "
-            f"watch: {steps} step(s) of graft were watched. Run it without --no-redirect to run it on graft.")
+    return (f"graft.doctor: this script ran on PyTorch {version} (--no-redirect), which this run did not watch: "
+            f"{steps} step(s) of graft were watched. Run it with --torch to watch it on PyTorch, or without "
+            "--no-redirect to run it on graft.")
 
 
 def _missing_part(stopped, redirected):
@@ -93,6 +95,9 @@ def main(argv=None):
     from .. import _as_torch
 
     redirected = not opts.no_redirect and not opts.torch
+    if opts.torch and importlib.util.find_spec("torch") is None:
+        parser.error("--torch watches a script on PyTorch, and PyTorch is not installed for this Python "
+                     f"({sys.executable})")
     if redirected:
         _as_torch.install()
         if not opts.quiet:
@@ -117,8 +122,9 @@ def main(argv=None):
             print(note, file=sys.stderr)
     print(f"graft.doctor: HTML report written to {opts.html}", file=sys.stderr)
     if opts.torch and not opts.quiet:
-        print(f"graft.doctor: watched on {dr._session.framework_name}: the lines that made tensors, the peak within a "
-              "step and LD008-LD010 are not recorded on PyTorch", file=sys.stderr)
+        print(f"graft.doctor: watched on {dr._session.framework_name}, which records no creation lines: LD009, "
+              "LD010 and the peak within a step are graft's only (docs/doctor.md, \"On PyTorch itself\")",
+              file=sys.stderr)
     if opts.fail_on_leak and status == 0 and any(f.severity != "info" for f in dr.findings):
         status = 3
     if isinstance(stopped, KeyboardInterrupt):

@@ -160,27 +160,28 @@ def _nearness(filename, line, made):
     return -(line - made_line) if line >= made_line else -(made_line - line) - (1 << 20)
 
 
-def _near_frame(filename, line, at):
-    """Higher for a store in the function a frame runs now, just before the line it runs
-    (``at``: "file.py:FIRST-LAST:LINE", its function's lines and the current one), else after it."""
+def _near_frame(filename, line, loop, at):
+    """Higher for a store in the function a frame runs now (``at``: "file.py:FIRST-LAST:LINE", its
+    function's lines and the one it runs), in a loop (a reference stored again every step), just
+    before the line it runs, else after it."""
     try:
         at_file, lines, at_line = at.rsplit(":", 2)
         first, last = (int(x) for x in lines.split("-"))
         at_line = int(at_line)
     except ValueError:
-        return -1 << 30
+        return (-1, False, -1 << 30)
     if at_file != os.path.basename(filename):
-        return -1 << 30
-    outside = 0 if first <= line <= last else 1 << 25
-    return -outside - ((at_line - line) if line <= at_line else (line - at_line) + (1 << 20))
+        return (-1, False, -1 << 30)
+    distance = (at_line - line) if line <= at_line else (line - at_line) + (1 << 20)
+    return (0 if first <= line <= last else -1, bool(loop), -distance)
 
 
 def stored_at(pieces, filenames, made="", at=""):
     """"file.py:LINE" where the reference at the end of holder path `pieces` (its labels, the
     root's first) was stored, searched in `filenames` (the root's file, then the files of the
     user's classes along the path); `made` is where the tensor was made ("file.py:LINE"), else
-    `at` where the root's frame is ("file.py:FIRST-LAST:LINE": a store in its function nearest
-    before the line it runs wins); "" when no statement matches."""
+    `at` where the root's frame is ("file.py:FIRST-LAST:LINE": a store in its function, in a
+    loop, nearest before the line it runs wins); "" when no statement matches."""
     if isinstance(filenames, str):
         filenames = (filenames,)
     filenames = [f for f in filenames if f and not f.startswith("<")]
@@ -200,7 +201,7 @@ def stored_at(pieces, filenames, made="", at=""):
                 n = _tail_match(chain, want)
                 if n < least:
                     continue
-                near = _nearness(filename, line, made) if made else _near_frame(filename, line, at)
+                near = _nearness(filename, line, made) if made else _near_frame(filename, line, loop, at)
                 rank = (n, mutation, -order, near, loop, -line)
                 if best is None or rank > best[0]:
                     best = (rank, f"{os.path.basename(filename)}:{line}")

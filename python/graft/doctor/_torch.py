@@ -26,6 +26,8 @@ from ..utils._frames import GRAFT_DIR
 
 _STEP = "graft.doctor.step"    # node.metadata: the step that first saw the node
 _SHAPE = "graft.doctor.shape"  # node.metadata: the shape of the tensor it made, when a handle showed it
+_SITE = "graft.doctor.site"  # node.metadata: the user's line that called the module whose output it made
+_RELEASED = "graft.doctor.released"  # node.metadata: a backward without retain_graph ran it (its slots are freed)
 
 _CATEGORY_ORDER = ("parameter", "gradient", "optimizer_state", "saved_for_backward", "other")
 
@@ -61,8 +63,10 @@ class TorchFramework:
         self.optimizers = weakref.WeakSet()  # every optimizer made or stepped while watching
         self._tensor_steps = {}              # id(tensor) -> (weakref, step, order)
         self._order = itertools.count(1)
-        self._saved_names = {}               # node type -> its _saved_* attribute names
+        self._kinds = {}                     # node type -> _NodeKind
         self._walk = None                    # the boundary's walk, until release()
+        self._frozen = []                    # weakrefs to the tensors gc.freeze() hid from the collector
+        self._nbytes = {}                    # storage identity -> bytes (one walk's)
         if hasattr(torch.Tensor, "untyped_storage"):
             self._storage = lambda t: t.untyped_storage()
         else:  # torch 1.x
@@ -132,6 +136,7 @@ class TorchFramework:
         return t.grad if t.is_leaf else None
 
     def allocated(self):
+        self._nbytes = {}
         seen, total = set(), 0
         for o in self._live_tensors():
             sid, nbytes = self._storage_of(o)
@@ -140,9 +145,21 @@ class TorchFramework:
                 total += nbytes
         return total
 
+    def before_freeze(self):
+        """The doctor is about to freeze what lives (gc.freeze(): the collector lists those objects no
+        more, so that a collection and this walk cost what the program made since): the tensors
+        among them are remembered here, weakly."""
+        self._frozen = [weakref.ref(t) for t in self._tracked_tensors()]
+
     def _live_tensors(self):
-        """Every tensor object the collector tracks (all of them: tensors take part in collection).
-        By type, not isinstance(): that reads __class__, which some objects answer with a warning."""
+        """Every live tensor: those frozen that still live, and those the collector tracks (all of
+        them: tensors take part in collection)."""
+        tensors = [t for t in (r() for r in self._frozen) if t is not None]
+        seen = {id(t) for t in tensors}
+        return tensors + [t for t in self._tracked_tensors() if id(t) not in seen]
+
+    def _tracked_tensors(self):
+        """By type, not isinstance(): that reads __class__, which some objects answer with a warning."""
         tensor = self.type
         return [o for o in gc.get_objects() if issubclass(type(o), tensor)]
 
@@ -159,14 +176,20 @@ class TorchFramework:
         self._take(step)
 
     def _storage_of(self, t):
+        """(identity, bytes) of a tensor's storage: its data pointer, from the tensor's (a storage
+        object is made only for the bytes of one not seen in this walk)."""
         try:
-            st = self._storage(t)
-            return st.data_ptr(), st.nbytes()
+            sid = t.data_ptr() - t.storage_offset() * t.element_size()
+            nbytes = self._nbytes.get(sid)
+            if nbytes is None:
+                nbytes = self._nbytes[sid] = self._storage(t).nbytes()
+            return sid, nbytes
         except Exception:  # a tensor without storage (sparse, nested, a functional wrapper)
             return 0, 0
 
     def _take(self, step):
         w = _Walk(step)
+        self._nbytes = {}  # storage identity -> bytes, for this walk
         w.tensors = self._live_tensors()
         self._stamp_tensors(w)
         self._categorize(w)
@@ -221,7 +244,7 @@ class TorchFramework:
             _, tensor_step, order = self._tensor_steps[id(t)]
             w.handles.append({"tensor": id(t), "node": id(fn), "grad_of_leaf": grad_of_leaf,
                               "leaf": id(t) if grad_of_leaf else 0, "step": tensor_step, "shape": list(t.shape),
-                              "order": order})
+                              "order": order, "site": md.get(_SITE, 0) if md is not None and not grad_of_leaf else 0})
         w.handles.sort(key=lambda h: -h["order"])  # the newest first, as graft's census lists them
         while stack:
             fn = stack.pop()
@@ -245,39 +268,38 @@ class TorchFramework:
                 node["step"] = users_step.get(node["id"], w.step)
 
     def _describe(self, fn, w):
+        kind = self._kinds.get(type(fn))
+        if kind is None:
+            kind = self._kinds[type(fn)] = _NodeKind(fn)
         md = _metadata(fn)
-        step = w.step
-        if md is not None:
+        if md is None:
+            step, site, shape, released = w.step, 0, [-1], False
+        else:
             step = md.setdefault(_STEP, w.step)
-        saved = self._saved(fn, w)
-        node = {"id": id(fn), "name": _name(fn), "step": step, "next": [], "saved": saved,
-                "executed": any(s.get("released") for s in saved),
-                "output_shape": md.get(_SHAPE, [-1]) if md is not None else [-1]}
-        variable = getattr(fn, "variable", None) if type(fn).__name__ == "AccumulateGrad" else None
-        if variable is not None:
-            node["variable"] = id(variable)
-        try:
+            site, shape, released = md.get(_SITE, 0), md.get(_SHAPE, [-1]), md.get(_RELEASED, False)
+        saved = kind.released if released else self._saved(fn, kind, md, w)
+        node = {"id": id(fn), "name": kind.name if kind.name is not None else _name(fn), "step": step, "next": [],
+                "saved": saved, "site": site, "executed": released or saved is kind.released, "output_shape": shape}
+        if kind.accumulate_grad:
+            variable = getattr(fn, "variable", None)
+            if variable is not None:
+                node["variable"] = id(variable)
+        if kind.sequence_nr:
             node["sequence_nr"] = fn._sequence_nr()
-        except Exception:  # torch 1.x has no _sequence_nr
-            pass
         return node
 
-    def _saved(self, fn, w):
+    def _saved(self, fn, kind, md, w):
         """The tensors a node saved for its backward: its _saved_* attributes (a custom Function's
-        saved_tensors)."""
-        names = self._saved_names.get(type(fn))
-        if names is None:
-            names = self._saved_names[type(fn)] = [a for a in dir(fn) if a.startswith("_saved_")]
+        saved_tensors); the kind's `released` list once a backward freed them (reading a released
+        slot raises, which costs 0.2 ms)."""
         out = []
-        items = [(a[len("_saved_"):], a) for a in names]
-        if hasattr(fn, "_forward_cls"):  # a custom autograd.Function's node
-            items.append(("saved_tensors", "saved_tensors"))
-        for what, attr in items:
+        for what, attr in kind.items:
             try:
                 value = getattr(fn, attr)
-            except RuntimeError:  # freed by a backward pass without retain_graph
-                out.append({"what": what, "released": True})
-                continue
+            except RuntimeError:  # freed by a backward pass without retain_graph: all of the node's slots are
+                if md is not None:
+                    md[_RELEASED] = True
+                return kind.released
             except Exception:
                 continue
             for t in value if isinstance(value, (tuple, list)) else (value,):
@@ -321,6 +343,50 @@ class TorchFramework:
         w.counts = {"graph_nodes": nodes, "stale_nodes": stale_nodes, "saved_slots": slots,
                     "stale_saved_slots": stale_slots, "saved_bytes": saved_bytes, "stale_generations": len(stale_steps),
                     "bytes_by_category": by, "reserved": reserved}
+
+
+class _NodeKind:
+    """What one type of node looks like, found once: its name, its saved slots' attributes, the
+    released slots' list (shared), whether it is an AccumulateGrad and has _sequence_nr (torch 2.x)."""
+
+    def __init__(self, fn):
+        names = [a for a in dir(fn) if a.startswith("_saved_")]
+        self.items = [(a[len("_saved_"):], a) for a in names]
+        if hasattr(fn, "_forward_cls"):  # a custom autograd.Function's node (its name is its class's)
+            self.items.append(("saved_tensors", "saved_tensors"))
+        self.name = None if hasattr(fn, "_forward_cls") else _name(fn)
+        self.released = [{"what": what, "released": True} for what, _ in self.items]
+        self.accumulate_grad = self.name == "AccumulateGrad"
+        self.sequence_nr = hasattr(fn, "_sequence_nr")
+
+
+def _wrapped_chain(f, limit=16):
+    """`f` and the functions it wraps (``__wrapped__``, as functools.wraps records it)."""
+    out = []
+    while f is not None and len(out) < limit:
+        out.append(f)
+        f = getattr(f, "__wrapped__", None)
+    return out
+
+
+def _mark_released(tensors):
+    """After a backward without retain_graph: the nodes it ran freed their saved slots. They are the
+    nodes reachable from its roots (except the few a backward with `inputs=` or an unused branch
+    skips; reading their slots tells)."""
+    stack = [t.grad_fn for t in (tensors if isinstance(tensors, (tuple, list)) else (tensors,))
+             if getattr(t, "grad_fn", None) is not None]
+    seen = set()
+    keep = []  # the wrappers, so that ids stay unique during the walk
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        keep.append(fn)
+        md = _metadata(fn)
+        if md is not None:
+            md[_RELEASED] = True
+        stack.extend(n for n, _ in getattr(fn, "next_functions", ()) if n is not None)
 
 
 def _user_line(framework_dir):
@@ -386,6 +452,8 @@ class TorchSteps:
         self._local = threading.local()
         self._grads = {}  # id(param) -> (param ref, gradient ref, its version, steps in a row): after a step
         self._accumulated = {}  # id(param) -> the line of a backward that added into that gradient since
+        self._sites = {}  # (code, line) -> the interned site of a user's line that called a module
+        self._wrappers = set()  # the optimizer step wrappers this session made
 
     def _call(self, method, *args):
         d = self.doctor()
@@ -411,13 +479,15 @@ class TorchSteps:
         # backward(): Tensor.backward calls torch.autograd.backward
         original_backward = torch.autograd.backward
 
-        def backward(*args, **kwargs):
+        def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
             depth = getattr(steps._local, "backward", 0)
             steps._local.backward = depth + 1
             try:
-                result = original_backward(*args, **kwargs)
+                result = original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
             finally:
                 steps._local.backward = depth
+            if not (create_graph if retain_graph is None else retain_graph):
+                _mark_released(tensors)
             if depth == 0:
                 steps._local.forward = 0
                 steps._stale_gradients()
@@ -441,7 +511,39 @@ class TorchSteps:
             self._call("_outermost_forward", module)
 
     def _forward_post(self, module, args, output):
-        self._local.forward = max(0, getattr(self._local, "forward", 0) - 1)
+        depth = max(0, getattr(self._local, "forward", 0) - 1)
+        self._local.forward = depth
+        if depth == 0:
+            self._stamp_site(output)
+
+    def _stamp_site(self, output):
+        """The outputs of a module call made outside any module's forward: their nodes are stamped with
+        the user's line that called it (graft records that line for every object it makes; PyTorch
+        records none, and this one is what tells two kept outputs of the same model apart)."""
+        outputs = output.values() if isinstance(output, dict) else output if isinstance(output, (tuple, list)) else (
+            output,)
+        site = None
+        for t in outputs:
+            fn = getattr(t, "grad_fn", None) if isinstance(t, self.torch.Tensor) else None
+            md = _metadata(fn) if fn is not None else None
+            if md is None or _SITE in md:
+                continue
+            if site is None:
+                site = self._user_site()
+            md[_SITE] = site
+
+    def _user_site(self):
+        f = sys._getframe(2)
+        while f is not None and f.f_code.co_filename.startswith((GRAFT_DIR, self.framework.package_dir)):
+            f = f.f_back
+        if f is None:
+            return 0
+        key = (f.f_code, f.f_lineno)
+        site = self._sites.get(key)
+        if site is None:
+            from .. import _C
+            site = self._sites[key] = _C._doctor_intern_site(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+        return site
 
     def _wrap_optimizer_steps(self, base):
         """Wraps ``step`` of every optimizer class (and of those defined later): the outermost
@@ -450,7 +552,7 @@ class TorchSteps:
 
         def wrap(cls):
             original = cls.__dict__.get("step")
-            if original is None or getattr(original, "_graft_doctor", False):
+            if original is None or original in steps._wrappers:
                 return
 
             def step(opt, *args, **kwargs):
@@ -470,7 +572,7 @@ class TorchSteps:
                     steps._call("_optimizer_stepped", opt, args, kwargs)
                 return result
 
-            step._graft_doctor = True
+            steps._wrappers.add(step)
             step.__wrapped__ = original
             step.__name__, step.__qualname__, step.__doc__ = original.__name__, original.__qualname__, original.__doc__
             self._patch(cls, "step", step)
@@ -552,3 +654,12 @@ class TorchSteps:
         for undo in reversed(self._undo):
             undo()
         self._undo.clear()
+        # an optimizer made while watching may have had PyTorch put its profiling wrapper around ours
+        # into its own class (Optimizer._patch_step_function): such a class had no step of its own
+        pending = [self.torch.optim.Optimizer]
+        while pending:
+            cls = pending.pop()
+            pending.extend(cls.__subclasses__())
+            if any(f in self._wrappers for f in _wrapped_chain(cls.__dict__.get("step"))):
+                delattr(cls, "step")
+        self._wrappers.clear()
