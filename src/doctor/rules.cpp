@@ -27,11 +27,11 @@ const std::vector<RuleInfo>& rules() {
        "steps and declare it with dr.allow_window(N)"},
       {Rule::OutputsKeptUnderGrad, "LD003", "outputs-kept-under-grad", Severity::Leak,
        "outputs computed under grad mode are kept with their graphs in a container or attribute",
-       "run evaluation and logging under graft.no_grad() / graft.inference_mode(), or keep out.detach()"},
+       "run evaluation and logging under torch.no_grad() / torch.inference_mode(), or keep out.detach()"},
       {Rule::CreateGraphGradCycle, "LD004", "create-graph-grad-cycle", Severity::Leak,
        "a parameter's .grad has a grad_fn after backward(create_graph=True): parameter -> .grad -> graph -> "
        "parameter is a cycle the garbage collector cannot see",
-       "use graft.autograd.grad(..., create_graph=True) instead, or set p.grad = None after use"},
+       "use torch.autograd.grad(..., create_graph=True) instead, or set p.grad = None after use"},
       {Rule::HookCapture, "LD005", "hook-capture", Severity::Leak,
        "a hook's closure (or a module attribute set inside a hook) keeps the tensors it captured and their graphs",
        "store output.detach() in the hook, and remove the hook (handle.remove()) when done"},
@@ -51,7 +51,7 @@ const std::vector<RuleInfo>& rules() {
        "drop retain_graph=True there"},
       {Rule::GradModeEval, "LD010", "grad-mode-eval", Severity::Info,
        "a forward ran under grad mode in a step without backward: it saved tensors for a backward that never came",
-       "wrap evaluation in graft.no_grad() or graft.inference_mode()"},
+       "wrap evaluation in torch.no_grad() or torch.inference_mode()"},
       {Rule::TensorGrowth, "LD011", "tensor-growth", Severity::Growth,
        "tensors without a graph (kept predictions, metrics, a cache) from ever more past steps stay alive: memory "
        "grows every step",

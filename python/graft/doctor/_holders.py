@@ -39,7 +39,8 @@ _std_dirs = tuple(p for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get
 class GraftTensors:
     """What the holder search and the cycle rule ask of a framework's tensors, for graft (the
     PyTorch backend's TorchFramework answers the same): the tensor type, the package whose frames
-    are not the user's, a tensor's object by identity, its .grad, live bytes, its creation line."""
+    are not the user's, a tensor's object by identity, its .grad, live bytes, its creation line, the
+    line that registered a hook (by its handle's id)."""
 
     type = _C.Tensor
     package_dir = _package_dir
@@ -63,6 +64,11 @@ class GraftTensors:
     @staticmethod
     def site_of(t):
         return _C._doctor_site_of(t)[0]
+
+    @staticmethod
+    def hook_registered_at(handle_id):
+        from ..utils import hooks
+        return hooks.registered_at.get(handle_id, "")
 
 
 GRAFT = GraftTensors()
@@ -197,12 +203,11 @@ def _user_module(mod):
     return not f.startswith(_package_dir) and not any(f.startswith(d) for d in _std_dirs)
 
 
-def _hook_registered_at(pieces):
+def _hook_registered_at(pieces, tensors):
     """The line that registered the hook a path goes through ("._forward_hooks", "[3]"), or ""."""
-    from ..utils import hooks
     for name, key in zip(pieces, pieces[1:]):
         if name[1:] in _HOOK_DICTS and key[1:-1].isdigit():
-            return hooks.registered_at.get(int(key[1:-1]), "")
+            return tensors.hook_registered_at(int(key[1:-1]))
     return ""
 
 
@@ -328,7 +333,7 @@ def find(handles, max_paths, hook_attrs, with_ids=False, tensors=GRAFT):
             pieces, hooked, origin = found[tid]
             out.append(_Found("".join(pieces), h.get("site", ""), h.get("step", 0), hooked, tid,
                               _stored.stored_at(pieces, origin, h.get("site", ""), hints.get(pieces[0], "")),
-                              _hook_registered_at(pieces)))
+                              _hook_registered_at(pieces, tensors)))
         if len(out) >= max_paths:
             break
     return out

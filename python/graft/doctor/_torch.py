@@ -29,6 +29,7 @@ _SHAPE = "graft.doctor.shape"  # node.metadata: the shape of the tensor it made,
 _SITE = "graft.doctor.site"  # node.metadata: the user's line that called the module whose output it made
 _RELEASED = "graft.doctor.released"  # node.metadata: a backward without retain_graph ran it (its slots are freed)
 
+_MAX_HOOK_LINES = 10_000  # hook registration lines kept (the oldest go first)
 _CATEGORY_ORDER = ("parameter", "gradient", "optimizer_state", "saved_for_backward", "other")
 
 
@@ -52,7 +53,7 @@ class TorchFramework:
     """The framework interface for PyTorch (the C++ side calls ``name``, ``count``, ``census``,
     ``kept_tensors`` and ``memory_sentences``), and what the holder search and the cycle rule
     need of tensors (``type``, ``package_dir``, ``object_of``, ``grad_of``, ``allocated``,
-    ``site_of``)."""
+    ``site_of``, ``hook_registered_at``)."""
 
     _graft_doctor_private = True
 
@@ -67,6 +68,7 @@ class TorchFramework:
         self._walk = None                    # the boundary's walk, until release()
         self._frozen = []                    # weakrefs to the tensors gc.freeze() hid from the collector
         self._nbytes = {}                    # storage identity -> bytes (one walk's)
+        self.hook_lines = {}                 # a hook handle's id -> the user's line that registered it
         if hasattr(torch.Tensor, "untyped_storage"):
             self._storage = lambda t: t.untyped_storage()
         else:  # torch 1.x
@@ -165,6 +167,9 @@ class TorchFramework:
 
     def site_of(self, t):
         return ""  # PyTorch records no creation line
+
+    def hook_registered_at(self, handle_id):
+        return self.hook_lines.get(handle_id, "")
 
     def release(self):
         """Drops the boundary's walk (its strong references to every live tensor)."""
@@ -499,6 +504,18 @@ class TorchSteps:
         for owner, params in ((optimizer_cls, lambda o: [p for g in o.param_groups for p in g["params"]]),
                               (torch.nn.Module, lambda m: list(m.parameters()))):
             self._wrap_zero_grad(owner, params)
+        # the user's line that registered each hook (LD005 names it): a handle is made per hook
+        handle_cls = torch.utils.hooks.RemovableHandle
+        original_handle_init = handle_cls.__init__
+
+        def handle_init(handle, *args, **kwargs):
+            original_handle_init(handle, *args, **kwargs)
+            lines = steps.framework.hook_lines
+            lines[handle.id] = _user_line(steps.framework.package_dir)
+            if len(lines) > _MAX_HOOK_LINES:
+                del lines[next(iter(lines))]
+
+        self._patch(handle_cls, "__init__", handle_init)
         # module calls outside any module's forward
         pre = nn_module.register_module_forward_pre_hook(self._forward_pre)
         post = nn_module.register_module_forward_hook(self._forward_post)
