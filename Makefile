@@ -3,8 +3,9 @@
 #                   (installs missing Debian packages first)
 #   make python     build the Python package into build/python (PYTHONPATH=build/python)
 #   make test       build and run every test suite
-#   make test-torch2  graft.doctor's PyTorch backend against a current PyTorch 2.x from PyPI, in a
-#                   virtual environment of its own (build/venv-torch2: several GB of CUDA libraries)
+#   make test-torch2  graft.doctor's PyTorch backend against a current PyTorch 2.x from PyPI (and the
+#                   NumPy bindings against NumPy 2.x), in a virtual environment of its own
+#                   (build/venv-torch2: several GB of CUDA libraries)
 #   make test-asan  the C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      side-by-side benchmarks: libtorch, glibc malloc, backend:malloc (installs libtorch-dev)
 #   make fuzz       the long differential fuzz against Debian's PyTorch (FUZZ_SEED, FUZZ_CASES)
@@ -41,15 +42,16 @@ test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# the doctor's fixtures on PyTorch 2.x (make test runs them on Debian's 1.13): the environment is
-# made once and reused; it holds PyTorch, NumPy and pytest, beside Debian's Python that graft is built for
+# the doctor's fixtures on PyTorch 2.x (make test runs them on Debian's 1.13), and the NumPy edge
+# cases on NumPy 2.x (Debian's is 1.24): the environment is made once and reused; it holds PyTorch,
+# NumPy and pytest from PyPI, beside Debian's Python that graft is built for
 TORCH2_VENV ?= $(BUILD)/venv-torch2
 test-torch2: python
 	@test -x $(TORCH2_VENV)/bin/python || /usr/bin/python3 -m venv $(TORCH2_VENV)
 	@$(TORCH2_VENV)/bin/python -c 'import torch, numpy, pytest' 2>/dev/null || \
 	  $(TORCH2_VENV)/bin/pip install --progress-bar off 'torch>=2,<3' numpy pytest
 	cd tests/python && PYTHONPATH=$(CURDIR)/$(BUILD)/python $(CURDIR)/$(TORCH2_VENV)/bin/python -m pytest -q \
-	  -p no:cacheprovider test_doctor_torch.py
+	  -p no:cacheprovider test_doctor_torch.py test_binding_edges.py
 
 test-asan: deps
 	# -O1 -g1 (line tables): half the compile time of -O2 -g, and still file:line in reports

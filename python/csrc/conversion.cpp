@@ -115,12 +115,18 @@ Tensor from_sequence(py::handle data, std::optional<DType> dtype) {
 
 // ---------------------------------------------------------------- NumPy
 
+/// The item size of a dtype, from Python: pybind11 2.10's dtype::itemsize() and array::itemsize() read
+/// the descriptor's struct as NumPy 1.x lays it out, and NumPy 2 moved its `elsize`.
+py::ssize_t itemsize_of(const py::dtype& dt) { return dt.attr("itemsize").cast<py::ssize_t>(); }
+
 std::optional<DType> dtype_of_numpy(const py::dtype& dt) {
-  if (dt.kind() == 'b' && dt.itemsize() == 1) return kBool;
-  if (dt.kind() == 'f' && dt.itemsize() == 4) return kFloat32;
-  if (dt.kind() == 'f' && dt.itemsize() == 8) return kFloat64;
-  if (dt.kind() == 'i' && dt.itemsize() == 8) return kInt64;
-  if (dt.kind() == 'i' && dt.itemsize() == 4) return kInt32;
+  const char kind = dt.kind();  // (at the same place in NumPy 1.x and 2)
+  const py::ssize_t size = itemsize_of(dt);
+  if (kind == 'b' && size == 1) return kBool;
+  if (kind == 'f' && size == 4) return kFloat32;
+  if (kind == 'f' && size == 8) return kFloat64;
+  if (kind == 'i' && size == 8) return kInt64;
+  if (kind == 'i' && size == 4) return kInt32;
   return std::nullopt;
 }
 
@@ -161,7 +167,7 @@ Tensor from_numpy(py::handle obj) {
   GRAFT_CHECK(arr.dtype().attr("isnative").cast<bool>(), ValueError,
               "given numpy array has byte order different from the native byte order. Conversion between byte "
               "orders is currently not supported.");
-  const auto item = static_cast<int64_t>(arr.itemsize());
+  const auto item = static_cast<int64_t>(itemsize_of(arr.dtype()));
   std::vector<int64_t> sizes(arr.ndim()), strides(arr.ndim());
   for (py::ssize_t i = 0; i < arr.ndim(); ++i) {
     sizes[i] = arr.shape(i);
