@@ -50,8 +50,11 @@ test-torch2: python
 	@test -x $(TORCH2_VENV)/bin/python || /usr/bin/python3 -m venv $(TORCH2_VENV)
 	@$(TORCH2_VENV)/bin/python -c 'import torch, numpy, pytest' 2>/dev/null || \
 	  $(TORCH2_VENV)/bin/pip install --progress-bar off 'torch>=2,<3' numpy pytest
-	cd tests/python && PYTHONPATH=$(CURDIR)/$(BUILD)/python $(CURDIR)/$(TORCH2_VENV)/bin/python -m pytest -q \
-	  -p no:cacheprovider test_doctor_torch.py test_binding_edges.py
+	# graft installed there as a user installs it (pip install ., build isolation: setuptools from
+	# PyPI), from the tree built above; the tests then use the installed package
+	GRAFT_BUILD_DIR=$(CURDIR)/$(BUILD) $(TORCH2_VENV)/bin/pip install --progress-bar off -q .
+	cd tests/python && $(CURDIR)/$(TORCH2_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+	  test_doctor_torch.py test_binding_edges.py
 
 test-asan: deps
 	# -O1 -g1 (line tables): half the compile time of -O2 -g, and still file:line in reports

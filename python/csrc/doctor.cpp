@@ -59,7 +59,11 @@ const CodeInfo& code_info(PyCodeObject* code) {
   if (it != infos.end()) return it->second;
   CodeInfo ci;
   PyObject* file = code->co_filename;  // borrowed
+#if PY_VERSION_HEX >= 0x030B0000
   PyObject* name = code->co_qualname ? code->co_qualname : code->co_name;
+#else
+  PyObject* name = code->co_name;  // (no qualified names before Python 3.11)
+#endif
   if (file && PyUnicode_Check(file)) ci.file = PyUnicode_AsUTF8(file);
   if (name && PyUnicode_Check(name)) ci.function = PyUnicode_AsUTF8(name);
   if (PyErr_Occurred()) PyErr_Clear();
@@ -68,7 +72,7 @@ const CodeInfo& code_info(PyCodeObject* code) {
   // own site (tl_thread_site)
   const std::string boot = "/threading.py";
   ci.internal |= ci.file.size() >= boot.size() && ci.file.compare(ci.file.size() - boot.size(), boot.size(), boot) == 0;
-  ci.module_call = ci.internal && ci.function == "Module._call_impl";
+  ci.module_call = ci.internal && (ci.function == "Module._call_impl" || ci.function == "_call_impl");
   Py_INCREF(code);  // the cache keys on the object: keep it alive (and its address unique)
   return infos.emplace(code, std::move(ci)).first->second;
 }

@@ -100,6 +100,7 @@ def test_live_graphs_on_pytorch_have_holders_and_keep_nothing_alive():
         graphs = dr.live_graphs()
     assert sorted(g["newest_step"] for g in graphs) == [1, 2, 3]
     assert {h.path for g in graphs for h in g["holders"]} == {"kept[0]", "kept[1]", "kept[2]"}
+    assert dr.report() and dr.verdict  # (each walks the live graphs again)
     # the doctor's walk of every live tensor was released: the last one dies with its last reference
     last = kept.pop()
     ref = __import__("weakref").ref(last)

@@ -228,7 +228,10 @@ class Doctor:
         """The report's first paragraph as sentences: too few steps for a verdict, the error that
         stopped the program, growth no finding explains, or "No findings: nothing grows ..."
         (said only when allocated memory and live graphs were flat after the warm-up)."""
-        return list(self._require().verdict())
+        try:
+            return list(self._require().verdict())
+        finally:
+            self._release()
 
     # ---- steps ----
     def step(self):
