@@ -21,6 +21,11 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(os.path.join(ROOT, "build-pip"), exist_ok=True)  # setup.cfg's egg_base (a fresh clone has none)
 
 
+def _python_tag():
+    """"cpython-311": one C++ tree per interpreter."""
+    return sys.implementation.cache_tag or f"{sys.implementation.name}-{sys.version_info[0]}{sys.version_info[1]}"
+
+
 def _terminal():
     """The controlling terminal, written to directly (pip captures the build's output), or None."""
     try:
@@ -32,7 +37,7 @@ def _terminal():
 def _run(cmd, what):
     """Runs a build command, its output passed on; on a terminal one line shows ninja's progress."""
     tty = _terminal()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     for line in proc.stdout:
         sys.stdout.write(line)
         m = re.match(r"\[(\d+)/(\d+)\]", line)
@@ -58,7 +63,7 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         # one tree per interpreter (a module built for one Python is not another's)
         build_dir = os.environ.get("GRAFT_BUILD_DIR") or os.path.join(ROOT, "build-pip",
-                                                                       "cmake-" + sys.implementation.cache_tag)
+                                                                       "cmake-" + _python_tag())
         if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
             _run(["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                   "-DGRAFT_BUILD_TESTS=OFF", "-DGRAFT_BUILD_EXAMPLES=OFF", f"-DPython_EXECUTABLE={sys.executable}",

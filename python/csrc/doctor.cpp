@@ -307,6 +307,12 @@ class PyFramework final : public dr::Framework {
     try {
       f();
     } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_KeyboardInterrupt)) {  // Ctrl-C during the walk: raised again where Python checks
+        e.restore();
+        PyErr_Clear();
+        PyErr_SetInterrupt();
+        return;
+      }
       e.discard_as_unraisable(py::str(std::string("graft.doctor framework ") + what));
     } catch (py::cast_error& e) {
       PyErr_SetString(PyExc_TypeError, e.what());

@@ -550,14 +550,23 @@ PeakReport Session::peak() const {
 
 Census Session::live_graphs() const {
   Framework* framework;
+  uint32_t start;
   int64_t step;
   {
     std::lock_guard<std::mutex> g(recorder_mutex());
-    framework = &s_->fw();
+    framework = s_->framework;
+    start = s_->start_generation;
     step = s_->steps + 1;
   }
-  std::shared_ptr<void> keep;
-  return framework->census(step, keep);
+  if (framework) {
+    std::shared_ptr<void> keep;
+    return framework->census(step, keep);
+  }
+  // graft's census outside a boundary takes no graph-walk lock: the caller (a report, the Python
+  // layer) may hold the GIL, which a backward pass on another thread may be waiting for while it
+  // holds that lock shared
+  detail::PinnedCensus pc = detail::take_census(start, step);
+  return std::move(pc.census);
 }
 
 void Session::assert_no_leak() const {

@@ -210,3 +210,68 @@ def test_the_leak_hunt_example_on_pytorch_names_the_habits_it_names_on_graft(tmp
         runs[bool(flags)] = _finding_titles(r.stdout)
     assert runs[True] == runs[False]
     assert [t.split()[0] for t in runs[True]] == ["LD001", "LD002", "LD003", "LD005"]
+
+
+def test_kept_graphs_count_their_saved_activations_after_the_optimizer_changed_a_saved_weight():
+    # reading a slot whose tensor an optimizer changed in place raises too: that slot is skipped,
+    # the node is not taken for one a backward freed
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    kept = []
+    with doctor.watch(backend="torch") as dr:
+        for _ in range(6):
+            opt.zero_grad()
+            model(torch.randn(4, 8)).sum().backward()
+            kept.append(model(torch.randn(16, 8)))  # outputs kept under grad mode (LD003)
+            opt.step()
+        graphs = dr.live_graphs()
+    assert [f.id for f in dr.findings] == ["LD003"]
+    assert dr.findings[0].saved_bytes > 0
+    assert all(g["saved_bytes"] >= 16 * 8 * 4 for g in graphs)  # each keeps its tanh's output at least
+    del kept, graphs
+
+
+def test_a_checkpointed_model_trains_under_the_doctor_and_its_slots_are_not_unpacked():
+    from torch.utils.checkpoint import checkpoint
+    torch.manual_seed(0)
+    block = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh())
+    head = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(list(block.parameters()) + list(head.parameters()), lr=0.1)
+    calls = []
+    block.register_forward_hook(lambda m, i, o: calls.append(1))
+    x = torch.randn(4, 8)
+    with doctor.watch(backend="torch") as dr:
+        for _ in range(6):
+            opt.zero_grad()
+            out = head(checkpoint(block, x, use_reentrant=False))
+            before = len(calls)
+            dr.live_graphs()  # a walk while the checkpointed graph is alive and not yet backpropagated
+            assert len(calls) == before  # the walk did not run the recomputation
+            out.sum().backward()
+            opt.step()
+    assert dr.steps == 6 and dr.findings == []
+
+
+def test_gradients_zeroed_by_hand_are_not_ld008():
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with doctor.watch(backend="torch") as dr:
+        for _ in range(8):
+            for p in model.parameters():
+                if p.grad is not None:
+                    p.grad.zero_()
+            model(torch.randn(8, 4)).sum().backward()
+            opt.step()
+    assert dr.findings == []
+
+
+def test_the_timeline_keeps_nothing_alive():
+    model = torch.nn.Linear(4, 1)
+    with doctor.watch(backend="torch") as dr:
+        out = model(torch.randn(2, 4)).sum()
+        dr.step()
+        assert dr.timeline()["steps"]
+    ref = __import__("weakref").ref(out)
+    del out
+    gc.collect()
+    assert ref() is None

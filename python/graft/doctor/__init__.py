@@ -179,8 +179,12 @@ class Doctor:
     def _start_torch_hooks(self, torch):
         """Steps on PyTorch: its optimizers' steps, backward() and module calls (_torch.TorchSteps)."""
         hooks = _torch.TorchSteps(torch, self, self._framework)
-        hooks.install()
-        self._hooks.append(hooks)
+        self._hooks.append(hooks)  # (removed at stop even if installing stopped half-way)
+        try:
+            hooks.install()
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self):
         """Stops watching (findings and reports stay available)."""
@@ -219,7 +223,7 @@ class Doctor:
     def note_stopped(self, exc):
         """Records the exception the watched program stopped with: the report and the page lead
         with it (with the OOM report for an OutOfMemoryError). ``with watch()`` does it itself."""
-        oom = isinstance(exc, _C.OutOfMemoryError) or type(exc).__name__ == "OutOfMemoryError"
+        oom = isinstance(exc, _C.OutOfMemoryError)  # (graft writes an OOM report; PyTorch's OOM is an error here)
         message = str(exc).strip().splitlines()  # the first line (an OOM's message goes on with the report)
         self._require().note_stopped(type(exc).__name__ + (": " + message[0] if message else ""), oom)
 
@@ -461,7 +465,10 @@ class Doctor:
 
     def timeline(self):
         """The timeline (schema "graft.doctor.timeline", version 1) as a dict."""
-        return json.loads(self._require().timeline_json())
+        try:
+            return json.loads(self._require().timeline_json())
+        finally:
+            self._release()
 
     def render(self, path=None, format=None, graph=None):
         """Renders a report and returns it (and writes it to ``path`` when given).

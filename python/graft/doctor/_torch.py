@@ -28,6 +28,7 @@ _STEP = "graft.doctor.step"    # node.metadata: the step that first saw the node
 _SHAPE = "graft.doctor.shape"  # node.metadata: the shape of the tensor it made, when a handle showed it
 _SITE = "graft.doctor.site"  # node.metadata: the user's line that called the module whose output it made
 _RELEASED = "graft.doctor.released"  # node.metadata: a backward without retain_graph ran it (its slots are freed)
+_UNREADABLE = "graft.doctor.unreadable"  # node.metadata: slots whose tensor changed in place since (they raise)
 
 _MAX_HOOK_LINES = 10_000  # hook registration lines kept (the oldest go first)
 _CATEGORY_ORDER = ("parameter", "gradient", "optimizer_state", "saved_for_backward", "other")
@@ -47,6 +48,7 @@ class _Walk:
         self.storages = {}     # storage id -> (bytes, category)
         self.counts = None
         self.by_id = None      # id -> tensor (the holder search's lookups)
+        self.owner = None      # the thread that took it
 
 
 class TorchFramework:
@@ -69,11 +71,14 @@ class TorchFramework:
         self._frozen = []                    # weakrefs to the tensors gc.freeze() hid from the collector
         self._nbytes = {}                    # storage identity -> bytes (one walk's)
         self.hook_lines = {}                 # a hook handle's id -> the user's line that registered it
+        self.packed_since = None             # the first step in which saved_tensors_hooks were used
         if hasattr(torch.Tensor, "untyped_storage"):
             self._storage = lambda t: t.untyped_storage()
         else:  # torch 1.x
             self._storage = lambda t: t.storage()
         self.stamp(0)                        # what lives before the session belongs to step 0
+        optimizer = torch.optim.Optimizer    # and the optimizers made before it are known
+        self.optimizers.update(o for o in gc.get_objects() if issubclass(type(o), optimizer))
 
     # ---- the framework interface ----
     def name(self):
@@ -83,10 +88,14 @@ class TorchFramework:
         self._walk = self._take(step)
         return self._walk.counts
 
+    def _keep(self, w):
+        w.owner = threading.get_ident()
+        self._walk = w
+
     def census(self, step):
         w = self._walk if self._walk is not None and self._walk.step == step else self._take(step)
         if w is not self._walk:
-            self._walk = w  # live_graphs() outside a boundary: kept for the holders until release()
+            self._keep(w)  # live_graphs() outside a boundary: kept for the holders until release()
         return list(w.nodes.values()), w.handles
 
     def kept_tensors(self, step, graph_storages):
@@ -157,6 +166,8 @@ class TorchFramework:
         """Every live tensor: those frozen that still live, and those the collector tracks (all of
         them: tensors take part in collection)."""
         tensors = [t for t in (r() for r in self._frozen) if t is not None]
+        for t in tensors:
+            t._fix_weakref()  # (a tensor got through a weak reference: PyTorch asks for this)
         seen = {id(t) for t in tensors}
         return tensors + [t for t in self._tracked_tensors() if id(t) not in seen]
 
@@ -172,8 +183,11 @@ class TorchFramework:
         return self.hook_lines.get(handle_id, "")
 
     def release(self):
-        """Drops the boundary's walk (its strong references to every live tensor)."""
-        self._walk = None
+        """Drops the walk this thread took (its strong references to every live tensor); another
+        thread's boundary may be using its own."""
+        w = self._walk
+        if w is not None and w.owner == threading.get_ident():
+            self._walk = None
 
     # ---- the walk ----
     def stamp(self, step):
@@ -185,6 +199,8 @@ class TorchFramework:
         object is made only for the bytes of one not seen in this walk)."""
         try:
             sid = t.data_ptr() - t.storage_offset() * t.element_size()
+            if sid <= 0:  # no memory (a meta or fake tensor)
+                return 0, 0
             nbytes = self._nbytes.get(sid)
             if nbytes is None:
                 nbytes = self._nbytes[sid] = self._storage(t).nbytes()
@@ -194,8 +210,9 @@ class TorchFramework:
 
     def _take(self, step):
         w = _Walk(step)
+        w.owner = threading.get_ident()
         self._nbytes = {}  # storage identity -> bytes, for this walk
-        w.tensors = self._live_tensors()
+        w.tensors = [t for t in self._live_tensors() if _defined(t)]
         self._stamp_tensors(w)
         self._categorize(w)
         self._walk_graphs(w)
@@ -295,16 +312,28 @@ class TorchFramework:
 
     def _saved(self, fn, kind, md, w):
         """The tensors a node saved for its backward: its _saved_* attributes (a custom Function's
-        saved_tensors); the kind's `released` list once a backward freed them (reading a released
-        slot raises, which costs 0.2 ms)."""
+        saved_tensors); the kind's `released` list once a backward freed them. Reading a slot raises
+        when it was freed (all of the node's are) or when its tensor was changed in place since (an
+        optimizer's step on a saved weight): each raise costs 0.2 ms, so either is remembered. A
+        node made once saved_tensors_hooks were in use (activation checkpointing, save_on_cpu) is
+        not read at all: reading unpacks (recomputes, copies back); its slots count as packed."""
+        if self.packed_since is not None and md is not None and md.get(_STEP, 0) >= self.packed_since:
+            return [{"what": what, "packed": True} for what, _ in kind.items]
+        unreadable = md.get(_UNREADABLE, ()) if md is not None else ()
         out = []
         for what, attr in kind.items:
+            if attr in unreadable:
+                continue
             try:
                 value = getattr(fn, attr)
-            except RuntimeError:  # freed by a backward pass without retain_graph: all of the node's slots are
+            except RuntimeError as e:
+                if "a second time" in str(e) or "already been freed" in str(e):
+                    if md is not None:
+                        md[_RELEASED] = True  # freed by a backward pass without retain_graph
+                    return kind.released
                 if md is not None:
-                    md[_RELEASED] = True
-                return kind.released
+                    md.setdefault(_UNREADABLE, set()).add(attr)
+                continue
             except Exception:
                 continue
             for t in value if isinstance(value, (tuple, list)) else (value,):
@@ -332,7 +361,7 @@ class TorchFramework:
                     continue
                 slots += 1
                 stale_slots += stale
-                if not s.get("parameter") and s["storage"] and s["storage"] not in seen_storage:
+                if not s.get("parameter") and s.get("storage") and s["storage"] not in seen_storage:
                     seen_storage.add(s["storage"])
                     saved_bytes += s["bytes"]
         for t in w.tensors:  # the rest of the live storages
@@ -402,6 +431,15 @@ def _user_line(framework_dir):
     return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}" if f is not None else ""
 
 
+def _defined(t):
+    """False for a Python object whose tensor is gone (PyTorch's objects can outlive it)."""
+    try:
+        t.grad_fn
+        return True
+    except RuntimeError:
+        return False
+
+
 def _metadata(fn):
     try:
         return fn.metadata
@@ -459,6 +497,7 @@ class TorchSteps:
         self._accumulated = {}  # id(param) -> the line of a backward that added into that gradient since
         self._sites = {}  # (code, line) -> the interned site of a user's line that called a module
         self._wrappers = set()  # the optimizer step wrappers this session made
+        self._backward_running = 0  # outermost backward passes running (any thread)
 
     def _call(self, method, *args):
         d = self.doctor()
@@ -487,12 +526,17 @@ class TorchSteps:
         def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
             depth = getattr(steps._local, "backward", 0)
             steps._local.backward = depth + 1
+            steps._backward_running += 1
+            if depth == 0:
+                steps._gradients_cleared_by_hand()
             try:
                 result = original_backward(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
             finally:
                 steps._local.backward = depth
-            if not (create_graph if retain_graph is None else retain_graph):
-                _mark_released(tensors)
+                steps._backward_running -= 1
+            inputs = kwargs.get("inputs", args[1] if len(args) > 1 else None)
+            if not (create_graph if retain_graph is None else retain_graph) and not inputs:
+                _mark_released(tensors)  # (with inputs= some nodes do not run: their slots tell)
             if depth == 0:
                 steps._local.forward = 0
                 steps._stale_gradients()
@@ -504,6 +548,18 @@ class TorchSteps:
         for owner, params in ((optimizer_cls, lambda o: [p for g in o.param_groups for p in g["params"]]),
                               (torch.nn.Module, lambda m: list(m.parameters()))):
             self._wrap_zero_grad(owner, params)
+        # saved_tensors_hooks (activation checkpointing, save_on_cpu): from the step they are first used
+        # in, the walk does not unpack saved slots (that would run the hooks)
+        hooks_cls = torch.autograd.graph.saved_tensors_hooks
+        original_enter = hooks_cls.__enter__
+
+        def enter(ctx, *args, **kwargs):
+            d = steps.doctor()
+            if steps.framework.packed_since is None and d is not None and d.watching:
+                steps.framework.packed_since = d.steps + 1
+            return original_enter(ctx, *args, **kwargs)
+
+        self._patch(hooks_cls, "__enter__", enter)
         # the user's line that registered each hook (LD005 names it): a handle is made per hook
         handle_cls = torch.utils.hooks.RemovableHandle
         original_handle_init = handle_cls.__init__
@@ -518,19 +574,22 @@ class TorchSteps:
         self._patch(handle_cls, "__init__", handle_init)
         # module calls outside any module's forward
         pre = nn_module.register_module_forward_pre_hook(self._forward_pre)
-        post = nn_module.register_module_forward_hook(self._forward_post)
+        try:  # torch 2.x: also after a forward that raised (the depth stays right)
+            post = nn_module.register_module_forward_hook(self._forward_post, always_call=True)
+        except TypeError:
+            post = nn_module.register_module_forward_hook(self._forward_post)
         self._undo += [pre.remove, post.remove]
 
     def _forward_pre(self, module, args):
         depth = getattr(self._local, "forward", 0)
         self._local.forward = depth + 1
-        if depth == 0:
+        if depth == 0 and not self._backward_running:  # (a checkpoint's recomputation is no new iteration)
             self._call("_outermost_forward", module)
 
     def _forward_post(self, module, args, output):
         depth = max(0, getattr(self._local, "forward", 0) - 1)
         self._local.forward = depth
-        if depth == 0:
+        if depth == 0 and not self._backward_running:
             self._stamp_site(output)
 
     def _stamp_site(self, output):
@@ -632,21 +691,33 @@ class TorchSteps:
                 streak = old[3] + 1 if old is not None and old[0]() is p and old[1]() is g else 1
                 self._grads[id(p)] = (weakref.ref(p), weakref.ref(g), g._version, streak)
 
+    def _gradients_cleared_by_hand(self):
+        """Before a backward: a remembered gradient whose version moved since (p.grad.zero_(), p.grad *= 0)
+        was cleared by hand: forgotten, as zero_grad() forgets it."""
+        for key, (p_ref, g_ref, version, _) in list(self._grads.items()):
+            p = p_ref()
+            g = p.grad if p is not None else None
+            if g is None or g is not g_ref() or g._version != version:
+                self._grads.pop(key, None)
+                self._accumulated.pop(key, None)
+
     def _stale_gradients(self):
         """After a backward: the parameters whose gradient it added into is still the one their
         optimizer's last step used (no zero_grad() since, no .grad = None): until their optimizer
         steps again, with the backward's line."""
         line = None
-        for key, (p_ref, g_ref, version, _) in list(self._grads.items()):
+        for key, (p_ref, g_ref, version, streak) in list(self._grads.items()):
             p = p_ref()
             if p is None:
-                del self._grads[key]
+                self._grads.pop(key, None)
+                self._accumulated.pop(key, None)
                 continue
             g = p.grad
             if g is not None and g is g_ref() and g._version > version:
                 if line is None:
                     line = _user_line(self.framework.package_dir)
                 self._accumulated[key] = line
+                self._grads[key] = (p_ref, g_ref, g._version, streak)  # (a later change by hand shows)
 
     def _check_stale_gradients(self, opt):
         """Before an optimizer step: the gradients it is about to use that kept what a backward added
@@ -655,8 +726,9 @@ class TorchSteps:
         for group in opt.param_groups:
             for p in group["params"]:
                 where = self._accumulated.pop(id(p), None)
-                if where is not None:
-                    stale.append((p, self._grads[id(p)][3]))
+                entry = self._grads.get(id(p))
+                if where is not None and entry is not None and entry[0]() is p:
+                    stale.append((p, entry[3]))
                     line = line or where
         if stale:
             self._call("_stale_gradients", line, stale)
