@@ -165,9 +165,9 @@ class TorchFramework:
     def _live_tensors(self):
         """Every live tensor: those frozen that still live, and those the collector tracks (all of
         them: tensors take part in collection)."""
+        # (no _fix_weakref() on these, though PyTorch's warning asks for it: on 1.13 it keeps the tensor's
+        # graph alive for good)
         tensors = [t for t in (r() for r in self._frozen) if t is not None]
-        for t in tensors:
-            t._fix_weakref()  # (a tensor got through a weak reference: PyTorch asks for this)
         seen = {id(t) for t in tensors}
         return tensors + [t for t in self._tracked_tensors() if id(t) not in seen]
 
