@@ -421,6 +421,18 @@ dr::Rule rule_of(const std::string& id) {
   throw ValueError("graft.doctor: unknown rule id '" + id + "'");
 }
 
+/// A Python line as a site (a DataLoader worker's dataset line, a line PyTorch's backend records).
+lifetime::SiteId intern_python_site(const std::string& file, int line, const std::string& function,
+                                    const std::string& scope = "") {
+  lifetime::Site s;
+  s.file = file;
+  s.line = line;
+  s.function = function;
+  s.scope = scope;
+  s.python = true;
+  return lifetime::intern_site(s);
+}
+
 /// The Python object of a live TensorImpl, if it has one (never makes one).
 py::object tensor_object(uintptr_t id) {
   auto& internals = py::detail::get_internals();
@@ -483,24 +495,13 @@ void bind_doctor_lookups(py::module_& m) {
           tl_thread_site = 0;
           return;
         }
-        lifetime::Site s;
-        s.file = file;
-        s.line = line;
-        s.function = function;
-        s.python = true;
-        tl_thread_site = lifetime::intern_site(s);
+        tl_thread_site = intern_python_site(file, line, function);
       },
       py::arg("file"), py::arg("line"), py::arg("function"));
   m.def(
       "_doctor_intern_site",
       [](const std::string& file, int line, const std::string& function, const std::string& scope) {
-        lifetime::Site s;
-        s.file = file;
-        s.line = line;
-        s.function = function;
-        s.scope = scope;
-        s.python = true;
-        return lifetime::intern_site(s);
+        return intern_python_site(file, line, function, scope);
       },
       py::arg("file"), py::arg("line"), py::arg("function"), py::arg("scope") = "");
   m.def("_doctor_generation", []() { return dr::current_generation(); });

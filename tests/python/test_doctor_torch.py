@@ -6,17 +6,15 @@ script; a walk of the live tensors holds nothing after a step."""
 import gc
 import inspect
 import os
-import subprocess
-import sys
 import warnings
 
 import pytest
 
-import graft
 import graft.doctor as doctor
 from graft import _as_torch
 
 import doctor_fixtures as fx
+from test_doctor_cli import run_doctor  # (the command line as a user runs it, in a subprocess)
 
 torch = pytest.importorskip("torch")  # Debian's python3-torch (make test installs it)
 if not _as_torch.is_real_torch(torch):
@@ -170,11 +168,7 @@ print("RAN ON", torch.__name__, type(total).__module__)
 def test_the_command_line_watches_an_unchanged_script_on_pytorch(tmp_path):
     path = tmp_path / "train.py"
     path.write_text(_SCRIPT)
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(graft.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
-    r = subprocess.run([sys.executable, "-m", "graft.doctor", "--torch", "--html", "page.html", "train.py"],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    r = run_doctor(tmp_path, "--torch", "--html", "page.html", "train.py")
     assert r.returncode == 0, r.stderr
     assert "RAN ON torch torch" in r.stdout
     assert "watched on torch" in r.stdout
@@ -197,15 +191,10 @@ def test_the_leak_hunt_example_on_pytorch_names_the_habits_it_names_on_graft(tmp
     (tmp_path / "examples" / "python" / "leak_hunt.py").write_text(
         source.replace("import graft as torch\n", "import torch\n", 1))
     (tmp_path / "data").symlink_to(os.path.join(repo, "data"))
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(graft.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
     runs = {}
     for flags, script in ((["--torch"], tmp_path / "examples" / "python" / "leak_hunt.py"),
                           ([], os.path.join(repo, "examples", "python", "leak_hunt.py"))):
-        r = subprocess.run([sys.executable, "-m", "graft.doctor", "--quiet", "--html", str(tmp_path / "page.html"),
-                            *flags, str(script), "12"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=300)
+        r = run_doctor(tmp_path, "--quiet", "--html", tmp_path / "page.html", *flags, script, "12")
         assert r.returncode == 0, r.stderr
         runs[bool(flags)] = _finding_titles(r.stdout)
     assert runs[True] == runs[False]

@@ -18,11 +18,10 @@ Steps come from the program as on graft: torch's optimizers' steps, each iterati
 import gc
 import itertools
 import os
-import sys
 import threading
 import weakref
 
-from ..utils._frames import GRAFT_DIR
+from ..utils._frames import first_user_frame
 
 _STEP = "graft.doctor.step"    # node.metadata: the step that first saw the node
 _SHAPE = "graft.doctor.shape"  # node.metadata: the shape of the tensor it made, when a handle showed it
@@ -425,9 +424,7 @@ def _mark_released(tensors):
 
 def _user_line(framework_dir):
     """"file.py:LINE" of the first frame outside graft and the framework, or ""."""
-    f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith((GRAFT_DIR, framework_dir)):
-        f = f.f_back
+    f = first_user_frame(1, (framework_dir,))
     return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}" if f is not None else ""
 
 
@@ -609,9 +606,7 @@ class TorchSteps:
             md[_SITE] = site
 
     def _user_site(self):
-        f = sys._getframe(2)
-        while f is not None and f.f_code.co_filename.startswith((GRAFT_DIR, self.framework.package_dir)):
-            f = f.f_back
+        f = first_user_frame(2, (self.framework.package_dir,))
         if f is None:
             return 0
         key = (f.f_code, f.f_lineno)

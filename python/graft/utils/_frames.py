@@ -6,10 +6,12 @@ import sys
 GRAFT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def first_user_frame(depth=1):
-    """The first frame outside graft, starting ``depth`` frames above the caller; None if none."""
+def first_user_frame(depth=1, also_skip=()):
+    """The first frame outside graft (and the folders in ``also_skip``: a framework's package),
+    starting ``depth`` frames above the caller; None if none."""
+    skip = (GRAFT_DIR, *also_skip)
     f = sys._getframe(depth + 1)
-    while f is not None and f.f_code.co_filename.startswith(GRAFT_DIR):
+    while f is not None and f.f_code.co_filename.startswith(skip):
         f = f.f_back
     return f
 
