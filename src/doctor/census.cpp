@@ -154,7 +154,7 @@ auto newest_first(const Map& map) {
 NodeInfo describe_node(CensusBuild& b, const Node& n, const NodeMap& nodes, std::vector<const Node*>& owned) {
   NodeInfo info;
   NodeEntry entry;
-  if (auto it = nodes.find(&n); it != nodes.end()) entry = it->second;
+  if (const NodeEntry* e = nodes.find(&n)) entry = *e;
   info.id = reinterpret_cast<uintptr_t>(&n);
   info.sequence_nr = n.sequence_nr();
   info.name = n.name();

@@ -3,6 +3,8 @@
 
 #include <malloc.h>
 
+#include <thread>
+
 #include "graft/autograd/node.h"
 #include "graft/core/storage.h"
 #include "graft/core/tensor_impl.h"
@@ -10,47 +12,47 @@
 
 namespace graft::doctor::detail {
 
-ObjectLedger& objects() {
-  static ObjectLedger* l = new ObjectLedger;  // never destroyed: objects may die during exit
-  return *l;
+ObjectLedger* const g_object_ledger = new ObjectLedger;
+
+namespace {
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+}  // namespace
+
+void SpinLock::wait() noexcept {
+  for (;;) {
+    for (int spin = 0; spin < 64; ++spin) {
+      if (!held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire)) return;
+      cpu_relax();
+    }
+    std::this_thread::yield();  // the holder may be walking a table, or waiting for a core
+  }
 }
 
 // ---- counters: a table of cells, one per generation, in chunks made on first use ----
-namespace {
-struct Cell {
-  std::atomic<int64_t> count[kNumKinds];
-  std::atomic<int64_t> bytes[kNumKinds];
-};
-constexpr uint32_t kChunkBits = 10;
-constexpr uint32_t kChunkSize = 1u << kChunkBits;
-constexpr uint32_t kMaxChunks = 1u << 14;  // 16 M generations; later ones share the last cell
-std::atomic<Cell*> g_chunks[kMaxChunks];
 
-Cell* cell(uint32_t gen) noexcept {
-  uint32_t chunk = gen >> kChunkBits;
-  uint32_t index = gen & (kChunkSize - 1);
-  if (chunk >= kMaxChunks) {
-    chunk = kMaxChunks - 1;
-    index = kChunkSize - 1;
+ObjectLedger::CounterCell* ObjectLedger::new_counter_cell(uint32_t gen) noexcept {
+  uint32_t chunk = gen >> kCounterChunkBits;
+  uint32_t index = gen & (kCounterChunk - 1);
+  if (chunk >= kMaxCounterChunks) {
+    chunk = kMaxCounterChunks - 1;
+    index = kCounterChunk - 1;
   }
-  Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
+  CounterCell* c = counter_chunks_[chunk].load(std::memory_order_acquire);
   if (!c) {
-    Cell* fresh = new (std::nothrow) Cell[kChunkSize]();
+    CounterCell* fresh = new (std::nothrow) CounterCell[kCounterChunk]();
     if (!fresh) return nullptr;  // counting is diagnostics: never fail the caller
-    if (g_chunks[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
+    if (counter_chunks_[chunk].compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
       c = fresh;
     else
       delete[] fresh;
   }
   return &c[index];
-}
-}  // namespace
-
-void ObjectLedger::count(Kind kind, uint32_t gen, int64_t n, int64_t bytes) noexcept {
-  if (Cell* c = cell(gen)) {
-    c->count[int(kind)].fetch_add(n, std::memory_order_relaxed);
-    c->bytes[int(kind)].fetch_add(n * bytes, std::memory_order_relaxed);
-  }
 }
 
 // Counts of a generation only go down once later generations exist (objects are counted in the
@@ -60,12 +62,13 @@ std::vector<GenerationCounts> ObjectLedger::live_generations() {
   std::vector<GenerationCounts> out;
   const uint32_t last = generation();
   const uint32_t first = oldest_live_.load(std::memory_order_relaxed);
-  for (uint32_t chunk = first >> kChunkBits; chunk <= (last >> kChunkBits) && chunk < kMaxChunks; ++chunk) {
-    const Cell* c = g_chunks[chunk].load(std::memory_order_acquire);
+  for (uint32_t chunk = first >> kCounterChunkBits; chunk <= (last >> kCounterChunkBits) && chunk < kMaxCounterChunks;
+       ++chunk) {
+    const CounterCell* c = counter_chunks_[chunk].load(std::memory_order_acquire);
     if (!c) continue;
-    for (uint32_t i = 0; i < kChunkSize; ++i) {
+    for (uint32_t i = 0; i < kCounterChunk; ++i) {
       GenerationCounts g;
-      g.generation = (chunk << kChunkBits) | i;
+      g.generation = (chunk << kCounterChunkBits) | i;
       if (g.generation < first) continue;
       if (g.generation > last) break;
       for (int k = 0; k < kNumKinds; ++k) {
@@ -94,7 +97,7 @@ void ObjectLedger::forget_all() {
   uncount(tensors, Kind::Tensor, [](const ObjectEntry&) { return int64_t(0); });
   uncount(storages, Kind::Storage, [](const ObjectEntry& e) { return e.bytes; });
   uncount(saved, Kind::SavedSlot, [](const SavedEntry& e) { return e.bytes; });
-  leaves.clear();
+  forget_leaves();
 }
 
 // ---- nodes ----
@@ -139,11 +142,13 @@ void ObjectLedger::tensor_created(const TensorImpl& t) {
   ObjectEntry e;
   e.generation = generation();
   e.seq = next_seq();
-  // a tensor made with its storage (the common case) shares the storage's site
-  ObjectEntry st;
-  const bool fresh_storage =
-      storages.get(t.storage().get(), &st) && st.generation == e.generation && st.site && t.storage()->use_count() == 1;
-  e.site = fresh_storage ? st.site : lifetime::capture_site();
+  // a tensor made with its storage (the common case) shares the storage's site (tier Sites)
+  if (lifetime::tier() == lifetime::Tier::Sites) {
+    ObjectEntry st;
+    const bool fresh_storage = t.storage()->use_count() == 1 && storages.get(t.storage().get(), &st) &&
+                               st.generation == e.generation && st.site;
+    e.site = fresh_storage ? st.site : lifetime::capture_site();
+  }
   count(Kind::Tensor, e.generation, 1, 0);
   tensors.insert(&t, e);
 }
@@ -151,7 +156,7 @@ void ObjectLedger::tensor_created(const TensorImpl& t) {
 void ObjectLedger::tensor_destroyed(const TensorImpl& t) {
   ObjectEntry e;
   if (tensors.take(&t, &e)) count(Kind::Tensor, e.generation, -1, 0);
-  leaves.take(&t, nullptr);
+  if (may_be_leaf(&t)) leaves.take(&t, nullptr);
 }
 
 bool ObjectLedger::storage_created(const StorageImpl& st, ObjectEntry* out) {
@@ -198,6 +203,7 @@ void ObjectLedger::saved_destroyed(const SavedVariable& sv) {
 void ObjectLedger::gradient_accumulated(const TensorImpl& leaf, const void* before, uint32_t before_version,
                                         const void* after, uint32_t after_version) {
   if (!recording.load(std::memory_order_relaxed)) return;
+  note_leaf(&leaf);
   leaves.upsert(&leaf, [&](LeafEntry& e) {
     if (!before) {
       e.carried_over = false;
@@ -218,6 +224,7 @@ uint32_t ObjectLedger::leaf_stepped(const TensorImpl& leaf, const void* grad, ui
                                     bool grad_has_graph) {
   if (!recording.load(std::memory_order_relaxed)) return 0;
   uint32_t streak = 0;
+  note_leaf(&leaf);
   leaves.upsert(&leaf, [&](LeafEntry& e) {
     // a .grad with a graph (backward(create_graph=True)) accumulating across steps is LD004's
     // cycle, whose fix (p.grad = None) also ends the accumulation: one finding, not two
