@@ -230,7 +230,7 @@ void close_step(State& st, int64_t s, StepRecord& rec) {
   st.steps = s;
   st.stepped_this_step.clear();
   detail::objects().advance_generation();  // what is made from now on belongs to step s + 1
-  st.log(TimelineEvent{"step", 0, 0, nullptr, s, 0, ""});
+  st.log(TimelineEvent{"step", 0, 0, nullptr, s, 0, nullptr});
   note_wasted_forward(st, s);
 }
 
@@ -546,7 +546,7 @@ void commit_findings(State& st, int64_t s, std::vector<Pending>& pending, StepRe
     if (is_allowed(st.allowed, f)) continue;
     if (p.growth && !st.first_growth_report) st.first_growth_report = s;
     rec.findings.push_back(f.id);
-    st.log(TimelineEvent{"finding", f.saved_bytes, 0, st.intern(f.id), s, 0, f.line});
+    st.log(TimelineEvent{"finding", f.saved_bytes, 0, st.intern(f.id), s, 0, st.intern(f.line)});
     st.findings.push_back(std::move(f));
   }
   st.records.push_back(std::move(rec));

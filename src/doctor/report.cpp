@@ -83,7 +83,7 @@ std::string Session::report() const {
     fs = s_->findings;
     opt = s_->options;
     steps = s_->steps;
-    peak = s_->last_peak;
+    peak = s_->peak_report();
     if (s_->stopped_oom) oom = s_->last_oom_report;
     framework = &s_->fw();
   }
@@ -176,7 +176,7 @@ std::string Session::timeline_json() const {
     if (kind == "alloc" || kind == "free")
       x["category"] = memory_category_name(static_cast<MemoryCategory>(e.category));
     if (e.name) x["name"] = *e.name;
-    const std::string line = !e.line.empty() ? e.line : detail::where(e.site);
+    const std::string line = e.line ? *e.line : detail::where(e.site);
     if (!line.empty()) x["line"] = line;
     ev.push_back(std::move(x));
   }

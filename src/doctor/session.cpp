@@ -50,8 +50,12 @@ std::invoke_result_t<F&, Session::State&> deliver(F&& handle) noexcept {
 
 /// Uninstalls the recorder once no session watches and no object it recorded is alive (after a
 /// session, the objects it saw keep their entries until they die: a report still walks them).
-void retire_if_drained() noexcept {
+void retire_drained() noexcept;
+inline void retire_if_drained() noexcept {  // on every destruction: the common case inline
   if (objects().recording.load(std::memory_order_relaxed) || objects().entries() != 0) return;
+  retire_drained();
+}
+void retire_drained() noexcept {
   // try: a destruction may run where the lock is held; the next one retires the recorder then
   std::unique_lock<std::mutex> g(recorder_mutex(), std::try_to_lock);
   if (g.owns_lock() && !active_state() && !objects().recording.load(std::memory_order_relaxed) &&
@@ -200,15 +204,17 @@ using detail::where;
 
 // ---------------------------------------------------------------- State: event handlers
 
-void Session::State::log(TimelineEvent e) {
+void Session::State::log(const TimelineEvent& event) {
+  static_assert(std::is_trivially_copyable_v<TimelineEvent>, "an event is logged at every allocation: no copies");
+  TimelineEvent e = event;
   e.seq = ++event_seq;
   if (!options.deterministic) e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (events.size() < options.max_events) {
-    events.push_back(std::move(e));
+    events.push_back(e);
     return;
   }
   if (!events.empty()) {  // the oldest goes (max_events 0: the new one does)
-    events[event_next] = std::move(e);
+    events[event_next] = e;
     event_next = (event_next + 1) % events.size();
   }
   ++events_dropped;
@@ -260,7 +266,7 @@ void Session::State::on_node_released(const Node& n, const NodeEntry& entry) {
     }
   }
   if (options.max_events)
-    log(TimelineEvent{"node_free", 0, 0, intern(n.name()), step, 0, "", 0, entry.site});
+    log(TimelineEvent{"node_free", 0, 0, intern(n.name()), step, 0, nullptr, 0, entry.site});
   else
     ++events_dropped;
 }
@@ -271,7 +277,7 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
   backward_steps.insert(step);
   if (retain_graph) backward_calls[id] = BackwardCall{step, site, true, false, 0, 0};
   log(TimelineEvent{"backward", 0, 0, intern(retain_graph ? (create_graph ? "create_graph" : "retain_graph") : ""),
-                    step, 0, "", 0, site});
+                    step, 0, nullptr, 0, site});
   current_backward_site = site;
   return id;
 }
@@ -340,7 +346,7 @@ void Session::State::on_storage(const StorageImpl& st, bool created, const Objec
     peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
   }
   if (options.max_events)
-    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, nullptr, steps + 1, 0, "", 0, entry.site});
+    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, nullptr, steps + 1, 0, nullptr, 0, entry.site});
   else
     ++events_dropped;
 }
@@ -364,10 +370,10 @@ Session::State::Evidence& Session::State::evidence_for(Rule rule, const std::str
 // ---------------------------------------------------------------- the peak of a step
 
 void Session::State::close_peak(int64_t step) {
-  // replay this step's storage events from the breakdown at its start
-  std::map<std::pair<int, lifetime::SiteId>, int64_t> live = live_breakdown;
+  // replay this step's storage events from the breakdown at its start: the total's peak first,
+  // then the breakdown at the peak and, applying the rest, at the step's end (the next start)
   int64_t total = 0;
-  for (auto& [k, v] : live) total += v;
+  for (auto& [k, v] : live_breakdown) total += v;
   const int64_t start = total;
   int64_t peak = total;
   size_t peak_at = 0;  // events applied at the peak
@@ -378,36 +384,45 @@ void Session::State::close_peak(int64_t step) {
       peak_at = i + 1;
     }
   }
-  std::map<std::pair<int, lifetime::SiteId>, int64_t> at_peak = live_breakdown;
-  for (size_t i = 0; i < peak_events.size(); ++i) {
-    const PeakEvent& e = peak_events[i];
-    if (i < peak_at) at_peak[{e.category, e.site}] += e.delta;
-    live[{e.category, e.site}] += e.delta;
-  }
+  std::map<std::pair<int, lifetime::SiteId>, int64_t>& live = live_breakdown;
+  auto cell = live.end();  // the last event's: runs of events of one category and line are common
+  auto apply = [&](const PeakEvent& e) {
+    const std::pair<int, lifetime::SiteId> key{e.category, e.site};
+    if (cell == live.end() || cell->first != key) cell = live.try_emplace(key, 0).first;
+    cell->second += e.delta;
+  };
+  for (size_t i = 0; i < peak_at; ++i) apply(peak_events[i]);
+  last_peak.step = step;
+  last_peak.peak_bytes = peak;
+  last_peak.start_bytes = start;
+  last_peak.at_peak.clear();
+  for (auto& [k, v] : live)
+    if (v > 0) last_peak.at_peak.emplace_back(k.first, k.second, v);
+  for (size_t i = peak_at; i < peak_events.size(); ++i) apply(peak_events[i]);
+  for (auto it = live.begin(); it != live.end();) it = it->second == 0 ? live.erase(it) : std::next(it);
+  peak_events.clear();
+}
+
+PeakReport Session::State::peak_report() const {
   PeakReport r;
-  r.step = step;
-  r.peak_bytes = peak;
-  r.start_bytes = start;
+  r.step = last_peak.step;
+  r.peak_bytes = last_peak.peak_bytes;
+  r.start_bytes = last_peak.start_bytes;
   std::map<std::string, int64_t> by_line, by_scope;
-  for (auto& [k, v] : at_peak) {
-    if (v <= 0) continue;
-    r.by_category[memory_category_name(static_cast<MemoryCategory>(k.first))] += v;
-    const std::string w = k.second ? where(k.second) : std::string("before the session");
-    by_line[w.empty() ? "<unknown>" : w] += v;
-    if (k.first == static_cast<int>(MemoryCategory::SavedForBackward) && k.second) {
-      const std::string scope = lifetime::site(k.second).scope;
-      if (!scope.empty()) by_scope[scope] += v;
+  for (const auto& [category, site, bytes] : last_peak.at_peak) {
+    r.by_category[memory_category_name(static_cast<MemoryCategory>(category))] += bytes;
+    const std::string w = site ? where(site) : std::string("before the session");
+    by_line[w.empty() ? "<unknown>" : w] += bytes;
+    if (category == static_cast<int>(MemoryCategory::SavedForBackward) && site) {
+      const std::string scope = lifetime::site(site).scope;
+      if (!scope.empty()) by_scope[scope] += bytes;
     }
   }
   for (auto& [w, v] : by_line) r.by_line.push_back({w, v});
   std::sort(r.by_line.begin(), r.by_line.end(), [](auto& a, auto& b) { return a.second > b.second; });
   for (auto& [sc, v] : by_scope) r.by_scope.push_back({sc, v});
   std::sort(r.by_scope.begin(), r.by_scope.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  last_peak = std::move(r);
-  // the breakdown at the end of the step starts the next one
-  for (auto it = live.begin(); it != live.end();) it = it->second == 0 ? live.erase(it) : std::next(it);
-  live_breakdown = std::move(live);
-  peak_events.clear();
+  return r;
 }
 
 // ---------------------------------------------------------------- Session
@@ -454,7 +469,7 @@ void Session::stop() {
     active_state() = nullptr;
     lifetime::set_tier(lifetime::Tier::Off);
     detail::objects().recording.store(false, std::memory_order_relaxed);
-    detail::objects().leaves.clear();  // the gradient history is the session's own
+    detail::objects().forget_leaves();  // the gradient history is the session's own
     // the objects the session saw keep their entries until they die; with none left, nothing
     // is reported (or locked) while no session watches
     if (detail::objects().entries() == 0) lifetime::set_observer(nullptr);
@@ -545,7 +560,7 @@ std::string Session::last_oom_report() const {
 
 PeakReport Session::peak() const {
   std::lock_guard<std::mutex> g(recorder_mutex());
-  return s_->last_peak;
+  return s_->peak_report();
 }
 
 Census Session::live_graphs() const {

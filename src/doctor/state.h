@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -38,7 +39,7 @@ struct TimelineEvent {
   const std::string* name = nullptr;  ///< interned; nullptr: none
   int64_t step = 0;
   uint64_t seq = 0;
-  std::string line;  ///< a line given as text (findings)
+  const std::string* line = nullptr;  ///< a line given as text (findings), interned; nullptr: none
   double t = 0;
   lifetime::SiteId site = 0;  ///< or a site, resolved when the timeline is written
 };
@@ -59,7 +60,12 @@ struct Session::State {
   std::vector<std::string> allowed;
   std::vector<Finding> findings;
   std::vector<StepRecord> records;
-  PeakReport last_peak;
+  /// The last step's peak, as (category, site) -> bytes; peak_report() gives it as text when asked.
+  struct PeakSnapshot {
+    int64_t step = 0, peak_bytes = 0, start_bytes = 0;
+    std::vector<std::tuple<int, lifetime::SiteId, int64_t>> at_peak;  ///< live bytes of each (category, site)
+  } last_peak;
+  PeakReport peak_report() const;
   std::string last_oom_report;
   std::string stopped;  ///< the error the watched program stopped with ("" : none)
   bool stopped_oom = false;
@@ -75,7 +81,7 @@ struct Session::State {
   size_t event_next = 0;
   uint64_t event_seq = 0;
   uint64_t events_dropped = 0;
-  void log(TimelineEvent e);
+  void log(const TimelineEvent& e);
   std::unordered_set<std::string> interned;  ///< the events' names (node types, findings' ids)
   const std::string* intern(const std::string& name);
 
