@@ -477,6 +477,7 @@ void bind_parsed(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl
   if (function) {
     auto parser = std::make_shared<const ArgParser>(signatures, false);
     m.def(name, [parser, call](const py::args& args, const py::kwargs& kwargs) {
+      SiteCallScope one_site;
       return call(parser->parse(args, kwargs), nullptr);
     });
   }
@@ -485,6 +486,7 @@ void bind_parsed(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl
     cls->def(name, [parser, call, method = std::string(name)](py::handle self, const py::args& args,
                                                               const py::kwargs& kwargs) {
       check_self(self, method.c_str());
+      SiteCallScope one_site;
       const Tensor t = as_tensor_unchecked(self);
       return call(parser->parse(args, kwargs), &t);
     });

@@ -25,6 +25,35 @@ struct CodeInfo {
   bool internal = false;
   bool module_call = false;  // graft's nn.Module._call_impl: the caller of a model's forward
   std::string file, function;
+  std::vector<int> lines;  // line of each instruction offset / 2 seen so far (0: not yet), Python >= 3.11
+};
+
+/// A direct-mapped cache in front of a map (the GIL serializes every use): one slot per hash of
+/// the key, a hit is one comparison, a miss goes to the map and takes the slot. The site of every
+/// object made at tier Sites looks up a few code objects and one site key.
+template <class Key, class Value, size_t Bits, class Hash>
+class RecentCache {
+ public:
+  const Value* find(const Key& k) const {
+    const Slot& s = slots_[index(k)];
+    return s.used && s.key == k ? &s.value : nullptr;
+  }
+  void put(const Key& k, const Value& v) { slots_[index(k)] = Slot{k, v, true}; }
+
+ private:
+  static constexpr size_t N = size_t{1} << Bits;
+  static size_t index(const Key& k) {  // the top bits of a multiply: every bit of the hash counts
+    return static_cast<size_t>((static_cast<uint64_t>(Hash()(k)) * 0x9E3779B97F4A7C15ull) >> (64 - Bits));
+  }
+  struct Slot {
+    Key key{};
+    Value value{};
+    bool used = false;
+  };
+  Slot slots_[N];
+};
+struct PointerHash {
+  size_t operator()(const void* p) const { return reinterpret_cast<uintptr_t>(p) >> 4; }
 };
 std::unordered_map<PyCodeObject*, CodeInfo>& code_infos() {
   static auto* m = new std::unordered_map<PyCodeObject*, CodeInfo>;  // holds a reference to each code
@@ -53,10 +82,19 @@ std::unordered_map<SiteKey, lifetime::SiteId, SiteKeyHash>& site_cache() {
   return *m;
 }
 
-const CodeInfo& code_info(PyCodeObject* code) {
+RecentCache<PyCodeObject*, CodeInfo*, 9, PointerHash>& recent_codes() {
+  static auto* c = new RecentCache<PyCodeObject*, CodeInfo*, 9, PointerHash>;
+  return *c;
+}
+
+CodeInfo& code_info(PyCodeObject* code) {
+  if (CodeInfo* const* hit = recent_codes().find(code)) return **hit;
   auto& infos = code_infos();
   auto it = infos.find(code);
-  if (it != infos.end()) return it->second;
+  if (it != infos.end()) {
+    recent_codes().put(code, &it->second);  // unordered_map entries stay where they are
+    return it->second;
+  }
   CodeInfo ci;
   PyObject* file = code->co_filename;  // borrowed
 #if PY_VERSION_HEX >= 0x030B0000
@@ -74,8 +112,70 @@ const CodeInfo& code_info(PyCodeObject* code) {
   ci.internal |= ci.file.size() >= boot.size() && ci.file.compare(ci.file.size() - boot.size(), boot.size(), boot) == 0;
   ci.module_call = ci.internal && (ci.function == "Module._call_impl" || ci.function == "_call_impl");
   Py_INCREF(code);  // the cache keys on the object: keep it alive (and its address unique)
-  return infos.emplace(code, std::move(ci)).first->second;
+  CodeInfo& made = infos.emplace(code, std::move(ci)).first->second;
+  recent_codes().put(code, &made);
+  return made;
 }
+
+/// The line `f` executes. Mapping an instruction to its line walks the code's line table
+/// (PyCode_Addr2Line, the most of a site's cost): on Python >= 3.11 each offset is mapped once.
+int frame_line(PyFrameObject* f, CodeInfo& ci) {
+#if PY_VERSION_HEX >= 0x030B0000
+  const int lasti = PyFrame_GetLasti(f);
+  if (lasti >= 0) {
+    const size_t at = static_cast<size_t>(lasti) / 2;
+    if (at < ci.lines.size() && ci.lines[at] != 0) return ci.lines[at];
+    const int line = PyFrame_GetLineNumber(f);
+    if (at < (size_t{1} << 20)) {  // (a bound on a code object's size, for the table)
+      if (at >= ci.lines.size()) ci.lines.resize(at + 1, 0);
+      ci.lines[at] = line;
+    }
+    return line;
+  }
+#else
+  (void)ci;
+#endif
+  return PyFrame_GetLineNumber(f);
+}
+
+// ---- one site per call from Python: the objects an op makes share its line (SiteCallScope) ----
+
+thread_local uint64_t tl_call = 0;        // the SiteCallScope this thread is in (0: none)
+thread_local uint64_t tl_calls_made = 0;  // scopes entered on this thread (their ids)
+
+/// Where the last site was found: the call, the top frame and what it executed, the scope.
+/// Within one call the top frame is alive (it called us, or a callback of ours runs on top of
+/// it), so the same frame at the same instruction of the same code has the same site.
+struct CallSite {
+  uint64_t call = 0;
+  PyFrameObject* frame = nullptr;
+  PyCodeObject* code = nullptr;
+  int lasti = -1;
+  uint32_t scope = 0;
+  lifetime::SiteId site = 0;
+  static CallSite of(PyFrameObject* f, uint32_t scope) {
+    CallSite c;
+#if PY_VERSION_HEX >= 0x030B0000  // (no PyFrame_GetLasti before 3.11: no reuse there)
+    c.call = tl_call;
+    c.frame = f;
+    PyCodeObject* code = PyFrame_GetCode(f);  // new reference; code_infos keeps the code alive
+    c.code = code;
+    Py_DECREF(code);
+    c.lasti = PyFrame_GetLasti(f);
+    c.scope = scope;
+#else
+    (void)f;
+    (void)scope;
+#endif
+    return c;
+  }
+  bool same_place(const CallSite& o) const {
+    return call != 0 && call == o.call && frame == o.frame && code == o.code && lasti == o.lasti && scope == o.scope;
+  }
+};
+thread_local CallSite tl_last_site;
+
+lifetime::SiteId walk_python_site(PyFrameObject* f, uint32_t scope);
 
 /// The site of the innermost Python frame outside graft on this thread (0 without the GIL or
 /// without a Python frame). When that frame is a forward called through nn.Module (the user's
@@ -85,19 +185,37 @@ lifetime::SiteId python_site() {
   if (!Py_IsInitialized() || !PyGILState_Check()) return 0;
   PyThreadState* ts = PyThreadState_Get();
   PyFrameObject* f = PyThreadState_GetFrame(ts);  // new reference, or null
-  PyCodeObject* inner_code = nullptr;             // borrowed from code_infos (kept alive there)
+  const uint32_t scope = tl_scopes.empty() ? 0 : tl_scopes.back();
+  CallSite here;
+  if (f && tl_call != 0) {  // within one call from Python (SiteCallScope): the last site, if the top is the same
+    here = CallSite::of(f, scope);
+    if (here.same_place(tl_last_site)) {
+      Py_DECREF(f);
+      return tl_last_site.site;
+    }
+  }
+  const lifetime::SiteId site = walk_python_site(f, scope);
+  if (here.call) {
+    here.site = site;
+    tl_last_site = here;
+  }
+  return site;
+}
+
+lifetime::SiteId walk_python_site(PyFrameObject* f, uint32_t scope) {
+  PyCodeObject* inner_code = nullptr;  // borrowed from code_infos (kept alive there)
   int inner_line = 0;
   PyCodeObject* outer_code = nullptr;
   int outer_line = 0;
   bool through_module = false;  // an nn.Module call lies between the last user frame and here
   while (f) {
     PyCodeObject* code = PyFrame_GetCode(f);  // new reference
-    const CodeInfo& ci = code_info(code);
+    CodeInfo& ci = code_info(code);
     Py_DECREF(code);  // code_infos holds one
     if (ci.module_call && outer_code) through_module = true;
     if (!ci.internal) {
       if (outer_code && !through_module) break;  // the user frame above is not a model's forward
-      const int line = PyFrame_GetLineNumber(f);
+      const int line = frame_line(f, ci);
       if (!inner_code) {
         inner_code = code;
         inner_line = line;
@@ -112,10 +230,13 @@ lifetime::SiteId python_site() {
   }
   Py_XDECREF(f);
   if (!outer_code) return tl_thread_site;
-  const uint32_t scope = tl_scopes.empty() ? 0 : tl_scopes.back();
   const SiteKey key{inner_code, inner_line, outer_code, outer_line, scope};
-  auto it = site_cache().find(key);
-  if (it != site_cache().end()) return it->second;
+  static auto* recent_sites = new RecentCache<SiteKey, lifetime::SiteId, 10, SiteKeyHash>;
+  if (const lifetime::SiteId* hit = recent_sites->find(key)) return *hit;
+  if (auto it = site_cache().find(key); it != site_cache().end()) {
+    recent_sites->put(key, it->second);
+    return it->second;
+  }
   const CodeInfo& outer = code_info(outer_code);
   lifetime::Site s;
   s.file = outer.file;
@@ -131,6 +252,7 @@ lifetime::SiteId python_site() {
   s.python = true;
   const lifetime::SiteId id = lifetime::intern_site(s);
   site_cache().emplace(key, id);
+  recent_sites->put(key, id);
   return id;
 }
 
@@ -685,6 +807,13 @@ void bind_doctor_session_views(py::module_& m) {
 }
 
 }  // namespace
+
+void SiteCallScope::enter() noexcept {
+  active_ = true;
+  outer_ = tl_call;
+  tl_call = ++tl_calls_made;
+}
+void SiteCallScope::leave() noexcept { tl_call = outer_; }
 
 void init_doctor(py::module_& m) {
   lifetime::set_python_site_provider(&python_site);

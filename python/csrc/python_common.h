@@ -197,4 +197,26 @@ auto tm(R (Tensor::*f)(A...)) {
 }
 inline bool is_heavy(const Tensor& t) { return t.numel() >= (1 << 15); }
 
+/// While the leak doctor records creation lines (tier Sites), one call from Python into an op
+/// (the generated bindings, the arithmetic operators): the objects it makes on this thread while
+/// the same Python frame is on top share one site, found by the first of them, instead of each
+/// walking the frames again (doctor.cpp, CallSite). Costs one load when the doctor is off.
+class SiteCallScope {
+ public:
+  SiteCallScope() noexcept {
+    if (lifetime::tier() == lifetime::Tier::Sites) enter();
+  }
+  ~SiteCallScope() {
+    if (active_) leave();
+  }
+  SiteCallScope(const SiteCallScope&) = delete;
+  SiteCallScope& operator=(const SiteCallScope&) = delete;
+
+ private:
+  void enter() noexcept;
+  void leave() noexcept;
+  bool active_ = false;
+  uint64_t outer_ = 0;
+};
+
 }  // namespace graft::python

@@ -41,6 +41,7 @@ std::vector<std::optional<Tensor>> index_list(py::handle seq, const char* op) {
 /// (so Python can try the reflected operator).
 template <class FT, class FS>
 py::object binary(const Tensor& self, py::handle other, FT&& ft, FS&& fs) {
+  SiteCallScope one_site;
   if (is_tensor(other)) {
     Tensor o = as_tensor_unchecked(other);
     return py::cast(maybe_without_gil(is_heavy(self) || is_heavy(o), [&] { return ft(self, o); }));

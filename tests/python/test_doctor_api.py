@@ -438,3 +438,24 @@ def test_batches_made_by_workers_name_the_dataset_or_the_loader_line():
         loader = DataLoader(tensors, batch_size=8, num_workers=2)  # <-- loader line
         for (x,) in loader:
             assert torch._C._doctor_site_of(x)[0] == line_of("loader line")  # graft's dataset: the loader's line
+
+
+# ---- creation lines: one walk of the frames per call, never a stale one ----
+
+class _Twice(torch.nn.Module):
+    def forward(self, x):
+        return x.mul(2)
+
+
+def test_a_model_called_from_two_lines_gets_each_line_every_time():
+    # the two calls' forward frames take the same address in turn, and mul (an op of the generated
+    # bindings) finds its line once per call: the line found for one call is not the next one's
+    model, x = _Twice(), torch.randn(3)
+    with doctor.watch():
+        outs = []
+        for _ in range(3):
+            outs.append(model(x))  # <-- first call
+            outs.append(model(x))  # <-- second call
+            outs.append(x.exp() if len(outs) % 2 else x.sin())  # <-- own line
+    lines = [torch._C._doctor_site_of(o)[0] for o in outs]
+    assert lines == [line_of("first call"), line_of("second call"), line_of("own line")] * 3
