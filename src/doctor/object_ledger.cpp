@@ -137,26 +137,12 @@ void ObjectLedger::node_reused(const Node& n) {
 
 // ---- tensors and storages ----
 
-void ObjectLedger::tensor_created(const TensorImpl& t) {
-  if (!recording.load(std::memory_order_relaxed)) return;
-  ObjectEntry e;
-  e.generation = generation();
-  e.seq = next_seq();
-  // a tensor made with its storage (the common case) shares the storage's site (tier Sites)
-  if (lifetime::tier() == lifetime::Tier::Sites) {
-    ObjectEntry st;
-    const bool fresh_storage = t.storage()->use_count() == 1 && storages.get(t.storage().get(), &st) &&
-                               st.generation == e.generation && st.site;
-    e.site = fresh_storage ? st.site : lifetime::capture_site();
-  }
-  count(Kind::Tensor, e.generation, 1, 0);
-  tensors.insert(&t, e);
-}
-
-void ObjectLedger::tensor_destroyed(const TensorImpl& t) {
-  ObjectEntry e;
-  if (tensors.take(&t, &e)) count(Kind::Tensor, e.generation, -1, 0);
-  if (may_be_leaf(&t)) leaves.take(&t, nullptr);
+lifetime::SiteId ObjectLedger::site_of_new_tensor(const TensorImpl& t, uint32_t generation) {
+  // a tensor made with its storage (the common case) shares the storage's site
+  ObjectEntry st;
+  const bool fresh_storage =
+      t.storage()->use_count() == 1 && storages.get(t.storage().get(), &st) && st.generation == generation && st.site;
+  return fresh_storage ? st.site : lifetime::capture_site();
 }
 
 bool ObjectLedger::storage_created(const StorageImpl& st, ObjectEntry* out) {

@@ -184,8 +184,21 @@ class ObjectLedger {
   /// Forgets `n` into `*out` and uncounts it; false when it had no entry.
   bool node_destroyed(const Node& n, NodeEntry* out);
   void node_reused(const Node& n);
-  void tensor_created(const TensorImpl& t);
-  void tensor_destroyed(const TensorImpl& t);
+  // (inline: every tensor made or destroyed while a session records comes here)
+  void tensor_created(const TensorImpl& t) {
+    if (!recording.load(std::memory_order_relaxed)) return;
+    ObjectEntry e;
+    e.generation = generation();
+    e.seq = next_seq();
+    if (lifetime::tier() == lifetime::Tier::Sites) e.site = site_of_new_tensor(t, e.generation);
+    count(Kind::Tensor, e.generation, 1, 0);
+    tensors.insert(&t, e);
+  }
+  void tensor_destroyed(const TensorImpl& t) {
+    ObjectEntry e;
+    if (tensors.take(&t, &e)) count(Kind::Tensor, e.generation, -1, 0);
+    if (may_be_leaf(&t)) leaves.take(&t, nullptr);
+  }
   /// Records `st` into `*out`; false while no session records.
   bool storage_created(const StorageImpl& st, ObjectEntry* out);
   /// Forgets `st` into `*out`; false when it had no entry.
@@ -225,6 +238,7 @@ class ObjectLedger {
     const size_t bit = leaf_bit(t);
     return leaf_filter_[bit / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (bit % 64));
   }
+  lifetime::SiteId site_of_new_tensor(const TensorImpl& t, uint32_t generation);
   uint64_t next_seq() noexcept { return seq_.fetch_add(1, std::memory_order_relaxed) + 1; }
   /// Adds `n` objects of `bytes` each to generation `gen`'s cell (bytes 0: only the count).
   void count(Kind kind, uint32_t gen, int64_t n, int64_t bytes) noexcept {
