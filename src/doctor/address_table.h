@@ -2,13 +2,15 @@
 // A hash table keyed by object address, for the doctor's side tables (object_ledger.h): every
 // tensor, storage and graph node made while the doctor watches gets an entry when it is made and
 // loses it when it dies, so an insert and an erase are on the path of every op. Open addressing
-// with linear probing: entries live in one array (no allocation per entry), the load stays at
-// most one half, and an erase shifts the entries after it back instead of leaving a tombstone,
-// so a table that sees millions of inserts and erases never slows down. The null address marks
-// an empty slot. See docs/notes/doctor.md ("The object ledger") for why not a library's map.
+// with linear probing: entries live in one array (no allocation per entry), the load stays
+// between an eighth and a half (the array doubles or halves past those), and an erase shifts the
+// entries after it back instead of leaving a tombstone, so a table that sees millions of inserts
+// and erases never slows down. The null address marks an empty slot. See docs/notes/doctor.md ("The object ledger") for
+// why not a library's map.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace graft::doctor::detail {
@@ -50,7 +52,7 @@ class AddressTable {
 
   /// `key`'s entry, made (value-initialized) when it had none; the bool says whether it was made.
   std::pair<E*, bool> try_emplace(const T* key) {
-    if (2 * (size_ + 1) > capacity()) grow();
+    if (2 * (size_ + 1) > capacity() && !rehash(capacity() ? 2 * capacity() : kMinCapacity)) throw std::bad_alloc();
     size_t i = address_hash(key) & mask_;
     for (; slots_[i].key; i = (i + 1) & mask_)
       if (slots_[i].key == key) return {&slots_[i].value, false};
@@ -75,6 +77,8 @@ class AddressTable {
     }
     slots_[hole].key = nullptr;
     --size_;
+    // a table an eighth full gives half its slots back (a spike of objects does not stay)
+    if (8 * size_ < capacity() && capacity() > kMinCapacity) (void)rehash(capacity() / 2);  // (kept if it fails)
     return true;
   }
 
@@ -118,11 +122,14 @@ class AddressTable {
       if (!slots_[i].key) return kNone;
     }
   }
-  void grow() {
-    const size_t old_capacity = capacity();
+  static constexpr size_t kMinCapacity = 64;
+  /// Moves the entries into `capacity` slots; false (and nothing changed) when memory is short.
+  bool rehash(size_t capacity) noexcept {
+    std::unique_ptr<Slot[]> fresh(new (std::nothrow) Slot[capacity]());
+    if (!fresh) return false;
+    const size_t old_capacity = this->capacity();
     std::unique_ptr<Slot[]> old = std::move(slots_);
-    const size_t capacity = old_capacity ? 2 * old_capacity : 64;
-    slots_ = std::make_unique<Slot[]>(capacity);
+    slots_ = std::move(fresh);
     mask_ = capacity - 1;
     for (size_t i = 0; i < old_capacity; ++i) {
       if (!old[i].key) continue;
@@ -130,6 +137,7 @@ class AddressTable {
       while (slots_[j].key) j = (j + 1) & mask_;
       slots_[j] = old[i];
     }
+    return true;
   }
 
   std::unique_ptr<Slot[]> slots_;
