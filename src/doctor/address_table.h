@@ -2,11 +2,11 @@
 // A hash table keyed by object address, for the doctor's side tables (object_ledger.h): every
 // tensor, storage and graph node made while the doctor watches gets an entry when it is made and
 // loses it when it dies, so an insert and an erase are on the path of every op. Open addressing
-// with linear probing: entries live in one array (no allocation per entry), the load stays
-// between an eighth and a half (the array doubles or halves past those), and an erase shifts the
-// entries after it back instead of leaving a tombstone, so a table that sees millions of inserts
-// and erases never slows down. The null address marks an empty slot. See docs/notes/doctor.md ("The object ledger") for
-// why not a library's map.
+// with linear probing: entries live in one array (no allocation per entry), the load stays at
+// most one half (the array doubles past it; trim() gives back what a spike left), and an erase
+// shifts the entries after it back instead of leaving a tombstone, so a table that sees millions
+// of inserts and erases never slows down. The null address marks an empty slot. See docs/notes/doctor.md ("The object
+// ledger") for why not a library's map.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +40,8 @@ class AddressTable {
   AddressTable& operator=(const AddressTable&) = delete;
 
   size_t size() const noexcept { return size_; }
+  /// The slots the table holds (twice its entries at least, and a power of two).
+  size_t slot_count() const noexcept { return capacity(); }
   bool empty() const noexcept { return size_ == 0; }
 
   /// `key`'s entry, or nullptr.
@@ -58,7 +60,7 @@ class AddressTable {
       if (slots_[i].key == key) return {&slots_[i].value, false};
     slots_[i].key = key;
     slots_[i].value = E{};
-    ++size_;
+    if (++size_ > peak_) peak_ = size_;
     return {&slots_[i].value, true};
   }
 
@@ -77,8 +79,6 @@ class AddressTable {
     }
     slots_[hole].key = nullptr;
     --size_;
-    // a table an eighth full gives half its slots back (a spike of objects does not stay)
-    if (8 * size_ < capacity() && capacity() > kMinCapacity) (void)rehash(capacity() / 2);  // (kept if it fails)
     return true;
   }
 
@@ -86,7 +86,21 @@ class AddressTable {
   void clear() noexcept {
     slots_.reset();
     mask_ = 0;
-    size_ = 0;
+    size_ = peak_ = 0;
+  }
+
+  /// Gives back the slots the table has not needed since the last trim: a table that stayed under
+  /// an eighth full shrinks to fit the most entries it held meanwhile (a step's peak, when the
+  /// doctor trims at step boundaries, so a step that fills the table again finds its slots).
+  void trim() noexcept {
+    if (size_ == 0 && peak_ == 0) {
+      clear();
+      return;
+    }
+    size_t fit = kMinCapacity;
+    while (2 * peak_ > fit) fit *= 2;
+    if (4 * fit <= capacity()) (void)rehash(fit);  // (kept as it is if memory is short)
+    peak_ = size_;
   }
 
   /// Walks the entries as (address, entry) pairs, in slot order.
@@ -143,6 +157,7 @@ class AddressTable {
   std::unique_ptr<Slot[]> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
+  size_t peak_ = 0;  // the most entries since the last trim()
 };
 
 }  // namespace graft::doctor::detail

@@ -623,6 +623,7 @@ void Session::State::step_boundary() {
   // the framework is asked without the recorder's lock (graft's takes the ledger's; PyTorch's the GIL)
   StepRecord rec;
   framework->count(s, rec);
+  detail::objects().trim_tables();  // a spike of objects in the step before does not keep its slots
   const bool any_stale = rec.stale_nodes + rec.stale_saved_slots > 0;
   {
     std::lock_guard<std::mutex> g(detail::recorder_mutex());

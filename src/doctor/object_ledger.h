@@ -144,6 +144,11 @@ class SideTable {
     total_.fetch_sub(static_cast<int64_t>(map_.size()), std::memory_order_relaxed);
     map_.clear();
   }
+  /// Gives back slots unused since the last trim (AddressTable::trim).
+  void trim() {
+    std::lock_guard<SpinLock> g(mu_);
+    map_.trim();
+  }
 
  private:
   mutable SpinLock mu_;
@@ -164,6 +169,23 @@ class ObjectLedger {
   SideTable<StorageImpl, ObjectEntry> storages;
   SideTable<SavedVariable, SavedEntry> saved;
   SideTable<TensorImpl, LeafEntry> leaves;
+  /// Gives back the tables' slots unused since the last call (at step boundaries, and once the
+  /// last recorded object is gone).
+  void trim_tables() {
+    nodes.trim();
+    tensors.trim();
+    storages.trim();
+    saved.trim();
+    leaves.trim();
+  }
+  /// Gives back every table's slots (once no recorded object is left: the tables are empty).
+  void release_tables() {
+    nodes.clear();
+    tensors.clear();
+    storages.clear();
+    saved.clear();
+    leaves.clear();
+  }
   /// Forgets the leaves' gradient histories (a session's own).
   void forget_leaves() {
     leaves.clear();

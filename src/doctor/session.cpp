@@ -59,8 +59,10 @@ void retire_drained() noexcept {
   // try: a destruction may run where the lock is held; the next one retires the recorder then
   std::unique_lock<std::mutex> g(recorder_mutex(), std::try_to_lock);
   if (g.owns_lock() && !active_state() && !objects().recording.load(std::memory_order_relaxed) &&
-      objects().entries() == 0)
+      objects().entries() == 0) {
     lifetime::set_observer(nullptr);
+    objects().release_tables();  // empty: their slots go back
+  }
 }
 
 /// The lower layers' events: objects go to the object ledger, the rest to the session that watches

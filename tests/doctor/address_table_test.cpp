@@ -1,7 +1,8 @@
 // The doctor's address-keyed table (src/doctor/address_table.h), against std::unordered_map: every
 // insert, lookup and erase of a long random run (addresses in the strides an allocator hands
 // out, so that runs of neighbouring slots form and erases must shift entries back across them
-// and across the end of the array) agrees, and a walk visits exactly the live entries.
+// and across the end of the array) agrees, and a walk visits exactly the live entries; trim()
+// keeps the slots of the last interval's peak and gives back the rest.
 #include <random>
 #include <unordered_map>
 
@@ -105,4 +106,24 @@ TEST(AddressTable, EmptiesAndRefills) {
   EXPECT_TRUE(fresh);
   EXPECT_EQ(e->generation, 0u);
   EXPECT_EQ(table.size(), 1u);
+}
+
+TEST(AddressTable, TrimKeepsAStepsPeakAndGivesBackASpike) {
+  const std::vector<const int*> keys = addresses(3000, 16);
+  AddressTable<int, Entry> table;
+  for (size_t i = 0; i < keys.size(); ++i) table.try_emplace(keys[i]).first->value = i;
+  EXPECT_GE(table.slot_count(), 2 * keys.size());
+  for (size_t i = 10; i < keys.size(); ++i) EXPECT_TRUE(table.erase(keys[i], nullptr));
+  const size_t at_peak = table.slot_count();
+  table.trim();  // the peak since the last trim was 3000: its slots stay for the next step
+  EXPECT_EQ(table.slot_count(), at_peak);
+  table.trim();  // a whole interval with 10 entries: down to the smallest table
+  EXPECT_EQ(table.slot_count(), 64u);
+  ASSERT_EQ(table.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(table.find(keys[i])->value, i);
+  for (size_t i = 0; i < 10; ++i) EXPECT_TRUE(table.erase(keys[i], nullptr));
+  table.trim();
+  table.trim();  // empty for a whole interval: nothing kept
+  EXPECT_EQ(table.slot_count(), 0u);
+  EXPECT_TRUE(table.try_emplace(keys[5]).second);
 }
