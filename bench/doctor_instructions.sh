@@ -14,6 +14,7 @@ count() {  # prints the total instructions of one run
   rm -f "$out"
 }
 export OPENBLAS_NUM_THREADS=1
+export PYTHONHASHSEED=0  # string hashes (set and dict order) change the count by 0.5% from run to run otherwise
 here=$(dirname "$0")
 if [ "${1:-}" = "--programs" ]; then  # the step loops of real programs (bench/doctor_programs.py)
   export PYTHONPATH=$2
