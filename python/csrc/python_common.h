@@ -112,8 +112,8 @@ bool is_number(py::handle o);
 /// an array. (pybind11's NumPy API would import it under a static-initialisation guard,
 /// which deadlocks when two threads first touch it.)
 bool is_ndarray(py::handle o);
-/// Imports NumPy (outside any static-initialisation guard) before pybind11's array API is
-/// used; see is_ndarray.
+/// Imports NumPy and makes pybind11's handle on its C API, one thread at a time (the others
+/// wait without the GIL), before pybind11's array API is used; see is_ndarray and tensor.cpp.
 void ensure_numpy();
 /// TypeError unless `self` is a graft.Tensor (for methods taking `py::handle self`, which
 /// pybind11 does not check: `graft.Tensor.zero_(5)`).

@@ -1,7 +1,9 @@
 // graft.Tensor: the Python class over TensorImpl. Metadata, conversions, views and the
 // autograd attributes live here; math methods and operators in tensor_ops.cpp, indexing in
 // indexing.cpp, NumPy/DLPack/list conversion in conversion.cpp.
+#include <atomic>
 #include <cstdio>
+#include <mutex>
 
 #include <pybind11/numpy.h>
 
@@ -157,16 +159,29 @@ bool is_ndarray(py::handle o) {
     return false;
   }
   Py_DECREF(np);
-  static bool api_ready = false;
-  if (!api_ready) {
-    ensure_numpy();
-    py::detail::npy_api::get();  // NumPy is imported: this cannot release the GIL any more
-    api_ready = true;
-  }
+  ensure_numpy();
   return py::isinstance<py::array>(o);
 }
 
-void ensure_numpy() { py::module_::import("numpy"); }
+void ensure_numpy() {
+  // pybind11 makes its handle on NumPy's C API in a function-local static whose initializer runs
+  // Python code (an import, a deprecation warning under NumPy 2), which may hand the GIL to
+  // another thread; a thread that then reaches that static holding the GIL waits on its C++
+  // guard, which never releases the GIL, while the first waits for the GIL: both hang. So the
+  // first use is made by one thread at a time, and the others wait for it without the GIL.
+  static std::atomic<bool> ready{false};  // (constant-initialized, as is the mutex: no guards)
+  static std::mutex first_use;
+  if (ready.load(std::memory_order_acquire)) return;
+  py::module_::import("numpy");
+  {
+    py::gil_scoped_release unlocked;
+    first_use.lock();
+  }
+  std::lock_guard<std::mutex> g(first_use, std::adopt_lock);
+  if (ready.load(std::memory_order_relaxed)) return;
+  py::detail::npy_api::get();
+  ready.store(true, std::memory_order_release);
+}
 
 void check_self(py::handle self, const char* method) {
   if (!is_tensor(self))
