@@ -578,20 +578,6 @@ void bind_doctor_lookups(py::module_& m) {
   m.def("_doctor_pop_scope", []() {
     if (!tl_scopes.empty()) tl_scopes.pop_back();
   });
-  m.def(
-      "_doctor_note_optimizer_step",
-      [](py::handle optimizer, bool finished) {
-        const void* key = optimizer.ptr();
-        py::gil_scoped_release unlocked;  // it may end a step: the step lock is never awaited with the GIL
-        lifetime::note_optimizer_step(key, finished);
-      },
-      py::arg("optimizer"), py::arg("finished"));
-  m.def(
-      "_doctor_note_leaves_stepped",
-      [](const std::vector<Tensor>& params) {
-        for (const Tensor& p : params) autograd::note_leaf_stepped(p);
-      },
-      py::arg("params"));
   m.def("_doctor_rules", []() {
     py::list out;
     for (const dr::RuleInfo& r : dr::rules())
@@ -719,6 +705,21 @@ void bind_doctor_session(py::module_& m) {
       .def("stop", [](PySession& s) { s.session->stop(); })
       .def_property_readonly("steps", [](PySession& s) { return s.session->steps(); })
       .def_property_readonly("watching", [](PySession& s) { return s.session->watching(); })
+      .def(
+          "note_optimizer_step",
+          [](PySession& s, py::handle optimizer, bool finished, py::object params) {
+            // (one call per hook: the optimizer hooks run at every training step)
+            if (!params.is_none())  // LD008's evidence: the leaves it is about to have stepped
+              for (py::handle p : params) autograd::note_leaf_stepped(p.cast<Tensor>());
+            const int64_t before = s.session->steps();
+            {
+              py::gil_scoped_release unlocked;  // it may end a step: the step lock is never awaited with the GIL
+              lifetime::note_optimizer_step(optimizer.ptr(), finished);
+            }
+            return s.session->steps() != before;
+          },
+          py::arg("optimizer"), py::arg("finished"), py::arg("params") = py::none(),
+          "Notes an optimizer's step beginning (finished False) or ending; True when that ended a doctor step.")
       .def("findings",
            [](PySession& s) {
              py::list out;

@@ -707,6 +707,12 @@ size_t CachingAllocator::block_size(const DataPtr& p) {
   return owns(p) ? static_cast<const Block*>(p.context())->size : 0;
 }
 
+std::pair<size_t, MemoryCategory> CachingAllocator::size_and_category(const DataPtr& p) {
+  if (!owns(p)) return {0, MemoryCategory::Other};
+  const auto* b = static_cast<const Block*>(p.context());
+  return {b->size, b->effective_category()};
+}
+
 MemoryCategory CachingAllocator::category(const DataPtr& p) {
   return owns(p) ? static_cast<const Block*>(p.context())->effective_category() : MemoryCategory::Other;
 }

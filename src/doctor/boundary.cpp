@@ -230,7 +230,7 @@ void close_step(State& st, int64_t s, StepRecord& rec) {
   st.steps = s;
   st.stepped_this_step.clear();
   detail::objects().advance_generation();  // what is made from now on belongs to step s + 1
-  st.log(TimelineEvent{"step", 0, 0, nullptr, s, 0, nullptr});
+  st.log(TimelineEvent{0, s, 0, nullptr, nullptr, 0, EventKind::Step});
   note_wasted_forward(st, s);
 }
 
@@ -546,7 +546,7 @@ void commit_findings(State& st, int64_t s, std::vector<Pending>& pending, StepRe
     if (is_allowed(st.allowed, f)) continue;
     if (p.growth && !st.first_growth_report) st.first_growth_report = s;
     rec.findings.push_back(f.id);
-    st.log(TimelineEvent{"finding", f.saved_bytes, 0, st.intern(f.id), s, 0, st.intern(f.line)});
+    st.log(TimelineEvent{f.saved_bytes, s, 0, st.intern(f.id), st.intern(f.line), 0, EventKind::Finding});
     st.findings.push_back(std::move(f));
   }
   st.records.push_back(std::move(rec));
@@ -611,7 +611,7 @@ void Session::State::step_boundary() {
   Framework* framework = nullptr;
   int64_t s = 0;
   {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
     if (!watching) return;
     s = steps + 1;
     ann = annotator;
@@ -626,7 +626,7 @@ void Session::State::step_boundary() {
   detail::objects().trim_tables();  // a spike of objects in the step before does not keep its slots
   const bool any_stale = rec.stale_nodes + rec.stale_saved_slots > 0;
   {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
     close_step(*this, s, rec);
   }
 
@@ -642,7 +642,7 @@ void Session::State::step_boundary() {
 
   std::vector<Pending> pending;
   {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
     if (observed) observed_boundaries.push_back(s);
     const KeysNow now = observe_keys(*this, s, census);
     growth_findings(*this, s, observed, now, pending);
@@ -657,7 +657,7 @@ void Session::State::step_boundary() {
   if (framework == graft_framework.get()) pin_evidence_leaves(pending, leaf_pins);
   name_holders(*this, pending, ann, census);
   {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
     commit_findings(*this, s, pending, rec);
   }
 }

@@ -79,7 +79,7 @@ std::string Session::report() const {
   std::string oom;
   Framework* framework = nullptr;
   {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
     fs = s_->findings;
     opt = s_->options;
     steps = s_->steps;
@@ -125,7 +125,7 @@ std::string Session::report() const {
 
 std::string Session::timeline_json() const {
   const std::vector<std::string> verdict_lines = verdict();
-  std::lock_guard<std::mutex> g(detail::recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
   const State& s = *s_;
   json j;
   j["schema"] = "graft.doctor.timeline";
@@ -166,14 +166,13 @@ std::string Session::timeline_json() const {
   j["findings"] = std::move(fs);
   json ev = json::array();
   const size_t n = s.events.size();
-  const size_t first = n < s.options.max_events ? 0 : s.event_next;
+  const uint64_t first_seq = s.events_logged - n + 1;  // the ring holds the last n events logged
   for (size_t i = 0; i < n; ++i) {
-    const TimelineEvent& e = s.events[(first + i) % n];
-    json x = {{"seq", e.seq}, {"kind", e.kind}, {"step", e.step}};
+    const TimelineEvent& e = s.events[i];
+    json x = {{"seq", first_seq + i}, {"kind", event_kind_name(e.kind)}, {"step", e.step}};
     if (!s.options.deterministic) x["t"] = e.t;
     if (e.bytes) x["bytes"] = e.bytes;
-    const std::string_view kind = e.kind;
-    if (kind == "alloc" || kind == "free")
+    if (e.kind == EventKind::Alloc || e.kind == EventKind::Free)
       x["category"] = memory_category_name(static_cast<MemoryCategory>(e.category));
     if (e.name) x["name"] = *e.name;
     const std::string line = e.line ? *e.line : detail::where(e.site);
@@ -181,7 +180,7 @@ std::string Session::timeline_json() const {
     ev.push_back(std::move(x));
   }
   j["events"] = std::move(ev);
-  j["events_dropped"] = s.events_dropped;
+  j["events_dropped"] = s.events.dropped();
   return j.dump(1);
 }
 

@@ -22,8 +22,8 @@ namespace graft::doctor {
 
 namespace detail {
 
-std::mutex& recorder_mutex() {
-  static std::mutex* mu = new std::mutex;  // never destroyed: objects may die during exit
+LightMutex& recorder_mutex() {
+  static LightMutex* mu = new LightMutex;  // never destroyed: objects may die during exit
   return *mu;
 }
 Session::State*& active_state() {
@@ -38,7 +38,7 @@ namespace {
 template <class F>
 std::invoke_result_t<F&, Session::State&> deliver(F&& handle) noexcept {
   using Result = std::invoke_result_t<F&, Session::State&>;
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   Session::State* s = active_state();
   if (!s) return Result();
   try {
@@ -57,7 +57,7 @@ inline void retire_if_drained() noexcept {  // on every destruction: the common 
 }
 void retire_drained() noexcept {
   // try: a destruction may run where the lock is held; the next one retires the recorder then
-  std::unique_lock<std::mutex> g(recorder_mutex(), std::try_to_lock);
+  std::unique_lock<detail::LightMutex> g(recorder_mutex(), std::try_to_lock);
   if (g.owns_lock() && !active_state() && !objects().recording.load(std::memory_order_relaxed) &&
       objects().entries() == 0) {
     lifetime::set_observer(nullptr);
@@ -135,7 +135,7 @@ class Recorder final : public lifetime::Observer {
     // rarely): the step ends there, and the optimizer that finished just before becomes the last.
     Session* session = nullptr;
     {
-      std::lock_guard<std::mutex> g(recorder_mutex());
+      std::lock_guard<detail::LightMutex> g(recorder_mutex());
       Session::State* s = active_state();
       if (!s || !s->options.step_on_optimizer) return;
       auto& seen = s->stepped_this_step;
@@ -175,14 +175,14 @@ std::string oom_observer_text(const alloc::OomInfo& info) noexcept {
   try {
     std::string path;
     {
-      std::lock_guard<std::mutex> g(recorder_mutex());
+      std::lock_guard<detail::LightMutex> g(recorder_mutex());
       Session::State* s = active_state();
       if (!s) return {};
       path = s->options.oom_report_path;
     }
     std::string text = oom_report(info);
     {
-      std::lock_guard<std::mutex> g(recorder_mutex());
+      std::lock_guard<detail::LightMutex> g(recorder_mutex());
       if (Session::State* s = active_state()) s->last_oom_report = text;
     }
     if (path.empty()) return "\n\ngraft.doctor:\n" + text;
@@ -206,20 +206,22 @@ using detail::where;
 
 // ---------------------------------------------------------------- State: event handlers
 
-void Session::State::log(const TimelineEvent& event) {
-  static_assert(std::is_trivially_copyable_v<TimelineEvent>, "an event is logged at every allocation: no copies");
-  TimelineEvent e = event;
-  e.seq = ++event_seq;
-  if (!options.deterministic) e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (events.size() < options.max_events) {
-    events.push_back(e);
-    return;
+const char* event_kind_name(EventKind kind) {
+  switch (kind) {
+    case EventKind::Alloc:
+      return "alloc";
+    case EventKind::Free:
+      return "free";
+    case EventKind::NodeFree:
+      return "node_free";
+    case EventKind::Backward:
+      return "backward";
+    case EventKind::Step:
+      return "step";
+    case EventKind::Finding:
+      return "finding";
   }
-  if (!events.empty()) {  // the oldest goes (max_events 0: the new one does)
-    events[event_next] = e;
-    event_next = (event_next + 1) % events.size();
-  }
-  ++events_dropped;
+  return "";
 }
 
 const std::string* Session::State::intern(const std::string& name) {
@@ -267,10 +269,7 @@ void Session::State::on_node_released(const Node& n, const NodeEntry& entry) {
       w.site_bytes[entry.site] += v.bytes;
     }
   }
-  if (options.max_events)
-    log(TimelineEvent{"node_free", 0, 0, intern(n.name()), step, 0, nullptr, 0, entry.site});
-  else
-    ++events_dropped;
+  log(TimelineEvent{0, step, 0, intern(n.name()), nullptr, entry.site, EventKind::NodeFree});
 }
 
 uint32_t Session::State::on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site) {
@@ -278,8 +277,8 @@ uint32_t Session::State::on_backward_started(bool retain_graph, bool create_grap
   const int64_t step = steps + 1;
   backward_steps.insert(step);
   if (retain_graph) backward_calls[id] = BackwardCall{step, site, true, false, 0, 0};
-  log(TimelineEvent{"backward", 0, 0, intern(retain_graph ? (create_graph ? "create_graph" : "retain_graph") : ""),
-                    step, 0, nullptr, 0, site});
+  log(TimelineEvent{0, step, 0, intern(retain_graph ? (create_graph ? "create_graph" : "retain_graph") : ""), nullptr,
+                    site, EventKind::Backward});
   current_backward_site = site;
   return id;
 }
@@ -335,8 +334,9 @@ void Session::State::on_stale_gradient(const TensorImpl& leaf, uint32_t streak) 
 }
 
 void Session::State::on_storage(const StorageImpl& st, bool created, const ObjectEntry& entry) {
-  const int64_t bytes = static_cast<int64_t>(alloc::CachingAllocator::block_size(st.data_ptr()));
-  const int cat = static_cast<int>(alloc::CachingAllocator::category(st.data_ptr()));
+  const auto [block_bytes, category] = alloc::CachingAllocator::size_and_category(st.data_ptr());
+  const auto bytes = static_cast<int64_t>(block_bytes);
+  const int cat = static_cast<int>(category);
   // a storage made before the session is in the baseline's "before the session" (site 0),
   // whatever site an earlier session recorded for it
   const lifetime::SiteId site = entry.generation >= start_generation ? entry.site : 0;
@@ -347,10 +347,8 @@ void Session::State::on_storage(const StorageImpl& st, bool created, const Objec
   } else {
     peak_events.push_back(PeakEvent{-bytes, static_cast<uint8_t>(cat), site});
   }
-  if (options.max_events)
-    log(TimelineEvent{created ? "alloc" : "free", bytes, cat, nullptr, steps + 1, 0, nullptr, 0, entry.site});
-  else
-    ++events_dropped;
+  log(TimelineEvent{bytes, steps + 1, 0, nullptr, nullptr, entry.site, created ? EventKind::Alloc : EventKind::Free,
+                    static_cast<uint8_t>(cat)});
 }
 
 void Session::State::on_recategorized(const void*, int old_category, int new_category, int64_t bytes, uint32_t site,
@@ -436,7 +434,7 @@ Session::Session(Options options) : s_(std::make_unique<State>()) {
   GRAFT_CHECK(options.warmup >= 0 && options.confirm >= 1, ValueError,
               "doctor.Session: warmup must be >= 0 and confirm >= 1, got ", options.warmup, " and ", options.confirm);
   GRAFT_CHECK(options.tier != lifetime::Tier::Off, ValueError, "doctor.Session: the tier must be Counters or Sites");
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   GRAFT_CHECK(active_state() == nullptr, RuntimeError,
               "a graft.doctor session is already watching; stop it before starting another");
   // an observer installed over the recorder kept it from hearing of destructions: what the
@@ -444,6 +442,7 @@ Session::Session(Options options) : s_(std::make_unique<State>()) {
   if (lifetime::observer() != &detail::recorder()) detail::objects().forget_all();
   s_->owner = this;
   s_->options = options;
+  s_->events = detail::EventRing<TimelineEvent>(options.max_events);
   s_->started = std::chrono::steady_clock::now();
   // objects made from now on belong to step 1
   s_->start_generation = detail::objects().advance_generation();
@@ -463,7 +462,7 @@ Session::Session(Options options) : s_(std::make_unique<State>()) {
 Session::~Session() { stop(); }
 
 void Session::stop() {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   if (!s_->watching) return;
   s_->watching = false;
   s_->withdraw_bounded_growth();
@@ -480,34 +479,34 @@ void Session::stop() {
 }
 
 bool Session::watching() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->watching;
 }
 
 int64_t Session::steps() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->steps;
 }
 
 Session* Session::current() {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return active_state() ? active_state()->owner : nullptr;
 }
 
 void Session::set_annotator(Annotator* a) {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   s_->annotator = a;
 }
 
 void Session::set_framework(Framework* f) {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   s_->framework = f;
 }
 
 std::string Session::framework_name() const {
   Framework* framework;
   {
-    std::lock_guard<std::mutex> g(recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(recorder_mutex());
     framework = &s_->fw();
   }
   return framework->name();
@@ -515,24 +514,24 @@ std::string Session::framework_name() const {
 
 void Session::allow_window(int steps) {
   GRAFT_CHECK(steps >= 1, ValueError, "allow_window: the window must be >= 1 step, got ", steps);
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   s_->window = steps;
 }
 
 void Session::declare_accumulation(int micro_steps) {
   GRAFT_CHECK(micro_steps >= 1, ValueError, "declare_accumulation: micro_steps must be >= 1, got ", micro_steps);
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   s_->accumulation = micro_steps;
 }
 
 void Session::allow(const std::string& path_prefix_or_line) {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   s_->allowed.push_back(path_prefix_or_line);
 }
 
 void Session::add_evidence(Rule rule, const std::string& line, const std::string& message, std::vector<Holder> holders,
                            int64_t bytes) {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   State::Evidence& e = s_->evidence_for(rule, line);
   e.steps.insert(s_->steps + 1);
   e.message = message;
@@ -541,27 +540,27 @@ void Session::add_evidence(Rule rule, const std::string& line, const std::string
 }
 
 std::vector<Finding> Session::findings() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->findings;
 }
 
 std::vector<StepRecord> Session::timeline() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->records;
 }
 
 StepRecord Session::last_step() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->records.empty() ? StepRecord{} : s_->records.back();
 }
 
 std::string Session::last_oom_report() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->last_oom_report;
 }
 
 PeakReport Session::peak() const {
-  std::lock_guard<std::mutex> g(recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(recorder_mutex());
   return s_->peak_report();
 }
 
@@ -570,7 +569,7 @@ Census Session::live_graphs() const {
   uint32_t start;
   int64_t step;
   {
-    std::lock_guard<std::mutex> g(recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(recorder_mutex());
     framework = s_->framework;
     start = s_->start_generation;
     step = s_->steps + 1;
@@ -656,7 +655,7 @@ Diff Session::diff(int64_t from, int64_t to) const {
   GRAFT_CHECK(from >= 0 && to >= from, ValueError, "diff: expected 0 <= from <= to, got ", from, " and ", to);
   uint32_t start;
   {
-    std::lock_guard<std::mutex> g(recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(recorder_mutex());
     start = s_->start_generation;
   }
   Diff d;

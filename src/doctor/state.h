@@ -9,11 +9,14 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "event_ring.h"
 #include "graft/doctor/doctor.h"
+#include "light_mutex.h"
 #include "object_ledger.h"
 
 namespace graft {
@@ -25,24 +28,29 @@ class TensorImpl;
 namespace graft::doctor {
 
 namespace detail {
-std::mutex& recorder_mutex();
+LightMutex& recorder_mutex();
 Session::State*& active_state();
 }  // namespace detail
 
+/// What a timeline event records (its "kind" in the JSON: alloc, free, node_free, backward, step,
+/// finding).
+enum class EventKind : uint8_t { Alloc, Free, NodeFree, Backward, Step, Finding };
+const char* event_kind_name(EventKind kind);
+
 /// One event of the timeline's ring (schema in docs/doctor.md). Recorded for every storage made
-/// and freed, so it holds no string of its own but a finding's line: its kind is a literal, its
-/// name an interned string (Session::State::intern).
+/// and freed, so it holds no string of its own and no sequence number (the ring's order gives
+/// it): a name and a finding's line are interned strings (Session::State::intern).
 struct TimelineEvent {
-  const char* kind = "";  ///< alloc, free, node_free, backward, step, finding
   int64_t bytes = 0;
-  int category = 0;
-  const std::string* name = nullptr;  ///< interned; nullptr: none
   int64_t step = 0;
-  uint64_t seq = 0;
+  double t = 0;                       ///< seconds since the session started (not when deterministic)
+  const std::string* name = nullptr;  ///< interned; nullptr: none
   const std::string* line = nullptr;  ///< a line given as text (findings), interned; nullptr: none
-  double t = 0;
-  lifetime::SiteId site = 0;  ///< or a site, resolved when the timeline is written
+  lifetime::SiteId site = 0;          ///< or a site, resolved when the timeline is written
+  EventKind kind = EventKind::Step;
+  uint8_t category = 0;  ///< alloc, free: the storage's MemoryCategory
 };
+static_assert(std::is_trivially_copyable_v<TimelineEvent>, "an event is logged at every allocation: no copies");
 
 struct Session::State {
   Session* owner = nullptr;
@@ -77,11 +85,14 @@ struct Session::State {
   const void* skip_finish = nullptr;           ///< its step began with a boundary: no second one
 
   // ---- timeline events (a ring) ----
-  std::vector<TimelineEvent> events;
-  size_t event_next = 0;
-  uint64_t event_seq = 0;
-  uint64_t events_dropped = 0;
-  void log(const TimelineEvent& e);
+  detail::EventRing<TimelineEvent> events;
+  uint64_t events_logged = 0;  ///< the last event's sequence number (the first is 1)
+  /// Adds an event (time-stamped unless deterministic), the oldest going when the ring is full.
+  void log(TimelineEvent e) {
+    ++events_logged;
+    if (!options.deterministic) e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    events.push(e);
+  }
   std::unordered_set<std::string> interned;  ///< the events' names (node types, findings' ids)
   const std::string* intern(const std::string& name);
 

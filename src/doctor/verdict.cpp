@@ -111,7 +111,7 @@ std::vector<std::string> verdict_sentences(const VerdictFacts& v) {
 }  // namespace detail
 
 void Session::note_stopped(const std::string& error, bool out_of_memory) {
-  std::lock_guard<std::mutex> g(detail::recorder_mutex());
+  std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
   s_->stopped = error;
   s_->stopped_oom = out_of_memory;
 }
@@ -119,7 +119,7 @@ void Session::note_stopped(const std::string& error, bool out_of_memory) {
 std::vector<std::string> Session::verdict() const {
   detail::VerdictFacts v;
   {
-    std::lock_guard<std::mutex> g(detail::recorder_mutex());
+    std::lock_guard<detail::LightMutex> g(detail::recorder_mutex());
     v.steps = s_->steps;
     v.warmup = s_->options.warmup;
     v.confirm = s_->options.confirm;

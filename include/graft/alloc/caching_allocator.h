@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graft/alloc/alloc_config.h"
@@ -128,6 +129,8 @@ class CachingAllocator final : public Allocator {
   /// The block size behind `p` (what memory_allocated counts), or p's own size for foreign
   /// memory (0 when unknown).
   static size_t block_size(const DataPtr& p);
+  /// block_size() and category() in one call (the leak doctor asks both at every storage event).
+  static std::pair<size_t, MemoryCategory> size_and_category(const DataPtr& p);
   /// Records the creation site and generation of the storage using the block behind `p` (the
   /// leak doctor; reported back with category changes). No-op for foreign memory.
   static void set_lifetime(const DataPtr& p, uint32_t site, uint32_t generation);

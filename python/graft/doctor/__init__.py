@@ -305,17 +305,13 @@ class Doctor:
     def _optimizer_stepping(self, optimizer, args, kwargs):
         self._optimizer_seen = True
         self._backward_pending = self._forward_only = False
-        before = self._session.steps
-        _C._doctor_note_optimizer_step(optimizer, False)
-        if self._session.steps != before:
+        if self._session.note_optimizer_step(optimizer, False):
             self._after_step()
 
     def _optimizer_stepped(self, optimizer, args, kwargs):
-        if self._framework is None:  # LD008's evidence (graft's gradients know their history)
-            _C._doctor_note_leaves_stepped([p for g in optimizer.param_groups for p in g["params"]])
-        before = self._session.steps
-        _C._doctor_note_optimizer_step(optimizer, True)
-        if self._session.steps != before:
+        # LD008's evidence on graft: the parameters stepped (graft's gradients know their history)
+        params = (p for g in optimizer.param_groups for p in g["params"]) if self._framework is None else None
+        if self._session.note_optimizer_step(optimizer, True, params):
             self._after_step()
 
     def _after_step(self):
