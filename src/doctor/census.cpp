@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "graft/alloc/caching_allocator.h"
@@ -139,13 +140,15 @@ using NodeMap = SideTable<Node, NodeEntry>::Map;
 /// The objects of a locked table that are not being destroyed (a count of 0: the object waits
 /// for the walk to erase its entry), newest first by creation order, with their entries: walks
 /// in this order make reports and pictures the same on every run.
-template <class Map>
-auto newest_first(const Map& map) {
-  using Object = std::remove_const_t<std::remove_pointer_t<typename Map::key_type>>;
-  std::vector<std::pair<Object*, const typename Map::mapped_type*>> out;
-  for (const auto& [o, entry] : map)
-    if (o->use_count() > 0) out.push_back({const_cast<Object*>(o), &entry});
-  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second->seq > y.second->seq; });
+template <class Objects>
+auto newest_first(const Objects& objects) {
+  using Record = decltype(*objects.begin());  // (object pointer, entry)
+  using Object = std::remove_const_t<std::remove_pointer_t<std::decay_t<decltype(std::declval<Record>().first)>>>;
+  using Entry = std::decay_t<decltype(std::declval<Record>().second)>;
+  std::vector<std::pair<Object*, Entry>> out;
+  for (const auto& [o, entry] : objects)
+    if (o->use_count() > 0) out.push_back({const_cast<Object*>(o), entry});
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second.seq > y.second.seq; });
   return out;
 }
 
@@ -228,9 +231,8 @@ void find_handles(CensusBuild& b) {
     seen.insert({h.tensor, h.node});
     b.handles.push_back(std::move(h));
   }
-  objects().tensors.locked([&](const SideTable<TensorImpl, ObjectEntry>::Map& tensors) {
-    for (const auto& [t, e] : newest_first(tensors)) {
-      const ObjectEntry& entry = *e;
+  objects().tensors.locked([&](const TensorList::View& tensors) {
+    for (const auto& [t, entry] : newest_first(tensors)) {
       auto add = [&](const Node* n, bool grad_of_leaf) {
         if (!n || !b.index.count(n)) return;
         if (!seen.insert({reinterpret_cast<uintptr_t>(t), reinterpret_cast<uintptr_t>(n)}).second) return;

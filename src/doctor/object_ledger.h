@@ -1,10 +1,11 @@
 #pragma once
-// The object ledger: the leak doctor's side tables. What the doctor knows of each graph node, tensor,
+// The object ledger: the leak doctor's side tables. What the doctor knows of each graph node,
 // storage and saved slot made while it watched (the step that made it, its creation line, the
 // backward pass that retained it) is kept here, keyed by the object's address, and not in the
-// objects: the lower layers only report creations and destructions (include/graft/core/lifetime.h)
-// and the recorder (session.cpp) keeps these tables up to date. Also the per-generation counters
-// that make a step boundary cheap. See docs/notes/doctor.md ("The object ledger").
+// objects; tensors, made most often, carry their entry in their ObserverSlot (tensor_list.h). The
+// lower layers only report creations and destructions (include/graft/core/lifetime.h) and the
+// recorder (session.cpp) keeps these records up to date. Also the per-generation counters that
+// make a step boundary cheap. See docs/notes/doctor.md ("The object ledger").
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -12,6 +13,8 @@
 
 #include "address_table.h"
 #include "graft/core/lifetime.h"
+#include "spin_lock.h"
+#include "tensor_list.h"
 
 namespace graft::doctor::detail {
 
@@ -29,14 +32,6 @@ struct GenerationCounts {
       if (count[k] != 0) return false;
     return true;
   }
-};
-
-/// What the doctor knows of a tensor or storage made while it watched.
-struct ObjectEntry {
-  uint32_t generation = 0;    ///< the generation (steps seen) in which it was made
-  lifetime::SiteId site = 0;  ///< its creation line (0 below tier Sites)
-  uint64_t seq = 0;           ///< creation order: walks sort by it, so reports come out the same
-  int64_t bytes = 0;          ///< a storage's bytes (0 for a tensor)
 };
 
 /// What the doctor knows of a graph node made while it watched.
@@ -60,23 +55,6 @@ struct LeafEntry {
   uint32_t accum_leaf_steps = 0;     ///< leaf_steps at the last accumulation
   uint32_t stale_steps = 0;          ///< consecutive steps that used a gradient carried over a step
   bool carried_over = false;         ///< .grad holds gradients from before the leaf's last step
-};
-
-/// The side tables' lock: held for a few dozen instructions by the thread that makes or destroys
-/// an object, and for a whole walk by the doctor at a step boundary. Taking it uncontended is
-/// one atomic exchange (a std::mutex is a call into pthreads each way, a tenth of what an object
-/// costs the counters tier); a waiter spins briefly, then yields its core.
-class SpinLock {
- public:
-  void lock() noexcept {
-    if (!held_.exchange(true, std::memory_order_acquire)) return;
-    wait();
-  }
-  void unlock() noexcept { held_.store(false, std::memory_order_release); }
-
- private:
-  void wait() noexcept;
-  std::atomic<bool> held_{false};
 };
 
 /// Entries of one kind of object, keyed by address, in an AddressTable (entries live in the
@@ -165,7 +143,7 @@ class ObjectLedger {
   ObjectLedger() : nodes(total_), tensors(total_), storages(total_), saved(total_), leaves(total_) {}
 
   SideTable<Node, NodeEntry> nodes;
-  SideTable<TensorImpl, ObjectEntry> tensors;
+  TensorList tensors;
   SideTable<StorageImpl, ObjectEntry> storages;
   SideTable<SavedVariable, SavedEntry> saved;
   SideTable<TensorImpl, LeafEntry> leaves;
@@ -173,7 +151,6 @@ class ObjectLedger {
   /// last recorded object is gone).
   void trim_tables() {
     nodes.trim();
-    tensors.trim();
     storages.trim();
     saved.trim();
     leaves.trim();

@@ -4,8 +4,9 @@
 /// Graph nodes, tensors, storages and saved-for-backward slots report their creation and
 /// destruction, the engine its passes, the leaves their gradients and optimizer steps, to one
 /// installed Observer, as PyTorch's RecordFunction callbacks or MLX's hooks report to theirs.
-/// The objects themselves carry nothing for it: what the doctor knows of each object (its
-/// step, its creation line, the pass that retained it) lives in side tables the doctor owns.
+/// What the doctor knows of each object (its step, its creation line, the pass that retained
+/// it) lives in side tables the doctor owns, but for tensors, the objects made most often: each
+/// carries an ObserverSlot for the observer's entry, so that recording one needs no table.
 /// With no observer installed the cost is one load per object made or destroyed.
 ///
 /// This layer also interns *sites*, the source lines that create objects (from the Python
@@ -87,6 +88,17 @@ using SiteProvider = SiteId (*)();
 void set_python_site_provider(SiteProvider p) noexcept;
 
 // ---- events the doctor observes ----
+
+/// Room in every tensor for the observer's entry of it (TensorImpl::observer_slot()): a link in
+/// the observer's list of the tensors it recorded, and what it recorded. Zero while the tensor
+/// is not recorded. Written and read only by the observer, under its own lock.
+struct ObserverSlot {
+  TensorImpl* prev = nullptr;
+  TensorImpl* next = nullptr;
+  uint64_t seq = 0;  ///< nonzero while recorded: the observer's creation order
+  uint32_t generation = 0;
+  SiteId site = 0;
+};
 
 /// What the lower layers report while an observer is installed. Every method may be called
 /// on any thread, with locks of the reporting layer held (a leaf's gradient lock, for the

@@ -94,7 +94,11 @@ class TensorImpl final : public RefCounted, public TensorAutogradState {
   /// It must take the GIL, then call release_ref_and_take_pyobject and drop the result.
   static void set_pyobject_release_hook(void (*hook)(TensorImpl*));
 
+  /// The lifetime observer's entry for this tensor (graft/core/lifetime.h; the leak doctor's).
+  lifetime::ObserverSlot& observer_slot() const { return observer_slot_; }
+
  private:
+  mutable lifetime::ObserverSlot observer_slot_;
   Shape sizes_;
   Shape strides_;
   int64_t storage_offset_;
