@@ -177,7 +177,7 @@ void bind_graph_nodes(py::module_& m) {
         const Node& n = self.cast<const Node&>();
         char buf[32];
         std::snprintf(buf, sizeof buf, "%p", static_cast<const void*>(self.ptr()));
-        return "<" + n.name() + " object at " + buf + ">";
+        return "<" + n.class_name() + " object at " + buf + ">";
       });
   node.attr("__module__") = "graft.autograd.graph";
 }

@@ -11,7 +11,7 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
   ~AccumulateGrad() override;
-  std::string name() const override { return "AccumulateGrad"; }
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }  // PyTorch's
   TensorList apply(TensorList&& grads) override;
   void call_tensor_pre_hooks(TensorList& grads) override;
   const Tensor& variable() const { return variable_; }
@@ -27,7 +27,7 @@ class AccumulateGrad final : public Node {
 class CopySlices final : public Node {
  public:
   CopySlices(const Tensor& base, const Tensor& view, intrusive_ptr<Node> fn);
-  std::string name() const override { return "CopySlices"; }
+  std::string name() const override { return "torch::autograd::CopySlices"; }  // PyTorch's
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
   void visit_held(HeldVisitor& v) const override {

@@ -30,6 +30,12 @@ Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed
 }
 Node::~Node() { delete cold_.load(std::memory_order_relaxed); }
 
+std::string Node::class_name() const {
+  std::string n = name();
+  const size_t colons = n.rfind("::");
+  return colons == std::string::npos ? n : n.substr(colons + 2);
+}
+
 // Deleting a node drops its edges and saved tensors, which may drop the last reference to
 // further nodes. Instead of recursing, nested releases are queued and drained here.
 void Node::release_self() {

@@ -194,7 +194,7 @@ std::string Tensor::str() const {
     suffixes.push_back(std::string("dtype=graft.") + dtype_name(dtype()));
   }
   if (grad_fn())
-    suffixes.push_back("grad_fn=<" + grad_fn()->name() + ">");
+    suffixes.push_back("grad_fn=<" + grad_fn()->class_name() + ">");
   else if (requires_grad())
     suffixes.push_back("requires_grad=True");
   // _add_suffixes: a suffix that would pass 80 columns starts a new line

@@ -160,7 +160,7 @@ NodeInfo describe_node(CensusBuild& b, const Node& n, const NodeMap& nodes, std:
   if (const NodeEntry* e = nodes.find(&n)) entry = *e;
   info.id = reinterpret_cast<uintptr_t>(&n);
   info.sequence_nr = n.sequence_nr();
-  info.name = n.name();
+  info.name = n.class_name();
   info.generation = entry.generation;
   info.step = step_of(entry.generation, b.start_generation);
   info.site = entry.site;
@@ -231,7 +231,7 @@ void find_handles(CensusBuild& b) {
     seen.insert({h.tensor, h.node});
     b.handles.push_back(std::move(h));
   }
-  objects().tensors.locked([&](const TensorList::View& tensors) {
+  objects().tensors.locked([&](const RecordedTensors::View& tensors) {
     for (const auto& [t, entry] : newest_first(tensors)) {
       auto add = [&](const Node* n, bool grad_of_leaf) {
         if (!n || !b.index.count(n)) return;

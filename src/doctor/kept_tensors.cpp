@@ -27,7 +27,7 @@ bool is_kept_candidate(const TensorImpl& t, const std::unordered_set<uintptr_t>&
 std::vector<KeptTensor> take_kept_tensors(uint32_t start_generation, int64_t current_step,
                                           const std::unordered_set<uintptr_t>& graph_storages) {
   std::vector<KeptTensor> out;
-  objects().tensors.locked([&](const TensorList::View& tensors) {
+  objects().tensors.locked([&](const RecordedTensors::View& tensors) {
     for (const auto& [t, entry] : tensors) {
       if (t->use_count() == 0) continue;  // being destroyed
       const int64_t step = step_of(entry.generation, start_generation);

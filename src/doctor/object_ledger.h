@@ -2,7 +2,7 @@
 // The object ledger: the leak doctor's side tables. What the doctor knows of each graph node,
 // storage and saved slot made while it watched (the step that made it, its creation line, the
 // backward pass that retained it) is kept here, keyed by the object's address, and not in the
-// objects; tensors, made most often, carry their entry in their ObserverSlot (tensor_list.h). The
+// objects; tensors, made most often, carry their entry in their ObserverSlot (recorded_tensors.h). The
 // lower layers only report creations and destructions (include/graft/core/lifetime.h) and the
 // recorder (session.cpp) keeps these records up to date. Also the per-generation counters that
 // make a step boundary cheap. See docs/notes/doctor.md ("The object ledger").
@@ -13,8 +13,8 @@
 
 #include "address_table.h"
 #include "graft/core/lifetime.h"
+#include "recorded_tensors.h"
 #include "spin_lock.h"
-#include "tensor_list.h"
 
 namespace graft::doctor::detail {
 
@@ -143,7 +143,7 @@ class ObjectLedger {
   ObjectLedger() : nodes(total_), tensors(total_), storages(total_), saved(total_), leaves(total_) {}
 
   SideTable<Node, NodeEntry> nodes;
-  TensorList tensors;
+  RecordedTensors tensors;
   SideTable<StorageImpl, ObjectEntry> storages;
   SideTable<SavedVariable, SavedEntry> saved;
   SideTable<TensorImpl, LeafEntry> leaves;

@@ -269,7 +269,7 @@ void Session::State::on_node_released(const Node& n, const NodeEntry& entry) {
       w.site_bytes[entry.site] += v.bytes;
     }
   }
-  log(TimelineEvent{0, step, 0, intern(n.name()), nullptr, entry.site, EventKind::NodeFree});
+  log(TimelineEvent{0, step, 0, intern(n.class_name()), nullptr, entry.site, EventKind::NodeFree});
 }
 
 uint32_t Session::State::on_backward_started(bool retain_graph, bool create_graph, lifetime::SiteId site) {
@@ -615,7 +615,7 @@ std::vector<DiffRaw> made_between(uint32_t start, int64_t from, int64_t to) {
   objects().nodes.locked([&](const auto& nodes) {
     for (const auto& [n, entry] : nodes) {
       if (n->use_count() == 0 || !in_range(entry.generation)) continue;
-      raw.push_back({"node", entry.site, n->name(), entry.host_bytes, detail::step_of(entry.generation, start)});
+      raw.push_back({"node", entry.site, n->class_name(), entry.host_bytes, detail::step_of(entry.generation, start)});
       struct Slots final : HeldVisitor {
         std::vector<DiffRaw>* out;
         const Node* node;
@@ -626,7 +626,7 @@ std::vector<DiffRaw> made_between(uint32_t start, int64_t from, int64_t to) {
           const uint32_t gen = objects().saved.value(&sv).generation;
           if (!sv.defined() || sv.released() || !in_range(gen)) return;
           const Tensor& t = sv.held();
-          out->push_back({"saved_slot", site, node->name() + "." + std::string(what),
+          out->push_back({"saved_slot", site, node->class_name() + "." + std::string(what),
                           t.defined() ? static_cast<int64_t>(t.impl()->storage()->nbytes()) : 0,
                           detail::step_of(gen, start)});
         }

@@ -161,7 +161,7 @@ TEST(CustomFunction, NodeNameAndGradient) {
   ASSERT_TRUE(y.grad_fn());
   EXPECT_EQ(y.grad_fn()->name(), "CubeBackward");
   ASSERT_EQ(y.grad_fn()->next_functions().size(), 1u);
-  EXPECT_EQ(y.grad_fn()->next_functions()[0].function->name(), "AccumulateGrad");
+  EXPECT_EQ(y.grad_fn()->next_functions()[0].function->name(), "torch::autograd::AccumulateGrad");
   y.sum().backward();
   expect_tensor(x.grad(), {2}, {3, 12});
 }
@@ -410,7 +410,7 @@ TEST(CustomFunction, MarkDirtyOnAView) {
   Tensor b = a * 1;
   DoubleInplace::apply(b.narrow(0, 0, 2));
   expect_tensor(b, {4}, {2, 2, 1, 1});
-  EXPECT_EQ(b.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ(b.grad_fn()->name(), "torch::autograd::CopySlices");
   b.sum().backward();
   expect_tensor(a.grad(), {4}, {2, 2, 1, 1});
 }

@@ -24,7 +24,7 @@ TEST(Graph, OutputRequiresGradIffAnyInputDoes) {
   ASSERT_EQ(nf.size(), 2u);
   EXPECT_EQ(fn_name(nf[0]), "None");
   EXPECT_EQ(nf[0].input_nr, 0u);
-  EXPECT_EQ(fn_name(nf[1]), "AccumulateGrad");
+  EXPECT_EQ(fn_name(nf[1]), "torch::autograd::AccumulateGrad");
   EXPECT_EQ(nf[1].input_nr, 0u);
 }
 
@@ -117,7 +117,7 @@ TEST(Graph, GradFnNamesAndNextFunctions) {
   EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
   const auto& nf = y.grad_fn()->next_functions();
   ASSERT_EQ(nf.size(), 2u);
-  EXPECT_EQ(fn_name(nf[0]), "AccumulateGrad");
+  EXPECT_EQ(fn_name(nf[0]), "torch::autograd::AccumulateGrad");
   EXPECT_EQ(fn_name(nf[1]), "None");
   Tensor s = y.sum();
   EXPECT_EQ(s.grad_fn()->name(), "SumBackward0");
@@ -158,7 +158,7 @@ TEST(Graph, AccumulateGradIsSharedWhileAliveAndRecreatedAfter) {
   Tensor y2 = x * 3;
   Node* acc = y1.grad_fn()->next_functions()[0].function.get();
   EXPECT_EQ(acc, y2.grad_fn()->next_functions()[0].function.get());
-  EXPECT_EQ(acc->name(), "AccumulateGrad");
+  EXPECT_EQ(acc->name(), "torch::autograd::AccumulateGrad");
   y1 = Tensor();
   y2 = Tensor();
   // all graphs died: a new accumulator is made, and it still feeds x.grad
@@ -178,7 +178,7 @@ TEST(Graph, NodesAndNextFunctionsSurviveBackward) {
   EXPECT_EQ(s.grad_fn().get(), sum_fn.get());
   ASSERT_EQ(sum_fn->next_functions().size(), 1u);
   EXPECT_EQ(fn_name(sum_fn->next_functions()[0]), "ExpBackward0");
-  EXPECT_EQ(fn_name(sum_fn->next_functions()[0].function->next_functions()[0]), "AccumulateGrad");
+  EXPECT_EQ(fn_name(sum_fn->next_functions()[0].function->next_functions()[0]), "torch::autograd::AccumulateGrad");
 }
 
 TEST(Graph, TotalLossAccumulationKeepsGraphsChained) {

@@ -18,7 +18,7 @@ TEST(Views, InplaceOnViewOfNonLeafRebasesBaseOntoCopySlices) {
   Tensor b = a * 1;
   b.slice(0, 1).mul_(3);
   ASSERT_TRUE(b.grad_fn());
-  EXPECT_EQ(b.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ(b.grad_fn()->name(), "torch::autograd::CopySlices");
   const auto& nf = b.grad_fn()->next_functions();
   ASSERT_EQ(nf.size(), 2u);
   EXPECT_EQ(fn_name(nf[0]), "MulBackward0");
@@ -34,8 +34,8 @@ TEST(Views, InplaceOnViewWithGradRequiringOther) {
   Tensor b = a * 2;
   b.slice(0, 1, 3).mul_(w);  // b = [2, 40, 120, 8]
   expect_tensor(b, {4}, {2, 40, 120, 8});
-  EXPECT_EQ(b.grad_fn()->name(), "CopySlices");
-  EXPECT_EQ(fn_name(b.grad_fn()->next_functions()[1]), "AccumulateGrad");
+  EXPECT_EQ(b.grad_fn()->name(), "torch::autograd::CopySlices");
+  EXPECT_EQ(fn_name(b.grad_fn()->next_functions()[1]), "torch::autograd::AccumulateGrad");
   (b * tensor({1.0, 2.0, 3.0, 4.0})).sum().backward();
   expect_tensor(a.grad(), {4}, {2, 40, 120, 8});
   expect_tensor(w.grad(), {2}, {8, 18});
@@ -133,7 +133,7 @@ TEST(Views, InplaceOnViewOfNonRequiringBaseWithRequiringOther) {
   base.slice(0, 1, 3).add_(w);
   EXPECT_TRUE(base.requires_grad());
   ASSERT_TRUE(base.grad_fn());
-  EXPECT_EQ(base.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ(base.grad_fn()->name(), "torch::autograd::CopySlices");
   (base * tensor({1.0, 2.0, 3.0, 4.0})).sum().backward();
   expect_tensor(w.grad(), {2}, {2, 3});
 }
@@ -191,7 +191,7 @@ TEST(Views, InplaceOnAViewOfAColumnMajorBase) {
   Tensor w = tensor({1.0, 2.0, 3.0, 4.0}, kFloat32).requires_grad_(true);
   d.select(0, 1).mul_(w);  // row 1: buf[1], buf[4], buf[7], buf[10]
   EXPECT_EQ(d._version(), 1u);
-  EXPECT_EQ(d.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ(d.grad_fn()->name(), "torch::autograd::CopySlices");
   EXPECT_EQ((std::vector<float>{buf[1], buf[4], buf[7], buf[10]}), (std::vector<float>{1, 8, 21, 40}));
   (d * arange(12.0).view({3, 4})).sum().backward();
   // d's row 1 is w * old row 1: the gradient of w is old row 1 times the weights of row 1

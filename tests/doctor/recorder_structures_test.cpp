@@ -1,6 +1,6 @@
 // The structures on the recorder's path (what each object made or destroyed, and each storage
 // event, costs while the doctor watches): the tensor list kept in the tensors' own slots
-// (src/doctor/tensor_list.h), the timeline's ring (event_ring.h) and the recorder's lock
+// (src/doctor/recorded_tensors.h), the timeline's ring (event_ring.h) and the recorder's lock
 // (light_mutex.h).
 #include <atomic>
 #include <mutex>
@@ -9,13 +9,13 @@
 
 #include "../../src/doctor/event_ring.h"
 #include "../../src/doctor/light_mutex.h"
-#include "../../src/doctor/tensor_list.h"
+#include "../../src/doctor/recorded_tensors.h"
 #include "support/test_util.h"
 
 using graft::doctor::detail::EventRing;
 using graft::doctor::detail::LightMutex;
 using graft::doctor::detail::ObjectEntry;
-using graft::doctor::detail::TensorList;
+using graft::doctor::detail::RecordedTensors;
 
 namespace {
 
@@ -28,9 +28,9 @@ ObjectEntry entry(uint64_t seq, uint32_t generation, uint32_t site) {
 }
 
 /// The list's walk as (tensor, seq) pairs.
-std::vector<std::pair<const graft::TensorImpl*, uint64_t>> walk(const TensorList& list) {
+std::vector<std::pair<const graft::TensorImpl*, uint64_t>> walk(const RecordedTensors& list) {
   std::vector<std::pair<const graft::TensorImpl*, uint64_t>> out;
-  list.locked([&](const TensorList::View& tensors) {
+  list.locked([&](const RecordedTensors::View& tensors) {
     for (const auto& [t, e] : tensors) out.push_back({t, e.seq});
   });
   return out;
@@ -38,9 +38,9 @@ std::vector<std::pair<const graft::TensorImpl*, uint64_t>> walk(const TensorList
 
 }  // namespace
 
-TEST(TensorList, RecordsInTheTensorsAndWalksNewestFirst) {
+TEST(RecordedTensors, RecordsInTheTensorsAndWalksNewestFirst) {
   std::atomic<int64_t> total{0};
-  TensorList list(total);
+  RecordedTensors list(total);
   graft::Tensor a = graft::zeros({2}), b = graft::zeros({3}), c = graft::zeros({4}), other = graft::zeros({1});
   list.insert(a.impl(), entry(1, 5, 10));
   list.insert(b.impl(), entry(2, 6, 11));
@@ -74,9 +74,9 @@ TEST(TensorList, RecordsInTheTensorsAndWalksNewestFirst) {
   EXPECT_FALSE(list.take(b.impl(), &out));  // the slot was cleared with the list
 }
 
-TEST(TensorList, ThreadsRecordAndForgetTheirTensorsConcurrently) {
+TEST(RecordedTensors, ThreadsRecordAndForgetTheirTensorsConcurrently) {
   std::atomic<int64_t> total{0};
-  TensorList list(total);
+  RecordedTensors list(total);
   std::vector<std::thread> threads;
   std::atomic<uint64_t> seq{0};
   for (int k = 0; k < 4; ++k)

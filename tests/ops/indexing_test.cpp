@@ -332,7 +332,7 @@ TEST(IndexPut, InPlaceGradientsAndCopySlicesThroughAView) {
   Tensor w = b.slice(0, 1, 4);
   index_put_(w, {longs({0, 2})}, v * 2);
   expect_tensor(b, {4}, {1, 20, 3, 40});
-  EXPECT_EQ(b.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ(b.grad_fn()->name(), "torch::autograd::CopySlices");
   EXPECT_EQ(b._version(), 1u);
   (b * tensor({1.0, 2.0, 3.0, 4.0})).sum().backward();
   expect_tensor(x.grad(), {4}, {1, 0, 3, 0});  // overwritten positions get no gradient

@@ -74,7 +74,7 @@ def test_03_next_functions():
     a = graft.ones(2, requires_grad=True)
     b = graft.ones(2)
     edges = (a * b).grad_fn.next_functions
-    assert edges[0][0].name() == "AccumulateGrad" and edges[0][1] == 0
+    assert edges[0][0].name() == "torch::autograd::AccumulateGrad" and edges[0][1] == 0
     assert edges[1] == (None, 0)
     y = a * b
     (prev, nr), = y.sum().grad_fn.next_functions
@@ -162,7 +162,7 @@ def test_08_next_functions_survive_backward():
     y.backward()
     (exp_node, _), = y.grad_fn.next_functions
     assert exp_node.name() == "ExpBackward0"
-    assert exp_node.next_functions[0][0].name() == "AccumulateGrad"
+    assert exp_node.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
 
 
 def test_09_second_backward_and_saved_tensors_after_release():
@@ -352,7 +352,7 @@ def test_22_in_place_on_views_of_non_leaves():
     a = graft.ones(3, requires_grad=True)
     b = a * 1
     b[1:].mul_(3)
-    assert b.grad_fn.name() == "CopySlices"
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
     assert b.grad_fn.next_functions[0][0].name() == "MulBackward0"
     b.sum().backward()
     assert a.grad.tolist() == [1.0, 3.0, 3.0]
@@ -659,3 +659,15 @@ def test_python_list_of_outputs_keeps_every_graph():
         assert allocated() - base == 3 * 512  # only the values
         del detached
         assert allocated() == base
+
+
+def test_accumulate_grad_and_copy_slices_names_as_pytorch():
+    # name() keeps PyTorch's C++ namespace; the repr and a tensor's grad_fn=<...> show the class name
+    a = graft.ones(2, requires_grad=True)
+    acc = (a * 2).grad_fn.next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad"
+    assert repr(acc).startswith("<AccumulateGrad object at ")
+    b = a.clone()
+    b[0] = 5
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
+    assert repr(b).endswith("grad_fn=<CopySlices>)")

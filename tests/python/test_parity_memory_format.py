@@ -189,7 +189,7 @@ def test_inplace_on_a_view_of_a_base_with_preserved_strides():
         b = x.t().clone()
         assert b.stride() == (1, 4)
         b[1].mul_(w)
-        assert b.grad_fn.name().endswith("CopySlices")  # torch 1.13: torch::autograd::CopySlices
+        assert b.grad_fn.name() == "torch::autograd::CopySlices"  # PyTorch's name, with its namespace
         (b * lib.arange(12.0, dtype=lib.float64).reshape(4, 3)).sum().backward()
         results.append((b.detach().numpy(), x.grad.numpy(), w.grad.numpy()))
     for a, g in zip(*results):

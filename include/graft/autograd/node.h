@@ -117,8 +117,11 @@ class Node : public RefCounted {
   ~Node() override;
   void release_self() override;  ///< deferred, iterative deletion
 
-  /// PyTorch's node name, e.g. "MulBackward0".
+  /// PyTorch's node name, e.g. "MulBackward0", "torch::autograd::AccumulateGrad".
   virtual std::string name() const = 0;
+  /// The node's class name as Python shows it (`type(grad_fn).__name__`, `grad_fn=<...>` in a
+  /// tensor's repr): name() without its C++ namespace, e.g. "AccumulateGrad".
+  std::string class_name() const;
   /// Computes the gradients for the forward inputs from those of the forward outputs.
   /// `grads` has one entry per forward output (undefined = zero); the result one per edge.
   virtual TensorList apply(TensorList&& grads) = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// TensorList: the object ledger's record of tensors, kept in the tensors themselves. See
+// RecordedTensors: the object ledger's record of tensors, kept in the tensors themselves. See
 // docs/notes/doctor.md ("The object ledger").
 #include <atomic>
 #include <cstdint>
@@ -24,9 +24,9 @@ struct ObjectEntry {
 /// one lock: recording a tensor made or destroyed is a few stores, where a table keyed by address
 /// hashes and probes (tensors are the objects made most often: this is most of what the
 /// counters tier costs). The list offers what a SideTable does for the other kinds of object.
-class TensorList {
+class RecordedTensors {
  public:
-  explicit TensorList(std::atomic<int64_t>& total) : total_(total) {}
+  explicit RecordedTensors(std::atomic<int64_t>& total) : total_(total) {}
 
   /// Records `t` (made now, so not recorded yet) with entry `e` (`e.seq` nonzero).
   void insert(const TensorImpl* t, const ObjectEntry& e) {
@@ -83,7 +83,7 @@ class TensorList {
     size_t size() const { return size_; }
 
    private:
-    friend class TensorList;
+    friend class RecordedTensors;
     View(const TensorImpl* head, size_t size) : head_(head), size_(size) {}
     const TensorImpl* head_;
     size_t size_;
