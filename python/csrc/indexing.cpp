@@ -139,8 +139,9 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
   }
   GRAFT_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
   Tensor r = self;
-  int64_t d = 0;      // current dim of r
-  int64_t extra = 0;  // dims of r covered by masks beyond their one entry of `adv` each
+  int64_t d = 0;          // current dim of r
+  int64_t position = -1;  // the item's place in the index (the "dimension" PyTorch's errors name)
+  int64_t extra = 0;      // dims of r covered by masks beyond their one entry of `adv` each
   bool any_adv = false;
   const bool has_advanced =
       std::any_of(items.begin(), items.end(), [](const IndexItem& it) { return it.kind == IndexItem::Advanced; });
@@ -156,6 +157,7 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
     extra += covered - 1;
   };
   for (const IndexItem& it : items) {
+    ++position;
     switch (it.kind) {
       case IndexItem::None:
         r = r.unsqueeze(d);
@@ -180,7 +182,7 @@ Tensor apply_basic(const Tensor& self, const std::vector<IndexItem>& items, std:
       case IndexItem::Int: {
         int64_t size = r.size(d);
         GRAFT_CHECK(it.value >= -size && it.value < size, IndexError, "index ", it.value,
-                    " is out of bounds for dimension ", d, " with size ", size);
+                    " is out of bounds for dimension ", position, " with size ", size);
         r = r.select(d, it.value);
         break;
       }

@@ -84,7 +84,8 @@ py::object python_scalar(const Scalar& s, DType d) {
   return py::int_(s.to_long());
 }
 
-/// item(), float(t), int(t): PyTorch's ValueError for a tensor that is not one element.
+/// float(t), int(t): PyTorch's ValueError for a tensor that is not one element (item() raises
+/// check_one_element's RuntimeError, as PyTorch 2.x does; 1.13 raised this ValueError there too).
 void check_python_scalar(const Tensor& t) {
   GRAFT_CHECK(t.numel() == 1, ValueError, "only one element tensors can be converted to Python scalars");
 }
@@ -361,7 +362,7 @@ void bind_more_metadata(TensorClass& cls) {
            })
       .def("item",
            [](const Tensor& t) {
-             check_python_scalar(t);
+             check_one_element(t, "item");
              warn_item_requires_grad(t);
              return python_scalar(t.item(), t.dtype());
            })
@@ -467,9 +468,13 @@ void bind_autograd_attributes(TensorClass& cls) {
           py::arg("requires_grad") = true)
       .def_property(
           "grad", [](const Tensor& t) { return t.grad(); },
-          [](Tensor& t, std::optional<Tensor> g) {
-            GRAFT_CHECK(!g || !g->is_same(t), RuntimeError, "can't assign Variable as its own grad");
-            t.set_grad(g.value_or(Tensor()));
+          [](Tensor& t, py::handle value) {
+            GRAFT_CHECK(value.is_none() || is_tensor(value), TypeError,
+                        "assigned grad expected to be a Tensor or None but got grad of type ",
+                        Py_TYPE(value.ptr())->tp_name);  // (torch 2.x's text; 1.13 lost the space)
+            Tensor g = value.is_none() ? Tensor() : as_tensor_unchecked(value);
+            GRAFT_CHECK(!g.defined() || !g.is_same(t), RuntimeError, "can't assign Variable as its own grad");
+            t.set_grad(g);
           })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
       .def_property_readonly("is_leaf", tm(&Tensor::is_leaf))

@@ -17,12 +17,13 @@ namespace graft::detail {
 /// one empty piece for n == 0 (PyTorch's max(ceil(n / split_size), 1) pieces).
 std::vector<int64_t> split_piece_sizes(int64_t n, int64_t split_size);
 
-/// Wraps a possibly negative dim into [0, ndim) or throws IndexError naming the op.
-inline int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
+/// Wraps a possibly negative dim into [0, ndim) or throws PyTorch's IndexError (which, as
+/// PyTorch's maybe_wrap_dim, names no op: `op` is for the reader of the call).
+inline int64_t wrap_dim(int64_t d, int64_t ndim, [[maybe_unused]] const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, like PyTorch
   if (d < -n || d >= n)
     throw IndexError(
-        str(op, ": Dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ", d, ")"));
+        str("Dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ", d, ")"));
   return d < 0 ? d + n : d;
 }
 /// Bitmask of reduced dims (empty = all).

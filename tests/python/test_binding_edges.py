@@ -102,6 +102,18 @@ def test_a_tensor_cannot_be_its_own_grad():
     assert x.grad is None
 
 
+def test_a_grad_that_is_not_a_tensor_is_refused_with_pytorchs_type_error():
+    x = graft.zeros(3, requires_grad=True)
+    with pytest.raises(TypeError, match="^assigned grad expected to be a Tensor or None but got grad of type int$"):
+        x.grad = 3
+    with pytest.raises(TypeError, match="^assigned grad expected to be a Tensor or None but got grad of type list$"):
+        x.grad = [1.0, 2.0, 3.0]
+    assert x.grad is None
+    x.grad = graft.ones(3)
+    x.grad = None  # None clears it
+    assert x.grad is None
+
+
 def test_adaptive_pool_size_from_an_array():
     out = graft.nn.functional.adaptive_avg_pool2d(graft.ones(1, 1, 4, 6), np.array([2, 3]))
     assert out.shape == (1, 1, 2, 3)
@@ -167,3 +179,25 @@ def test_from_numpy_and_back_keep_dtype_values_and_strides(dtype):
     assert t.stride() == (4, 2) and t.tolist() == a.tolist()
     back = t.numpy()
     assert back.dtype == a.dtype and (back == a).all()
+
+
+@pytest.mark.parametrize("index, dim", [
+    ((0, 3), 1), ((None, 0, 3), 2), ((Ellipsis, 3), 1), ((slice(None), 3), 1), ((1, Ellipsis, 7), 2),
+    ((None, None, 1, 5), 3), ((Ellipsis, 0, 5), 2), ((1, None, 5), 2), ((5,), 0),
+])
+def test_an_index_out_of_bounds_names_its_place_in_the_index_as_pytorch(index, dim):
+    # PyTorch's message names the index's position in the tuple (its real_dim), None and ... included
+    m = graft.zeros(2, 3)
+    value = [i for i in index if isinstance(i, int)][-1]
+    size = 2 if index == (5,) else 3
+    with pytest.raises(IndexError, match=f"^index {value} is out of bounds for dimension {dim} with size {size}$"):
+        m[index if len(index) > 1 else index[0]]
+
+
+@pytest.mark.parametrize("call", [lambda t: t.squeeze(-3), lambda t: t.sum(2), lambda t: t.unsqueeze(3),
+                                  lambda t: t.transpose(0, -3)])
+def test_a_dim_out_of_range_is_pytorchs_index_error_naming_no_op(call):
+    t = graft.zeros(2, 1)
+    message = r"^Dimension out of range \(expected to be in range of \[-\d, \d\], but got -?\d\)$"
+    with pytest.raises(IndexError, match=message):
+        call(t)
