@@ -21,9 +21,10 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.to_double() == 0.0) return zeros_like(self, TensorOptions(grad.dtype()).device(grad.device()));
-  const Scalar less_one =
-      exponent.is_floating_point() ? Scalar(exponent.to_double() - 1) : Scalar(exponent.to_long() - 1);
-  return grad * exponent * pow(self, less_one);
+  // exponent - 1 in double, as PyTorch's pow_backward: an integer exponent of -2**63 minus one
+  // would wrap around to 2**63 - 1 in int64 (and swap the gradient's zeros and infinities)
+  const double exp = exponent.to_double();
+  return grad * Scalar(exp) * pow(self, Scalar(exp - 1));
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {

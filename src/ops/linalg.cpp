@@ -1,4 +1,4 @@
-// Matrix products: the forwards of mm and bmm (GEMM kernels; declared in src/ops/ops.yaml),
+// Matrix products: the forwards of mm, bmm and dot (GEMM kernels; declared in src/ops/ops.yaml),
 // matmul and linear (composed).
 #include "graft/ops/generated_forwards.h"
 #include "op_util.h"
@@ -48,6 +48,26 @@ Tensor detail::bmm_forward(const Tensor& a, const Tensor& b) {
   return gemm_out(a, b, {a.size(0), a.size(1), b.size(2)});
 }
 
+Tensor detail::dot_forward(const Tensor& a, const Tensor& b) {
+  detail::check_tensor(a, "dot", "self");
+  detail::check_tensor(b, "dot", "tensor");
+  GRAFT_CHECK(a.dim() == 1 && b.dim() == 1, RuntimeError, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
+              "D tensors");
+  GRAFT_CHECK(a.dtype() == b.dtype(), RuntimeError, "dot : expected both vectors to have same dtype, but found ",
+              dtype_cpp_name(a.dtype()), " and ", dtype_cpp_name(b.dtype()));
+  GRAFT_CHECK(a.size(0) == b.size(0), RuntimeError, "inconsistent tensor size, expected tensor [", a.size(0),
+              "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
+              b.size(0), " elements respectively");
+  GRAFT_CHECK(a.dtype() != kBool, RuntimeError, "\"dot\" not implemented for 'Bool'");
+  // a row times a column, on raw views (no graph of their own)
+  const int64_t n = a.size(0);
+  Tensor out = detail::new_empty({}, a.dtype(), a.device());
+  kernel::gemm(kernel::raw_view(out, {1, 1}, {1, 1}, 0),
+               kernel::raw_view(a, {1, n}, {1, a.stride(0)}, a.storage_offset()),
+               kernel::raw_view(b, {n, 1}, {b.stride(0), 1}, b.storage_offset()));
+  return out;
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   alloc::MemoryOpScope mem_scope("matmul");
   detail::check_tensor(a, "matmul", "self");
@@ -55,12 +75,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const int64_t da = a.dim(), db = b.dim();
   GRAFT_CHECK(da > 0 && db > 0, RuntimeError, "both arguments to matmul need to be at least 1D, but they are ", da,
               "D and ", db, "D");
-  if (da == 1 && db == 1) {
-    GRAFT_CHECK(a.size(0) == b.size(0), RuntimeError, "inconsistent tensor size, expected tensor [", a.size(0),
-                "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
-                b.size(0), " elements respectively");
-    return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
-  }
+  if (da == 1 && db == 1) return dot(a, b);  // DotBackward0, as PyTorch's matmul
   if (da == 2 && db == 1) return mm(a, b.unsqueeze(1)).squeeze(1);
   if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
   if (da == 2 && db == 2) return mm(a, b);

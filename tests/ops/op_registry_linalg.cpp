@@ -73,6 +73,10 @@ void register_linalg(Registry& r) {
                     {{"2x2x3_2x3x2", {rnd({2, 2, 3}), rnd({2, 3, 2})}},
                      {"1x3x1_1x1x2", {rnd({1, 3, 1}), rnd({1, 1, 2})}},
                      {"empty_0x2x3_0x3x2", {rnd({0, 2, 3}), rnd({0, 3, 2})}}})}});
+  r.push_back(
+      {"dot",
+       {two("", [](auto& a, auto& b) { return dot(a, b); },
+            {{"3_3", {rnd({3}), rnd({3})}}, {"1_1", {rnd({1}), rnd({1})}}, {"empty_0_0", {rnd({0}), rnd({0})}}})}});
   r.push_back({"matmul",
                {f32(two("", [](auto& a, auto& b) { return matmul(a, b); },
                         {{"dot_3_3", {rnd({3}), rnd({3})}},

@@ -175,3 +175,16 @@ def test_gradcheck_results_agree():
                 lib.autograd.gradgradcheck(lambda a: a.exp() * a, (x,))]
 
     _assert_close(*_same(program))
+
+
+@pytest.mark.parametrize("exponent", [-2 ** 63, 2 ** 62 + 1, -3, 3, 0.5])
+def test_pow_gradient_for_integer_exponents_at_the_int64_edges(exponent):
+    # PyTorch takes exponent - 1 in double: in int64, -2**63 - 1 wrapped to 2**63 - 1 and swapped
+    # the gradient's zeros and infinities ([-0., -inf] at [2, 0.5])
+    def program(lib):
+        x = lib.tensor([2.0, 0.5, 1.0], requires_grad=True)
+        (x ** exponent).sum().backward()
+        return [x.grad]
+    a, b = _same(program)
+    np.testing.assert_array_equal(_np(a[0]), _np(b[0]))
+    assert np.array_equal(np.signbit(_np(a[0])), np.signbit(_np(b[0])))
