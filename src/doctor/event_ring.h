@@ -1,5 +1,5 @@
 #pragma once
-// EventRing: the timeline's bounded ring of events. See docs/notes/doctor.md ("What it costs").
+// EventRing: the timeline's bounded ring of events. See docs/notes/doctor.md ("The object ledger").
 #include <cstddef>
 #include <cstdint>
 #include <memory>

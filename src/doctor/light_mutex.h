@@ -1,5 +1,5 @@
 #pragma once
-// LightMutex: the recorder's lock. See docs/notes/doctor.md ("What it costs").
+// LightMutex: the recorder's lock. See docs/notes/doctor.md ("Layers", "Threads and locks").
 #include <atomic>
 
 namespace graft::doctor::detail {
