@@ -80,20 +80,18 @@ class RecordedTensors {
     };
     iterator begin() const { return iterator(head_); }
     iterator end() const { return iterator(nullptr); }
-    size_t size() const { return size_; }
 
    private:
     friend class RecordedTensors;
-    View(const TensorImpl* head, size_t size) : head_(head), size_(size) {}
+    explicit View(const TensorImpl* head) : head_(head) {}
     const TensorImpl* head_;
-    size_t size_;
   };
   /// Calls fn(const View&) holding the lock: the tensors cannot die meanwhile (a destruction
   /// waits for the lock), and fn must neither make nor drop references to graft objects.
   template <class F>
   decltype(auto) locked(F&& fn) const {
     std::lock_guard<SpinLock> g(mu_);
-    return fn(View(head_, size_));
+    return fn(View(head_));
   }
   /// Forgets every entry.
   void clear() {

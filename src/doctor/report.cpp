@@ -166,7 +166,7 @@ std::string Session::timeline_json() const {
   j["findings"] = std::move(fs);
   json ev = json::array();
   const size_t n = s.events.size();
-  const uint64_t first_seq = s.events_logged - n + 1;  // the ring holds the last n events logged
+  const uint64_t first_seq = s.events.dropped() + 1;  // every event logged is kept or dropped, in order
   for (size_t i = 0; i < n; ++i) {
     const TimelineEvent& e = s.events[i];
     json x = {{"seq", first_seq + i}, {"kind", event_kind_name(e.kind)}, {"step", e.step}};

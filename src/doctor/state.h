@@ -86,10 +86,8 @@ struct Session::State {
 
   // ---- timeline events (a ring) ----
   detail::EventRing<TimelineEvent> events;
-  uint64_t events_logged = 0;  ///< the last event's sequence number (the first is 1)
   /// Adds an event (time-stamped unless deterministic), the oldest going when the ring is full.
   void log(TimelineEvent e) {
-    ++events_logged;
     if (!options.deterministic) e.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     events.push(e);
   }
