@@ -535,8 +535,16 @@ void bind_inplace_arithmetic(py::module_&, TensorClass& cls) {
           py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
 }
 
-/// clamp_, index_put_ and masked_fill_ in place.
-void bind_inplace_fills(py::module_&, TensorClass& cls) {
+/// clamp_, index_put_ and masked_fill_ in place; torch.threshold_ (a function, no method).
+void bind_inplace_fills(py::module_& m, TensorClass& cls) {
+  m.def(
+      "threshold_",
+      [](py::handle s, const Scalar& threshold, const Scalar& value) {
+        Tensor t = self_of(s, "threshold_");
+        threshold_(t, threshold, value);
+        return s;
+      },
+      py::arg("input"), py::arg("threshold"), py::arg("value"));
   // fill_ and copy_ are generated (python: method, returning the Python object itself)
   cls.def(
          "clamp_",

@@ -35,6 +35,17 @@ globals().update({_name: getattr(_C, _name)
                  for _name in _C._unary_float_ops + _C._unary_rounding_ops + _C._unary_keep_ops + _C._unary_predicate_ops
                  + _C._binary_ops + _C._binary_predicate_ops + _C._binary_bitwise_ops + _C._function_ops
                  + tuple(_name for _name, _where, _args in _C._activation_ops if _where == "torch")})
+from ._C import threshold_  # noqa: F401
+
+# torch's in-place functions (torch.relu_(x), torch.exp_(x)) are the Tensor methods of their names
+for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+              "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
+              "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_",
+              "floor_", "frac_", "index_put_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_",
+              "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_",
+              "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_"):
+    if hasattr(Tensor, _name):
+        globals()[_name] = getattr(Tensor, _name)
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401
 from . import random  # noqa: F401

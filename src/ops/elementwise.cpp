@@ -232,6 +232,24 @@ Tensor detail::gelu_forward(const Tensor& a, const std::string& approximate) {
               a.defined() ? a.dtype() : kFloat32);
   return unary_forward(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, a, "gelu", true);
 }
+Tensor detail::threshold_forward(const Tensor& self, const Scalar& threshold, const Scalar& value, Tensor* into) {
+  detail::check_tensor(self, "threshold");
+  if (self.dtype() == kBool) detail::kernel_not_implemented("threshold_cpu", kBool);
+  // both numbers are converted to self's dtype (a fraction truncated for integers), as PyTorch's
+  // kernel converts them; one out of the dtype's range is refused
+  threshold.check_fits(self.dtype());
+  value.check_fits(self.dtype());
+  return unary_forward(UnaryOp::Threshold, self, "threshold", false, threshold.to_double(), value.to_double(), into);
+}
+Tensor detail::threshold_backward_forward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  // one pass (no mask tensor): grad_output where self > threshold, 0 elsewhere (NaN passes)
+  detail::check_tensor(grad_output, "threshold_backward", "grad_output");
+  detail::check_tensor(self, "threshold_backward", "self");
+  const DType ct = detail::result_type(grad_output, self);
+  if (ct == kBool) detail::kernel_not_implemented("threshold_cpu", kBool);
+  threshold.check_fits(ct);
+  return binary_forward(BinaryOp::ThresholdBackward, grad_output, self, "threshold_backward", threshold);
+}
 Tensor detail::clamp_forward(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, Tensor* into) {
   GRAFT_CHECK(min || max, RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
   detail::check_tensor(self, "clamp");

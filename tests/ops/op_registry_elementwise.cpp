@@ -484,6 +484,41 @@ void register_elementwise(Registry& r) {
       Domain::domain, {__VA_ARGS__});
 #include "activation_registry.def"
 #undef GRAFT_ACTIVATION_CASE
+  {
+    // threshold: every dtype but bool; the numbers converted to the tensor's dtype (1.5 on an
+    // integer tensor is 1); NaN fails the test and stays
+    auto thr = [](double a) { return a <= 0.5 ? -3.0 : a; };
+    OpCase integer;
+    integer.variant = "int64_fraction_threshold";
+    integer.samples = {{"5", {ints({5}, {-2, 0, 1, 2, 3})}}};
+    integer.fn = [](const TensorList& x) { return TensorList{threshold(x[0], 1.5, 7)}; };
+    integer.ref = [](const V& x) {
+      return V{map(
+          x[0], [](double a) { return a <= 1 ? 7.0 : a; }, kInt64)};
+    };
+    integer.differentiable = false;
+    r.push_back({"threshold",
+                 {f32(unary("", [](auto& a) { return threshold(a, 0.5, -3.0); }, thr, Domain::Any, {0.5})), integer,
+                  nan_only(unary(
+                      "nan", [](auto& a) { return threshold(a, 0.5, -3.0); }, thr))}});
+  }
+  {
+    // threshold_backward(grad_output, self, threshold): grad_output where self > threshold; its
+    // gradient in self is zero (self kept away from the threshold, where it jumps)
+    OpCase c;
+    c.variant = "";
+    c.samples = {{"2x3_2x3", {rnd({2, 3}), rnd({2, 3}, Domain::Any, {0.5})}},
+                 {"bcast_3_2x3", {rnd({3}), rnd({2, 3}, Domain::Any, {0.5})}},
+                 {"0d_0d", {rnd({}), rnd({}, Domain::Any, {0.5})}},
+                 {"empty_0x3_3", {rnd({0, 3}), rnd({3}, Domain::Any, {0.5})}}};
+    c.fn = [](const TensorList& x) { return TensorList{threshold_backward(x[0], x[1], 0.5)}; };
+    c.ref = [](const V& x) { return V{zip(x[0], x[1], [](double g, double s) { return s <= 0.5 ? 0.0 : g; })}; };
+    OpCase nan = c;
+    nan.variant = "nan_self";
+    nan.samples = {{"4_4", {vals({4}, {1, 2, 3, 4}), vals({4}, {NAN, 0.5, 0.6, -NAN})}, false}};
+    nan.differentiable = false;
+    r.push_back({"threshold_backward", {f32(c), nan}});
+  }
   r.push_back({"clamp",
                {unary(
                     "min_max", [](auto& a) { return clamp(a, -0.5, 0.5); },

@@ -350,6 +350,14 @@ void register_inplace(Registry& r) {
                     self_samples(Domain::Any)),
                 on_view(
                     "on_view", [](Tensor v) { v.square_(); }, [](double a) { return a * a; })}});
+  r.push_back(
+      {"threshold_",
+       {inplace(
+            "", [](Tensor& s, const TensorList&) -> Tensor& { return threshold_(s, 0.5, -3.0); },
+            [](const TensorList& x) { return TensorList{threshold(x[0], 0.5, -3.0)}; },
+            ref1([](double a) { return a <= 0.5 ? -3.0 : a; }), self_samples(Domain::Any, {0.5})),
+        on_view(
+            "on_view", [](Tensor v) { threshold_(v, 0.5, -3.0); }, [](double a) { return a <= 0.5 ? -3.0 : a; })}});
   r.push_back({"masked_fill_",
                {inplace(
                     "", [](Tensor& s, const TensorList& x) -> Tensor& { return s.masked_fill_(x[1], -0.5); },

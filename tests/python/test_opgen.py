@@ -711,6 +711,21 @@ def test_an_inplace_form_writes_self_through_the_forward_and_records_the_ops_nod
         assert_refused(tmp_path, "function:" + bad, "inplace: true is for an op of self returning one tensor")
 
 
+def test_an_inplace_form_may_record_a_node_of_its_own_name(tmp_path):
+    # threshold_ records PyTorch's ThresholdBackward1 with threshold's formulas
+    tensor = MUL.replace("    method: true\n", "    method: true\n    inplace: true\n    inplace_node: MulBackward1\n")
+    r = run(tmp_path, "function:" + tensor)
+    assert r.returncode == 0, r.stderr
+    code = (tmp_path / "gen/src/autograd/generated_functions.cpp").read_text()
+    assert "struct MulBackward1 " in code and "struct MulBackward0 " in code
+    inplace_form = fn_text(code, "Tensor& mul_(Tensor& self, const Tensor& other) {")
+    assert "detail::make_node<MulBackward1>({&self, &other});" in inplace_form
+    assert "detail::make_node<MulBackward0>" in fn_text(code, "Tensor mul(const Tensor& self, const Tensor& other) {")
+    no_inplace = MUL.replace("    method: true\n", "    method: true\n    inplace_node: MulBackward1\n")
+    assert_refused(tmp_path, "function:" + no_inplace,
+                   "inplace_node names the node of an in-place form, on an op with inplace: true")
+
+
 def test_a_unary_inplace_form_saves_its_result_as_self_and_its_input_as_a_clone(tmp_path):
     r = run(tmp_path, "unary_float:" + TANH + SIN)
     assert r.returncode == 0, r.stderr

@@ -206,3 +206,48 @@ def test_number_arguments_are_parsed_as_pytorch(lambd):
         except (TypeError, RuntimeError) as e:
             results.append((type(e).__name__, str(e).replace(" (position 2)", "")))
     assert results[1] == results[0]
+
+
+# ---- threshold and relu's gradient (threshold_backward, with a node of its own) ----
+
+def _thresholded(lib, op, inplace):
+    x = lib.tensor([-1.0, 0.5, 2.0, float("nan"), 0.75], dtype=lib.float64, requires_grad=True)
+    if op == "relu":
+        y = lib.relu_(x.clone()) if inplace else lib.relu(x)
+    else:
+        y = lib.threshold_(x.clone(), 0.5, -3.0) if inplace else lib.threshold(x, 0.5, -3.0)
+    g, = lib.autograd.grad((y * lib.arange(5.0, dtype=lib.float64)).sum(), x, create_graph=True)
+    # a gradient penalty: the second derivative through relu is zero, not an error
+    h, = lib.autograd.grad((g * g).sum(), x)
+    return y, g, h
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("op", ["relu", "threshold"])
+def test_first_gradient_of_relu_and_threshold_has_a_graph_as_pytorch(op, inplace):
+    (ty, tg, th), (gy, gg, gh) = _thresholded(torch, op, inplace), _thresholded(graft, op, inplace)
+    for t, g in ((ty, gy), (tg, gg), (th, gh)):
+        np.testing.assert_array_equal(g.detach().numpy(), t.detach().numpy())
+    assert gy.grad_fn.name() == ty.grad_fn.name()  # ThresholdBackward0/1, ReluBackward0
+    assert gg.grad_fn.name() == tg.grad_fn.name() == "ThresholdBackwardBackward0"
+    assert [f is None for f, _ in gg.grad_fn.next_functions] == [f is None for f, _ in tg.grad_fn.next_functions]
+
+
+@pytest.mark.parametrize("data, args", [([1, 2, 3], (1.5, 0)), ([1, 2, 3], (1, 2.7)), ([1, 2, 3], (1e20, 0)),
+                                        ([1.0, 2.0], (1.5, 1e300)), ([True], (1, 0))])
+def test_threshold_converts_its_numbers_as_pytorch(data, args):
+    results = []
+    for lib in (torch, graft):
+        try:
+            results.append(lib.threshold(lib.tensor(data), *args).tolist())
+        except RuntimeError as e:
+            results.append(str(e))
+    assert results[1] == results[0]
+
+
+def test_threshold_module_and_functional_match_pytorch():
+    assert repr(graft.nn.Threshold(0.1, 20)) == repr(torch.nn.Threshold(0.1, 20))
+    assert repr(graft.nn.Threshold(0.1, 20, True)) == repr(torch.nn.Threshold(0.1, 20, True))
+    for lib, fn in ((torch, TF), (graft, F)):
+        x = lib.tensor([0.5, 1.0, 2.0])
+        assert fn.threshold(x, 1.0, 9.0, inplace=True) is x and x.tolist() == [9.0, 9.0, 2.0]

@@ -108,8 +108,10 @@ FIELDS = {
 # `inplace: true` gives a function or composite op its in-place form name_ (graft::name_, the
 # method, an op-table row). A function op's forward then takes a last `Tensor* into`: given (an
 # in-place form's self), its kernel writes into it (detail::ElementwiseOutput), and the generated
-# name_ records the op's own node around that write (src/autograd/inplace.cpp). A composite's
-# name_ is written by hand next to it (square_ is pow_(self, 2), as PyTorch's).
+# name_ records the op's own node around that write (src/autograd/inplace.cpp), or the node named
+# by `inplace_node` (the same formulas; PyTorch's name for the in-place form: threshold_'s
+# ThresholdBackward1). A composite's name_ is written by hand next to it (square_ is pow_(self, 2),
+# as PyTorch's).
 # An activation's `inplace_node` and `inplace_derivative` give its in-place form the node
 # PyTorch records there, with a formula of `result` (the value written over self) instead of
 # self: leaky_relu_'s LeakyReluBackward1, elu_'s EluBackward1
@@ -134,7 +136,7 @@ FIELDS = {
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
 PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden", "python_first"}
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "hand"} | PYTHON_FIELDS,
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "inplace_node", "hand"} | PYTHON_FIELDS,
                    "composite": {"overload", "returns", "inplace", "hand", "python_only"} | PYTHON_FIELDS,
                    "binary_predicate": {"operator"},
                    "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
@@ -446,6 +448,8 @@ def check_inplace_only(op):
 
 
 def check_inplace(op, args):
+    if "inplace_node" in op and not op.get("inplace"):
+        fail(f"op '{op['name']}': inplace_node names the node of an in-place form, on an op with inplace: true")
     if "inplace" not in op:
         return
     if op["inplace"] not in INPLACE or op.get("view") or returns(op) != "Tensor" or args[0][1] != "self":
@@ -1072,6 +1076,11 @@ def gen_function_cpp(op, shared_nodes, nodes):
         lines.append(f"{returns(op)} Tensor::{name}({', '.join(f'{t} {a}' for t, a, _ in args[1:])}) const {{ "
                      f"return graft::{name}(*this{''.join(', ' + a for _, a, _ in args[1:])}); }}")
     if op.get("inplace"):
+        if "inplace_node" in op:  # the in-place form's own node name, with the same formulas
+            struct = op["inplace_node"]
+            node, saved = gen_node(struct, inputs, formulas, numbers, tensors, storage, struct, grad_name(op), lists,
+                                   output_names(op))
+            nodes.append(node)
         lines += gen_inplace(op, struct, saved, formulas, tensors, sources, wrapped)
         if op["method"]:
             lines.append(inplace_method(op))

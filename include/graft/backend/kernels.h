@@ -20,11 +20,13 @@ enum class UnaryOp {
   Gelu,
   GeluTanh,
   Clamp,
-  BitNot  ///< ~x on integers, not on bool
+  Threshold,  ///< x <= p0 ? p1 : x (PyTorch's threshold; p0 and p1 converted to the dtype first)
+  BitNot      ///< ~x on integers, not on bool
 };
 /// The hand-written binary kernels (arithmetic); the generated ones (maximum, eq, ...) are
-/// reached by their GeneratedBinaryKernel number.
-enum class BinaryOp { Add, Sub, Mul, Div, Pow };
+/// reached by their GeneratedBinaryKernel number. ThresholdBackward is b <= alpha ? 0 : a (a the
+/// output's gradient, b threshold's input, alpha the threshold: relu's and threshold's backward).
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, ThresholdBackward };
 /// Integer-style divisions: a // b (floor), trunc(a / b), Python's a % b.
 enum class DivMode { Floor, Remainder, Trunc };
 enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };

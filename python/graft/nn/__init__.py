@@ -4,7 +4,7 @@ and graft.nn.utils bind graft::nn::init and graft::nn::utils."""
 from .parameter import Parameter  # noqa: F401
 from .modules import (  # noqa: F401
     Module, Identity, Linear, Bilinear, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
-    ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
+    ReLU, Threshold, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
     LogSigmoid, Hardshrink, Softshrink, Softmax, LogSoftmax, MultiheadAttention, Dropout,
     LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Embedding, Flatten, Unflatten, Sequential, ModuleList,
     ModuleDict, ParameterList, ParameterDict, RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell,

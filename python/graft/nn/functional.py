@@ -208,6 +208,18 @@ def relu_(input):
     return input.relu_()
 
 
+def threshold(input, threshold, value, inplace=False):
+    """``value`` where input <= ``threshold``, input elsewhere; inplace writes into ``input``."""
+    if inplace:
+        return _C.threshold_(input, threshold, value)
+    return _C.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    """In-place threshold."""
+    return _C.threshold_(input, threshold, value)
+
+
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     return _nn.silu_(input) if inplace else _nn.silu(input)

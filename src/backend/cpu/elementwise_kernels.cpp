@@ -63,6 +63,15 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a, double p0, doub
         return x;
       });
     }
+    case UnaryOp::Threshold:
+      if constexpr (std::is_same_v<T, bool>)
+        break;
+      else {
+        // the threshold and the value in the tensor's dtype, as PyTorch converts them; a NaN
+        // element fails the test and stays
+        const T threshold = static_cast<T>(p0), value = static_cast<T>(p1);
+        return run([=](T x) { return x <= threshold ? value : x; });
+      }
     default:
       break;
   }
@@ -120,6 +129,13 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         return run([](T x, T y) { return int_pow<T>(x, y); });
       else
         break;
+    case BinaryOp::ThresholdBackward:
+      if constexpr (std::is_same_v<T, bool>)
+        break;
+      else {
+        const T threshold = alpha_s.to<T>();
+        return run([=](T g, T x) { return x <= threshold ? T(0) : g; });
+      }
   }
   GRAFT_INTERNAL_ASSERT(false, "binary kernel: op not implemented for dtype ", a.dtype());
 }

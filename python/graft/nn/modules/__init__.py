@@ -4,7 +4,7 @@ from .linear import Identity, Linear, Bilinear, NonDynamicallyQuantizableLinear 
 from .conv import Conv1d, Conv2d, ConvTranspose2d  # noqa: F401
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
 from .activation import (  # noqa: F401
-    ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
+    ReLU, Threshold, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
     LogSigmoid, Hardshrink, Softshrink, Softmax, LogSoftmax, MultiheadAttention,
 )
 from .dropout import Dropout  # noqa: F401

@@ -1,4 +1,4 @@
-"""Activation layers (ReLU, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU,
+"""Activation layers (ReLU, Threshold, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU,
 Hardsigmoid, Hardswish, Mish, LogSigmoid, Hardshrink, Softshrink, Softmax, LogSoftmax) and
 MultiheadAttention."""
 import math
@@ -30,6 +30,22 @@ class ReLU(_InplaceActivation):
     """max(x, 0)."""
 
     _fn = staticmethod(F.relu)
+
+
+class Threshold(Module):
+    """``value`` where the input is <= ``threshold``, the input elsewhere."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 
 class GELU(Module):
