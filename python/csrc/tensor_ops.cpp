@@ -85,14 +85,15 @@ Tensor tensor_arg(const char* name, py::handle other) {
 /// int, float, NumPy number or 0-d tensor that does not require grad, as PyTorch's parser takes;
 /// anything else is refused with its TypeError, an int beyond int64 with its "Overflow when
 /// unpacking long".
-double number_arg(const char* fn, const char* arg, py::handle v) {
+Scalar number_scalar_arg(const char* fn, const char* arg, py::handle v) {
   const bool number_tensor =
       is_tensor(v) && as_tensor_unchecked(v).dim() == 0 && !as_tensor_unchecked(v).requires_grad();
   if (!number_tensor && (is_tensor(v) || !PyNumber_Check(v.ptr())))
     throw TypeError(detail::str(fn, "(): argument '", arg, "' must be Number, not ",
                                 std::string(py::str(v.get_type().attr("__name__")))));
-  return to_scalar(v).to_double();
+  return to_scalar(v);
 }
+double number_arg(const char* fn, const char* arg, py::handle v) { return number_scalar_arg(fn, arg, v).to_double(); }
 
 /// The tensor behind `self` of a method bound with `py::handle self` (in-place methods return
 /// the same Python object); TypeError as Python's own for an unbound call on a non-tensor
@@ -535,13 +536,31 @@ void bind_inplace_arithmetic(py::module_&, TensorClass& cls) {
           py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
 }
 
-/// clamp_, index_put_ and masked_fill_ in place; torch.threshold_ (a function, no method).
+/// clamp_, index_put_, masked_fill_, tril_ and triu_ in place; torch.threshold_ (a function, no
+/// method).
 void bind_inplace_fills(py::module_& m, TensorClass& cls) {
+  cls.def(
+         "tril_",
+         [](py::handle s, int64_t diagonal) {
+           Tensor t = self_of(s, "tril_");
+           tril_(t, diagonal);
+           return s;
+         },
+         py::arg("diagonal") = 0)
+      .def(
+          "triu_",
+          [](py::handle s, int64_t diagonal) {
+            Tensor t = self_of(s, "triu_");
+            triu_(t, diagonal);
+            return s;
+          },
+          py::arg("diagonal") = 0);
   m.def(
       "threshold_",
-      [](py::handle s, const Scalar& threshold, const Scalar& value) {
+      [](py::handle s, py::handle threshold, py::handle value) {
         Tensor t = self_of(s, "threshold_");
-        threshold_(t, threshold, value);
+        threshold_(t, number_scalar_arg("threshold_", "threshold", threshold),
+                   number_scalar_arg("threshold_", "value", value));
         return s;
       },
       py::arg("input"), py::arg("threshold"), py::arg("value"));

@@ -37,6 +37,20 @@ globals().update({_name: getattr(_C, _name)
                  + tuple(_name for _name, _where, _args in _C._activation_ops if _where == "torch")})
 from ._C import threshold_  # noqa: F401
 
+
+def _inplace_function(name):
+    """torch.<name>(input, ...): the Tensor method of that name, called on ``input``."""
+    method = getattr(Tensor, name)
+
+    def function(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return method(input, *args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"In-place {name[:-1]} of ``input`` (Tensor.{name})."
+    return function
+
+
 # torch's in-place functions (torch.relu_(x), torch.exp_(x)) are the Tensor methods of their names
 for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
               "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
@@ -45,7 +59,7 @@ for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcs
               "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_",
               "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_"):
     if hasattr(Tensor, _name):
-        globals()[_name] = getattr(Tensor, _name)
+        globals()[_name] = _inplace_function(_name)
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401
 from . import random  # noqa: F401

@@ -99,6 +99,18 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   return scatter_add(zeros(self_sizes, TensorOptions(grad.dtype()).device(grad.device())), d, i, g);
 }
 
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0 || grad.numel() == 0) return grad;
+  const std::vector<int64_t> d{dim};
+  return flip(cumsum(flip(grad, d), dim), d);
+}
+
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
+  std::vector<int64_t> back;
+  for (int64_t s : shifts) back.push_back(-s);
+  return roll(grad, back, dims);
+}
+
 TensorList cat_tensors_backward(const Tensor& grad, const std::vector<Shape>& tensors_sizes, int64_t dim) {
   const int64_t d = detail::wrap_dim(dim, grad.dim(), "cat");
   TensorList out;

@@ -1,4 +1,5 @@
-// Factories: empty, zeros, ones, full, arange, linspace, eye, random tensors, from_blob.
+// Factories: empty, zeros, ones, full, arange, linspace, eye, random tensors, from_blob; and
+// multinomial, categories drawn from weights.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -276,6 +277,57 @@ Tensor randperm(int64_t n, TensorOptions o) {
     }
   }
   return finish(o.dtype_ == kInt64 ? t : t.to(o.dtype_), o, "randperm");
+}
+
+namespace {
+// PyTorch's checks of multinomial's weights (values read only where there is data)
+void check_multinomial(const Tensor& self, int64_t n, bool replacement) {
+  GRAFT_CHECK(is_floating_point(self.dtype()), RuntimeError,
+              "multinomial only supports floating-point dtypes for input, got: ", scalar_type_name(self.dtype()));
+  GRAFT_CHECK(self.dim() == 1 || self.dim() == 2, RuntimeError, "prob_dist must be 1 or 2 dim");
+  GRAFT_CHECK(n > 0, RuntimeError, "cannot sample n_sample <= 0 samples");
+  const int64_t categories = self.size(-1);
+  GRAFT_CHECK(replacement || n <= categories, RuntimeError,
+              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  GRAFT_CHECK(categories <= (int64_t{1} << 24), RuntimeError, "number of categories cannot exceed 2^24");
+}
+// The weights' values, read from their contiguous copy `probs` [rows, C] (no temporaries, so a
+// meta run takes the same memory)
+void check_multinomial_weights(const Tensor& probs) {
+  if (!detail::has_data(probs)) return;
+  const int64_t rows = probs.size(0), categories = probs.size(1);
+  GRAFT_DISPATCH_FLOATING(probs.dtype(), "multinomial", [&] {
+    const auto* w = static_cast<const scalar_t*>(probs.data_ptr());
+    for (int64_t r = 0; r < rows; ++r) {
+      double total = 0;
+      for (int64_t c = 0; c < categories; ++c) {
+        const double v = static_cast<double>(w[r * categories + c]);
+        GRAFT_CHECK(std::isfinite(v) && v >= 0, RuntimeError,
+                    "probability tensor contains either `inf`, `nan` or element < 0");
+        total += v;
+      }
+      GRAFT_CHECK(total > 0, RuntimeError, "invalid multinomial distribution (sum of probabilities <= 0)");
+    }
+  });
+}
+}  // namespace
+
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
+  detail::check_tensor(self, "multinomial");
+  check_multinomial(self, num_samples, replacement);
+  const int64_t rows = self.dim() == 1 ? 1 : self.size(0), categories = self.size(-1);
+  Tensor probs = detail::new_empty({rows, categories}, self.dtype(), self.device());
+  kernel::copy(kernel::raw_view(probs, self.sizes(), contiguous_strides(self.sizes()), 0), self);
+  check_multinomial_weights(probs);
+  Tensor out = detail::new_empty({rows, num_samples}, kInt64, self.device());
+  if (detail::has_data(out) && out.numel() > 0) {
+    std::lock_guard<std::mutex> g(g_rng_mu);
+    kernel::multinomial(out, probs, replacement, rng());
+  } else if (!detail::has_data(out)) {
+    std::mt19937_64 unused;  // meta: the kernel takes its scratch only; the generator is untouched
+    kernel::multinomial(out, probs, replacement, unused);
+  }
+  return self.dim() == 1 ? kernel::raw_view(out, {num_samples}, {1}, 0) : out;
 }
 
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) {

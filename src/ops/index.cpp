@@ -1,6 +1,8 @@
-// The forwards of the indexing ops index_select, index_add, gather, scatter_add and masked_fill
-// (declared in src/ops/ops.yaml, the function family: their graft:: functions and backward nodes
-// are generated).
+// The forwards of the indexing ops index_select, index_add, gather, scatter_add, masked_fill,
+// flip and roll (declared in src/ops/ops.yaml, the function family: their graft:: functions and
+// backward nodes are generated).
+#include <algorithm>
+
 #include "graft/ops/generated_forwards.h"
 #include "ops/op_util.h"
 
@@ -154,6 +156,78 @@ Tensor detail::masked_fill_forward(const Tensor& a, const Tensor& mask, const Te
   Tensor v;  // the value in self's dtype on self's device (a 0-d CPU value goes with any device)
   kernel::where(out.out(), mask, detail::as_operand(value, a.dtype(), a.device(), v), a);
   return out.result();
+}
+
+// ---- flip and roll: copies of self with its elements moved (one pass through kernel::copy) ----
+Tensor detail::flip_forward(const Tensor& self, IntArrayRef dims) {
+  detail::check_tensor(self, "flip");
+  const uint64_t mask = detail::dim_mask(dims, self.dim(), "flip");  // PyTorch's error for a repeated dim
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  if (self.numel() == 0) return out;
+  // self read backwards along the flipped dims: a kernel-only view with negative strides
+  Shape strides = self.strides().shape();
+  int64_t offset = self.storage_offset();
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (!dims.empty() && (mask >> d & 1)) {
+      offset += (self.size(d) - 1) * strides[static_cast<size_t>(d)];
+      strides[static_cast<size_t>(d)] = -strides[static_cast<size_t>(d)];
+    }
+  kernel::copy(out, kernel::raw_view(self, self.sizes(), strides, offset));
+  return out;
+}
+
+namespace {
+// The (dim, shift) pairs of a roll, each dim once (a repeated dim's shifts add up, as rolling it
+// twice does), shifts in [0, size).
+std::vector<std::pair<int64_t, int64_t>> roll_plan(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  GRAFT_CHECK(!shifts.empty(), RuntimeError, "`shifts` required");
+  GRAFT_CHECK(shifts.size() == dims.size(), RuntimeError, "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
+  std::vector<std::pair<int64_t, int64_t>> plan;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = detail::wrap_dim(dims[i], self.dim(), "roll");
+    auto it = std::find_if(plan.begin(), plan.end(), [d](const auto& p) { return p.first == d; });
+    if (it == plan.end()) it = plan.insert(plan.end(), {d, 0});
+    const int64_t n = self.dim() == 0 ? 1 : self.size(d);
+    it->second = n == 0 ? 0 : ((it->second + shifts[i]) % n + n) % n;
+  }
+  return plan;
+}
+}  // namespace
+
+Tensor detail::roll_forward(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  detail::check_tensor(self, "roll");
+  if (dims.empty()) {  // flattened, rolled, given back its shape
+    GRAFT_CHECK(shifts.size() == 1, RuntimeError, "shifts and dimensions must align. shifts: ", shifts.size(),
+                ", dims:", dims.size());
+    Tensor flat = detail::new_empty({self.numel()}, self.dtype(), self.device());
+    kernel::copy(kernel::raw_view(flat, self.sizes(), contiguous_strides(self.sizes()), 0), self);
+    return kernel::raw_view(roll_forward(flat, shifts, std::vector<int64_t>{0}), self.sizes(),
+                            contiguous_strides(self.sizes()), 0);
+  }
+  const auto plan = roll_plan(self, shifts, dims);
+  Tensor out = detail::new_empty(self.sizes(), self.dtype(), self.device());
+  if (self.numel() == 0 || self.dim() == 0) {
+    kernel::copy(out, self);
+    return out;
+  }
+  // each rolled dim splits into two blocks, [0, n - s) moving to [s, n) and [n - s, n) to [0, s):
+  // 2^k block copies for k dims, every element written once
+  for (uint64_t pick = 0; pick < (uint64_t{1} << plan.size()); ++pick) {
+    Shape sizes = self.sizes().shape();
+    int64_t from = self.storage_offset(), to = 0;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const auto [d, s] = plan[i];
+      const int64_t n = self.size(d);
+      const bool wrapped = pick >> i & 1;  // the block [n - s, n) that wraps to the front
+      sizes[static_cast<size_t>(d)] = wrapped ? s : n - s;
+      from += (wrapped ? n - s : 0) * self.stride(d);
+      to += (wrapped ? 0 : s) * out.stride(d);
+    }
+    if (compute_numel(sizes) == 0) continue;
+    kernel::copy(kernel::raw_view(out, sizes, out.strides(), to), kernel::raw_view(self, sizes, self.strides(), from));
+  }
+  return out;
 }
 
 }  // namespace graft

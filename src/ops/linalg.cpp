@@ -1,5 +1,5 @@
-// Matrix products: the forwards of mm, bmm and dot (GEMM kernels; declared in src/ops/ops.yaml),
-// matmul and linear (composed).
+// Matrix ops: the forwards of mm, bmm and dot (GEMM kernels; declared in src/ops/ops.yaml),
+// matmul and linear (composed), tril and triu.
 #include "graft/ops/generated_forwards.h"
 #include "op_util.h"
 
@@ -122,6 +122,22 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
               weight.sizes());
   Tensor y = matmul(x, weight.t());
   return bias.defined() ? y + bias : y;
+}
+
+// ---- tril and triu: the matrices' triangles (one pass; in place, self itself) ----
+static Tensor triangle_forward(const Tensor& self, int64_t diagonal, bool lower, Tensor* into) {
+  const char* name = lower ? "tril" : "triu";
+  detail::check_tensor(self, name);
+  GRAFT_CHECK(self.dim() >= 2, RuntimeError, name, ": input tensor must have at least 2 dimensions");
+  detail::ElementwiseOutput out(into, self.sizes(), self.dtype(), self.device(), {&self});
+  kernel::triangle(out.out(), self, diagonal, lower);
+  return out.result();
+}
+Tensor detail::tril_forward(const Tensor& self, int64_t diagonal, Tensor* into) {
+  return triangle_forward(self, diagonal, true, into);
+}
+Tensor detail::triu_forward(const Tensor& self, int64_t diagonal, Tensor* into) {
+  return triangle_forward(self, diagonal, false, into);
 }
 
 }  // namespace graft

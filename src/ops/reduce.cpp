@@ -1,5 +1,5 @@
 // Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
-// logsumexp, softmax, log_softmax, sum_to.
+// logsumexp, softmax, log_softmax, sum_to; and cumsum, the running sum along a dim.
 #include "graft/ops/generated_forwards.h"
 #include "op_util.h"
 
@@ -288,6 +288,21 @@ Tensor sum_to(const Tensor& a, IntArrayRef sizes) {
   }
   if (dims.empty()) return a.view(sizes);
   return sum(a, dims, true).view(sizes);
+}
+
+Tensor detail::cumsum_forward(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  detail::check_tensor(self, "cumsum");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "cumsum");
+  // integer and bool inputs sum in int64 unless a dtype is given, as PyTorch's
+  const DType out_dtype = dtype ? *dtype : is_integral(self.dtype(), /*include_bool=*/true) ? kInt64 : self.dtype();
+  Tensor tmp;
+  const Tensor& src = detail::as_dtype(self, out_dtype, tmp);
+  Tensor out = detail::new_empty(self.sizes(), out_dtype, self.device());
+  if (self.dim() == 0)
+    kernel::cumsum(kernel::raw_view(out, {1}, {1}, 0), kernel::raw_view(src, {1}, {1}, src.storage_offset()), 0);
+  else
+    kernel::cumsum(out, src, d);
+  return out;
 }
 
 }  // namespace graft

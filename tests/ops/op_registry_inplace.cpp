@@ -350,6 +350,22 @@ void register_inplace(Registry& r) {
                     self_samples(Domain::Any)),
                 on_view(
                     "on_view", [](Tensor v) { v.square_(); }, [](double a) { return a * a; })}});
+  for (bool lower : {true, false}) {
+    auto keep = [lower](int64_t i, int64_t j) { return lower ? j - i <= 1 : j - i >= 1; };
+    auto ref = [keep](const V& x) {
+      RT out = x[0];
+      const int64_t rows = x[0].sizes[0], cols = x[0].sizes[1];
+      for (int64_t k = 0; k < rows * cols; ++k)
+        if (!keep(k / cols, k % cols)) out.v[static_cast<size_t>(k)] = 0;
+      return V{out};
+    };
+    r.push_back(
+        {lower ? "tril_" : "triu_",
+         {inplace(
+             "diagonal1", [lower](Tensor& s, const TensorList&) -> Tensor& { return lower ? s.tril_(1) : s.triu_(1); },
+             [lower](const TensorList& x) { return TensorList{lower ? tril(x[0], 1) : triu(x[0], 1)}; }, ref,
+             {{"3x4", {rnd({3, 4})}}, {"2x2", {rnd({2, 2})}}})}});
+  }
   r.push_back(
       {"threshold_",
        {inplace(

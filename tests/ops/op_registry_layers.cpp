@@ -265,6 +265,33 @@ void register_layers(Registry& r) {
                  {dc("p0.4", 0.4, true, {{"4x5", {rnd({4, 5})}}}), dc("eval", 0.4, false, {{"3x2", {rnd({3, 2})}}}),
                   dc("p0", 0.0, true, {{"3", {rnd({3})}}}), dc("p1", 1.0, true, {{"2x2", {rnd({2, 2})}}})}});
   }
+  // ---- multinomial: weights that leave one outcome (the draws are checked in
+  // tests/python/test_parity_sorting.py) ----
+  {
+    auto mc = [](std::string variant, int64_t n, bool replacement, std::vector<Sample> s) {
+      OpCase c = one(
+          std::move(variant),
+          [n, replacement](const TensorList& x) { return TensorList{multinomial(x[0], n, replacement)}; },
+          [n](const V& x) {
+            // each row's one category of nonzero weight, n times
+            const int64_t rows = x[0].dim() == 1 ? 1 : x[0].sizes[0], C = x[0].sizes.back();
+            RT out{x[0].dim() == 1 ? Shape64{n} : Shape64{rows, n}, {}, kInt64};
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t k = 0; k < n; ++k)
+                for (int64_t c = 0; c < C; ++c)
+                  if (x[0].v[static_cast<size_t>(r * C + c)] != 0) out.v.push_back(static_cast<double>(c));
+            return V{out};
+          },
+          std::move(s));
+      c.differentiable = false;
+      return c;
+    };
+    r.push_back({"multinomial",
+                 {mc("replacement", 4, true,
+                     {{"2x3", {vals({2, 3}, {0, 0, 2.5, 0, 0.5, 0})}}, {"4", {vals({4}, {0, 0, 0, 1})}}}),
+                  mc("one_without_replacement", 1, false,
+                     {{"2x3", {vals({2, 3}, {0, 0, 2.5, 0, 0.5, 0})}}, {"4", {vals({4}, {0, 7, 0, 0})}}})}});
+  }
   // ---- embedding ----
   {
     auto ref = [](const V& x) {

@@ -1,4 +1,5 @@
-// Registry entries: reductions, softmax family, sum_to.
+// Registry entries: reductions, softmax family, sum_to; sorting (sort, argsort, topk) and
+// cumsum along a dim.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -85,9 +86,131 @@ V softmax_ref(const RT& a, int64_t dim, bool log) {
   })};
 }
 
+// ---- sorting and scans along a dim: lane references (plain loops) ----
+// A lane's stable order: ascending with NaN last, descending with NaN first; ties by position.
+std::vector<double> lane_order(const Group& lane, bool descending) {
+  std::vector<double> order(lane.size());
+  std::iota(order.begin(), order.end(), 0.0);
+  auto rank = [](double x) { return std::isnan(x) ? INFINITY : x; };  // NaN above +inf
+  std::stable_sort(order.begin(), order.end(), [&](double i, double j) {
+    const double a = lane[static_cast<size_t>(i)], b = lane[static_cast<size_t>(j)];
+    if (std::isnan(a) != std::isnan(b)) return descending ? std::isnan(a) : std::isnan(b);
+    return descending ? rank(a) > rank(b) : rank(a) < rank(b);
+  });
+  return order;
+}
+Group lane_sorted(const Group& lane, bool descending) {
+  Group out;
+  for (double i : lane_order(lane, descending)) out.push_back(lane[static_cast<size_t>(i)]);
+  return out;
+}
+// The first k along dim of a (a window of its row-major layout).
+RT first_k(const RT& a, int64_t dim, int64_t k) {
+  if (a.dim() == 0) return a;
+  Shape64 sizes = a.sizes;
+  sizes[static_cast<size_t>(dim)] = k;
+  return window(a, sizes, contiguous_strides_of(a.sizes), 0);
+}
+// sort / topk over dim: (values, indices), the first k of each sorted lane (k < 0: all)
+V sorted_ref(const RT& a, int64_t dim, bool descending, int64_t k = -1) {
+  RT values = along(a, dim, [descending](const Group& g) { return lane_sorted(g, descending); });
+  RT indices = along(a, dim, [descending](const Group& g) { return lane_order(g, descending); });
+  indices.dtype = kInt64;
+  if (k < 0) return V{values, indices};
+  const int64_t d = a.dim() == 0 ? 0 : (dim < 0 ? dim + a.dim() : dim);
+  return V{first_k(values, d, k), first_k(indices, d, k)};
+}
+// Samples for the sorting cases: distinct values (gradcheck) and, forward only, ties and NaN.
+std::vector<Sample> sort_samples() {
+  return {{"2x4", {rnd({2, 4})}},
+          {"3x1x2", {rnd({3, 1, 2})}},
+          {"empty_0x4", {rnd({0, 4})}},
+          {"ties_nan_2x4", {vals({2, 4}, {3, NAN, 1, 3, 0, -1, 2, 2})}, false},
+          {"int_2x3", {ints({2, 3}, {5, -1, 5, 0, 7, 2})}, false},
+          {"bool_2x3", {bools({2, 3}, {1, 0, 1, 0, 0, 1})}, false}};
+}
+
+void register_sorting(Registry& r) {
+  auto sort_case = [](std::string variant, int64_t dim, bool descending) {
+    OpCase c;
+    c.variant = std::move(variant);
+    c.samples = sort_samples();
+    c.fn = [dim, descending](const TensorList& x) {
+      auto [v, i] = sort(x[0], dim, descending);
+      return TensorList{v, i};
+    };
+    c.ref = [dim, descending](const V& x) { return sorted_ref(x[0], dim, descending); };
+    return c;
+  };
+  OpCase scalar = sort_case("0d", 0, false);
+  scalar.samples = {{"0d", {rnd({})}}};
+  r.push_back({"sort", {sort_case("", -1, false), sort_case("dim0_descending", 0, true), scalar}});
+  OpCase argsorted;
+  argsorted.variant = "descending_stable";
+  argsorted.samples = sort_samples();
+  argsorted.fn = [](const TensorList& x) { return TensorList{argsort(x[0], 1, true, true)}; };
+  argsorted.ref = [](const V& x) { return V{sorted_ref(x[0], 1, true)[1]}; };
+  argsorted.differentiable = false;
+  r.push_back({"argsort", {argsorted}});
+  auto topk_case = [](std::string variant, int64_t k, int64_t dim, bool largest) {
+    OpCase c;
+    c.variant = std::move(variant);
+    c.samples = sort_samples();
+    c.fn = [k, dim, largest](const TensorList& x) {
+      auto [v, i] = topk(x[0], k, dim, largest);
+      return TensorList{v, i};
+    };
+    c.ref = [k, dim, largest](const V& x) { return sorted_ref(x[0], dim, largest, k); };
+    return c;
+  };
+  OpCase smallest = topk_case("k1_dim0_smallest", 1, 0, false);
+  std::erase_if(smallest.samples, [](const Sample& x) { return x.inputs[0].numel() == 0; });  // no element to pick
+  OpCase scalar_top = topk_case("0d", 1, 0, true);
+  scalar_top.samples = {{"0d", {rnd({})}}};
+  OpCase none = topk_case("k0", 0, -1, true);
+  none.differentiable = false;  // an empty result
+  r.push_back({"topk", {topk_case("k2", 2, -1, true), smallest, scalar_top, none}});
+  auto running_sum = [](const Group& g) {
+    Group out;
+    double acc = 0;
+    for (double x : g) out.push_back(acc += x);
+    return out;
+  };
+  auto cumsum_case = [running_sum](std::string variant, int64_t dim, std::vector<Sample> samples) {
+    OpCase c;
+    c.variant = std::move(variant);
+    c.samples = std::move(samples);
+    c.fn = [dim](const TensorList& x) { return TensorList{cumsum(x[0], dim)}; };
+    c.ref = [dim, running_sum](const V& x) {
+      RT out = along(x[0], dim, running_sum);
+      if (!out.floating()) out.dtype = kInt64;  // integers and bool sum in int64
+      return V{out};
+    };
+    return c;
+  };
+  OpCase as_f64 = cumsum_case("dtype_float64", 0, {{"int_2x3", {ints({2, 3}, {5, -1, 5, 0, 7, 2})}}});
+  as_f64.fn = [](const TensorList& x) { return TensorList{cumsum(x[0], 0, kFloat64)}; };
+  as_f64.ref = [running_sum](const V& x) {
+    RT out = along(x[0], 0, running_sum);
+    out.dtype = kFloat64;
+    return V{out};
+  };
+  as_f64.differentiable = false;
+  r.push_back({"cumsum",
+               {f32(cumsum_case("dim1", 1, {{"2x4", {rnd({2, 4})}}, {"3x1x2", {rnd({3, 1, 2})}}})),
+                cumsum_case("dim0", 0,
+                            {{"2x3", {rnd({2, 3})}},
+                             {"0d", {rnd({})}},
+                             {"empty_0x3", {rnd({0, 3})}},
+                             {"int_2x3", {ints({2, 3}, {5, -1, 5, 0, 7, 2})}},
+                             {"bool_2x3", {bools({2, 3}, {1, 0, 1, 0, 0, 1})}}}),
+                as_f64}});
+}
+
 }  // namespace
 
 void register_reductions(Registry& r) {
+  register_sorting(r);
   r.push_back({"sum",
                {f32(red(
                     "all", [](auto& a) { return sum(a); }, {}, false, sum_of, all_samples())),

@@ -1,4 +1,6 @@
-// Registry entries: views, copies, concatenation/splitting and indexing.
+// Registry entries: views, copies, concatenation/splitting, indexing, and the copies that move
+// or zero elements (tril/triu, flip, roll).
+#include <algorithm>
 #include <cmath>
 
 #include "ops/op_registry.h"
@@ -92,9 +94,109 @@ int64_t offset_with(const Shape64& sizes, Shape64 idx, int64_t dim, int64_t j) {
   return o;
 }
 
+// tril (lower) / triu of the last two dims: each element kept or zeroed by its (row, column)
+RT triangle_ref(const RT& a, int64_t diagonal, bool lower) {
+  RT out = a;
+  const int64_t rows = a.sizes[a.sizes.size() - 2], cols = a.sizes.back();
+  for (int64_t k = 0; k < a.numel(); ++k) {
+    const int64_t i = (k / cols) % rows, j = k % cols;
+    if (lower ? j - i > diagonal : j - i < diagonal) out.v[static_cast<size_t>(k)] = 0;
+  }
+  return out;
+}
+// Element idx of the output reads element idx' of a, where idx' = f(idx) per dim.
+RT remap_ref(const RT& a, const std::function<int64_t(int64_t d, int64_t i)>& f) {
+  RT out = a;
+  const Shape64 st = contiguous_strides_of(a.sizes);
+  for (int64_t k = 0; k < a.numel(); ++k) {
+    Shape64 idx = unravel(k, a.sizes);
+    int64_t from = 0;
+    for (int64_t d = 0; d < a.dim(); ++d) from += f(d, idx[static_cast<size_t>(d)]) * st[static_cast<size_t>(d)];
+    out.v[static_cast<size_t>(k)] = a.v[static_cast<size_t>(from)];
+  }
+  return out;
+}
+RT flip_ref(const RT& a, Shape64 dims) {
+  return remap_ref(a, [&](int64_t d, int64_t i) {
+    const bool flipped = std::find(dims.begin(), dims.end(), d) != dims.end();
+    return flipped ? a.sizes[static_cast<size_t>(d)] - 1 - i : i;
+  });
+}
+// roll: output index i along dim d reads (i - shift) mod n
+RT roll_ref(const RT& a, Shape64 shifts, Shape64 dims) {
+  return remap_ref(a, [&](int64_t d, int64_t i) {
+    const int64_t n = a.sizes[static_cast<size_t>(d)];
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (dims[k] == d) i = ((i - shifts[k]) % n + n) % n;
+    return i;
+  });
+}
+
+void register_moves(Registry& r) {
+  std::vector<Sample> mats = {{"3x4", {rnd({3, 4})}},
+                              {"2x3x2", {rnd({2, 3, 2})}},
+                              {"empty_0x2x3", {rnd({0, 2, 3})}},
+                              {"int_2x3", {ints({2, 3}, {1, 2, 3, 4, 5, 6})}},
+                              {"bool_2x2", {bools({2, 2}, {1, 1, 1, 1})}}};
+  for (bool lower : {true, false}) {
+    auto op = [lower](const Tensor& a, int64_t k) { return lower ? tril(a, k) : triu(a, k); };
+    r.push_back({lower ? "tril" : "triu",
+                 {f32(one(
+                      "", [op](auto& a) { return op(a, 0); },
+                      [lower](const RT& a) { return triangle_ref(a, 0, lower); }, mats)),
+                  one(
+                      "diagonal1", [op](auto& a) { return op(a, 1); },
+                      [lower](const RT& a) { return triangle_ref(a, 1, lower); }, mats),
+                  one(
+                      "diagonal_neg2", [op](auto& a) { return op(a, -2); },
+                      [lower](const RT& a) { return triangle_ref(a, -2, lower); }, mats)}});
+  }
+  std::vector<Sample> any = {{"3x4", {rnd({3, 4})}},
+                             {"2x3x2", {rnd({2, 3, 2})}},
+                             {"empty_0x3", {rnd({0, 3})}},
+                             {"int_2x3", {ints({2, 3}, {1, 2, 3, 4, 5, 6})}}};
+  r.push_back({"flip",
+               {f32(one(
+                    "dim0", [](auto& a) { return flip(a, {0}); }, [](const RT& a) { return flip_ref(a, {0}); }, any)),
+                one(
+                    "dims_neg1_0",
+                    [](auto& a) {
+                      return flip(a, {-1, 0});
+                    },
+                    [](const RT& a) {
+                      return flip_ref(a, {a.dim() - 1, 0});
+                    },
+                    any),
+                one(
+                    "0d", [](auto& a) { return flip(a, {0}); }, [](const RT& a) { return a; }, {{"0d", {rnd({})}}})}});
+  r.push_back(
+      {"roll",
+       {f32(one(
+            "dim0", [](auto& a) { return roll(a, {1}, {0}); }, [](const RT& a) { return roll_ref(a, {1}, {0}); }, any)),
+        one(
+            "two_dims",
+            [](auto& a) {
+              return roll(a, {-1, 5}, {1, 0});
+            },
+            [](const RT& a) {
+              return roll_ref(a, {-1, 5}, {1, 0});
+            },
+            any),
+        one(
+            "repeated_dim",
+            [](auto& a) {
+              return roll(a, {1, 1}, {0, 0});
+            },
+            [](const RT& a) { return roll_ref(a, {2}, {0}); }, any),
+        one(
+            "flattened", [](auto& a) { return roll(a, {2}); },
+            [](const RT& a) { return reshape_ref(roll_ref(reshape_ref(a, {a.numel()}), {2}, {0}), a.sizes); }, any)}});
+}
+
 }  // namespace
 
 void register_shape_index(Registry& r) {
+  register_moves(r);
   std::vector<Sample> s23 = {{"2x3", {rnd({2, 3})}}};
   // ---- views ----
   {

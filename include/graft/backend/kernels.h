@@ -72,7 +72,7 @@ using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor
 #define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
   X(unary) X(binary) X(binary_scalar) X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) \
   X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)         \
-  X(random_fill)
+  X(random_fill) X(multinomial) X(sort) X(cumsum) X(triangle)
 // clang-format on
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
@@ -100,6 +100,10 @@ struct KernelTable {
   void (*col2im)(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs);
   void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
   void (*random_fill)(RandomFill kind, const Tensor& self, const RandomParams& p, std::mt19937_64& gen);
+  void (*multinomial)(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen);
+  void (*sort)(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending);
+  void (*cumsum)(const Tensor& out, const Tensor& a, int64_t dim);
+  void (*triangle)(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
   const UnaryKernelFn* generated;          ///< indexed by GeneratedKernel
   const BinaryKernelFn* generated_binary;  ///< indexed by GeneratedBinaryKernel
 };
@@ -224,6 +228,26 @@ inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x
 /// holds locked; self may be any strided tensor without internal overlap.
 inline void random_fill(RandomFill kind, const Tensor& self, const RandomParams& p, std::mt19937_64& gen) {
   kernels_for(self.device()).random_fill(kind, self, p, gen);
+}
+/// out [rows, n] (int64, contiguous) = n categories drawn from each row of probs [rows, C]
+/// (contiguous, floating, non-negative weights with a positive sum), with or without
+/// replacement, from `gen`, which the caller holds locked.
+inline void multinomial(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen) {
+  kernels_on(out, probs).multinomial(out, probs, replacement, gen);
+}
+/// Each lane of `a` along dim sorted (ascending or descending; NaN counts as the largest
+/// value; ties keep their order), its first values.size(dim) elements written to values (a's
+/// dtype) and their positions in the lane to indices (int64); both contiguous, of a's shape but
+/// for dim: sort (the whole lane) and topk (its first k).
+inline void sort(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending) {
+  kernels_on(values, indices, a).sort(values, indices, a, dim, descending);
+}
+/// out (contiguous, a's shape and dtype) = the running sum of a along dim.
+inline void cumsum(const Tensor& out, const Tensor& a, int64_t dim) { kernels_on(out, a).cumsum(out, a, dim); }
+/// out = a over its last two dims with the elements above the `diagonal`-th diagonal (lower:
+/// tril) or below it (upper: triu) zeroed; out may be a itself (in place), any strides.
+inline void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
+  kernels_on(out, a).triangle(out, a, diagonal, lower);
 }
 /// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
 /// non-tensor arguments `args` (nullptr when it has none).

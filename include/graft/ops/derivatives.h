@@ -99,6 +99,10 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad, IntArrayRef input_si
 /// (PyTorch's value_selecting_reduction_backward).
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                           IntArrayRef self_sizes, bool keepdim);
+/// cumsum's gradient: the running sum of grad from the end of each lane (flip, cumsum, flip).
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+/// roll's gradient: grad rolled back by the same shifts.
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
 /// adaptive_avg_pool2d's gradient: each window's gradient shared evenly by its elements
 /// (defined in src/ops/pooling.cpp, next to the windows).
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "backend/workspace.h"
 #include "graft/core/error.h"
@@ -249,6 +250,40 @@ void fill(const Tensor& dst, const Scalar& v) {
     }
     elementwise<scalar_t, scalar_t>(
         dst, [=](scalar_t) { return x; }, dst);
+  });
+}
+
+namespace {
+// The element offsets of every matrix of t (its dims but the last two), in row-major order.
+std::vector<int64_t> matrix_offsets(const Tensor& t) {
+  std::vector<int64_t> offsets{t.storage_offset()};
+  for (int64_t d = 0; d + 2 < t.dim(); ++d) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * static_cast<size_t>(t.size(d)));
+    for (int64_t base : offsets)
+      for (int64_t i = 0; i < t.size(d); ++i) next.push_back(base + i * t.stride(d));
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+}  // namespace
+
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
+  const int64_t rows = a.size(-2), cols = a.size(-1);
+  if (out.numel() == 0) return;
+  const std::vector<int64_t> from = matrix_offsets(a), to = matrix_offsets(out);
+  const int64_t ar = a.stride(-2), ac = a.stride(-1), orr = out.stride(-2), oc = out.stride(-1);
+  GRAFT_DISPATCH_ALL(out.dtype(), "tril", [&] {
+    using T = scalar_t;
+    // the raw base of the storage: the offsets above already count each tensor's own offset
+    const T* x = static_cast<const T*>(a.data_ptr()) - a.storage_offset();
+    T* o = static_cast<T*>(out.data_ptr()) - out.storage_offset();
+    for (size_t b = 0; b < from.size(); ++b)
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          const bool keep = lower ? j - i <= diagonal : j - i >= diagonal;
+          o[to[b] + i * orr + j * oc] = keep ? x[from[b] + i * ar + j * ac] : T(0);
+        }
   });
 }
 

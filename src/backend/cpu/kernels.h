@@ -82,5 +82,13 @@ void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, 
 void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w);
 /// Every element of self drawn from `kind` (random_kernels.cpp).
 void random_fill(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p, std::mt19937_64& gen);
+/// Categories drawn from each row of weights (random_kernels.cpp).
+void multinomial(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen);
+/// Sorted lanes along dim, their first values.size(dim) elements (sort_kernels.cpp).
+void sort(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending);
+/// The running sum along dim (scan_kernels.cpp).
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim);
+/// tril (lower) / triu of the last two dims; out may be a.
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
 
 }  // namespace graft::cpu

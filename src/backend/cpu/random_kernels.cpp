@@ -1,5 +1,6 @@
 // The random fills' CPU kernel: every element of a tensor, in its logical order, gets one
 // draw from the generator, computed in double and converted to the element's dtype.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -77,7 +78,48 @@ void fill_dtype(kernel::RandomFill kind, const Tensor& self, const kernel::Rando
   }
 }
 
+// One row's draws: with replacement, each a uniform draw located in the row's cumulative
+// weights (binary search); without, the n largest of weight / Exp(1) draws (PyTorch's
+// exponential trick: a weighted sample without replacement, in order of selection).
+template <class T>
+void multinomial_row(const T* w, int64_t C, int64_t* out, int64_t n, bool replacement, double* work, int64_t* order,
+                     std::mt19937_64& gen) {
+  if (replacement) {
+    double total = 0;
+    for (int64_t c = 0; c < C; ++c) work[c] = total += static_cast<double>(w[c]);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int64_t s = 0; s < n; ++s) {
+      const double u = unit(gen) * total;
+      // the first category whose cumulative weight passes u, skipping zero-weight ones
+      int64_t c = std::upper_bound(work, work + C, u) - work;
+      if (c >= C) c = C - 1;
+      while (c > 0 && w[c] == T(0)) --c;
+      out[s] = c;
+    }
+    return;
+  }
+  std::exponential_distribution<double> exp1(1.0);
+  for (int64_t c = 0; c < C; ++c) work[c] = static_cast<double>(w[c]) / exp1(gen);
+  for (int64_t c = 0; c < C; ++c) order[c] = c;
+  std::partial_sort(order, order + n, order + C,
+                    [&](int64_t i, int64_t j) { return work[i] > work[j] || (work[i] == work[j] && i < j); });
+  for (int64_t s = 0; s < n; ++s) out[s] = order[s];
+}
+
 }  // namespace
+
+void multinomial(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen) {
+  GRAFT_INTERNAL_ASSERT(out.is_contiguous() && probs.is_contiguous() && probs.dim() == 2, "multinomial: bad layout");
+  const int64_t rows = probs.size(0), C = probs.size(1), n = out.size(1);
+  Tensor work = scratch({C}, kFloat64), order = scratch({replacement ? 0 : C}, kInt64);
+  GRAFT_DISPATCH_FLOATING(probs.dtype(), "multinomial", [&] {
+    const auto* w = static_cast<const scalar_t*>(probs.data_ptr());
+    auto* o = static_cast<int64_t*>(out.data_ptr());
+    for (int64_t r = 0; r < rows; ++r)
+      multinomial_row(w + r * C, C, o + r * n, n, replacement, static_cast<double*>(work.data_ptr()),
+                      static_cast<int64_t*>(order.data_ptr()), gen);
+  });
+}
 
 void random_fill(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p, std::mt19937_64& gen) {
   GRAFT_DISPATCH_ALL(self.dtype(), "random_fill", [&] { fill_dtype<scalar_t>(kind, self, p, gen); });

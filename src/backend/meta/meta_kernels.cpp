@@ -69,6 +69,25 @@ void im2col(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
 void col2im(const Tensor&, const Tensor&, const Window2d&, int64_t, int64_t) {}
 void max_pool2d(const Tensor&, const Tensor&, const Tensor&, const Window2d&) {}
 void random_fill(kernel::RandomFill, const Tensor&, const kernel::RandomParams&, std::mt19937_64&) {}
+void multinomial(const Tensor&, const Tensor& probs, bool replacement, std::mt19937_64&) {
+  const DataPtr work = scratch(probs.size(1), kFloat64), order = scratch(replacement ? 0 : probs.size(1), kInt64);
+}
+// sort and cumsum read each lane contiguously: a non-contiguous one is copied to scratch first;
+// sort orders a lane through a permutation of its length
+DataPtr lanes_scratch(const Tensor& a, int64_t dim, int64_t& R) {
+  Tensor lanes = backend::reduce_permuted(a, uint64_t{1} << dim, R);
+  return lanes.is_contiguous() ? DataPtr() : scratch(lanes.numel(), a.dtype());
+}
+void sort(const Tensor&, const Tensor&, const Tensor& a, int64_t dim, bool) {
+  int64_t R = 0;
+  const DataPtr lanes = lanes_scratch(a, dim, R);
+  const DataPtr order = scratch(R, kInt64);
+}
+void cumsum(const Tensor&, const Tensor& a, int64_t dim) {
+  int64_t R = 0;
+  const DataPtr lanes = lanes_scratch(a, dim, R);
+}
+void triangle(const Tensor&, const Tensor&, int64_t, bool) {}
 void generated_op(const Tensor&, const Tensor&, const double*) {}
 
 constexpr std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> all_generated_ops() {
