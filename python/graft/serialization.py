@@ -1,22 +1,37 @@
-"""graft.save / graft.load: checkpoints as safetensors files, never pickles.
+"""graft.save / graft.load (``torch.save`` / ``torch.load``), and torch.serialization's
+allowlist for weights-only loads.
 
-A mapping of str -> Tensor (a model's state_dict) is written as a plain safetensors file, one
-entry per key. Anything else that is built from tensors, dicts (OrderedDict kept), lists,
-tuples, str, int, float, bool and None (an optimizer's state_dict, a checkpoint dict with the
-epoch and the loss) is flattened: each tensor is stored under its dotted path
-("optimizer.state.0.exp_avg") and the structure with the non-tensor values goes, as JSON,
-into the file's ``__metadata__`` under "graft.structure". graft.load rebuilds the object.
-See docs/checkpoints.md ("Python")."""
+graft.save writes PyTorch's own format (a zip archive with a pickle, what torch.save writes), so
+that torch.load reads what graft writes and graft reads what PyTorch writes: any picklable object
+(dicts, lists, numpy arrays, argparse Namespaces ...) with its tensors, Parameters and views. A
+path ending in ``.safetensors`` is written as a safetensors file instead (as torch.load reads
+such paths), and save_safetensors writes one to any file.
+
+graft.load reads both, by content. A PyTorch archive is unpickled with ``weights_only=True``
+by default (PyTorch 2.6's default): only tensors, primitive containers and what
+add_safe_globals allowlisted are built; ``weights_only=False`` unpickles anything (never load
+an untrusted file so). A safetensors file never runs code.
+
+Safetensors files: a mapping of str -> Tensor (a model's state_dict) is written as a plain file,
+one entry per key. Anything else built from tensors, dicts (OrderedDict kept), lists, tuples,
+str, int, float, bool and None is flattened: each tensor is stored under its dotted path
+("optimizer.state.0.exp_avg") and the structure with the non-tensor values goes, as JSON, into
+the file's ``__metadata__`` under "graft.structure". See docs/checkpoints.md ("Python")."""
 import collections
+import io
 import json
 import math
 import os
 import stat
+import warnings
 
 from . import _C
+from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "save_safetensors", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals", "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
 
+DEFAULT_PROTOCOL = 2  # the pickle protocol torch.save uses
 _Tensor = _C.Tensor
 _STRUCTURE_KEY = "graft.structure"
 _FORMAT_VERSION = 1
@@ -106,9 +121,30 @@ def _where(path):
     return f" at '{path}'" if path else ""
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
-    """Saves `obj` to `f` (a path, written atomically, or a binary file object) as safetensors.
-    ``pickle_module`` and the other pickle options are accepted for compatibility and unused."""
+def _path_name(f):
+    """A path argument as str."""
+    return os.fsdecode(os.fspath(f))
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves ``obj`` to ``f`` (a path, replaced atomically, or a binary file object) as torch.save
+    does: PyTorch's zip archive, which torch.load reads. A path ending in ``.safetensors`` gets a
+    safetensors file (see save_safetensors). ``pickle_module`` is not used (graft pickles with
+    pickle's Python pickler) and ``_use_new_zipfile_serialization=False`` still writes the zip
+    archive (PyTorch's legacy format is not written)."""
+    if _is_path(f) and _path_name(f).endswith(".safetensors"):
+        return save_safetensors(obj, f)
+    if not _is_path(f) and not hasattr(f, "write"):
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+    from . import _pickle_format  # zipfile and ctypes load on first use (import graft stays fast)
+    _pickle_format.save(obj, f, pickle_protocol, byteorder_record=not _disable_byteorder_record)
+
+
+def save_safetensors(obj, f):
+    """Saves ``obj`` to ``f`` (a path, written atomically, or a binary file object) as a
+    safetensors file: a flat state dict as a plain file, anything else built from tensors,
+    dicts, lists, tuples, str, int, float, bool and None with its structure in the metadata."""
     if _is_flat_state_dict(obj):
         items = [(k, v.detach()) for k, v in obj.items()]
         metadata = {"format": "pt"}
@@ -190,24 +226,39 @@ def _apply_map_location(t, map_location):
     return t.to(_C.device(map_location) if isinstance(map_location, str) else map_location)
 
 
-def _looks_like_torch_file(head):
-    """torch.save writes a zip archive (or, with the legacy format, a pickle)."""
-    return head[:4] == b"PK\x03\x04" or (head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"))
+_ZIP_MAGIC = b"PK\x03\x04"
+_TRUE_VALUES = ("1", "y", "yes", "true")
 
 
-def _read_head(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4)
-    except OSError:
-        return b""
+def _looks_like_legacy_torch_file(head):
+    """torch.save's legacy format (before PyTorch 1.6) starts with a pickle."""
+    return head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
-    """Loads what graft.save wrote (or any safetensors file: a plain file gives an OrderedDict of
-    its tensors, in file order). ``weights_only`` is accepted and always safe: graft never runs
-    code from a file. ``map_location`` (a device, a string, a {'cpu': device} dict or a callable
-    taking (tensor, 'cpu')) moves the tensors."""
+def _weights_only_setting(weights_only, pickle_module):
+    """torch.load's weights_only: True by default unless a pickle_module is given; the
+    TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD environment variables."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+                      "`weights_only` argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        return False
+    return bool(weights_only)
+
+
+def _open_source(f):
+    """(source name, reader of the safetensors tensors, (file, size) of a zip archive or None,
+    the first bytes) for a path or a binary file object."""
     if _is_path(f):
         source = os.fspath(f)
         # FileNotFoundError, IsADirectoryError, PermissionError as torch.load raises them; a FIFO or
@@ -215,30 +266,65 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         mode = os.stat(source).st_mode
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             raise RuntimeError(f"load: '{source}' is not a regular file")
-        open(source, "rb").close()
-        head = None
-        reader = lambda: _C._serialize.load_file(source)  # noqa: E731
-    else:
-        source = getattr(f, "name", "<file object>")
-        data = f.read()
-        if isinstance(data, str):
-            raise TypeError("graft.load: the file object must be opened in binary mode ('rb')")
+        fh = open(source, "rb")
         try:
-            view = memoryview(data)
-        except TypeError:
-            raise TypeError(f"graft.load: the file object's read() returned {type(data).__name__}, not bytes") from None
-        if not view.c_contiguous or view.itemsize != 1 or view.ndim != 1:
-            data = view.tobytes()  # a strided or multi-byte view: its bytes in order
-        head = bytes(data[:4])
-        reader = lambda: _C._serialize.from_bytes(data, str(source))  # noqa: E731
+            head = fh.read(4)
+            if head == _ZIP_MAGIC:
+                fh.seek(0)
+                return source, None, (fh, os.fstat(fh.fileno()).st_size), head
+        except BaseException:
+            fh.close()
+            raise
+        fh.close()
+        return source, lambda: _C._serialize.load_file(source), None, head
+    source = getattr(f, "name", "<file object>")
+    data = f.read()
+    if isinstance(data, str):
+        raise TypeError("graft.load: the file object must be opened in binary mode ('rb')")
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"graft.load: the file object's read() returned {type(data).__name__}, not bytes") from None
+    if not view.c_contiguous or view.itemsize != 1 or view.ndim != 1:
+        data = view.tobytes()  # a strided or multi-byte view: its bytes in order
+    head = bytes(data[:4])
+    if head == _ZIP_MAGIC:
+        return source, None, (io.BytesIO(data), len(data)), head
+    return source, lambda: _C._serialize.from_bytes(data, str(source)), None, head
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Loads what torch.save or graft.save wrote (PyTorch's zip archive), or a safetensors file
+    (what save_safetensors wrote; a plain file gives an OrderedDict of its tensors, in file
+    order). Archives are unpickled weights-only unless ``weights_only=False`` (see
+    add_safe_globals). ``map_location``: a device, a string, a {location: location} dict or a
+    callable (storage, location) -> storage (for safetensors files: (tensor, 'cpu') -> tensor).
+    ``mmap`` is accepted and ignored (storages are read into memory)."""
+    weights_only = _weights_only_setting(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    pickle_load_args.setdefault("encoding", "utf-8")
+    source, reader, archive, head = _open_source(f)
+    if archive is not None:
+        from . import _pickle_format
+        with archive[0]:
+            return _pickle_format.load(archive[0], archive[1], map_location, weights_only, pickle_module,
+                                       pickle_load_args)
     try:
         items, metadata = reader()
     except ValueError as e:
-        if _looks_like_torch_file(_read_head(source) if head is None else head):
-            raise ValueError(f"graft.load: '{source}' is a PyTorch (torch.save) checkpoint, which is a pickle; "
-                             "graft reads safetensors files only (convert it with safetensors.torch.save_file)"
-                             ) from e
+        if _looks_like_legacy_torch_file(head):
+            raise ValueError(f"graft.load: '{source}' is a PyTorch checkpoint in the legacy format (torch.save before "
+                             "PyTorch 1.6, or with _use_new_zipfile_serialization=False), which graft does not read; "
+                             "save it again with torch.save from PyTorch 1.6 or later") from e
         raise
+    return _rebuild_safetensors(items, metadata, source, map_location)
+
+
+def _rebuild_safetensors(items, metadata, source, map_location):
+    """The object a safetensors file holds: its structure rebuilt, or an OrderedDict."""
     tensors = collections.OrderedDict((name, _apply_map_location(t, map_location)) for name, t in items)
     described = metadata.get(_STRUCTURE_KEY)
     if described is None:
@@ -255,3 +341,26 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if unused:
         rebuild.fail(f"tensor '{unused[0]}' is not part of the structure")
     return obj
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals a torch.save archive names that weights-only loading does not allow (those
+    to pass to add_safe_globals after checking them)."""
+    import pickletools
+    from . import _pickle_format, _torch_globals, _weights_only
+    _, _, archive, _ = _open_source(f)
+    if archive is None:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    with archive[0]:
+        reader = _pickle_format.ZipReader(*archive)
+        if reader.has("constants.pkl"):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save but got a torchscript "
+                             "checkpoint")
+        data = reader.read("data.pkl")
+    found = set()
+    for opcode, arg, _ in pickletools.genops(data):
+        if opcode.name == "GLOBAL":
+            module, name = _weights_only.read_global(io.BytesIO(arg.replace(" ", "\n", 1).encode() + b"\n").readline)
+            found.add(f"{module}.{name}")
+    safe = set(_torch_globals.default_allowed()) | set(_weights_only.user_allowed())
+    return sorted(found - safe)

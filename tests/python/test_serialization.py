@@ -1,6 +1,8 @@
-"""graft.save / graft.load: safetensors files (a flat state dict is a plain file other readers
-parse; nested checkpoints keep their structure in __metadata__), round trips of optimizer and
-checkpoint dicts, file objects, and the errors (unsupported objects, corrupt files, pickles)."""
+"""graft.save / graft.load with safetensors files (a path ending in .safetensors, or
+graft.serialization.save_safetensors: a flat state dict is a plain file other readers parse;
+nested checkpoints keep their structure in __metadata__), round trips of optimizer and checkpoint
+dicts, file objects, and the errors (unsupported objects, corrupt files, legacy pickles).
+PyTorch's own format, graft.save's default, is tested in test_serialization_torch_format.py."""
 import collections
 import io
 import json
@@ -118,7 +120,8 @@ def test_file_objects_and_shared_tensors():
     a = graft.tensor([1.0, 2.0], requires_grad=True)
     obj = {"first": a, "again": a, "nested": [a, graft.tensor([3])]}
     buf = io.BytesIO()
-    graft.save(obj, buf)
+    graft.serialization.save_safetensors(obj, buf)
+    assert buf.getvalue()[8:9] == b"{"  # a safetensors header, not a zip
     buf.seek(0)
     back = graft.load(buf)
     assert back["first"] is back["again"] and back["nested"][0] is back["first"]  # stored once
@@ -171,12 +174,17 @@ def test_failed_load_leaves_model_and_optimizer_unchanged(tmp_path):
     assert other.param_groups[0]["lr"] == 0.7 and len(other.state) == 0
 
 
-def test_pickle_checkpoints_and_bad_structure_are_refused(tmp_path):
-    zip_like = tmp_path / "model.pt"
+def test_broken_archives_legacy_pickles_and_bad_structure_are_refused(tmp_path):
+    zip_like = tmp_path / "model.pt"  # a zip's magic, then nothing a zip has: PyTorch's reader's error
     zip_like.write_bytes(b"PK\x03\x04" + b"\x00" * 60)
-    with pytest.raises(ValueError, match=r"is a PyTorch \(torch\.save\) checkpoint, which is a pickle; graft reads "
-                                         r"safetensors files only"):
+    with pytest.raises(RuntimeError, match=r"^PytorchStreamReader failed reading zip archive: failed finding central "
+                                           r"directory\. This is an internal miniz error"):
         graft.load(zip_like)
+    legacy = tmp_path / "legacy.pt"  # torch.save's format before PyTorch 1.6 starts with a pickle
+    legacy.write_bytes(b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.")
+    with pytest.raises(ValueError, match=r"is a PyTorch checkpoint in the legacy format \(torch\.save before PyTorch "
+                                         r"1\.6, or with _use_new_zipfile_serialization=False\), which graft does not"):
+        graft.load(legacy)
     raw = graft._C._serialize.to_bytes([("a", graft.zeros(1))], {"graft.structure": '{"version": 1, "root": '
                                                                                    '{"tensor": "b"}}'})
     with pytest.raises(ValueError, match=r"invalid graft\.structure description: tensor 'b' is not in the file"):

@@ -27,7 +27,7 @@ def _seeds():
     out = []
     for obj in (flat, nested):
         buf = io.BytesIO()
-        graft.save(obj, buf)
+        graft.serialization.save_safetensors(obj, buf)
         out.append(buf.getvalue())
     return out
 
