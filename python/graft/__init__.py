@@ -61,6 +61,8 @@ for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcs
     if hasattr(Tensor, _name):
         globals()[_name] = _inplace_function(_name)
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
+from ._tensor_types import FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor  # noqa: F401
+from . import _tensor_new  # noqa: F401  (Tensor.new_zeros, new_full, new_tensor, ...)
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401
 from . import random  # noqa: F401
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
@@ -70,15 +72,18 @@ from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401
 from . import nn  # noqa: F401
+from . import backends, jit, onnx  # noqa: F401
+from ._compile import compile  # noqa: F401
 
 __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """graft.doctor loads on first use (``import graft`` stays as fast as it was)."""
-    if name == "doctor":
+    """graft.doctor and graft.distributions load on first use (``import graft`` stays as fast as
+    it was)."""
+    if name in ("doctor", "distributions"):
         import importlib
-        return importlib.import_module(".doctor", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'graft' has no attribute '{name}'")
 
 

@@ -175,15 +175,15 @@ def test_no_redirect_says_the_script_ran_on_pytorch(tmp_path):
 
 
 def test_a_part_of_pytorch_graft_lacks_is_named_with_the_steps_before_it(tmp_path):
-    r = run_doctor(tmp_path, torch_script(tmp_path, tail="import torch.onnx"))
+    r = run_doctor(tmp_path, torch_script(tmp_path, tail="import torch.fx"))
     assert r.returncode == 1
-    assert "ModuleNotFoundError: No module named 'torch.onnx'" in r.stderr
+    assert "ModuleNotFoundError: No module named 'torch.fx'" in r.stderr
     out = r.stdout.splitlines()
     assert out[out.index("graft.doctor: 8 steps watched (tier sites, warm-up 2, confirmation 3)") + 2] == (
-        "The program stopped with an error in step 9: ModuleNotFoundError: No module named 'torch.onnx'.")
+        "The program stopped with an error in step 9: ModuleNotFoundError: No module named 'torch.fx'.")
     assert "LD001" in r.stdout
     assert "graft.doctor: the script stopped at a part of PyTorch that graft does not have (No module named " \
-           "'torch.onnx'); the steps before it were watched." in r.stderr
+           "'torch.fx'); the steps before it were watched." in r.stderr
 
 
 _MARKED = """\

@@ -278,7 +278,7 @@ def test_memory_by_category_tracks_parameters_gradients_and_saved_tensors():
     start = by_cat()
     assert list(start) == ["parameter", "gradient", "saved_for_backward", "optimizer_state", "data_batch", "other"]
 
-    p = graft.Tensor(graft.ones(1000), True)  # nn.Parameter's constructor tags the storage
+    p = graft.nn.Parameter(graft.ones(1000))  # nn.Parameter's constructor tags the storage
     assert p.requires_grad and p.is_leaf
     cats = by_cat()
     assert cats["parameter"] == start["parameter"] + 4096

@@ -6,8 +6,11 @@ from .modules import (  # noqa: F401
     Module, Identity, Linear, Bilinear, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
     ReLU, Threshold, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
     LogSigmoid, Hardshrink, Softshrink, Softmax, LogSoftmax, MultiheadAttention, Dropout,
+    Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout,
     LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Embedding, Flatten, Unflatten, Sequential, ModuleList,
     ModuleDict, ParameterList, ParameterDict, RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell,
     TransformerEncoderLayer, MSELoss, L1Loss, SmoothL1Loss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
 )
 from . import functional, init, utils  # noqa: F401
+from . import parallel  # noqa: F401
+from .parallel import DataParallel  # noqa: F401

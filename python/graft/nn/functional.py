@@ -6,6 +6,8 @@ return_indices, inplace=, and the activations and small helpers written as compo
 ops."""
 import collections.abc
 import itertools
+import math
+import numbers
 import warnings
 
 from .. import _C
@@ -156,6 +158,157 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if result is not input:
         input.copy_(result)
     return input
+
+
+def _check_dropout_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+# SELU's negative saturation value -alpha * scale, as ATen's alpha dropout writes it
+_ALPHA_DROPOUT_ALPHA = 1.7580993408473766
+
+
+def _parser_typename(obj):
+    """The type name PyTorch's argument parser prints (graft's own types as ``graft.dtype``)."""
+    if isinstance(obj, _C.Tensor):
+        return "Tensor"
+    cls = type(obj)
+    return f"graft.{cls.__name__}" if cls.__module__ == "graft" else cls.__name__
+
+
+def _vf_dropout_args(name, input, p, train):
+    """The checks PyTorch's argument parser makes for ``name(Tensor input, float p, bool train)``
+    (the _VF dropout ops): TypeError for another type; returns p as a float."""
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_parser_typename(input)}")
+    if isinstance(p, _C.Tensor):
+        if p.dim() != 0 or p.requires_grad:
+            raise TypeError(f"{name}(): argument 'p' (position 2) must be float, not Tensor")
+        p = p.item()
+    elif not isinstance(p, numbers.Real):
+        raise TypeError(f"{name}(): argument 'p' (position 2) must be float, not {_parser_typename(p)}")
+    if not (isinstance(train, bool) or (type(train).__module__ == "numpy" and type(train).__name__ == "bool_")):
+        raise TypeError(f"{name}(): argument 'train' (position 3) must be bool, not {_parser_typename(train)}")
+    return float(p), bool(train)
+
+
+def _dropout_impl(input, p, train, inplace, feature, alpha):
+    """ATen's _dropout_impl behind feature_dropout, alpha_dropout and feature_alpha_dropout: the
+    input itself when nothing is dropped (p == 0, eval, no elements), ``input * 0`` for p == 1,
+    else the input times a Bernoulli(1 - p) noise, one draw per element or (``feature``) per
+    (sample, channel); the noise scaled by 1 / (1 - p), or (``alpha``) mapped so that a dropped
+    unit takes SELU's saturation value and mean and variance are kept."""
+    name = ("feature_" if feature else "") + ("alpha_dropout" if alpha else "dropout") + ("_" if inplace else "")
+    p, train = _vf_dropout_args(name, input, p, train)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = _C.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input.mul(zero)
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = (input.size(0), input.size(1)) + (1,) * (input.dim() - 2)
+    else:
+        shape = tuple(input.shape)
+    noise = _C.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    if not alpha:
+        noise.div_(1 - p)
+        return input.mul_(noise) if inplace else input.mul(noise)
+    a = 1.0 / math.sqrt((_ALPHA_DROPOUT_ALPHA * _ALPHA_DROPOUT_ALPHA * p + 1) * (1 - p))
+    b = noise.add(-1).mul_(_ALPHA_DROPOUT_ALPHA * a).add_(_ALPHA_DROPOUT_ALPHA * a * p)
+    noise.mul_(a)
+    return (input.mul_(noise) if inplace else input.mul(noise)).add_(b)
+
+
+def _check_inplace_unsqueeze(input):
+    """The refusal PyTorch's ``input.unsqueeze_(0)`` makes while grad mode is on: a leaf that
+    requires grad, or a view of one, may not change in place."""
+    if isinstance(input, _C.Tensor) and input.requires_grad and _C.is_grad_enabled():
+        base = input._base
+        if base is not None and base.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if input.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _feature_dropout_unbatched(input, p, training, inplace, batched):
+    """feature dropout of ``input``, seen with a batch dimension of 1 when not ``batched`` (as
+    PyTorch's unsqueeze(0) ... squeeze(0); in place through the view, returning ``input``)."""
+    if batched:
+        return _dropout_impl(input, p, training, inplace, True, False)
+    if inplace:
+        _check_inplace_unsqueeze(input)
+        _dropout_impl(input.unsqueeze(0), p, training, True, True, False)
+        return input
+    result = _dropout_impl(input.unsqueeze(0), p, training, False, True, False)
+    return result.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (N, C, L) or (C, L) input with probability p, scaling the
+    rest by 1/(1-p) while training."""
+    _check_dropout_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+                           "spatial dimension, a channel dimension, and an optional batch dimension "
+                           "(i.e. 2D or 3D inputs).")
+    return _feature_dropout_unbatched(input, p, training, inplace, inp_dim == 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels (dim 1) with probability p, scaling the rest by 1/(1-p) while
+    training. As PyTorch's: another rank than 3 or 4 is warned about, and a 3-D input is taken
+    as (N, C, L) (channel-wise 1-D dropout), with a warning."""
+    _check_dropout_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that dropout2d "
+                      "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+                      "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).")
+    # PyTorch does not support no-batch-dim inputs here yet: a 3-D input gets 1-D channel-wise
+    # dropout (https://github.com/pytorch/pytorch/issues/77081)
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+                      "is the channel dim. This behavior will change in a future release to interpret the "
+                      "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+                      "channel-wise dropout behavior, please switch to using dropout1d instead.")
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability p,
+    scaling the rest by 1/(1-p) while training (another rank is warned about)."""
+    _check_dropout_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that dropout3d "
+                      "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+                      "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).")
+    return _feature_dropout_unbatched(input, p, training, inplace, inp_dim == 5)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout (for SELU networks): each dropped element takes SELU's negative saturation
+    value, and the result is scaled and shifted to keep zero mean and unit variance."""
+    _check_dropout_p(p)
+    return _dropout_impl(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels (dim 1): the same draw for every element of a channel."""
+    _check_dropout_p(p)
+    return _dropout_impl(input, p, training, inplace, True, True)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):

@@ -13,6 +13,7 @@ from collections import OrderedDict, defaultdict
 from itertools import chain
 
 from .. import _C
+from .._tensor_types import _graft_type_name
 from ..autograd.grad_mode import enable_grad
 from ..utils.hooks import _add_hook
 
@@ -94,7 +95,7 @@ def _hook_step(func):
 
 def _typename(obj):
     if isinstance(obj, _Tensor):
-        return obj.type()
+        return _graft_type_name(obj)
     module = type(obj).__module__
     name = type(obj).__qualname__
     return name if module in ("builtins", None) else f"{module}.{name}"

@@ -55,9 +55,10 @@ DENY = {
 # values and gradients are not.
 VALUES_UNSPECIFIED = {
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like",
-    "torch.randn_like", "torch.randint_like", "torch.empty", "torch.empty_like",
+    "torch.randn_like", "torch.randint_like", "torch.empty", "torch.empty_like", "Tensor.new_empty",
     "Tensor.normal_", "Tensor.uniform_", "F.dropout", "Tensor.bernoulli_", "Tensor.random_", "Tensor.exponential_",
-    "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_",
+    "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_", "F.dropout1d", "F.dropout2d", "F.dropout3d",
+    "F.alpha_dropout", "F.feature_alpha_dropout",
 }
 
 # Parameters never generated (covered elsewhere or meaningless on a CPU-only build).

@@ -7,7 +7,7 @@ from .activation import (  # noqa: F401
     ReLU, Threshold, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
     LogSigmoid, Hardshrink, Softshrink, Softmax, LogSoftmax, MultiheadAttention,
 )
-from .dropout import Dropout  # noqa: F401
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
 from .normalization import LayerNorm, GroupNorm  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
 from .sparse import Embedding  # noqa: F401

@@ -6,6 +6,7 @@ import itertools
 import threading
 
 from ... import _C
+from ..._tensor_types import _graft_type_name
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import _add_hook
 from ..parameter import Parameter
@@ -71,7 +72,7 @@ class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_key
 def _typename(obj):
     """torch.typename: 'graft.FloatTensor' for tensors, 'module.QualName' otherwise."""
     if isinstance(obj, _C.Tensor):
-        return obj.type()
+        return _graft_type_name(obj)
     module = getattr(obj, "__module__", None)
     prefix = module + "." if module not in (None, "builtins", "__builtin__") else ""
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__

@@ -85,6 +85,11 @@ class RNNBase(Module):
         return [self._layer_weights(layer, d) for layer in range(self.num_layers)
                 for d in range(2 if self.bidirectional else 1)]
 
+    def flatten_parameters(self):
+        """A no-op, as PyTorch's is off cuDNN: graft's recurrent layers use their parameters
+        where they are, so there is nothing to pack into one buffer."""
+        return None
+
     def reset_parameters(self):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():

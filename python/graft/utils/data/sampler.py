@@ -10,6 +10,7 @@ from ... import _C
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
 
 _SEED_RANGE = 2 ** 62
+_CHUNK = 32  # indices drawn at a time with replacement, as PyTorch 2.x's RandomSampler
 
 
 def _draw_seed(generator=None):
@@ -67,12 +68,27 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        if self.replacement:  # drawn lazily: num_samples may be far more than fits in memory
+            core = _C._data.RandomSampler(len(self.data_source), True, _CHUNK, _draw_seed(self.generator))
+            return _draws_with_replacement(core, self.num_samples)
         core = _C._data.RandomSampler(len(self.data_source), self.replacement, self.num_samples,
                                       _draw_seed(self.generator))
         return iter(core.next_epoch())
 
     def __len__(self):
         return self.num_samples
+
+
+def _draws_with_replacement(core, num_samples):
+    """num_samples draws, _CHUNK at a time as they are consumed, so that a huge num_samples
+    costs nothing up front (PyTorch 2.x draws 32 with randint at a time). `core` is a seeded
+    graft RandomSampler of _CHUNK draws whose epochs continue one generator's stream: the
+    indices are those one epoch of num_samples draws from the same seed would give."""
+    full, rest = divmod(num_samples, _CHUNK)
+    for _ in range(full):
+        yield from core.next_epoch()
+    if rest:
+        yield from core.next_epoch()[:rest]
 
 
 class SubsetRandomSampler(Sampler):
