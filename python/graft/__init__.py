@@ -72,6 +72,8 @@ from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401
 from . import nn  # noqa: F401
+from . import linalg  # noqa: F401
+from .linalg import _torch_norm as norm  # noqa: F401  (torch.norm: the linalg norms, as PyTorch 2.x)
 from . import backends, jit, onnx  # noqa: F401
 from ._compile import compile  # noqa: F401
 

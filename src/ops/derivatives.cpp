@@ -105,6 +105,24 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   return flip(cumsum(flip(grad, d), dim), d);
 }
 
+Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                                   IntArrayRef dim, bool keepdim) {
+  const double p = ord.to_double();
+  if (p == 0) return Tensor();  // a count: no gradient (PyTorch leaves .grad unset too)
+  const uint64_t mask = detail::dim_mask(dim, self.dim(), "linalg.vector_norm");
+  const Tensor g = detail::unsqueeze_reduced(grad, self.sizes(), mask, keepdim);
+  const Tensor norm = detail::unsqueeze_reduced(result, self.sizes(), mask, keepdim);
+  if (std::isinf(p)) {  // shared evenly by the elements at the extreme
+    const Tensor at = eq(abs(self), norm);
+    return sign(self) * at * g / sum(at, dim, true);
+  }
+  if (p == 1) return sign(self) * g;
+  if (p == 2) return self * masked_fill(g / norm, eq(norm, 0), 0);
+  Tensor powered = pow(abs(self), p - 1);
+  if (p < 1) powered = masked_fill(powered, eq(self, 0), 0);  // 0^(negative) is inf: zeros give none
+  return sign(self) * powered * masked_fill(g / pow(norm, p - 1), eq(norm, 0), 0);
+}
+
 Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
   std::vector<int64_t> back;
   for (int64_t s : shifts) back.push_back(-s);

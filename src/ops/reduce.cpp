@@ -1,5 +1,8 @@
 // Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
-// logsumexp, softmax, log_softmax, sum_to; and cumsum, the running sum along a dim.
+// logsumexp, softmax, log_softmax, sum_to, linalg_vector_norm; and cumsum, the running sum along
+// a dim.
+#include <cmath>
+
 #include "graft/ops/generated_forwards.h"
 #include "op_util.h"
 
@@ -302,6 +305,32 @@ Tensor detail::cumsum_forward(const Tensor& self, int64_t dim, std::optional<DTy
     kernel::cumsum(kernel::raw_view(out, {1}, {1}, 0), kernel::raw_view(src, {1}, {1}, src.storage_offset()), 0);
   else
     kernel::cumsum(out, src, d);
+  return out;
+}
+
+Tensor detail::linalg_vector_norm_forward(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
+                                          std::optional<DType> dtype) {
+  detail::check_tensor(self, "linalg.vector_norm");
+  if (!is_floating_point(self.dtype()))
+    throw NotImplementedError(
+        detail::str("linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+                    scalar_type_name(self.dtype())));
+  GRAFT_CHECK(!dtype || is_floating_point(*dtype), RuntimeError,
+              "linalg.vector_norm: dtype should be floating point or complex. Got ", scalar_type_name(*dtype));
+  const uint64_t mask = detail::dim_mask(dim, self.dim(), "linalg.vector_norm");
+  const double p = ord.to_double();
+  if (p < 0 || std::isinf(p)) {  // no identity: an empty reduction is an error, as PyTorch's
+    GRAFT_CHECK(self.numel() > 0 || !dim.empty(), RuntimeError, "linalg.vector_norm cannot compute the ", p,
+                " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d = 0; d < self.dim(); ++d)
+      GRAFT_CHECK(!(mask >> d & 1) || self.size(d) > 0 || dim.empty(), RuntimeError,
+                  "linalg.vector_norm cannot compute the ", p, " norm on the dimension ", d,
+                  "because this dimension is empty and the operation does not have an identity");
+  }
+  Tensor tmp;
+  const Tensor& src = detail::as_dtype(self, dtype ? *dtype : self.dtype(), tmp);
+  Tensor out = detail::new_empty(reduced_shape(src.sizes(), mask, keepdim), src.dtype(), src.device());
+  kernel::vector_norm(out, src, mask, p);
   return out;
 }
 

@@ -209,8 +209,42 @@ void register_sorting(Registry& r) {
 
 }  // namespace
 
+// linalg_vector_norm's reference over a group: the definitions, written independently of the
+// kernel's special cases
+double norm_of(const Group& g, double ord) {
+  if (std::isinf(ord)) {
+    double best = ord > 0 ? 0 : INFINITY;
+    for (double x : g) best = ord > 0 ? std::max(best, std::abs(x)) : std::min(best, std::abs(x));
+    return best;
+  }
+  double s = 0;
+  for (double x : g) s += ord == 0 ? (x != 0) : std::pow(std::abs(x), ord);
+  return ord == 0 ? s : std::pow(s, 1 / ord);
+}
+
+void register_norms(Registry& r) {
+  auto nc = [](std::string variant, double ord, Shape64 dims, bool keepdim, std::vector<Sample> samples,
+               bool differentiable = true) {
+    OpCase c = red(
+        std::move(variant), [ord, dims, keepdim](auto& a) { return linalg_vector_norm(a, ord, dims, keepdim); }, dims,
+        keepdim, [ord](const Group& g) { return norm_of(g, ord); }, std::move(samples), kFloat64, differentiable);
+    return c;
+  };
+  // values kept away from 0 (|x| is not differentiable there) and, for inf, from ties
+  std::vector<Sample> s = {{"2x3", {vals({2, 3}, {0.5, -1.25, 0.75, 1.5, -0.3, 0.9})}},
+                           {"3x1x2", {vals({3, 1, 2}, {-0.4, 1.1, 0.6, -1.7, 1.3, 0.2})}}};
+  std::vector<Sample> zeros = {{"zero_row_2x3", {vals({2, 3}, {0, 0, 0, 1.5, -0.3, 0.9})}, false}};
+  r.push_back({"linalg_vector_norm",
+               {f32(nc("ord2_all", 2, {}, false, s)), nc("ord2_dim1_keepdim", 2, {1}, true, s),
+                nc("ord1_dim0", 1, {0}, false, s), nc("ord3_dims01", 3, {0, 1}, false, s),
+                nc("ord0_5_dim1", 0.5, {1}, false, s), nc("ord_neg1_dim1", -1, {1}, false, s),
+                nc("inf_dim1", INFINITY, {1}, false, s), nc("neg_inf_all", -INFINITY, {}, false, s),
+                nc("ord0_dim1", 0, {1}, false, s, false), nc("ord2_zero_row", 2, {1}, false, zeros, false)}});
+}
+
 void register_reductions(Registry& r) {
   register_sorting(r);
+  register_norms(r);
   r.push_back({"sum",
                {f32(red(
                     "all", [](auto& a) { return sum(a); }, {}, false, sum_of, all_samples())),

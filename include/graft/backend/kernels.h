@@ -72,7 +72,7 @@ using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor
 #define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
   X(unary) X(binary) X(binary_scalar) X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) \
   X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)         \
-  X(random_fill) X(multinomial) X(sort) X(cumsum) X(triangle)
+  X(random_fill) X(multinomial) X(sort) X(cumsum) X(triangle) X(vector_norm)
 // clang-format on
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
@@ -104,6 +104,7 @@ struct KernelTable {
   void (*sort)(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending);
   void (*cumsum)(const Tensor& out, const Tensor& a, int64_t dim);
   void (*triangle)(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+  void (*vector_norm)(const Tensor& out, const Tensor& a, uint64_t mask, double ord);
   const UnaryKernelFn* generated;          ///< indexed by GeneratedKernel
   const BinaryKernelFn* generated_binary;  ///< indexed by GeneratedBinaryKernel
 };
@@ -248,6 +249,12 @@ inline void cumsum(const Tensor& out, const Tensor& a, int64_t dim) { kernels_on
 /// tril) or below it (upper: triu) zeroed; out may be a itself (in place), any strides.
 inline void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
   kernels_on(out, a).triangle(out, a, diagonal, lower);
+}
+/// out = the ord-norm of a over the dims in `mask` (a floating, out of its dtype; accumulated in
+/// double): (sum |x|^ord)^(1/ord); ord inf / -inf the largest / smallest |x|; ord 0 the count of
+/// nonzero elements; NaN anywhere gives NaN.
+inline void vector_norm(const Tensor& out, const Tensor& a, uint64_t mask, double ord) {
+  kernels_on(out, a).vector_norm(out, a, mask, ord);
 }
 /// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
 /// non-tensor arguments `args` (nullptr when it has none).

@@ -101,6 +101,10 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
                                           IntArrayRef self_sizes, bool keepdim);
 /// cumsum's gradient: the running sum of grad from the end of each lane (flip, cumsum, flip).
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+/// linalg_vector_norm's gradient: grad * sign(x) |x|^(ord-1) / norm^(ord-1) (0 where the norm is
+/// 0); for ord inf / -inf shared by the elements of largest / smallest |x|; none for ord 0.
+Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                                   IntArrayRef dim, bool keepdim);
 /// roll's gradient: grad rolled back by the same shifts.
 Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
 /// adaptive_avg_pool2d's gradient: each window's gradient shared evenly by its elements

@@ -90,5 +90,7 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t 
 void cumsum(const Tensor& out, const Tensor& a, int64_t dim);
 /// tril (lower) / triu of the last two dims; out may be a.
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+/// The ord-norm over the dims in `mask` (reduce_kernels.cpp).
+void vector_norm(const Tensor& out, const Tensor& a, uint64_t mask, double ord);
 
 }  // namespace graft::cpu

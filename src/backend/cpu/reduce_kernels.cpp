@@ -1,5 +1,6 @@
 // Reduction CPU kernels. Strategy: permute the reduced dims to the end, make the input
 // contiguous (a copy only when needed), then reduce each inner block in one loop.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -161,6 +162,49 @@ void var(const Tensor& out, const Tensor& a, uint64_t mask, double correction, b
       // the root in double: std of [1e38, 0] in float32 is 7.07e37 though its variance overflows
       o[m] = static_cast<T>(sqrt_result ? std::sqrt(v) : v);
     }
+  });
+}
+
+namespace {
+// One group's ord-norm, in double.
+template <class T>
+double norm_of(const T* b, int64_t R, double ord) {
+  double acc = 0;
+  if (std::isinf(ord)) {
+    acc = ord > 0 ? 0 : std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < R; ++i) {
+      const double v = std::abs(static_cast<double>(b[i]));
+      if (v != v) return v;  // NaN wins
+      acc = ord > 0 ? std::max(acc, v) : std::min(acc, v);
+    }
+    return acc;
+  }
+  for (int64_t i = 0; i < R; ++i) {
+    const double v = std::abs(static_cast<double>(b[i]));
+    if (ord == 0)
+      acc += v != 0 ? 1 : 0;  // NaN counts as nonzero
+    else if (ord == 1)
+      acc += v;
+    else if (ord == 2)
+      acc += v * v;
+    else
+      acc += std::pow(v, ord);
+  }
+  if (ord == 0 || ord == 1) return acc;
+  return ord == 2 ? std::sqrt(acc) : std::pow(acc, 1 / ord);
+}
+}  // namespace
+
+void vector_norm(const Tensor& out, const Tensor& a, uint64_t mask, double ord) {
+  int64_t R;
+  Tensor c = reduced_last(a, mask, R);
+  const int64_t M = out.numel();
+  GRAFT_INTERNAL_ASSERT(out.is_contiguous() && out.dtype() == a.dtype(),
+                        "vector_norm: out must be contiguous, of a's dtype");
+  GRAFT_DISPATCH_FLOATING(a.dtype(), "linalg_vector_norm", [&] {
+    const auto* x = static_cast<const scalar_t*>(c.data_ptr());
+    auto* o = static_cast<scalar_t*>(out.data_ptr());
+    for (int64_t m = 0; m < M; ++m) o[m] = static_cast<scalar_t>(norm_of(x + m * R, R, ord));
   });
 }
 

@@ -88,6 +88,7 @@ void cumsum(const Tensor&, const Tensor& a, int64_t dim) {
   const DataPtr lanes = lanes_scratch(a, dim, R);
 }
 void triangle(const Tensor&, const Tensor&, int64_t, bool) {}
+void vector_norm(const Tensor&, const Tensor& a, uint64_t mask, double) { reduce_scratch(a, mask); }
 void generated_op(const Tensor&, const Tensor&, const double*) {}
 
 constexpr std::array<kernel::UnaryKernelFn, kernel::kNumGeneratedKernels> all_generated_ops() {

@@ -1,0 +1,91 @@
+"""graft.linalg: torch.linalg's norms (vector_norm, matrix_norm, norm), and torch.norm /
+Tensor.norm, which PyTorch 2.x routes through them. The vector norm is one op with its own
+node (LinalgVectorNormBackward0); the matrix norms are built from it and from sum, amax and amin.
+The norms that need singular values (ord 'nuc', 2, -2) are not provided yet."""
+import math
+
+from . import _C
+
+__all__ = ["vector_norm", "matrix_norm", "norm"]
+
+_SPECTRAL = ("nuc", 2, -2)
+
+
+def _dims(dim):
+    """An int, a sequence of ints or None as the op's dim list (empty: every dim)."""
+    if dim is None:
+        return []
+    return [dim] if isinstance(dim, int) else list(dim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The ord-norm of x over dim (every dim when None): (sum |x|^ord)^(1/ord); inf and -inf the
+    largest and smallest |x|; 0 the number of nonzero elements."""
+    if out is not None:
+        raise NotImplementedError("graft.linalg.vector_norm: out= is not supported")
+    return _C.linalg_vector_norm(x, ord, _dims(dim), keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """The ord-norm of the matrices of A over the two dims `dim`: 'fro' (Frobenius), 1 / -1 (the
+    largest / smallest column sum of |A|), inf / -inf (the same over rows)."""
+    if out is not None:
+        raise NotImplementedError("graft.linalg.matrix_norm: out= is not supported")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dim = _dims(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+    if ord == "fro":
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if ord in _SPECTRAL:
+        raise NotImplementedError(f"graft.linalg.matrix_norm: ord={ord!r} needs singular values, "
+                                  "which graft does not compute yet")
+    if isinstance(ord, str) or not (abs(ord) == 1 or math.isinf(ord)):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if dtype is not None:
+        A = A.to(dtype)
+    rows, cols = (d % A.dim() for d in dim)
+    # ord +-1: sum over rows (each column's sum), then extreme over columns; +-inf the other way
+    summed, across = (rows, cols) if abs(ord) == 1 else (cols, rows)
+    sums = A.abs().sum(summed, keepdim=keepdim)
+    if not keepdim and summed < across:
+        across -= 1  # the summed dim is gone
+    return sums.amax(across, keepdim=keepdim) if ord > 0 else sums.amin(across, keepdim=keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """A vector norm (ord over one dim, or over every element when ord is None) or a matrix norm
+    (ord over two dims), as torch.linalg.norm chooses."""
+    if dim is not None:
+        dims = _dims(dim)
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+    if A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.dim()}D.")
+    if A.dim() == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+    return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+
+
+def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm (and Tensor.norm): PyTorch 2.x's routing to the linalg norms. 'fro' over at
+    most two dims and every number p are vector norms; 'nuc' is a matrix norm."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
+        return matrix_norm(input, p, list(range(input.dim())) if dim is None else dim, keepdim, dtype=dtype,
+                           out=out)
+    return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype, out=out)
+
+
+def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """Tensor.norm: torch.norm of self."""
+    return _torch_norm(self, p, dim, keepdim, dtype=dtype)
+
+
+_C.Tensor.norm = _tensor_norm
