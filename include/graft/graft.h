@@ -15,6 +15,7 @@
 #include "graft/core/tensor.h"
 #include "graft/data/data.h"
 #include "graft/doctor/doctor.h"
+#include "graft/libtorch_names.h"
 #include "graft/memory.h"
 #include "graft/nn/nn.h"
 #include "graft/nn/utils/clip_grad.h"

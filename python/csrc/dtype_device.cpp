@@ -70,30 +70,30 @@ void init_dtype_device(py::module_& m) {
                          "type (string) must not include an index because index was passed explicitly: ", type);
              GRAFT_CHECK(index >= 0, RuntimeError, "Device index must not be negative");
              Device d(type);
-             d.index = static_cast<int8_t>(index);
+             d.set_index(static_cast<int8_t>(index));
              return d;
            }),
            py::arg("type"), py::arg("index"))
       .def_property_readonly("type", [](const Device& d) { return device_type_name(d); })
       .def_property_readonly("index",
                              [](const Device& d) -> py::object {
-                               if (d.index < 0) return py::none();
-                               return py::int_(d.index);
+                               if (d.index() < 0) return py::none();
+                               return py::int_(d.index());
                              })
       .def("__str__", [](const Device& d) { return d.str(); })
       .def("__repr__",
            [](const Device& d) {
              std::string s = std::string("device(type='") + device_type_name(d) + "'";
-             if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+             if (d.index() >= 0) s += ", index=" + std::to_string(d.index());
              return s + ")";
            })
       .def("__eq__",
            [](const Device& a, py::handle b) {
              if (!py::isinstance<Device>(b) && !py::isinstance<py::str>(b)) return false;
              Device o = to_device(b);
-             return a.type == o.type && a.index == o.index;
+             return a.type() == o.type() && a.index() == o.index();
            })
-      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; });
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type()) * 1000 + d.index(); });
   dev.attr("__module__") = "graft";
   m.def("_get_default_device", [] { return default_device(); });
   m.def("_set_default_device", [](py::handle d) { set_default_device(to_device(d)); });

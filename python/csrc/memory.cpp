@@ -41,7 +41,7 @@ py::dict segment_dict(const alloc::SegmentInfo& s, Device device) {
     blocks.append(std::move(d));
   }
   py::dict seg;
-  seg["device"] = device.is_cpu() ? 0 : int(device.index);
+  seg["device"] = device.is_cpu() ? 0 : int(device.index());
   seg["address"] = s.address;
   seg["total_size"] = s.total_size;
   seg["allocated_size"] = s.allocated_size;

@@ -298,7 +298,7 @@ void bind_metadata(TensorClass& cls) {
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
       .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
-      .def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : int(t.device().index); })
+      .def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : int(t.device().index()); })
       .def("storage_offset", tm(&Tensor::storage_offset))
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); });
   // is_contiguous(*, memory_format=contiguous_format): a query, not an op, through the parser

@@ -475,7 +475,7 @@ void CachingAllocator::raise_oom(size_t size, size_t alloc_size, std::unique_loc
   const std::string kind = device_kind(device_);
   throw OutOfMemoryError(detail::str(
       kind, " out of memory. Tried to allocate ", format_size(alloc_size), ". ", kind, " ",
-      device_.index < 0 ? 0 : static_cast<int>(device_.index), " has a total capacity of ",
+      device_.index() < 0 ? 0 : static_cast<int>(device_.index()), " has a total capacity of ",
       info ? format_size(info->total) : std::string("unknown size"), " of which ",
       info ? format_size(info->free) : std::string("an unknown amount"), " is free. ",
       limit ? format_size(*limit) + " allowed; " : std::string(), "Of the allocated memory ",

@@ -67,7 +67,7 @@ std::string memory_summary(Device device, bool abbreviated) {
 std::string format_memory_summary(const std::map<std::string, int64_t>& stats, Device device, bool abbreviated) {
   const bool cuda = device.is_cuda();
   const std::string kind = cuda ? "GPU" : "CPU";
-  const int index = device.index < 0 ? 0 : device.index;
+  const int index = device.index() < 0 ? 0 : device.index();
   auto get = [&](const std::string& k) { return stats.at(k); };
 
   std::vector<std::string> lines;

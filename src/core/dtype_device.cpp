@@ -43,15 +43,15 @@ std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
 
 Device::Device(const std::string& spec) {
   if (spec == "cpu") {
-    type = DeviceType::CPU;
+    type_ = DeviceType::CPU;
     return;
   }
   if (spec == "meta") {
-    type = DeviceType::Meta;
+    type_ = DeviceType::Meta;
     return;
   }
   if (spec.rfind("cuda", 0) == 0) {
-    type = DeviceType::CUDA;
+    type_ = DeviceType::CUDA;
     if (spec.size() == 4) return;
     if (spec[4] == ':' && spec.size() > 5 && spec.size() <= 8) {
       int idx = 0;
@@ -60,16 +60,16 @@ Device::Device(const std::string& spec) {
         idx = idx * 10 + (spec[i] - '0');
       }
       GRAFT_CHECK(idx < 128, ValueError, "Invalid device string: '", spec, "'");
-      index = static_cast<int8_t>(idx);
+      index_ = static_cast<int8_t>(idx);
       return;
     }
   }
   throw ValueError(detail::str("Invalid device string: '", spec, "'"));
 }
 std::string Device::str() const {
-  if (type == DeviceType::CPU) return "cpu";
-  if (type == DeviceType::Meta) return "meta";
-  return index < 0 ? "cuda" : "cuda:" + std::to_string(index);
+  if (type_ == DeviceType::CPU) return "cpu";
+  if (type_ == DeviceType::Meta) return "meta";
+  return index_ < 0 ? "cuda" : "cuda:" + std::to_string(index_);
 }
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 
@@ -79,10 +79,11 @@ thread_local DeviceType tl_default_device = DeviceType::CPU;  // per thread, as 
 Device default_device() { return Device(tl_default_device); }
 void set_default_device(Device d) {
   check_device_available(d, "set_default_device");
-  tl_default_device = d.type;
+  tl_default_device = d.type();
 }
 
 bool cuda_is_available() { return false; }
+int64_t cuda::device_count() { return 0; }
 void check_device_available(const Device& d, const char* op) {
   GRAFT_CHECK(!d.is_cuda(), RuntimeError, op, ": device ", d.str(),
               " is not available: graft was built without CUDA support");

@@ -89,7 +89,7 @@ Tensor get_rng_state() {
 }
 
 void set_rng_state(const Tensor& state) {
-  GRAFT_CHECK(state.defined() && state.dtype() == kInt64 && state.device().type == DeviceType::CPU, TypeError,
+  GRAFT_CHECK(state.defined() && state.dtype() == kInt64 && state.device().type() == DeviceType::CPU, TypeError,
               "RNG state must be a torch.LongTensor");
   GRAFT_CHECK(state.is_contiguous(), RuntimeError, "RNG state must be contiguous");
   const size_t n = engine_word_count() + 1;

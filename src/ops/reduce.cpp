@@ -334,4 +334,26 @@ Tensor detail::linalg_vector_norm_forward(const Tensor& self, const Scalar& ord,
   return out;
 }
 
+// ---- composites (ops.yaml): libtorch's all / any / norm ----
+Tensor all(const Tensor& self) {
+  NoGradGuard no_grad;
+  return sum((self.dtype() == kBool ? logical_not(self) : self.eq(0)).to(kInt64)).eq(0);
+}
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  NoGradGuard no_grad;
+  return sum((self.dtype() == kBool ? logical_not(self) : self.eq(0)).to(kInt64), {dim}, keepdim).eq(0);
+}
+Tensor any(const Tensor& self) {
+  NoGradGuard no_grad;
+  return sum((self.dtype() == kBool ? self : self.ne(0)).to(kInt64)).gt(0);
+}
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  NoGradGuard no_grad;
+  return sum((self.dtype() == kBool ? self : self.ne(0)).to(kInt64), {dim}, keepdim).gt(0);
+}
+Tensor norm(const Tensor& self, const Scalar& p) { return linalg_vector_norm(self, p); }
+Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim) {
+  return linalg_vector_norm(self, p, dim, keepdim);
+}
+
 }  // namespace graft

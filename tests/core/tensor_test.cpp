@@ -153,13 +153,13 @@ TEST(Device, Parsing) {
   EXPECT_EQ(cpu.str(), "cpu");
   Device c1("cuda:1");
   EXPECT_TRUE(c1.is_cuda());
-  EXPECT_EQ(c1.index, 1);
+  EXPECT_EQ(c1.index(), 1);
   EXPECT_EQ(c1.str(), "cuda:1");
   Device c("cuda");
   EXPECT_TRUE(c.is_cuda());
-  EXPECT_EQ(c.index, -1);
+  EXPECT_EQ(c.index(), -1);
   EXPECT_EQ(c.str(), "cuda");
-  EXPECT_EQ(Device("cuda:12").index, 12);
+  EXPECT_EQ(Device("cuda:12").index(), 12);
   EXPECT_NE(Device("cuda:0"), Device("cuda:1"));
   EXPECT_NE(kCPU, kCUDA);
   std::ostringstream os;

@@ -242,9 +242,45 @@ void register_norms(Registry& r) {
                 nc("ord0_dim1", 0, {1}, false, s, false), nc("ord2_zero_row", 2, {1}, false, zeros, false)}});
 }
 
+// all / any: libtorch's Tensor::all() / any(dim), composites over sum
+void register_truth(Registry& r) {
+  auto all_of = [](const Group& g) {
+    for (double x : g)
+      if (x == 0) return 0.0;
+    return 1.0;
+  };
+  auto any_of = [](const Group& g) {
+    for (double x : g)
+      if (x != 0) return 1.0;
+    return 0.0;
+  };
+  std::vector<Sample> s = {{"2x3", {vals({2, 3}, {1, 0, 2, 3, -1, 0.5})}},
+                           {"bool_2x2", {bools({2, 2}, {1, 1, 0, 1})}},
+                           {"int_2x2", {ints({2, 2}, {0, 0, 4, 0})}},
+                           {"empty_0x2", {vals({0, 2}, {})}}};
+  r.push_back({"all",
+               {red(
+                    "all", [](auto& a) { return all(a); }, {}, false, all_of, s, kBool, false),
+                red(
+                    "dim1_keepdim", [](auto& a) { return a.all(1, true); }, {1}, true, all_of, s, kBool, false)}});
+  r.push_back({"any",
+               {red(
+                    "all", [](auto& a) { return any(a); }, {}, false, any_of, s, kBool, false),
+                red(
+                    "dim0", [](auto& a) { return a.any(0); }, {0}, false, any_of, s, kBool, false)}});
+  std::vector<Sample> n = {{"2x3", {vals({2, 3}, {0.5, -1.25, 0.75, 1.5, -0.3, 0.9})}}};
+  r.push_back({"norm",
+               {red(
+                    "p2", [](auto& a) { return a.norm(); }, {}, false, [](const Group& g) { return norm_of(g, 2); }, n),
+                red(
+                    "p1_dim1_keepdim", [](auto& a) { return a.norm(1, {1}, true); }, {1}, true,
+                    [](const Group& g) { return norm_of(g, 1); }, n)}});
+}
+
 void register_reductions(Registry& r) {
   register_sorting(r);
   register_norms(r);
+  register_truth(r);
   r.push_back({"sum",
                {f32(red(
                     "all", [](auto& a) { return sum(a); }, {}, false, sum_of, all_samples())),

@@ -116,7 +116,7 @@ extern const KernelTable* const kKernelTables[kNumDeviceTypes];
 [[noreturn]] void no_kernels_for(Device device);
 /// The kernels of `device`'s type. Throws RuntimeError for a device this build has none for.
 [[gnu::always_inline]] inline const KernelTable& kernels_for(Device device) {
-  const KernelTable* t = kKernelTables[static_cast<int>(device.type)];
+  const KernelTable* t = kKernelTables[static_cast<int>(device.type())];
   if (!t) [[unlikely]]
     no_kernels_for(device);
   return *t;

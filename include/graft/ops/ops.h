@@ -40,6 +40,8 @@ struct TensorOptions {
   TensorOptions() = default;
   TensorOptions(DType d) : dtype_(d), has_dtype_(true) {}
   TensorOptions(Device d) : device_(d), has_device_(true) {}
+  /// A device type (kCPU, kCUDA), as libtorch's zeros({2}, kCUDA).
+  TensorOptions(DeviceType t) : TensorOptions(Device(t)) {}
   TensorOptions dtype(DType d) const {
     auto o = *this;
     o.dtype_ = d;
@@ -90,7 +92,20 @@ Tensor randint_like(const Tensor& t, int64_t low, int64_t high, std::optional<Te
 /// A 1-D tensor holding a copy of `values` (dtype from T unless given).
 template <class T>
 Tensor tensor(const std::vector<T>& values, TensorOptions opts = {});
+/// A 1-D tensor of braced numbers of mixed types ({1.0, INFINITY}), in the default dtype.
 Tensor tensor(std::initializer_list<double> values, TensorOptions opts = {});
+/// A 1-D tensor of the braced values, as libtorch's torch::tensor({...}): integers give int64,
+/// floating values the default dtype, bools bool (unless opts gives a dtype).
+template <class T>
+Tensor tensor(std::initializer_list<T> values, TensorOptions opts = {}) {
+  if constexpr (std::is_same_v<T, bool>)
+    return tensor(std::vector<int64_t>(values.begin(), values.end()), opts.has_dtype_ ? opts : opts.dtype(kBool));
+  else if constexpr (std::is_integral_v<T>)
+    return tensor(std::vector<int64_t>(values.begin(), values.end()), opts);
+  else
+    return tensor(std::vector<double>(values.begin(), values.end()),
+                  opts.has_dtype_ ? opts : opts.dtype(default_dtype()));
+}
 /// A 0-d tensor.
 Tensor scalar_tensor(const Scalar& s, TensorOptions opts = {});
 /// Wraps memory the caller owns; `deleter` (optional) runs when the last alias dies.
