@@ -1,10 +1,8 @@
 """torch.distributions.Categorical for graft.
 
-Sampling: graft has no ``multinomial`` (nor ``cumsum``) yet, so ``sample`` inverts the CDF: the
-cumulative probabilities come from a matmul with an upper-triangular ones matrix, and each draw
-counts the categories whose cumulative probability is <= a uniform draw scaled by the total (a
-category of probability 0 is never drawn). The distribution is PyTorch's; the values drawn for a
-seed differ from PyTorch's."""
+Sampling draws with graft.multinomial (with replacement), as PyTorch's Categorical does; a
+category of probability 0 is never drawn. The distribution is PyTorch's; the values drawn for a
+seed differ from PyTorch's (graft's generator is not PyTorch's)."""
 from .. import _C
 from .._tensor import Size
 from ..autograd.grad_mode import no_grad
@@ -93,17 +91,12 @@ class Categorical(Distribution):
         return _C.full(tuple(self._extended_shape()), _NAN, dtype=self.probs.dtype, device=self.probs.device)
 
     def sample(self, sample_shape=Size()):
-        """int64 category indices of shape sample_shape + batch_shape (inverse-CDF sampling)."""
+        """int64 category indices of shape sample_shape + batch_shape."""
         if not isinstance(sample_shape, Size):
             sample_shape = Size(sample_shape)
         with no_grad():
             probs_2d = self.probs.reshape(-1, self._num_events)
-            positions = _C.arange(self._num_events, device=probs_2d.device)
-            upper = (positions.unsqueeze(1) <= positions.unsqueeze(0)).to(probs_2d.dtype)
-            cdf = probs_2d.matmul(upper)  # (batch, K): cumulative sums along the categories
-            n = numel(sample_shape)
-            u = _C.rand((n, probs_2d.size(0), 1), dtype=probs_2d.dtype, device=probs_2d.device) * cdf[:, -1:]
-            samples_2d = (cdf <= u).sum(-1)  # (n, batch)
+            samples_2d = _C.multinomial(probs_2d, numel(sample_shape), True).t()  # (n, batch)
             return samples_2d.reshape(tuple(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
