@@ -11,6 +11,18 @@ from .modules import (  # noqa: F401
     ModuleDict, ParameterList, ParameterDict, RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell,
     TransformerEncoderLayer, MSELoss, L1Loss, SmoothL1Loss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
 )
+from .modules import (  # noqa: F401
+    Transformer, TransformerEncoder, TransformerDecoder, TransformerDecoderLayer,
+    Hardtanh, ReLU6, PReLU, CELU, GLU, Softsign, Tanhshrink, Softmin, Softmax2d, RReLU,
+    CosineSimilarity, PairwiseDistance,
+    KLDivLoss, HuberLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss,
+    TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+    MultiLabelMarginLoss,
+    ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, ReflectionPad1d, ReflectionPad2d,
+    ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d,
+    MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,
+    PixelShuffle, PixelUnshuffle, ChannelShuffle, Fold, Unfold, Upsample, UpsamplingNearest2d, UpsamplingBilinear2d,
+)
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401

@@ -1,4 +1,4 @@
-"""MaxPool2d, AvgPool2d and AdaptiveAvgPool2d."""
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d and LPPool1d/2d."""
 from .. import functional as F
 from ._layer_utils import OneCallLayer
 
@@ -49,3 +49,68 @@ class AdaptiveAvgPool2d(OneCallLayer):
 
     def __init__(self, output_size):
         super().__init__(output_size)
+
+
+class MaxPool1d(MaxPool2d):
+    """Max over windows of the last dim (stride defaults to kernel_size); return_indices also
+    returns the position of each maximum."""
+
+    _fn = staticmethod(F.max_pool1d)
+
+
+class AvgPool1d(OneCallLayer):
+    """Mean over windows of the last dim; count_include_pad counts padding zeros in the divisor.
+    Its sizes are kept as 1-tuples, as PyTorch's."""
+
+    _options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
+    _fn = staticmethod(F.avg_pool1d)
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        single = F._ntuple1
+        super().__init__(single(kernel_size), single(stride if stride is not None else kernel_size), single(padding),
+                         ceil_mode, count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average pooling of the last dim to ``output_size``."""
+
+    _fn = staticmethod(F.adaptive_avg_pool1d)
+
+
+class AdaptiveMaxPool2d(OneCallLayer):
+    """Max pooling to a fixed output size (an int, or a pair whose None keeps that dim);
+    return_indices also returns the position h * W + w of each maximum."""
+
+    _options = ("output_size", "return_indices")
+    _fn = staticmethod(F.adaptive_max_pool2d)
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size, return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """Max pooling of the last dim to ``output_size``."""
+
+    _fn = staticmethod(F.adaptive_max_pool1d)
+
+
+class LPPool2d(OneCallLayer):
+    """The p-norm of each kh x kw window: (sum x^p)^(1/p)."""
+
+    _options = ("norm_type", "kernel_size", "stride", "ceil_mode")
+    _fn = staticmethod(F.lp_pool2d)
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__(norm_type, kernel_size, stride, ceil_mode)
+
+
+class LPPool1d(LPPool2d):
+    """The p-norm of each window of the last dim: (sum x^p)^(1/p)."""
+
+    _fn = staticmethod(F.lp_pool1d)
