@@ -320,10 +320,11 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
   kernel::copy(kernel::raw_view(probs, self.sizes(), contiguous_strides(self.sizes()), 0), self);
   check_multinomial_weights(probs);
   Tensor out = detail::new_empty({rows, num_samples}, kInt64, self.device());
-  if (detail::has_data(out) && out.numel() > 0) {
+  if (out.numel() == 0) return self.dim() == 1 ? kernel::raw_view(out, {num_samples}, {1}, 0) : out;
+  if (detail::has_data(out)) {
     std::lock_guard<std::mutex> g(g_rng_mu);
     kernel::multinomial(out, probs, replacement, rng());
-  } else if (!detail::has_data(out)) {
+  } else {
     std::mt19937_64 unused;  // meta: the kernel takes its scratch only; the generator is untouched
     kernel::multinomial(out, probs, replacement, unused);
   }

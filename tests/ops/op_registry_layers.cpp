@@ -288,7 +288,9 @@ void register_layers(Registry& r) {
     };
     r.push_back({"multinomial",
                  {mc("replacement", 4, true,
-                     {{"2x3", {vals({2, 3}, {0, 0, 2.5, 0, 0.5, 0})}}, {"4", {vals({4}, {0, 0, 0, 1})}}}),
+                     {{"2x3", {vals({2, 3}, {0, 0, 2.5, 0, 0.5, 0})}},
+                      {"4", {vals({4}, {0, 0, 0, 1})}},
+                      {"0x3", {vals({0, 3}, {})}}}),
                   mc("one_without_replacement", 1, false,
                      {{"2x3", {vals({2, 3}, {0, 0, 2.5, 0, 0.5, 0})}}, {"4", {vals({4}, {0, 7, 0, 0})}}})}});
   }
