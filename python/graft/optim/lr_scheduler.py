@@ -2,6 +2,7 @@
 ``optimizer.param_groups`` exactly as PyTorch's do: the first scheduler stores each group's
 ``initial_lr``, ``step()`` writes ``group['lr']`` (the chainable recursive forms, so schedulers
 compose), ``step(epoch)`` uses the closed forms (deprecated, with PyTorch's warning)."""
+import functools
 import math
 import types
 import warnings
@@ -12,7 +13,8 @@ from collections import Counter
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "_LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR",
-           "CosineAnnealingLR", "OneCycleLR", "ReduceLROnPlateau"]
+           "CosineAnnealingLR", "OneCycleLR", "ReduceLROnPlateau", "ConstantLR", "MultiplicativeLR", "PolynomialLR",
+           "SequentialLR", "ChainedScheduler", "CosineAnnealingWarmRestarts", "CyclicLR"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
@@ -517,3 +519,372 @@ class ReduceLROnPlateau:
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
+
+
+class ConstantLR(LRScheduler):
+    """Multiplies the lr by a constant factor until epoch total_iters, then restores it."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose="deprecated"):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_get_lr_outside_step()
+        if self.last_epoch == 0:
+            return _group_lrs(self.optimizer, self.factor)
+        if self.last_epoch != self.total_iters:
+            return _group_lrs(self.optimizer)
+        return _group_lrs(self.optimizer, 1.0 / self.factor)
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class MultiplicativeLR(LambdaLR):
+    """Multiplies each group's lr by lr_lambda(epoch) every epoch after the first. Its state dict
+    is LambdaLR's (plain functions as None, callable objects as their __dict__)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
+        # PyTorch 2.x checks that each lr_lambda is callable, after the count (1.13 fails at the
+        # first step).
+        fns = lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]
+        if isinstance(lr_lambda, (list, tuple)) and len(lr_lambda) != len(optimizer.param_groups):
+            fns = []  # LambdaLR raises the count's ValueError
+        for fn in fns:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_get_lr_outside_step()
+        if self.last_epoch > 0:
+            return [group["lr"] * lmbda(self.last_epoch)
+                    for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return _group_lrs(self.optimizer)
+
+
+class PolynomialLR(LRScheduler):
+    """Decays the lr as (1 - epoch / total_iters) ** power, reaching 0 at total_iters."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose="deprecated"):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_get_lr_outside_step()
+        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+            return _group_lrs(self.optimizer)
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return _group_lrs(self.optimizer, decay_factor)
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base_lr in self.base_lrs]
+
+
+def _nested_state_dict(scheduler):
+    """SequentialLR's and ChainedScheduler's state: every attribute but the optimizer, with each
+    inner scheduler as its own state dict."""
+    state = {key: value for key, value in scheduler.__dict__.items() if key not in ("optimizer", "_schedulers")}
+    state["_schedulers"] = [inner.state_dict() for inner in scheduler._schedulers]
+    return state
+
+
+def _load_nested_state_dict(scheduler, state_dict):
+    """Inverse of _nested_state_dict; state_dict is left as it was given."""
+    state_dict = dict(state_dict)
+    inner_states = state_dict.pop("_schedulers")
+    scheduler.__dict__.update(state_dict)
+    for inner, inner_state in zip(scheduler._schedulers, inner_states):
+        inner.load_state_dict(inner_state)
+
+
+def _check_schedulers(name, optimizer, schedulers):
+    """SequentialLR's and ChainedScheduler's checks of their schedulers (PyTorch 2.x's texts)."""
+    for idx, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {idx} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                             f"kwargs to be specified when calling `step`, but got one at index {idx} in the given "
+                             "schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{scheduler.__class__.__name__} at index {idx} has {scheduler.optimizer}, which is "
+                             f"different from {optimizer.__class__.__name__}.")
+
+
+class SequentialLR(LRScheduler):
+    """Runs schedulers one after another, switching at each milestone epoch (the next
+    scheduler then starts at its epoch 0)."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose="deprecated"):
+        if len(schedulers) < 1:
+            raise ValueError(f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler.")
+        _check_schedulers(self.__class__.__name__, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                             f"number of milestones to be equal to {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in self.optimizer.param_groups:
+            if hasattr(group["lr"], "fill_"):
+                group["lr"].fill_(group["initial_lr"])
+            else:
+                group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        self._schedulers[0]._initial_step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        """Undoes the initial step of every scheduler, nested ones (SequentialLR, ChainedScheduler)
+        included, as PyTorch 2.x does (1.13 undoes only the direct ones)."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for inner in scheds._schedulers:
+                self.recursive_undo(inner)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self):
+        """Advances one epoch on the scheduler whose span holds it."""
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        """Every attribute but the optimizer; the schedulers as their state dicts."""
+        return _nested_state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        _load_nested_state_dict(self, state_dict)
+
+
+class ChainedScheduler(LRScheduler):
+    """Steps every scheduler in the list on each step(), so their changes compose."""
+
+    def __init__(self, schedulers, optimizer=None):
+        # PyTorch 2.x: the optional optimizer and these checks and messages (1.13 has neither).
+        if len(schedulers) < 1:
+            raise ValueError(f"{self.__class__.__name__} expects at least one scheduler to be chained, but got no "
+                             "scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(self.__class__.__name__, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _group_lrs(self._schedulers[-1].optimizer)
+
+    def step(self):
+        """Steps each scheduler in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _group_lrs(self._schedulers[-1].optimizer)
+
+    def state_dict(self):
+        """Every attribute but the optimizer; the schedulers as their state dicts."""
+        return _nested_state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        _load_nested_state_dict(self, state_dict)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from the initial lr to eta_min over T_i epochs, restarting with
+    T_i = T_0, T_0 * T_mult, ... ; step(epoch) may take a fractional epoch."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        # PyTorch 2.x checks eta_min too (1.13 does not).
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_get_lr_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def _advance(self, epoch):
+        """Sets T_cur and T_i for `epoch` (None: the next one) and returns the epoch."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i  # PyTorch 2.x (1.13 subtracts T_i once)
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        return epoch
+
+    def step(self, epoch=None):
+        """Advances one epoch, or goes to `epoch`. As PyTorch's, this step neither counts
+        _step_count nor warns (no order warning, no deprecation warning for `epoch`)."""
+        epoch = self._advance(epoch)
+        self.last_epoch = math.floor(epoch)
+        with _GetLrCalledWithinStep(self):
+            for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+                if hasattr(group["lr"], "fill_"):
+                    group["lr"].fill_(lr)
+                else:
+                    group["lr"] = lr
+        self._last_lr = _group_lrs(self.optimizer)
+
+
+def _triangular_scale_fn(x):
+    """CyclicLR's "triangular": the same amplitude every cycle."""
+    return 1.0
+
+
+def _triangular2_scale_fn(x):
+    """CyclicLR's "triangular2": the amplitude halves each cycle."""
+    return 1 / (2.0 ** (x - 1))
+
+
+def _exp_range_scale_fn(gamma, x):
+    """CyclicLR's "exp_range": the amplitude times gamma ** iteration."""
+    return gamma ** x
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rate between base_lr and max_lr (modes triangular, triangular2,
+    exp_range, or a custom scale_fn), cycling momentum (or Adam's beta1) the other way. Step it
+    after every batch. As PyTorch 2.x: beta1 is supported, and the group's momentum starts at
+    max_momentum."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1, verbose="deprecated"):
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                if hasattr(group["lr"], "fill_"):
+                    group["lr"].fill_(lr)
+                else:
+                    group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_ref = None
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums,
+                                                         optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_momentum, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_momentum
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch, verbose)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        """The mode's scale function and scale mode (unless a custom scale_fn was given)."""
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = _triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = _triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(_exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        """The custom scale_fn if one was given, else the mode's."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    def get_lr(self):
+        self._warn_get_lr_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            momentums = [max_momentum - (max_momentum - base_momentum) * scale_factor * scale
+                         for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums)]
+            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self):
+        """As the base, without the mode's scale function; a custom one is kept only as a
+        callable object's __dict__ (None for a plain function)."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
