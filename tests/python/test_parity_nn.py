@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python
 import graft  # noqa: E402
 import graft.nn as gnn  # noqa: E402
 import graft.nn.functional as GF  # noqa: E402
+from nn_parity_utils import copy_state, flat  # noqa: E402  (shared with the other nn parity tests)
 
 tnn = torch.nn
 TF = torch.nn.functional
@@ -17,20 +18,6 @@ TF = torch.nn.functional
 def to_np(t):
     return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy()
 
-
-def flat(out):
-    """Tensors of a (nested) output, in order."""
-    if out is None:
-        return []
-    if isinstance(out, (tuple, list)):
-        return [t for o in out for t in flat(o)]
-    return [out]
-
-
-def copy_state(t_layer, g_layer):
-    state = {k: graft.from_numpy(v.detach().numpy().copy()) for k, v in t_layer.state_dict().items()}
-    result = g_layer.load_state_dict(state)
-    assert not result.missing_keys and not result.unexpected_keys
 
 
 def run_both(t_layer, g_layer, inputs, *, train=False, grad=True, rtol=1e-7, atol=1e-9, kwargs=None):
