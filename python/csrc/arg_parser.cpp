@@ -22,7 +22,8 @@ const std::map<std::string, ArgType>& type_names() {
                                                     {"str", ArgType::String},
                                                     {"Tensor[]", ArgType::TensorList},
                                                     {"Tensor?[]", ArgType::IndexList},
-                                                    {"MemoryFormat", ArgType::MemoryFormat}};
+                                                    {"MemoryFormat", ArgType::MemoryFormat},
+                                                    {"Generator", ArgType::Generator}};
   return names;
 }
 
@@ -140,6 +141,8 @@ std::string described_type(const ArgParam& p) {
       return "graft.dtype";
     case ArgType::MemoryFormat:
       return "graft.memory_format";
+    case ArgType::Generator:
+      return "graft.Generator";
     case ArgType::String:
       return "str";
     case ArgType::TensorList:
@@ -215,6 +218,8 @@ bool matches(const ArgParam& p, py::handle o) {
       return py::detail::make_caster<DType>().load(o, false);
     case ArgType::MemoryFormat:
       return py::detail::make_caster<MemoryFormat>().load(o, false);
+    case ArgType::Generator:
+      return py::isinstance<Generator>(o);
     case ArgType::String:
       return PyUnicode_Check(o.ptr());
     case ArgType::TensorList:  // the elements are checked by check_list_elements, as PyTorch's
@@ -454,6 +459,9 @@ std::optional<MemoryFormat> ParsedArgs::optional_memory_format(size_t i) const {
 }
 std::optional<DType> ParsedArgs::optional_dtype(size_t i) const {
   return is_none(i) ? std::nullopt : std::optional<DType>(dtype(i));
+}
+std::optional<Generator> ParsedArgs::optional_generator(size_t i) const {
+  return is_none(i) ? std::nullopt : std::optional<Generator>(values_[i].cast<Generator>());
 }
 std::string ParsedArgs::string(size_t i) const { return values_[i].cast<std::string>(); }
 std::optional<std::string> ParsedArgs::optional_string(size_t i) const {

@@ -15,7 +15,20 @@
 namespace graft::python {
 
 /// The argument types a signature may name (PyTorch's schema types), and None where `?` follows.
-enum class ArgType { Tensor, Scalar, Int, Float, Bool, IntList, DType, String, TensorList, IndexList, MemoryFormat };
+enum class ArgType {
+  Tensor,
+  Scalar,
+  Int,
+  Float,
+  Bool,
+  IntList,
+  DType,
+  String,
+  TensorList,
+  IndexList,
+  MemoryFormat,
+  Generator
+};
 
 /// One parameter of a signature.
 struct ArgParam {
@@ -68,6 +81,8 @@ class ParsedArgs {
   std::optional<std::string> optional_string(size_t i) const;
   std::vector<Tensor> tensor_list(size_t i) const;
   std::vector<std::optional<Tensor>> index_list(size_t i) const;
+  /// A graft.Generator, or nullopt for None.
+  std::optional<graft::Generator> optional_generator(size_t i) const;
 
  private:
   int overload_;

@@ -20,8 +20,7 @@ TensorOptions factory_options(const py::kwargs& kw, const char* fn, std::optiona
       if (!v.is_none()) o = o.device(to_device(v));
     } else if (key == "requires_grad") {
       o = o.requires_grad(v.cast<bool>());
-    } else if (key == "layout" || key == "pin_memory" || key == "memory_format" || key == "generator" ||
-               (key == "out" && v.is_none())) {
+    } else if (key == "layout" || key == "pin_memory" || key == "memory_format" || (key == "out" && v.is_none())) {
     } else {
       throw TypeError(detail::str(fn, "() got an unexpected keyword argument '", key, "'"));
     }
@@ -81,8 +80,16 @@ void bind_factories(py::module_& m) {
   GRAFT_DEF_SIZED(zeros);
   GRAFT_DEF_SIZED(ones);
   GRAFT_DEF_SIZED(empty);
-  GRAFT_DEF_SIZED(rand);
-  GRAFT_DEF_SIZED(randn);
+  /// The same for a random factory, with `generator=` (popped from `k` before the options).
+#define GRAFT_DEF_SIZED_RANDOM(fn)                                                   \
+  m.def(#fn, [](py::args a, py::kwargs k) {                                          \
+    std::vector<int64_t> sizes = factory_sizes(a, k, #fn);                           \
+    const std::optional<Generator> gen = generator_arg(pop_kw(k, "generator"), #fn); \
+    auto o = factory_options(k, #fn);                                                \
+    return finish(fn(sizes, gen, no_grad_opts(o)), o);                               \
+  })
+  GRAFT_DEF_SIZED_RANDOM(rand);
+  GRAFT_DEF_SIZED_RANDOM(randn);
   m.def(
       "full",
       [](py::handle size, const Scalar& value, py::kwargs k) {
@@ -101,16 +108,18 @@ void bind_factories(py::module_& m) {
     GRAFT_CHECK(pos.empty() && !size.is_none() && !high.is_none(), TypeError,
                 "randint() received an invalid combination of arguments: expected (high, size) or (low, high, size)");
     GRAFT_CHECK(!PyLong_Check(size.ptr()), TypeError, "randint(): argument 'size' must be tuple of ints, not int");
+    const std::optional<Generator> gen = generator_arg(pop_kw(k, "generator"), "randint");
     auto o = factory_options(k, "randint", kInt64);
-    return finish(
-        randint(low.is_none() ? 0 : low.cast<int64_t>(), high.cast<int64_t>(), dims_from_object(size), no_grad_opts(o)),
-        o);
+    return finish(randint(low.is_none() ? 0 : low.cast<int64_t>(), high.cast<int64_t>(), dims_from_object(size), gen,
+                          no_grad_opts(o)),
+                  o);
   });
   m.def(
       "randperm",
       [](int64_t n, py::kwargs k) {
+        const std::optional<Generator> gen = generator_arg(pop_kw(k, "generator"), "randperm");
         auto o = factory_options(k, "randperm", kInt64);
-        return finish(randperm(n, no_grad_opts(o)), o);
+        return finish(randperm(n, gen, no_grad_opts(o)), o);
       },
       py::arg("n"));
   m.def("arange", [](py::args a, py::kwargs k) {

@@ -7,6 +7,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "graft's C++ core (tensors, autograd, allocator) for the graft Python package";
   init_errors(m);
   init_dtype_device(m);
+  init_generator(m);
   init_tensor(m);
   init_tensor_identity(m);
   init_functions(m);

@@ -53,12 +53,6 @@ std::vector<Tensor> tensors_from(py::handle parameters) {
   return out;
 }
 
-void check_no_generator(py::handle generator, const char* fn) {
-  GRAFT_CHECK(
-      generator.is_none(), NotImplementedError, fn,
-      ": a generator argument is not supported (graft draws from the default generator; use graft.manual_seed)");
-}
-
 void check_fan_mode(const std::string& mode) {
   GRAFT_CHECK(mode == "fan_in" || mode == "fan_out", ValueError, "Mode ", mode,
               " not supported, please use one of ['fan_in', 'fan_out']");
@@ -90,15 +84,13 @@ void init_init_part(py::module_& i) {
     i.def(
         name,
         [name, init](const Tensor& t, double x, double y, py::handle generator) {
-          check_no_generator(generator, name);
-          return init(t, x, y);
+          return init(t, x, y, generator_arg(generator, name));
         },
         py::arg("tensor"), py::arg(first) = 0.0, py::arg(second) = 1.0, py::arg("generator") = py::none());
   i.def(
       "trunc_normal_",
       [](const Tensor& t, double mean, double std, double a, double b, py::handle generator) {
-        check_no_generator(generator, "trunc_normal_");
-        return nn::init::trunc_normal_(t, mean, std, a, b);
+        return nn::init::trunc_normal_(t, mean, std, a, b, generator_arg(generator, "trunc_normal_"));
       },
       py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("a") = -2.0, py::arg("b") = 2.0,
       py::arg("generator") = py::none());
@@ -116,8 +108,7 @@ void init_init_part(py::module_& i) {
     i.def(
         name,
         [name, init](const Tensor& t, double gain, py::handle generator) {
-          check_no_generator(generator, name);
-          return init(t, gain);
+          return init(t, gain, generator_arg(generator, name));
         },
         py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = py::none());
   // kaiming_uniform_ and kaiming_normal_: the same arguments and checks
@@ -127,11 +118,11 @@ void init_init_part(py::module_& i) {
         name,
         [name, init](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity,
                      py::handle generator) {
-          check_no_generator(generator, name);
+          const std::optional<Generator> gen = generator_arg(generator, name);
           check_fan_mode(mode);
           if (t.numel() == 0 && PyErr_WarnEx(PyExc_UserWarning, "Initializing zero-element tensors is a no-op", 1) < 0)
             throw py::error_already_set();
-          return init(t, a, mode, nonlinearity);
+          return init(t, a, mode, nonlinearity, gen);
         },
         py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
         py::arg("generator") = py::none());

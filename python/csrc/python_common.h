@@ -90,6 +90,7 @@ void init_saved_hooks(py::module_& m);
 void init_gradcheck(py::module_& m);
 void init_doctor(py::module_& m);
 void init_tensor_identity(py::module_& m);
+void init_generator(py::module_& m);
 
 // ---- the graft.Tensor type's lifetime support (tensor_identity.cpp) ----
 /// pybind11's custom_type_setup for graft.Tensor: its deallocator (with preservation) and gc
@@ -115,6 +116,9 @@ bool is_ndarray(py::handle o);
 /// Imports NumPy and makes pybind11's handle on its C API, one thread at a time (the others
 /// wait without the GIL), before pybind11's array API is used; see is_ndarray and tensor.cpp.
 void ensure_numpy();
+/// A `generator=` argument: nullopt for None, the graft.Generator, or PyTorch-style TypeError
+/// naming `fn` for anything else (generator.cpp).
+std::optional<Generator> generator_arg(py::handle o, const char* fn);
 /// TypeError unless `self` is a graft.Tensor (for methods taking `py::handle self`, which
 /// pybind11 does not check: `graft.Tensor.zero_(5)`).
 void check_self(py::handle self, const char* method);

@@ -8,7 +8,7 @@ import threading as _threading
 
 from . import _C
 from ._C import (  # noqa: F401  (re-exported API)
-    Tensor, dtype, device, OutOfMemoryError,
+    Tensor, dtype, device, OutOfMemoryError, Generator, default_generator,
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
     bool, int32, int64, float32, float64, float, double, long, int,
     tensor, as_tensor, from_numpy, from_dlpack,

@@ -1,15 +1,18 @@
 """graft.random: the default generator's seed and state, as torch.random.
 
-The default generator is graft's one CPU engine (std::mt19937_64, see src/ops/factory.cpp):
-rand, randn, randint, randperm, dropout and nn.init draw from it. Its state is a 1-D int64
-tensor (the initial seed, then the engine's words), not PyTorch's uint8 ByteTensor; it
-round-trips exactly through set_rng_state."""
+The default generator (``default_generator``, a graft.Generator over a std::mt19937_64 engine,
+see include/graft/core/generator.h) is what rand, randn, randint, randperm, multinomial,
+dropout, the in-place random fills and nn.init draw from when they are given no
+``generator=``. Its state is a 1-D int64 tensor (the initial seed, then the engine's words),
+not PyTorch's uint8 ByteTensor; it round-trips exactly through set_rng_state."""
 import contextlib
 import os
 
 from . import _C
 
-__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+from ._C import default_generator
+
+__all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
 _UINT64 = 0xFFFF_FFFF_FFFF_FFFF
 
@@ -28,11 +31,12 @@ def set_rng_state(new_state):
 def manual_seed(seed):
     """Seeds the default generator. ``seed`` is converted with ``int()`` and must lie in
     ``[-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff]`` (negative seeds wrap to 2**64 + seed),
-    else RuntimeError, as PyTorch. Returns None (graft has no Generator object)."""
+    else RuntimeError, as PyTorch. Returns the default generator, as PyTorch."""
     seed = int(seed)
     if not -0x8000_0000_0000_0000 <= seed <= _UINT64:
         raise RuntimeError("Overflow when unpacking long")
     _C.manual_seed(seed & _UINT64)
+    return default_generator
 
 
 def seed():

@@ -43,16 +43,16 @@ int64_t fan(const Tensor& t, const std::string& mode) {
 // Each draws into t in place (Tensor.uniform_ and friends: the kernel table's random fills),
 // without recording, as torch.nn.init does under no_grad; the fills check their arguments as
 // PyTorch's do.
-Tensor uniform_(Tensor t, double a, double b) {
+Tensor uniform_(Tensor t, double a, double b, std::optional<Generator> generator) {
   GRAFT_CHECK(t.defined(), ValueError, "uniform_: argument 'input' is an undefined tensor");
   NoGradGuard ng;
-  t.uniform_(a, b);
+  t.uniform_(a, b, generator);
   return t;
 }
-Tensor normal_(Tensor t, double mean, double std) {
+Tensor normal_(Tensor t, double mean, double std, std::optional<Generator> generator) {
   GRAFT_CHECK(t.defined(), ValueError, "normal_: argument 'input' is an undefined tensor");
   NoGradGuard ng;
-  t.normal_(mean, std);
+  t.normal_(mean, std, generator);
   return t;
 }
 Tensor constant_(Tensor t, double value) {
@@ -70,32 +70,35 @@ Tensor eye_(Tensor t) {
   t.as_strided({std::min(t.size(0), t.size(1))}, {t.stride(0) + t.stride(1)}, t.storage_offset()).fill_(1);
   return t;
 }
-Tensor xavier_uniform_(Tensor t, double gain) {
+Tensor xavier_uniform_(Tensor t, double gain, std::optional<Generator> generator) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
   const double a = gain * std::sqrt(6.0 / static_cast<double>(in + out));
-  return init::uniform_(t, -a, a);
+  return init::uniform_(t, -a, a, generator);
 }
-Tensor xavier_normal_(Tensor t, double gain) {
+Tensor xavier_normal_(Tensor t, double gain, std::optional<Generator> generator) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
-  return init::normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(in + out)));
+  return init::normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(in + out)), generator);
 }
-Tensor kaiming_uniform_(Tensor t, double a, const std::string& mode, const std::string& nonlinearity) {
+Tensor kaiming_uniform_(Tensor t, double a, const std::string& mode, const std::string& nonlinearity,
+                        std::optional<Generator> generator) {
   if (t.numel() == 0) return t;
   const double bound = calculate_gain(nonlinearity, a) * std::sqrt(3.0 / static_cast<double>(fan(t, mode)));
-  return init::uniform_(t, -bound, bound);
+  return init::uniform_(t, -bound, bound, generator);
 }
-Tensor kaiming_normal_(Tensor t, double a, const std::string& mode, const std::string& nonlinearity) {
+Tensor kaiming_normal_(Tensor t, double a, const std::string& mode, const std::string& nonlinearity,
+                       std::optional<Generator> generator) {
   if (t.numel() == 0) return t;
-  return init::normal_(t, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode))));
+  return init::normal_(t, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode))),
+                       generator);
 }
-Tensor trunc_normal_(Tensor t, double mean, double std, double a, double b) {
+Tensor trunc_normal_(Tensor t, double mean, double std, double a, double b, std::optional<Generator> generator) {
   GRAFT_CHECK(a < b, ValueError, "trunc_normal_: expected a < b, but got a=", a, " and b=", b);
   detail::check_tensor(t, "trunc_normal_");
   detail::check_writable(t);
   GRAFT_CHECK(t.is_floating_point(), RuntimeError, "\"normal_kernel_cpu\" not implemented for '",
               scalar_type_name(t.dtype()), "'");
   // each value redrawn while outside [a, b] (at most 1000 draws, then clamped), in place
-  detail::draw_from_default_generator(kernel::RandomFill::TruncNormal, t, {.a = mean, .b = std, .lo = a, .hi = b});
+  detail::draw(kernel::RandomFill::TruncNormal, t, {.a = mean, .b = std, .lo = a, .hi = b}, generator);
   ++t.impl()->version();  // an in-place write, as PyTorch's (its version bump)
   return t;
 }

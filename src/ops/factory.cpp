@@ -6,7 +6,6 @@
 #include <limits>
 #include <mutex>
 #include <random>
-#include <sstream>
 
 #include "op_util.h"
 
@@ -14,30 +13,6 @@ namespace graft {
 using detail::new_empty;
 
 namespace {
-constexpr uint64_t kDefaultSeed = 0x9e3779b97f4a7c15ULL;
-std::mutex g_rng_mu;
-uint64_t g_initial_seed = kDefaultSeed;  // guarded by g_rng_mu
-std::mt19937_64& rng() {
-  static std::mt19937_64 g(kDefaultSeed);
-  return g;
-}
-
-// The engine's state as the words of its standard text form (operator<<), which its
-// operator>> reads back exactly; the count depends on the standard library (libstdc++ writes
-// the 312 state words and the position).
-std::vector<uint64_t> engine_words(const std::mt19937_64& e) {
-  std::ostringstream os;
-  os << e;
-  std::istringstream is(os.str());
-  std::vector<uint64_t> words;
-  for (uint64_t w; is >> w;) words.push_back(w);
-  return words;
-}
-size_t engine_word_count() {
-  static const size_t n = engine_words(std::mt19937_64()).size();
-  return n;
-}
-
 Tensor finish(Tensor t, const TensorOptions& o, const char* op) {
   if (o.requires_grad_) {
     GRAFT_CHECK(is_floating_point(t.dtype()), RuntimeError,
@@ -64,48 +39,6 @@ TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o, const
   return r;
 }
 }  // namespace
-
-void manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  rng().seed(seed);
-  g_initial_seed = seed;
-}
-
-uint64_t initial_seed() {
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  return g_initial_seed;
-}
-
-Tensor get_rng_state() {
-  std::vector<uint64_t> words;
-  {
-    std::lock_guard<std::mutex> g(g_rng_mu);
-    words = engine_words(rng());
-    words.insert(words.begin(), g_initial_seed);
-  }
-  std::vector<int64_t> out(words.size());
-  std::memcpy(out.data(), words.data(), words.size() * sizeof(uint64_t));
-  return tensor(out, TensorOptions(kInt64).device(kCPU));  // the state lives on the CPU, whatever the default
-}
-
-void set_rng_state(const Tensor& state) {
-  GRAFT_CHECK(state.defined() && state.dtype() == kInt64 && state.device().type() == DeviceType::CPU, TypeError,
-              "RNG state must be a torch.LongTensor");
-  GRAFT_CHECK(state.is_contiguous(), RuntimeError, "RNG state must be contiguous");
-  const size_t n = engine_word_count() + 1;
-  GRAFT_CHECK(static_cast<size_t>(state.numel()) == n, RuntimeError, "Expected a graft RNG state of size ", n,
-              " but found the input RNG state size to be ", state.numel());
-  const auto* p = static_cast<const int64_t*>(state.data_ptr());
-  std::ostringstream os;
-  for (size_t i = 1; i < n; ++i) os << static_cast<uint64_t>(p[i]) << ' ';
-  std::mt19937_64 e;
-  std::istringstream is(os.str());
-  is >> e;
-  GRAFT_CHECK(!is.fail(), RuntimeError, "set_rng_state: the state words are not a valid generator state");
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  rng() = e;
-  g_initial_seed = static_cast<uint64_t>(p[0]);
-}
 
 Tensor empty(IntArrayRef sizes, TensorOptions o) { return finish(alloc_tensor(sizes, o, "empty"), o, "empty"); }
 
@@ -215,12 +148,6 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
   return finish(t, o, "eye");
 }
 
-void detail::draw_from_default_generator(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p) {
-  if (!detail::has_data(self)) return;  // meta: sizes only, the generator untouched
-  std::lock_guard<std::mutex> g(g_rng_mu);
-  kernel::random_fill(kind, self, p, rng());
-}
-
 void detail::check_random_bounds(DType dtype, int64_t from, int64_t last) {
   if (!is_integral(dtype, /*include_bool=*/true)) return;  // PyTorch's random_ bounds for integer dtypes
   const int64_t lo = dtype == kBool ? 0 : dtype == kInt32 ? std::numeric_limits<int32_t>::min() : INT64_MIN;
@@ -233,34 +160,43 @@ namespace {
 /// A floating tensor of `sizes` drawn from `kind` (`kernel` names PyTorch's kernel in the error
 /// for an integral dtype).
 Tensor random_floating(IntArrayRef sizes, const TensorOptions& o, const char* op, const char* kernel,
-                       kernel::RandomFill kind, const kernel::RandomParams& p) {
+                       kernel::RandomFill kind, const kernel::RandomParams& p, const std::optional<Generator>& gen) {
   GRAFT_CHECK(is_floating_point(o.dtype_), RuntimeError, "\"", kernel, "\" not implemented for '",
               scalar_type_name(o.dtype_), "'");
   Tensor t = alloc_tensor(sizes, o, op);
-  detail::draw_from_default_generator(kind, t, p);
+  detail::draw(kind, t, p, gen);
   return finish(t, o, op);
 }
 }  // namespace
 
-Tensor rand(IntArrayRef sizes, TensorOptions o) {
-  return random_floating(sizes, o, "rand", "check_uniform_bounds", kernel::RandomFill::Uniform, {.a = 0, .b = 1});
+Tensor rand(IntArrayRef sizes, TensorOptions o) { return rand(sizes, std::nullopt, o); }
+Tensor rand(IntArrayRef sizes, const std::optional<Generator>& gen, TensorOptions o) {
+  return random_floating(sizes, o, "rand", "check_uniform_bounds", kernel::RandomFill::Uniform, {.a = 0, .b = 1}, gen);
 }
 
-Tensor randn(IntArrayRef sizes, TensorOptions o) {
-  return random_floating(sizes, o, "randn", "normal_kernel_cpu", kernel::RandomFill::Normal, {.a = 0, .b = 1});
+Tensor randn(IntArrayRef sizes, TensorOptions o) { return randn(sizes, std::nullopt, o); }
+Tensor randn(IntArrayRef sizes, const std::optional<Generator>& gen, TensorOptions o) {
+  return random_floating(sizes, o, "randn", "normal_kernel_cpu", kernel::RandomFill::Normal, {.a = 0, .b = 1}, gen);
 }
 
-Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const std::optional<Generator>& gen, TensorOptions o) {
   GRAFT_CHECK(low < high, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
   detail::check_random_bounds(o.dtype_, low, high - 1);
   Tensor t = alloc_tensor(sizes, o, "randint");
-  detail::draw_from_default_generator(kernel::RandomFill::Integers, t, {.from = low, .last = high - 1});
+  detail::draw(kernel::RandomFill::Integers, t, {.from = low, .last = high - 1}, gen);
   return finish(t, o, "randint");
 }
-Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o) { return randint(0, high, sizes, o); }
+Tensor randint(int64_t high, IntArrayRef sizes, const std::optional<Generator>& gen, TensorOptions o) {
+  return randint(0, high, sizes, gen, o);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o) {
+  return randint(low, high, sizes, std::nullopt, o);
+}
+Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o) { return randint(0, high, sizes, std::nullopt, o); }
 
-Tensor randperm(int64_t n, TensorOptions o) {
+Tensor randperm(int64_t n, TensorOptions o) { return randperm(n, std::nullopt, o); }
+Tensor randperm(int64_t n, const std::optional<Generator>& gen, TensorOptions o) {
   GRAFT_CHECK(n >= 0, RuntimeError, "randperm: n must be non-negative, got", n);
   GRAFT_CHECK(o.dtype_ != kBool, TypeError, "randperm: unsupported dtype ", o.dtype_);
   // shuffled in place in a tensor from the caching allocator: a size beyond the memory (or the
@@ -270,10 +206,11 @@ Tensor randperm(int64_t n, TensorOptions o) {
   int64_t* idx = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) idx[i] = i;
   {
-    std::lock_guard<std::mutex> g(g_rng_mu);
+    const Generator g = gen.value_or(default_generator());
+    std::lock_guard<std::mutex> lock(g.mutex());
     for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
       std::uniform_int_distribution<int64_t> d(0, i);
-      std::swap(idx[i], idx[d(rng())]);
+      std::swap(idx[i], idx[d(g.engine())]);
     }
   }
   return finish(o.dtype_ == kInt64 ? t : t.to(o.dtype_), o, "randperm");
@@ -312,7 +249,7 @@ void check_multinomial_weights(const Tensor& probs) {
 }
 }  // namespace
 
-Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
   detail::check_tensor(self, "multinomial");
   check_multinomial(self, num_samples, replacement);
   const int64_t rows = self.dim() == 1 ? 1 : self.size(0), categories = self.size(-1);
@@ -322,8 +259,9 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
   Tensor out = detail::new_empty({rows, num_samples}, kInt64, self.device());
   if (out.numel() == 0) return self.dim() == 1 ? kernel::raw_view(out, {num_samples}, {1}, 0) : out;
   if (detail::has_data(out)) {
-    std::lock_guard<std::mutex> g(g_rng_mu);
-    kernel::multinomial(out, probs, replacement, rng());
+    const Generator g = generator.value_or(default_generator());
+    std::lock_guard<std::mutex> lock(g.mutex());
+    kernel::multinomial(out, probs, replacement, g.engine());
   } else {
     std::mt19937_64 unused;  // meta: the kernel takes its scratch only; the generator is untouched
     kernel::multinomial(out, probs, replacement, unused);

@@ -60,7 +60,7 @@ int64_t random_max(DType dtype) {
 }
 }  // namespace
 
-void detail::uniform_write(Tensor& self, double from, double to) {
+void detail::uniform_write(Tensor& self, double from, double to, std::optional<Generator> gen) {
   // PyTorch's checks: floating tensors only, bounds inside the dtype's range, from <= to; NaN
   // fails every comparison
   check_floating(self, "check_uniform_bounds");
@@ -74,44 +74,44 @@ void detail::uniform_write(Tensor& self, double from, double to) {
   GRAFT_CHECK(to - from <= hi, RuntimeError, "uniform_ expects to-from <= std::numeric_limits<",
               scalar_type_name(self.dtype()), ">::max(), but found to=", to, " and from=", from,
               " which result in to-from to exceed the limit");
-  detail::draw_from_default_generator(RandomFill::Uniform, self, {.a = from, .b = to});
+  detail::draw(RandomFill::Uniform, self, {.a = from, .b = to}, gen);
 }
-void detail::normal_write(Tensor& self, double mean, double std) {
+void detail::normal_write(Tensor& self, double mean, double std, std::optional<Generator> gen) {
   GRAFT_CHECK(std >= 0.0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
   check_floating(self, "normal_kernel_cpu");
-  detail::draw_from_default_generator(RandomFill::Normal, self, {.a = mean, .b = std});
+  detail::draw(RandomFill::Normal, self, {.a = mean, .b = std}, gen);
 }
-void detail::bernoulli_write(Tensor& self, double p) {
+void detail::bernoulli_write(Tensor& self, double p, std::optional<Generator> gen) {
   GRAFT_CHECK(p >= 0.0 && p <= 1.0, RuntimeError, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  detail::draw_from_default_generator(RandomFill::Bernoulli, self, {.a = p});
+  detail::draw(RandomFill::Bernoulli, self, {.a = p}, gen);
 }
-void detail::random_write(Tensor& self, int64_t from, std::optional<int64_t> to) {
+void detail::random_write(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> gen) {
   const int64_t last = to ? *to - 1 : random_max(self.dtype());
   GRAFT_CHECK(!to || from < *to, RuntimeError, "random_ expects 'from' to be less than 'to', but got from=", from,
               " >= to=", *to);
   detail::check_random_bounds(self.dtype(), from, last);
-  detail::draw_from_default_generator(RandomFill::Integers, self, {.from = from, .last = last});
+  detail::draw(RandomFill::Integers, self, {.from = from, .last = last}, gen);
 }
-void detail::random_write(Tensor& self, int64_t to) { random_write(self, 0, to); }
-void detail::random_write(Tensor& self) { random_write(self, 0, std::nullopt); }
-void detail::exponential_write(Tensor& self, double lambd) {
+void detail::random_write(Tensor& self, int64_t to, std::optional<Generator> gen) { random_write(self, 0, to, gen); }
+void detail::random_write(Tensor& self, std::optional<Generator> gen) { random_write(self, 0, std::nullopt, gen); }
+void detail::exponential_write(Tensor& self, double lambd, std::optional<Generator> gen) {
   GRAFT_CHECK(lambd >= 0.0, RuntimeError, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   check_floating(self, "exponential_cpu");
-  detail::draw_from_default_generator(RandomFill::Exponential, self, {.a = lambd});
+  detail::draw(RandomFill::Exponential, self, {.a = lambd}, gen);
 }
-void detail::geometric_write(Tensor& self, double p) {
+void detail::geometric_write(Tensor& self, double p, std::optional<Generator> gen) {
   GRAFT_CHECK(p > 0.0 && p < 1.0, RuntimeError, "geometric_ expects p to be in (0, 1), but got p=", p);
   if (self.dtype() == kBool) detail::kernel_not_implemented("geometric_cpu", kBool);
-  detail::draw_from_default_generator(RandomFill::Geometric, self, {.a = p});
+  detail::draw(RandomFill::Geometric, self, {.a = p}, gen);
 }
-void detail::log_normal_write(Tensor& self, double mean, double std) {
+void detail::log_normal_write(Tensor& self, double mean, double std, std::optional<Generator> gen) {
   GRAFT_CHECK(std > 0.0, RuntimeError, "log_normal_ expects std > 0.0, but found std=", std);
   check_floating(self, "log_normal_cpu");
-  detail::draw_from_default_generator(RandomFill::LogNormal, self, {.a = mean, .b = std});
+  detail::draw(RandomFill::LogNormal, self, {.a = mean, .b = std}, gen);
 }
-void detail::cauchy_write(Tensor& self, double median, double sigma) {
+void detail::cauchy_write(Tensor& self, double median, double sigma, std::optional<Generator> gen) {
   check_floating(self, "cauchy_cpu");
-  detail::draw_from_default_generator(RandomFill::Cauchy, self, {.a = median, .b = sigma});
+  detail::draw(RandomFill::Cauchy, self, {.a = median, .b = sigma}, gen);
 }
 
 }  // namespace graft

@@ -77,25 +77,11 @@ def test_shuffle_is_a_reproducible_permutation():
     assert first != list(range(20))
 
 
-class SeedOnly:
-    """What the samplers need of a generator: torch.Generator's initial_seed() and manual_seed()."""
-
-    def __init__(self, seed):
-        self.seed = seed
-
-    def initial_seed(self):
-        return self.seed
-
-    def manual_seed(self, seed):
-        self.seed = seed
-        return self
-
-
 def test_generator_seeds_the_shuffle():
     ds = tensor_dataset(12)
     orders = []
     for _ in range(2):
-        loader = DataLoader(ds, batch_size=12, shuffle=True, generator=SeedOnly(3))
+        loader = DataLoader(ds, batch_size=12, shuffle=True, generator=graft.Generator().manual_seed(3))
         orders.append([b[1].tolist() for b in loader] + [b[1].tolist() for b in loader])
     assert orders[0] == orders[1]
     assert orders[0][0] != orders[0][1]  # the generator advances: a new order every epoch

@@ -1,6 +1,6 @@
 """RandomSampler with replacement draws its indices lazily, 32 at a time as PyTorch 2.x does, so
 that num_samples far beyond memory (10**10) costs nothing until indices are taken; the draws
-follow the sampler's seed discipline (graft.manual_seed, or a generator object)."""
+follow the sampler's seed discipline (graft.manual_seed, or a graft.Generator)."""
 import collections
 import itertools
 import time
@@ -9,20 +9,6 @@ import graft
 from graft import _C
 from graft.utils.data import DataLoader, RandomSampler
 from graft.utils.data import sampler as sampler_module
-
-
-class SeedOnly:
-    """What the samplers need of a generator: torch.Generator's initial_seed() and manual_seed()."""
-
-    def __init__(self, seed):
-        self.seed = seed
-
-    def initial_seed(self):
-        return self.seed
-
-    def manual_seed(self, seed):
-        self.seed = seed
-        return self
 
 
 def test_huge_num_samples_is_drawn_lazily():
@@ -65,7 +51,7 @@ def test_generator_seeds_the_draws():
     data = range(50)
     runs = []
     for _ in range(2):
-        rs = RandomSampler(data, replacement=True, num_samples=10 ** 12, generator=SeedOnly(11))
+        rs = RandomSampler(data, replacement=True, num_samples=10 ** 12, generator=graft.Generator().manual_seed(11))
         runs.append([list(itertools.islice(iter(rs), 70)) for _ in range(2)])
     assert runs[0] == runs[1]  # the same generator seed, the same epochs
     assert runs[0][0] != runs[0][1]  # the generator advances between epochs

@@ -156,7 +156,8 @@ ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "doub
                "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
                "const std::string&": "std::string", "std::optional<std::string_view>": "std::optional<std::string>",
                "Reduction": "Reduction", "DType": "DType", "Device": "Device", INDEX_LIST: SAVED_INDEX_LIST,
-               "std::optional<MemoryFormat>": "std::optional<MemoryFormat>", "MemoryFormat": "MemoryFormat"}
+               "std::optional<MemoryFormat>": "std::optional<MemoryFormat>", "MemoryFormat": "MemoryFormat",
+               "std::optional<Generator>": "std::optional<Generator>"}
 # what a formula may name of a tensor argument `t` without the node saving the tensor:
 # `t_sizes`, `t_strides`, `t_offset` (its storage offset), `t_dtype`, `t_device` (its type in
 # the node, and how it is read from t)
@@ -180,7 +181,7 @@ PY_ARGS = {"const Tensor&": ("Tensor", "tensor"), "Tensor&": ("Tensor", "tensor"
            "const std::string&": ("str", "string"), "std::string_view": ("str", "string"),
            "std::optional<std::string_view>": ("str?", "optional_string"),
            "Reduction": ("str", "reduction"), "const TensorList&": ("Tensor[]", "tensor_list"),
-           INDEX_LIST: ("Tensor?[]", "index_list")}
+           INDEX_LIST: ("Tensor?[]", "index_list"), "std::optional<Generator>": ("Generator?", "optional_generator")}
 # where a generated op is bound: both (graft.name and Tensor.name), torch (graft.name only),
 # method (Tensor.name only), nn (_C._nn.name: torch.nn.functional's), hand (bound by hand in python/csrc, for the reason the
 # declaration's `hand:` field gives) or none (not a PyTorch function: C++ only)

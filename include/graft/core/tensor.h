@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graft/core/error.h"
+#include "graft/core/generator.h"
 #include "graft/core/memory_format.h"
 #include "graft/core/scalar.h"
 #include "graft/core/tensor_impl.h"

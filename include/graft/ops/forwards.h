@@ -122,10 +122,11 @@ Tensor binary_bitwise_forward(const Tensor& self, const Tensor& other, const cha
 Tensor binary_bitwise_forward(const Tensor& self, const Scalar& other, const char* name,
                               kernel::GeneratedBinaryKernel k, Tensor* into = nullptr);
 
-/// Fills self with `kind` from the default generator (graft::manual_seed), locked while it draws
-/// (src/ops/factory.cpp); a meta self leaves the generator untouched. No checks: the random
-/// fills (src/ops/inplace_writes.cpp) and nn::init's trunc_normal_ check first.
-void draw_from_default_generator(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p);
+/// Fills self with `kind` from `gen` (default_generator() when absent), locked while it draws
+/// (src/ops/generator_state.cpp); a meta self leaves the generator untouched. No checks: the
+/// random fills (src/ops/inplace_writes.cpp) and nn::init's trunc_normal_ check first.
+void draw(kernel::RandomFill kind, const Tensor& self, const kernel::RandomParams& p,
+          const std::optional<Generator>& gen);
 /// PyTorch's checks of a tensor written in place that hold whatever autograd records: no two
 /// elements sharing memory (an expanded tensor; skipped when `check_overlap` is false: fill_
 /// writes one), not an inference tensor outside InferenceMode. The autograd layer's

@@ -73,15 +73,22 @@ Tensor arange(const Scalar& end, TensorOptions opts = {});
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, TensorOptions opts = {});
 Tensor linspace(double start, double end, int64_t steps, TensorOptions opts = {});
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions opts = {});
-/// Uniform in [0, 1).
+/// Uniform in [0, 1). The overloads taking a generator draw from it (libtorch's order: sizes,
+/// generator, options); the others from default_generator().
 Tensor rand(IntArrayRef sizes, TensorOptions opts = {});
+Tensor rand(IntArrayRef sizes, const std::optional<Generator>& generator, TensorOptions opts = {});
 /// Standard normal.
 Tensor randn(IntArrayRef sizes, TensorOptions opts = {});
+Tensor randn(IntArrayRef sizes, const std::optional<Generator>& generator, TensorOptions opts = {});
 /// Uniform integers in [low, high); int64 by default.
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions opts = kInt64);
 Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions opts = kInt64);
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const std::optional<Generator>& generator,
+               TensorOptions opts = kInt64);
+Tensor randint(int64_t high, IntArrayRef sizes, const std::optional<Generator>& generator, TensorOptions opts = kInt64);
 /// A random permutation of 0..n-1 (int64 by default).
 Tensor randperm(int64_t n, TensorOptions opts = kInt64);
+Tensor randperm(int64_t n, const std::optional<Generator>& generator, TensorOptions opts = kInt64);
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
 Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
 Tensor ones_like(const Tensor& t, std::optional<TensorOptions> opts = std::nullopt);
@@ -112,7 +119,7 @@ Tensor scalar_tensor(const Scalar& s, TensorOptions opts = {});
 Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter = nullptr, TensorOptions opts = {});
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter = nullptr,
                  TensorOptions opts = {});
-/// Seeds the default generator (rand, randn, randint, randperm, dropout).
+/// Seeds the default generator (default_generator(): every random op given no generator).
 void manual_seed(uint64_t seed);
 /// The seed the default generator was last seeded with (by manual_seed or set_rng_state).
 uint64_t initial_seed();

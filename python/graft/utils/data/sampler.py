@@ -1,28 +1,22 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset (PyTorch's
 torch.utils.data.sampler). Shuffles come from graft's RandomSampler (C++): without a
 generator each epoch draws its seed from graft's default generator, so graft.manual_seed makes
-them reproducible; with a generator (an object with torch.Generator's initial_seed() and
-manual_seed()) each shuffle advances that generator's seed."""
+them reproducible; with a graft.Generator each shuffle draws its seed from that generator, as
+PyTorch's samplers draw from theirs, leaving the default generator alone."""
 import warnings
 
 from ... import _C
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
 
-_SEED_RANGE = 2 ** 62
 _CHUNK = 32  # indices drawn at a time with replacement, as PyTorch 2.x's RandomSampler
 
 
 def _draw_seed(generator=None):
     """A seed for one shuffle, drawn from graft's default generator or from `generator`."""
-    if generator is None:
-        return int(_C.randint(0, 2 ** 63 - 1, ()).item())
-    if not (callable(getattr(generator, "initial_seed", None)) and callable(getattr(generator, "manual_seed", None))):
-        raise TypeError("generator must be a Generator (an object with initial_seed() and manual_seed()), but got "
-                        f"{type(generator).__name__}")
-    seed, next_state = _C._data.RandomSampler(_SEED_RANGE, True, 2, int(generator.initial_seed())).next_epoch()
-    generator.manual_seed(next_state)
-    return seed
+    if generator is not None and not isinstance(generator, _C.Generator):
+        raise TypeError(f"generator must be a Generator, but got {type(generator).__name__}")
+    return int(_C.empty((), dtype=_C.int64).random_(generator=generator).item())
 
 
 class Sampler:
