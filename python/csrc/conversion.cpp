@@ -28,9 +28,13 @@ constexpr size_t kMaxDims = 64;
 
 std::string type_name(py::handle o) { return py::str(o.get_type().attr("__name__")); }
 
+// Data that nests: a tensor or array of one or more dimensions, or any Python sequence but a
+// string (a deque, a range, ...), as PyTorch's PySequence_Check.
 bool is_sequence_like(py::handle o) {
-  return PyList_Check(o.ptr()) || PyTuple_Check(o.ptr()) || (is_tensor(o) && as_tensor_unchecked(o).dim() > 0) ||
-         (is_ndarray(o) && py::reinterpret_borrow<py::array>(o).ndim() > 0);
+  if (is_tensor(o)) return as_tensor_unchecked(o).dim() > 0;
+  if (is_ndarray(o)) return py::reinterpret_borrow<py::array>(o).ndim() > 0;
+  if (PyUnicode_Check(o.ptr()) || PyBytes_Check(o.ptr()) || PyByteArray_Check(o.ptr())) return false;
+  return PyList_Check(o.ptr()) || PyTuple_Check(o.ptr()) || PySequence_Check(o.ptr());
 }
 
 void scan(py::handle o, size_t depth, SequenceData& out) {

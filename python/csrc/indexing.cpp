@@ -95,8 +95,9 @@ std::vector<IndexItem> parse(py::handle index) {
         it.kind = IndexItem::Advanced;
         it.tensor = t;
       }
-    } else if (PyList_Check(o.ptr())) {
-      it.kind = IndexItem::Advanced;
+    } else if (PyList_Check(o.ptr()) ||
+               (PySequence_Check(o.ptr()) && !PyUnicode_Check(o.ptr()) && !PyBytes_Check(o.ptr()))) {
+      it.kind = IndexItem::Advanced;  // a list, or any other sequence (a range, a deque), as PyTorch's
       it.tensor = list_index(o);
     } else if (PyIndex_Check(o.ptr())) {
       it.kind = IndexItem::Int;

@@ -87,6 +87,32 @@ def test_indexing(index):
     assert_same(t, g)
 
 
+@pytest.mark.parametrize("index", [range(2), range(0, 3, 2), (range(2), 1), (slice(None), range(3, 0, -1)),
+                                   __import__("collections").deque([2, 0])])
+def test_indexing_with_other_sequences(index):
+    """A range or a deque indexes as the list of its items, reading and writing, as PyTorch's."""
+    def prog(L, a):
+        b = a.clone()
+        b[index] = -5.0
+        return [a[index], b]
+    t, g = run_both(prog, A)
+    assert_same(t, g)
+
+
+@pytest.mark.parametrize("make", [lambda: range(4), lambda: __import__("collections").deque([1.5, 2]),
+                                  lambda: [range(2), (3, 4)], lambda: __import__("array").array("d", [1, 2])])
+def test_tensor_from_other_sequences(make):
+    t, g = torch.tensor(make()), graft.tensor(make())
+    assert str(t.dtype).split(".")[1] == str(g.dtype).split(".")[1]
+    assert g.tolist() == t.tolist()
+
+
+def test_strings_are_not_sequences_of_data():
+    for lib in (torch, graft):
+        with pytest.raises(TypeError, match="^new\\(\\): invalid data type 'str'$"):
+            lib.tensor("ab")
+
+
 def test_boolean_mask_indexing_and_assignment():
     def prog(L, a):
         m = a > 0
