@@ -68,13 +68,14 @@ from . import random  # noqa: F401
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from . import autograd  # noqa: F401
 from . import cpu, cuda  # noqa: F401
+from . import amp  # noqa: F401
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401
 from . import nn  # noqa: F401
 from . import linalg  # noqa: F401
 from .linalg import _torch_norm as norm  # noqa: F401  (torch.norm: the linalg norms, as PyTorch 2.x)
-from . import backends, jit, onnx  # noqa: F401
+from . import backends, distributed, jit, onnx  # noqa: F401
 from ._compile import compile  # noqa: F401
 
 __version__ = "0.1.0"

@@ -5,6 +5,7 @@ graft's CPU caching allocator, which has the policy and statistics of PyTorch's 
 graft.cpu.memory and docs/memory.md.
 """
 from . import memory  # noqa: F401
+from . import amp  # noqa: F401  (GradScaler, the deprecated torch.cpu.amp spelling)
 from .memory import (  # noqa: F401  (re-exported API)
     memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved,
     reset_peak_memory_stats, reset_accumulated_memory_stats, empty_cache, memory_stats,

@@ -6,6 +6,7 @@ does on a build without CUDA (statistics 0 or empty, device calls raise Assertio
 """
 from .. import _C
 from . import memory  # noqa: F401
+from . import amp  # noqa: F401  (GradScaler, the deprecated torch.cuda.amp spelling)
 from .memory import (  # noqa: F401  (re-exported API)
     memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved,
     reset_peak_memory_stats, reset_accumulated_memory_stats, empty_cache, memory_stats,

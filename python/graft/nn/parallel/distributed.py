@@ -1,11 +1,12 @@
-"""graft.nn.parallel.DistributedDataParallel: graft has no torch.distributed, so no process group
-can be initialised; construction fails as PyTorch 2.x's does before ``init_process_group``."""
+"""graft.nn.parallel.DistributedDataParallel: graft.distributed has no collective backend yet, so no
+process group can be initialised; construction fails as PyTorch 2.x's does before
+``init_process_group``."""
 from ..modules.module import Module
 
 
 class DistributedDataParallel(Module):
     """PyTorch's DistributedDataParallel signature. Construction checks the arguments as PyTorch
-    2.x does, then needs the default process group, which graft never has: PyTorch 2.x's
+    2.x does, then needs the default process group, which graft cannot initialise yet: PyTorch 2.x's
     ``ValueError('Default process group has not been initialized, please make sure to call
     init_process_group.')`` (1.13 raised a RuntimeError with the same text)."""
 
@@ -22,5 +23,5 @@ class DistributedDataParallel(Module):
         if process_group is None and device_mesh is None:
             raise ValueError("Default process group has not been initialized, please make sure to call "
                              "init_process_group.")
-        raise NotImplementedError("DistributedDataParallel: graft has no torch.distributed, so it cannot use the "
-                                  "given process group or device mesh")
+        raise NotImplementedError("DistributedDataParallel: graft.distributed has no collective backend yet, so "
+                                  "it cannot use the given process group or device mesh")
