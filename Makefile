@@ -42,8 +42,9 @@ test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# the doctor's fixtures on PyTorch 2.x (make test runs them on Debian's 1.13), and the NumPy edge
-# cases on NumPy 2.x (Debian's is 1.24): the environment is made once and reused; it holds PyTorch,
+# the doctor's fixtures and the 16-bit floats on PyTorch 2.x (make test runs them on Debian's
+# 1.13, which lacks many float16 CPU kernels), and the NumPy edge cases on NumPy 2.x (Debian's
+# is 1.24): the environment is made once and reused; it holds PyTorch,
 # NumPy and pytest from PyPI, beside Debian's Python that graft is built for
 TORCH2_VENV ?= $(BUILD)/venv-torch2
 test-torch2: python
@@ -54,7 +55,7 @@ test-torch2: python
 	# PyPI), from the tree built above; the tests then use the installed package
 	GRAFT_BUILD_DIR=$(CURDIR)/$(BUILD) $(TORCH2_VENV)/bin/pip install --progress-bar off -q .
 	cd tests/python && $(CURDIR)/$(TORCH2_VENV)/bin/python -m pytest -q -p no:cacheprovider \
-	  test_doctor_torch.py test_binding_edges.py
+	  test_doctor_torch.py test_binding_edges.py test_parity_reduced_float.py
 
 test-asan: deps
 	# -O1 -g1 (line tables): half the compile time of -O2 -g, and still file:line in reports

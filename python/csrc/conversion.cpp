@@ -110,7 +110,7 @@ Tensor from_sequence(py::handle data, std::optional<DType> dtype) {
               "tensor(): ragged nested sequence (", sd.values.size(), " numbers for shape ", IntArrayRef(sd.shape),
               ")");
   Tensor t = empty(sd.shape, TensorOptions(d).device(kCPU));  // host values, moved by the caller
-  GRAFT_DISPATCH_ALL(d, "tensor", [&] {
+  GRAFT_DISPATCH_ALL_AND_REDUCED(d, "tensor", [&] {
     auto* p = t.data_ptr<scalar_t>();
     for (size_t i = 0; i < sd.values.size(); ++i) p[i] = checked_cast<scalar_t>(sd.values[i], d);
   });
@@ -127,6 +127,7 @@ std::optional<DType> dtype_of_numpy(const py::dtype& dt) {
   const char kind = dt.kind();  // (at the same place in NumPy 1.x and 2)
   const py::ssize_t size = itemsize_of(dt);
   if (kind == 'b' && size == 1) return kBool;
+  if (kind == 'f' && size == 2) return kFloat16;
   if (kind == 'f' && size == 4) return kFloat32;
   if (kind == 'f' && size == 8) return kFloat64;
   if (kind == 'i' && size == 8) return kInt64;
@@ -146,8 +147,12 @@ py::dtype numpy_dtype(DType d) {
       return py::dtype::of<float>();
     case kFloat64:
       return py::dtype::of<double>();
+    case kFloat16:
+      return py::dtype("float16");
+    case kBFloat16:  // NumPy has no bfloat16
+      break;
   }
-  throw TypeError("numpy: unsupported dtype");
+  throw TypeError(detail::str("Got unsupported ScalarType ", scalar_type_name(d)));
 }
 
 /// A deleter for memory owned by a Python object: drops the reference with the GIL held
@@ -167,7 +172,7 @@ Tensor from_numpy(py::handle obj) {
   std::optional<DType> d = dtype_of_numpy(arr.dtype());
   GRAFT_CHECK(d.has_value(), TypeError, "can't convert np.ndarray of type numpy.",
               std::string(py::str(arr.dtype().attr("name"))),
-              ". The only supported types are: float64, float32, int64, int32, and bool.");
+              ". The only supported types are: float64, float32, float16, int64, int32, and bool.");
   GRAFT_CHECK(arr.dtype().attr("isnative").cast<bool>(), ValueError,
               "given numpy array has byte order different from the native byte order. Conversion between byte "
               "orders is currently not supported.");
@@ -226,6 +231,10 @@ py::object tolist_rec(const char* p, const Tensor& t, int64_t dim) {
         return py::float_(*reinterpret_cast<const float*>(p));
       case kFloat64:
         return py::float_(*reinterpret_cast<const double*>(p));
+      case kFloat16:
+        return py::float_(static_cast<float>(*reinterpret_cast<const Half*>(p)));
+      case kBFloat16:
+        return py::float_(static_cast<float>(*reinterpret_cast<const BFloat16*>(p)));
     }
   }
   py::list out(t.size(dim));
@@ -254,6 +263,10 @@ DLDataType dl_dtype(DType d) {
       return {kDLFloat, 32, 1};
     case kFloat64:
       return {kDLFloat, 64, 1};
+    case kFloat16:
+      return {kDLFloat, 16, 1};
+    case kBFloat16:
+      return {kDLBfloat, 16, 1};
   }
   return {kDLFloat, 32, 1};
 }
@@ -262,11 +275,13 @@ DType dtype_of_dl(DLDataType t) {
   GRAFT_CHECK(t.lanes == 1, TypeError, "from_dlpack: vector dtypes (lanes=", t.lanes, ") are not supported");
   if (t.code == kDLFloat && t.bits == 32) return kFloat32;
   if (t.code == kDLFloat && t.bits == 64) return kFloat64;
+  if (t.code == kDLFloat && t.bits == 16) return kFloat16;
+  if (t.code == kDLBfloat && t.bits == 16) return kBFloat16;
   if (t.code == kDLInt && t.bits == 64) return kInt64;
   if (t.code == kDLInt && t.bits == 32) return kInt32;
   if (t.code == kDLBoolCode && t.bits == 8) return kBool;
   throw TypeError(detail::str("from_dlpack: unsupported DLPack dtype (code ", int(t.code), ", bits ", int(t.bits),
-                              "); graft has float32, float64, int64, int32 and bool"));
+                              "); graft has float32, float64, float16, bfloat16, int64, int32 and bool"));
 }
 
 py::capsule to_dlpack(const Tensor& t) {

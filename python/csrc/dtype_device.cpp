@@ -9,8 +9,8 @@ struct DTypeObject {
   DType dtype;
 };
 
-constexpr DType kAllDTypes[] = {kBool, kInt32, kInt64, kFloat32, kFloat64};
-py::handle g_dtype_objects[5];
+constexpr DType kAllDTypes[] = {kBool, kInt32, kInt64, kFloat32, kFloat64, kFloat16, kBFloat16};
+py::handle g_dtype_objects[kNumDTypes];
 py::handle g_dtype_class;
 
 /// The Python-side object behind graft.contiguous_format etc.; one instance per MemoryFormat.
@@ -60,6 +60,7 @@ void init_dtype_device(py::module_& m) {
   m.attr("double") = m.attr("float64");
   m.attr("long") = m.attr("int64");
   m.attr("int") = m.attr("int32");
+  m.attr("half") = m.attr("float16");
 
   init_memory_formats(m);
 

@@ -382,6 +382,8 @@ void bind_conversion(TensorClass& cls) {
   cls.def("to", &tensor_to)
       .def("float", [](const Tensor& t) { return t.to(kFloat32); })
       .def("double", [](const Tensor& t) { return t.to(kFloat64); })
+      .def("half", [](const Tensor& t) { return t.to(kFloat16); })
+      .def("bfloat16", [](const Tensor& t) { return t.to(kBFloat16); })
       .def("long", [](const Tensor& t) { return t.to(kInt64); })
       .def("int", [](const Tensor& t) { return t.to(kInt32); })
       .def("bool", [](const Tensor& t) { return t.to(kBool); })

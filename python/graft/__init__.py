@@ -10,7 +10,7 @@ from . import _C
 from ._C import (  # noqa: F401  (re-exported API)
     Tensor, dtype, device, OutOfMemoryError, Generator, default_generator,
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
-    bool, int32, int64, float32, float64, float, double, long, int,
+    bool, int32, int64, float32, float64, float16, bfloat16, float, double, half, long, int,
     tensor, as_tensor, from_numpy, from_dlpack,
     zeros, ones, empty, full, rand, randn, randint, randperm, arange, linspace, eye, scalar_tensor,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
@@ -61,7 +61,9 @@ for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcs
     if hasattr(Tensor, _name):
         globals()[_name] = _inplace_function(_name)
 from ._tensor import Size, return_types  # noqa: F401  (also registers them with _C)
-from ._tensor_types import FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor  # noqa: F401
+from ._tensor_types import (  # noqa: F401
+    FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, BoolTensor,
+)
 from . import _tensor_new  # noqa: F401  (Tensor.new_zeros, new_full, new_tensor, ...)
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401
 from . import random  # noqa: F401
@@ -77,6 +79,7 @@ from . import linalg  # noqa: F401
 from .linalg import _torch_norm as norm  # noqa: F401  (torch.norm: the linalg norms, as PyTorch 2.x)
 from . import backends, distributed, jit, onnx  # noqa: F401
 from ._compile import compile  # noqa: F401
+from ._type_info import finfo, iinfo  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -361,7 +361,6 @@ class ZipReader:
 
 
 _BOOL_TABLE = bytes([0] + [1] * 255)  # any non-zero byte is true
-_CHUNK = 1 << 20  # elements converted at a time
 
 
 def _byteswapped(raw, itemsize):
@@ -373,42 +372,14 @@ def _byteswapped(raw, itemsize):
     return a.tobytes()
 
 
-def _numpy():
-    """numpy when it is installed (graft does not require it): float16 converts faster with it."""
-    global _NUMPY
-    if _NUMPY is False:
-        try:
-            import numpy as _NUMPY
-        except ImportError:
-            _NUMPY = None
-    return _NUMPY
-
-
-_NUMPY = False  # not looked for yet
-
-
 def _widened(raw, convert):
-    """The elements of ``raw`` (little-endian ``convert``: float16, bfloat16, int8, uint8,
-    int16 or bool) as graft's float32 / int32 / bool bytes; every value is kept exactly."""
+    """The elements of ``raw`` (little-endian ``convert``: int8, uint8, int16 or bool) as graft's
+    int32 / bool bytes; every value is kept exactly."""
     if convert == "bool":
         return raw.translate(_BOOL_TABLE)
-    if convert == "bfloat16":  # a bfloat16 is the high half of a float32
-        out = bytearray(len(raw) * 2)
-        out[2::4], out[3::4] = raw[0::2], raw[1::2]
-        return out
     if convert == "uint8":
         out = bytearray(len(raw) * 4)
         out[0::4] = raw
-        return out
-    if convert == "float16":
-        if _numpy() is not None:
-            return _numpy().frombuffer(raw, "<f2").astype("<f4").tobytes()
-        n = len(raw) // 2
-        out = bytearray(n * 4)
-        for begin in range(0, n, _CHUNK):
-            k = min(_CHUNK, n - begin)
-            values = struct.unpack(f"<{k}e", raw[2 * begin:2 * (begin + k)])
-            struct.pack_into(f"<{k}f", out, 4 * begin, *values)
         return out
     code = {"int8": "b", "int16": "h"}[convert]
     wide = array.array("i" if array.array("i").itemsize == 4 else "l", memoryview(raw).cast(code))
@@ -475,8 +446,8 @@ class StorageLoader:
             raise TypeError(f"graft.load: a storage's type must be a torch storage class, not {storage_type!r}")
         if storage_type.dtype is None:
             raise TypeError(f"graft.load: the file holds a storage of type {storage_type!r} "
-                            f"({storage_type.file_dtype}), which graft cannot load ({_globals._GRAFT_HAS}; float16, "
-                            "bfloat16, int8, uint8 and int16 storages are widened on load)")
+                            f"({storage_type.file_dtype}), which graft cannot load ({_globals._GRAFT_HAS}; int8, "
+                            "uint8 and int16 storages are widened on load)")
         if type(numel) is not int:
             raise TypeError(f"graft.load: a storage's size must be an int, not {type(numel).__name__}")
         tensor = self.read(f"data/{key}", storage_type, numel)

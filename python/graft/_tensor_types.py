@@ -1,10 +1,11 @@
 """PyTorch's legacy tensor types, in Python: ``Tensor.type()`` (the type's name, or a
 conversion), the type objects ``graft.FloatTensor``, ``DoubleTensor``, ``LongTensor``,
 ``IntTensor`` and ``BoolTensor`` (constructors whose ``isinstance`` checks a tensor's dtype and
-device, as PyTorch's metaclass does), and the legacy constructor ``graft.Tensor(...)``.
+device, as PyTorch's metaclass does), and the legacy constructor ``graft.Tensor(...)``;
+``HalfTensor`` and ``BFloat16Tensor`` likewise.
 
-graft has five dtypes, so the types of PyTorch's other dtypes (``ByteTensor``, ``HalfTensor``,
-...) do not exist here; ``Tensor.type('torch.HalfTensor')`` raises NotImplementedError.
+graft has no 8- or 16-bit integer dtypes, so their types (``ByteTensor``, ``CharTensor``,
+``ShortTensor``) do not exist here; ``Tensor.type('torch.ByteTensor')`` raises NotImplementedError.
 """
 import operator
 import warnings
@@ -12,15 +13,17 @@ import warnings
 from . import _C
 from ._tensor import Size
 
-__all__ = ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "BoolTensor"]
 
 # graft's dtypes by the names PyTorch's legacy types give them, and the C++ names of its
 # TensorOptions messages
-_TYPE_NAMES = {_C.float32: "Float", _C.float64: "Double", _C.int64: "Long", _C.int32: "Int", _C.bool: "Bool"}
+_TYPE_NAMES = {_C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
+               _C.int64: "Long", _C.int32: "Int", _C.bool: "Bool"}
 _DTYPE_OF_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
-_CPP_NAMES = {_C.float32: "float", _C.float64: "double", _C.int64: "long int", _C.int32: "int", _C.bool: "bool"}
+_CPP_NAMES = {_C.float32: "float", _C.float64: "double", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16",
+              _C.int64: "long int", _C.int32: "int", _C.bool: "bool"}
 # PyTorch 2.x's other legacy types (torch/csrc/utils/tensor_types.cpp): dtypes graft does not have
-_FOREIGN_NAMES = ("Byte", "Char", "Short", "Half", "BFloat16")
+_FOREIGN_NAMES = ("Byte", "Char", "Short")
 
 _graft_type_name = _C.Tensor.type  # the C++ method: 'graft.FloatTensor', for graft's own messages
 
@@ -50,7 +53,7 @@ def _parse_type_name(name):
             return _DTYPE_OF_NAME[base], device
         if base in _FOREIGN_NAMES:
             raise NotImplementedError(f"Tensor.type('{name}'): graft has no {base} dtype (graft's dtypes are float32, "
-                                      "float64, int64, int32 and bool)")
+                                      "float64, float16, bfloat16, int64, int32 and bool)")
     raise ValueError(f"invalid type: '{name}'")
 
 
@@ -273,6 +276,8 @@ def _legacy_type(name, dtype):
 
 FloatTensor = _legacy_type("FloatTensor", _C.float32)
 DoubleTensor = _legacy_type("DoubleTensor", _C.float64)
+HalfTensor = _legacy_type("HalfTensor", _C.float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", _C.bfloat16)
 LongTensor = _legacy_type("LongTensor", _C.int64)
 IntTensor = _legacy_type("IntTensor", _C.int32)
 BoolTensor = _legacy_type("BoolTensor", _C.bool)

@@ -19,16 +19,16 @@ from . import _C
 INT64_MAX = 2 ** 63 - 1
 
 # graft's dtypes by PyTorch's name
-GRAFT_DTYPES = {"float32": _C.float32, "float64": _C.float64, "int32": _C.int32, "int64": _C.int64,
-                "bool": _C.bool}
-_GRAFT_HAS = "graft has bool, int32, int64, float32 and float64"
+GRAFT_DTYPES = {"float32": _C.float32, "float64": _C.float64, "float16": _C.float16, "bfloat16": _C.bfloat16,
+                "int32": _C.int32, "int64": _C.int64, "bool": _C.bool}
+_GRAFT_HAS = "graft has bool, int32, int64, float16, bfloat16, float32 and float64"
 
 # storage class -> (bytes per element in the file, the graft dtype it loads as, how the bytes
 # become that dtype: None when they are its bytes, else the conversion; every one is exact)
 _STORAGE_LAYOUTS = {
     "FloatStorage": (4, "float32", None), "DoubleStorage": (8, "float64", None),
     "LongStorage": (8, "int64", None), "IntStorage": (4, "int32", None), "BoolStorage": (1, "bool", "bool"),
-    "HalfStorage": (2, "float32", "float16"), "BFloat16Storage": (2, "float32", "bfloat16"),
+    "HalfStorage": (2, "float16", None), "BFloat16Storage": (2, "bfloat16", None),
     "ShortStorage": (2, "int32", "int16"), "CharStorage": (1, "int32", "int8"), "ByteStorage": (1, "int32", "uint8"),
 }
 # storage classes PyTorch has and graft cannot load, with their dtype
@@ -37,10 +37,11 @@ _UNLOADABLE_STORAGES = {
     "QInt8Storage": "qint8", "QInt32Storage": "qint32", "QUInt4x2Storage": "quint4x2", "QUInt2x4Storage": "quint2x4",
 }
 # graft dtype -> the storage class PyTorch names it by
-STORAGE_FOR_DTYPE = {"float32": "FloatStorage", "float64": "DoubleStorage", "int64": "LongStorage",
-                     "int32": "IntStorage", "bool": "BoolStorage"}
+STORAGE_FOR_DTYPE = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+                     "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
+                     "bool": "BoolStorage"}
 
-_OTHER_DTYPES = ("float16", "bfloat16", "complex32", "complex64", "complex128", "bcomplex32", "uint8", "int8", "int16",
+_OTHER_DTYPES = ("complex32", "complex64", "complex128", "bcomplex32", "uint8", "int8", "int16",
                  "uint16", "uint32", "uint64", "quint8", "qint8", "qint32", "quint4x2", "quint2x4", "bits1x8",
                  "bits2x4", "bits4x2", "bits8", "bits16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
                  "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2") + tuple(
@@ -97,7 +98,7 @@ class _Missing:
 def _missing_dtype(path):
     """A dtype graft does not have."""
     return _Missing(path, TypeError, f"graft.load: the file uses {path}, a dtype graft does not have ({_GRAFT_HAS}; "
-                                     "float16, bfloat16, int8, uint8 and int16 storages are widened on load)")
+                                     "int8, uint8 and int16 storages are widened on load)")
 
 
 def _missing(path, what):

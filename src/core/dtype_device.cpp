@@ -10,7 +10,8 @@
 namespace graft {
 
 namespace {
-// A dtype's names, one row per DType in its order: Bool, Int32, Int64, Float32, Float64.
+// A dtype's names, one row per DType in its order: Bool, Int32, Int64, Float32, Float64, Float16,
+// BFloat16.
 struct DTypeNames {
   const char* name;    // graft.float32
   const char* legacy;  // FloatTensor
@@ -21,7 +22,10 @@ constexpr DTypeNames kDTypeNames[] = {{"bool", "BoolTensor", "Bool", "bool"},
                                       {"int32", "IntTensor", "Int", "int"},
                                       {"int64", "LongTensor", "Long", "long"},
                                       {"float32", "FloatTensor", "Float", "float"},
-                                      {"float64", "DoubleTensor", "Double", "double"}};
+                                      {"float64", "DoubleTensor", "Double", "double"},
+                                      {"float16", "HalfTensor", "Half", "c10::Half"},
+                                      {"bfloat16", "BFloat16Tensor", "BFloat16", "c10::BFloat16"}};
+static_assert(std::size(kDTypeNames) == kNumDTypes);
 constexpr DTypeNames kUnknownDType = {"?", "?", "?", "?"};
 const DTypeNames& names_of(DType t) {
   const auto i = static_cast<size_t>(t);

@@ -348,12 +348,12 @@ Tensor generated_binary_out(const Tensor& a, const Tensor& b, kernel::GeneratedB
 // are (an int32 tensor > -2**62 compares with the cast value, 0; no overflow error); graft
 // wraps it straight into `ct` with that cast's value.
 Tensor wrapped_in(const Scalar& s, DType ct, Device device) {
-  const Scalar value = GRAFT_DISPATCH_ALL(ct, "wrapped_in", [&]() -> Scalar {
+  const Scalar value = GRAFT_DISPATCH_ALL_AND_REDUCED(ct, "wrapped_in", [&]() -> Scalar {
     if constexpr (std::is_same_v<scalar_t, bool>)
       return s.to<bool>();
     else if constexpr (std::is_same_v<scalar_t, double>)
       return s;
-    else if constexpr (std::is_floating_point_v<scalar_t>)
+    else if constexpr (is_floating_type_v<scalar_t>)
       return static_cast<double>(s.to<scalar_t>());
     else
       return static_cast<int64_t>(s.to<scalar_t>());

@@ -101,7 +101,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   if (n < 0) n = 0;
   Tensor t = alloc_tensor({n}, o, "arange");
   if (detail::has_data(t))  // meta: sizes only
-    GRAFT_DISPATCH_ALL(t.dtype(), "arange", [&] {
+    GRAFT_DISPATCH_ALL_AND_REDUCED(t.dtype(), "arange", [&] {
       auto* p = static_cast<scalar_t*>(t.data_ptr());
       for (int64_t i = 0; i < n; ++i) {
         if (all_int)
@@ -121,7 +121,7 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
   }
   Tensor t = alloc_tensor({steps}, o, "linspace");
   if (detail::has_data(t))  // meta: sizes only
-    GRAFT_DISPATCH_ALL(t.dtype(), "linspace", [&] {
+    GRAFT_DISPATCH_ALL_AND_REDUCED(t.dtype(), "linspace", [&] {
       auto* p = static_cast<scalar_t*>(t.data_ptr());
       const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
       const int64_t half = steps / 2;
@@ -141,7 +141,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions o) {
   GRAFT_CHECK(n >= 0 && m >= 0, RuntimeError, "eye: n and m must be non-negative, got ", n, " and ", m);
   Tensor t = zeros({n, m}, TensorOptions(o.dtype_).device(device_of(o)));
   if (detail::has_data(t))  // meta: sizes only
-    GRAFT_DISPATCH_ALL(t.dtype(), "eye", [&] {
+    GRAFT_DISPATCH_ALL_AND_REDUCED(t.dtype(), "eye", [&] {
       auto* p = static_cast<scalar_t*>(t.data_ptr());
       for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = scalar_t(1);
     });

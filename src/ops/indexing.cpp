@@ -281,7 +281,7 @@ void check_index_put_values(const Tensor& self, const IndexPlan& p, const Tensor
 
 void index_gather(const Tensor& out, const Tensor& src, const IndexPlan& p) {
   if (out.numel() == 0 || !detail::has_data(out)) return;  // meta: nothing to move
-  GRAFT_DISPATCH_ALL(src.dtype(), "index", [&] {
+  GRAFT_DISPATCH_ALL_AND_REDUCED(src.dtype(), "index", [&] {
     using T = scalar_t;
     T* o = static_cast<T*>(out.data_ptr());
     const T* s = static_cast<const T*>(src.data_ptr());
@@ -296,7 +296,7 @@ void index_scatter(const Tensor& dst, const IndexPlan& p, const Tensor& values, 
   const int64_t nd = static_cast<int64_t>(p.out_sizes.size());
   Shape vst(static_cast<size_t>(nd), 0);
   for (int64_t i = 0; i < values.dim(); ++i) vst[nd - values.dim() + i] = values.size(i) == 1 ? 0 : values.stride(i);
-  GRAFT_DISPATCH_ALL(dst.dtype(), "index_put", [&] {
+  GRAFT_DISPATCH_ALL_AND_REDUCED(dst.dtype(), "index_put", [&] {
     using T = scalar_t;
     T* d = static_cast<T*>(dst.data_ptr());
     const T* v = static_cast<const T*>(values.data_ptr());

@@ -54,6 +54,10 @@ int64_t random_max(DType dtype) {
       return int64_t{1} << std::numeric_limits<float>::digits;
     case kFloat64:
       return int64_t{1} << std::numeric_limits<double>::digits;
+    case kFloat16:
+      return int64_t{1} << std::numeric_limits<Half>::digits;
+    case kBFloat16:
+      return int64_t{1} << std::numeric_limits<BFloat16>::digits;
     default:
       return std::numeric_limits<int64_t>::max();
   }
@@ -64,9 +68,9 @@ void detail::uniform_write(Tensor& self, double from, double to, std::optional<G
   // PyTorch's checks: floating tensors only, bounds inside the dtype's range, from <= to; NaN
   // fails every comparison
   check_floating(self, "check_uniform_bounds");
-  const bool f32 = self.dtype() == kFloat32;
-  const double lo = f32 ? std::numeric_limits<float>::lowest() : std::numeric_limits<double>::lowest();
-  const double hi = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  const double hi = GRAFT_DISPATCH_FLOATING_AND_REDUCED(
+      self.dtype(), "check_uniform_bounds", [&] { return static_cast<double>(std::numeric_limits<scalar_t>::max()); });
+  const double lo = -hi;
   GRAFT_CHECK(from >= lo && from <= hi, RuntimeError, "from is out of bounds for ", dtype_cpp_name(self.dtype()));
   GRAFT_CHECK(to >= lo && to <= hi, RuntimeError, "to is out of bounds for ", dtype_cpp_name(self.dtype()));
   GRAFT_CHECK(from <= to, RuntimeError, "uniform_ expects to return a [from, to) range, but found from=", from,

@@ -53,6 +53,10 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
                 p == &weight ? "weight" : "bias", " to be of same shape as normalized_shape, but got ",
                 p == &weight ? "weight" : "bias", " of shape ", p->sizes(),
                 " and normalized_shape = ", normalized_shape);
+  if (is_reduced_floating_point(input.dtype())) {  // 16 bits: computed in float32, rounded once (PyTorch's kernel)
+    auto wide = [](const Tensor& t) { return t.defined() ? t.to(kFloat32) : t; };
+    return layer_norm(input.to(kFloat32), normalized_shape, wide(weight), wide(bias), eps).to(input.dtype());
+  }
   std::vector<int64_t> dims;
   for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
   Tensor mu = mean(input, dims, true);

@@ -233,6 +233,8 @@ Tensor softmax_out(const Tensor& a, int64_t dim, bool log) {
   int64_t d = detail::wrap_dim(dim, a.dim(), name);
   NoGradGuard ng;
   if (a.numel() == 0) return empty_like(a);
+  // 16 bits: computed in float32 and rounded once, as PyTorch's softmax kernels do
+  if (is_reduced_floating_point(a.dtype())) return softmax_out(a.to(kFloat32), d, log).to(a.dtype());
   // a 0-d input is its own maximum: 1 (0 for log), or NaN for an infinite or NaN value
   Tensor m = a.dim() == 0 ? a : max(a, d, true).first;
   Tensor shifted = a - m;

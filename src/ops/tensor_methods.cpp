@@ -29,12 +29,15 @@ template double* Tensor::data_ptr<double>() const;
 template int64_t* Tensor::data_ptr<int64_t>() const;
 template int32_t* Tensor::data_ptr<int32_t>() const;
 template bool* Tensor::data_ptr<bool>() const;
+template Half* Tensor::data_ptr<Half>() const;
+template BFloat16* Tensor::data_ptr<BFloat16>() const;
 
 Scalar Tensor::item() const {
   GRAFT_CHECK(defined(), ValueError, "item: undefined tensor");
   GRAFT_CHECK(numel() == 1, RuntimeError, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   if (device().is_meta()) kernel::not_implemented_for("aten::_local_scalar_dense", device());
-  return GRAFT_DISPATCH_ALL(dtype(), "item", [&]() -> Scalar { return *static_cast<const scalar_t*>(impl_->data()); });
+  return GRAFT_DISPATCH_ALL_AND_REDUCED(dtype(), "item",
+                                        [&]() -> Scalar { return *static_cast<const scalar_t*>(impl_->data()); });
 }
 template <class T>
 T Tensor::item() const {
@@ -45,6 +48,8 @@ template double Tensor::item<double>() const;
 template int64_t Tensor::item<int64_t>() const;
 template int32_t Tensor::item<int32_t>() const;
 template bool Tensor::item<bool>() const;
+template Half Tensor::item<Half>() const;
+template BFloat16 Tensor::item<BFloat16>() const;
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
@@ -59,10 +64,13 @@ template std::vector<float> Tensor::to_vector<float>() const;
 template std::vector<double> Tensor::to_vector<double>() const;
 template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
 template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+template std::vector<Half> Tensor::to_vector<Half>() const;
+template std::vector<BFloat16> Tensor::to_vector<BFloat16>() const;
 
 std::string Tensor::toString() const {
   if (!defined()) return "UndefinedType";
-  static const char* names[] = {"BoolType", "IntType", "LongType", "FloatType", "DoubleType"};
+  static const char* names[] = {"BoolType",   "IntType",  "LongType",    "FloatType",
+                                "DoubleType", "HalfType", "BFloat16Type"};
   return std::string(device().is_meta() ? "Meta" : "CPU") + names[static_cast<int>(dtype())];
 }
 

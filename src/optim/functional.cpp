@@ -28,8 +28,8 @@ void check_param(const char* opt, size_t i, const Tensor& param, const Tensor& g
                  std::initializer_list<const OptTensor*> state) {
   GRAFT_CHECK(!param.device().is_cuda(), NotImplementedError, opt, ".step: parameter ", i, " is on ",
               param.device().str(), "; graft.optim updates CPU (and meta) tensors only");
-  GRAFT_CHECK(param.dtype() == kFloat32 || param.dtype() == kFloat64, TypeError, opt, ".step: parameter ", i,
-              " has dtype ", param.dtype(), "; graft.optim updates float32 and float64 parameters");
+  GRAFT_CHECK(param.is_floating_point(), TypeError, opt, ".step: parameter ", i, " has dtype ", param.dtype(),
+              "; graft.optim updates floating-point parameters");
   GRAFT_CHECK(grad.sizes().equals(param.sizes()), RuntimeError, opt, ".step: parameter ", i,
               " has a gradient of shape ", grad.sizes(), " but the parameter's shape is ", param.sizes());
   GRAFT_CHECK(grad.dtype() == param.dtype(), TypeError, opt, ".step: parameter ", i, " (", param.dtype(),
@@ -51,13 +51,14 @@ Tensor working_copy(const Tensor& t, DType dt) {
 }
 
 /// Runs the fused loop `kernel` (detail::call_fused) on contiguous operands of the parameter's
-/// dtype: the tensors themselves when they already are, else copies written back afterwards
-/// (the loops give the tensor-op results bit for bit, so both paths agree); on meta the working
-/// copies are what the step costs. Bumps the version counters of everything written, as
-/// in-place ops do.
+/// dtype (float32 for a float16 or bfloat16 parameter: its update is computed in float32 and
+/// rounded once): the tensors themselves when they already are, else copies written back
+/// afterwards (the loops give the tensor-op results bit for bit, so both paths agree); on meta
+/// the working copies are what the step costs. Bumps the version counters of everything
+/// written, as in-place ops do.
 template <class Kernel, class... State>
 void run_fused(const Tensor& param, const Tensor& grad, const Kernel& kernel, const State&... state) {
-  const DType dt = param.dtype();
+  const DType dt = is_reduced_floating_point(param.dtype()) ? kFloat32 : param.dtype();
   const Tensor p = working_copy(param, dt);
   const Tensor g = working_copy(grad, dt);
   const std::array<Tensor, sizeof...(State)> work{working_copy(state, dt)...};

@@ -47,26 +47,19 @@ void widen(const char* src, void* dst, int64_t n) {
   convert<Src>(src, static_cast<Dst*>(dst), n, [](Src s) { return static_cast<Dst>(s); });
 }
 
-template <float (*to_float)(uint16_t)>
-void to_float32(const char* src, void* dst, int64_t n) {
-  convert<uint16_t>(src, static_cast<float*>(dst), n, to_float);
-}
-
 // Any non-zero byte is true: a bool object must hold 0 or 1.
 void to_bool(const char* src, void* dst, int64_t n) {
   convert<uint8_t>(src, static_cast<bool*>(dst), n, [](uint8_t b) { return b != 0; });
 }
 
 // The conversion of each safetensors dtype whose bytes graft cannot take as they are (see
-// graft_dtype_for); I32, I64, F32 and F64 are copied.
+// graft_dtype_for); I32, I64, F16, BF16, F32 and F64 are copied.
 constexpr std::pair<StDtype, Conversion> kConversions[] = {{StDtype::BOOL, to_bool},
                                                            {StDtype::U8, widen<uint8_t, int32_t>},
                                                            {StDtype::I8, widen<int8_t, int32_t>},
                                                            {StDtype::I16, widen<int16_t, int32_t>},
                                                            {StDtype::U16, widen<uint16_t, int32_t>},
-                                                           {StDtype::U32, widen<uint32_t, int64_t>},
-                                                           {StDtype::F16, to_float32<half_to_float>},
-                                                           {StDtype::BF16, to_float32<bfloat16_to_float>}};
+                                                           {StDtype::U32, widen<uint32_t, int64_t>}};
 
 // A graft tensor holding a copy of `e`'s bytes (converted to the graft dtype).
 Tensor make_tensor(const TensorEntry& e, DType dtype, const char* src) {
@@ -77,6 +70,8 @@ Tensor make_tensor(const TensorEntry& e, DType dtype, const char* src) {
   switch (e.dtype) {
     case StDtype::I32:
     case StDtype::I64:
+    case StDtype::F16:
+    case StDtype::BF16:
     case StDtype::F32:
     case StDtype::F64:
       std::memcpy(dst, src, e.end - e.begin);

@@ -55,7 +55,9 @@ std::optional<DType> graft_dtype_for(StDtype d) {
     case StDtype::I64:
       return DType::Int64;
     case StDtype::F16:
+      return DType::Float16;
     case StDtype::BF16:
+      return DType::BFloat16;
     case StDtype::F32:
       return DType::Float32;
     case StDtype::F64:
@@ -77,25 +79,14 @@ StDtype st_dtype_for(DType d) {
       return StDtype::F32;
     case DType::Float64:
       return StDtype::F64;
+    case DType::Float16:
+      return StDtype::F16;
+    case DType::BFloat16:
+      return StDtype::BF16;
   }
   return StDtype::F32;  // unreachable: every DType is listed
 }
 
 const char* loadable_st_dtype_names() { return "BOOL, U8, I8, I16, U16, I32, U32, I64, F16, BF16, F32, F64"; }
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  const uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0) {
-    // Zero or subnormal: mantissa * 2^-24, exact in float32.
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf / NaN
-  return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));          // rebias 15 -> 127
-}
-
-float bfloat16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
 }  // namespace graft::safetensors::detail

@@ -45,9 +45,4 @@ StDtype st_dtype_for(DType d);
 /// The names of the dtypes graft loads, for error messages.
 const char* loadable_st_dtype_names();
 
-/// IEEE binary16 -> float32, exactly (subnormals, infinities, NaN payloads included).
-float half_to_float(uint16_t h);
-/// bfloat16 -> float32, exactly.
-float bfloat16_to_float(uint16_t b);
-
 }  // namespace graft::safetensors::detail

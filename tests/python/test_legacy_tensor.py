@@ -102,10 +102,14 @@ def test_type_where_graft_differs_from_torch_1_13():
     assert torch.zeros(2).type("torch.sparse.LongTensor").layout == torch.strided
     assert x.type("torch.sparse.LongTensor").dtype == graft.int64
     # dtypes graft does not have
-    for name in ("ByteTensor", "CharTensor", "ShortTensor", "HalfTensor", "BFloat16Tensor"):
+    for name in ("ByteTensor", "CharTensor", "ShortTensor"):
         torch.zeros(2).type("torch." + name)  # valid in PyTorch
         with pytest.raises(NotImplementedError, match=f"^Tensor.type\\('torch.{name}'\\): graft has no "):
             x.type("torch." + name)
+    # the 16-bit floats convert as PyTorch's
+    for name, dtype in (("HalfTensor", graft.float16), ("BFloat16Tensor", graft.bfloat16)):
+        assert str(torch.zeros(2).type("torch." + name).dtype) == str(dtype).replace("graft", "torch")
+        assert x.type("torch." + name).dtype == dtype and x.type(dtype).type() == "torch." + name
     with pytest.raises(RuntimeError, match="graft was built without CUDA support"):
         x.type("torch.cuda.FloatTensor")
     # meta tensors: PyTorch 2.x's 'torch.meta.FloatTensor' (1.13 raised "Unimplemented backend Meta")

@@ -191,9 +191,10 @@ def test_files_written_by_pytorch_load_in_graft(tmp_path):
     assert back["view"].tolist() == obj["view"].tolist() and back["view"].stride() == (4, 1)
     assert back["view"].data_ptr() == back["base"].data_ptr() + 5 * 4  # one storage again
     assert type(back["param"]) is graft.nn.Parameter and back["grad"].requires_grad
-    for k in ("f16", "bf16", "u8", "i8", "i16"):  # widened exactly
+    for k in ("f16", "bf16", "u8", "i8", "i16"):  # the 16-bit floats as they are, the small integers widened exactly
         assert back[k].tolist() == obj[k].tolist(), k
-    assert back["f16"].dtype == back["bf16"].dtype == graft.float32 and back["u8"].dtype == graft.int32
+    assert back["f16"].dtype == graft.float16 and back["bf16"].dtype == graft.bfloat16
+    assert back["u8"].dtype == graft.int32
     assert back["bool"].tolist() == [True, False]
     mine = graft.nn.Sequential(graft.nn.Linear(3, 4), graft.nn.BatchNorm1d(4))
     mine.load_state_dict(back["model"])
@@ -624,10 +625,8 @@ def _storage_archive(storage, raw, byteorder=b"little"):
     return edited(base_archive(), edit)
 
 
-@pytest.mark.parametrize("with_numpy", [True, False])
-def test_storage_types_graft_lacks_are_widened_exactly_and_byte_order_is_honoured(with_numpy, monkeypatch):
-    from graft import _pickle_format
-    monkeypatch.setattr(_pickle_format, "_NUMPY", False if with_numpy else None)  # numpy is optional for graft
+def test_storage_types_load_exactly_and_byte_order_is_honoured():
+    """The 16-bit floats load as themselves, the small integers graft lacks widened exactly."""
     f16 = np.array([1.5, -2.0, 65504.0, 2.0 ** -24, np.inf, -0.0], "<f2")
     f32 = np.array([1.5, -3.0e38, 1.0e-38, 7.0, -np.inf, 0.1], "<f4")
     bf16 = (f32.view("<u4") >> 16).astype("<u2")
@@ -643,8 +642,10 @@ def test_storage_types_graft_lacks_are_widened_exactly_and_byte_order_is_honoure
             raw = values.astype(values.dtype.newbyteorder("<" if order == "little" else ">")).tobytes()
             back = loaded(_storage_archive(storage, raw, order.encode()))["x"]
             got = np.array(back.tolist())
-            assert np.array_equal(got, expected, equal_nan=True) and back.dtype in (graft.float32, graft.int32,
-                                                                                    graft.int64), (storage, order)
+            dtypes = {"HalfStorage": graft.float16, "BFloat16Storage": graft.bfloat16, "FloatStorage": graft.float32,
+                      "LongStorage": graft.int64}
+            assert np.array_equal(got, expected, equal_nan=True), (storage, order)
+            assert back.dtype == dtypes.get(storage, graft.int32), (storage, order)
             assert np.array_equal(np.signbit(got), np.signbit(expected)), (storage, order)
     back = loaded(_storage_archive("BoolStorage", bytes([0, 1, 2, 255, 0, 7])))["x"]
     assert back.dtype == graft.bool and back.tolist() == [False, True, True, True, False, True]
@@ -682,9 +683,10 @@ def test_torchscript_archives_and_what_graft_lacks_are_refused_clearly():
     with pytest.raises(RuntimeError, match=r"^graft\.load: the file is a TorchScript archive \(torch\.jit\.save\)"):
         loaded(scripted, weights_only=False)
     for weights_only in (True, False):
-        with pytest.raises(TypeError, match=r"^graft\.load: the file uses torch\.float16, a dtype graft does not have "
-                                            r"\(graft has bool, int32, int64, float32 and float64; float16, "):
-            loaded(archive(b"\x80\x02ctorch\nfloat16\n."), weights_only=weights_only)
+        with pytest.raises(TypeError, match=r"^graft\.load: the file uses torch\.uint8, a dtype graft does not have "
+                                            r"\(graft has bool, int32, int64, float16, bfloat16, float32 and float64; "
+                                            r"int8, "):
+            loaded(archive(b"\x80\x02ctorch\nuint8\n."), weights_only=weights_only)
         with pytest.raises(RuntimeError, match=r"^graft\.load: the file uses torch\._utils\._rebuild_sparse_tensor "
                                                r"\(sparse tensors\), which graft does not implement$"):
             loaded(archive(b"\x80\x02ctorch._utils\n_rebuild_sparse_tensor\n."), weights_only=weights_only)

@@ -75,7 +75,7 @@ TEST(Golden, PythonMultiTensorLayoutLoads) {
   EXPECT_EQ(sd.keys(), (std::vector<std::string>{"a", "h", "m"}));
   EXPECT_EQ(sd["a"].to_vector<int64_t>(), (std::vector<int64_t>{-1, 4294967296LL}));
   expect_tensor(sd["h"], {1, 2}, {1.0, -0.5});
-  EXPECT_EQ(sd["h"].dtype(), kFloat32);
+  EXPECT_EQ(sd["h"].dtype(), kFloat16);
   EXPECT_EQ(sd["m"].dtype(), kBool);
   EXPECT_EQ(tensor_bytes(sd["m"]), std::string("\x01\x00\x01", 3));
 }

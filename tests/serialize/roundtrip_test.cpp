@@ -212,9 +212,9 @@ TEST(RoundTrip, SaveAcceptsARelativePath) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"rel.safetensors"});
 }
 
-// ---- conversions of the dtypes graft does not have ----
+// ---- the 16-bit floats load as themselves; the dtypes graft does not have are converted ----
 
-TEST(Conversions, HalfAndBfloat16LoadExactlyAsFloat32) {
+TEST(Conversions, HalfAndBfloat16LoadAsThemselves) {
   // F16: 1, -2, 65504 (max), 2^-24 (smallest subnormal), 0x03ff (largest subnormal), -0, inf,
   // -inf, NaN, 2^-14 (smallest normal).
   const std::vector<uint16_t> f16 = {0x3c00, 0xc000, 0x7bff, 0x0001, 0x03ff, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0400};
@@ -223,9 +223,9 @@ TEST(Conversions, HalfAndBfloat16LoadExactlyAsFloat32) {
   const std::string header = R"({"h":{"dtype":"F16","shape":[10],"data_offsets":[0,20]},)"
                              R"("bf":{"dtype":"BF16","shape":[5],"data_offsets":[20,30]}})";
   auto sd = from_bytes(st_file(header, le_bytes(f16) + le_bytes(bf16))).tensors;
-  ASSERT_EQ(sd["h"].dtype(), kFloat32);
-  ASSERT_EQ(sd["bf"].dtype(), kFloat32);
-  const auto h = sd["h"].to_vector<float>();
+  ASSERT_EQ(sd["h"].dtype(), kFloat16);
+  ASSERT_EQ(sd["bf"].dtype(), kBFloat16);
+  const auto h = sd["h"].to(kFloat32).to_vector<float>();
   EXPECT_EQ(h[0], 1.0f);
   EXPECT_EQ(h[1], -2.0f);
   EXPECT_EQ(h[2], 65504.0f);
@@ -237,7 +237,7 @@ TEST(Conversions, HalfAndBfloat16LoadExactlyAsFloat32) {
   EXPECT_EQ(h[7], -std::numeric_limits<float>::infinity());
   EXPECT_TRUE(std::isnan(h[8]));
   EXPECT_EQ(h[9], std::ldexp(1.0f, -14));
-  const auto b = sd["bf"].to_vector<float>();
+  const auto b = sd["bf"].to(kFloat32).to_vector<float>();
   EXPECT_EQ(b[0], 1.0f);
   EXPECT_EQ(b[1], 3.140625f);
   EXPECT_EQ(b[2], -std::numeric_limits<float>::infinity());

@@ -8,6 +8,7 @@
 /// Design: docs/notes/devices.md.
 #include <cstdint>
 #include <random>
+#include <utility>
 
 #include "graft/core/scalar.h"
 #include "graft/core/tensor.h"
@@ -142,29 +143,76 @@ template <class... Inputs>
   return kernels_for(out.device());
 }
 
+// ---- 16-bit floats: computed in float32 ----
+// The kernels compute float16 and bfloat16 tensors in float32, as PyTorch's CPU kernels do (its
+// "opmath" type): the dispatch below hands a kernel float32 copies of its 16-bit tensors and
+// rounds the results back once (src/backend/reduced_precision.cpp). The copies come from the
+// tensors' own device's allocator, so the meta device sees the same memory as a real run. copy
+// and fill convert to and from 16 bits themselves.
+
+/// True when a defined tensor among `ts` is float16 or bfloat16.
+template <class... Ts>
+[[gnu::always_inline]] inline bool any_reduced(const Ts&... ts) {
+  return ((ts.defined() && is_reduced_floating_point(ts.dtype())) || ...);
+}
+/// t itself, or a contiguous float32 copy of it (scratch on t's device) when t is float16 or
+/// bfloat16.
+Tensor widen(const Tensor& t);
+/// Writes `wide` (a widen() of t) back into t, rounding to t's dtype; nothing when they are one.
+void narrow_into(const Tensor& t, const Tensor& wide);
+/// Runs `k(widen(outs)..., widen(ins)...)`-style kernels: calls `call` with every tensor of
+/// `ts` widened, then narrows the first `n_outputs` of them back.
+template <size_t n_outputs, class Call, class... Ts>
+void widened(Call&& call, const Ts&... ts) {
+  const Tensor wide[] = {widen(ts)...};
+  [&]<size_t... I>(std::index_sequence<I...>) { call(wide[I]...); }
+  (std::index_sequence_for<Ts...>{});
+  const Tensor* orig[] = {&ts...};
+  for (size_t i = 0; i < n_outputs; ++i) narrow_into(*orig[i], wide[i]);
+}
+
 // ---- the dispatch: the output's device picks the table; the inputs must be on it too (copy
 // alone crosses devices)
 
 /// out = op(a); `a` has out's dtype. p0/p1: Clamp's (min, max; NaN = none).
 inline void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p0 = 0, double p1 = 0) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::unary(op, o, x, p0, p1); }, out, a);
   kernels_for(out.device()).unary(op, out, a, p0, p1);
 }
 /// out = a op b (Add/Sub: a op alpha*b), broadcast; a and b have the compute dtype.
 inline void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  if (any_reduced(out, a, b)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x, const Tensor& y) { kernel::binary(op, o, x, y, alpha); },
+                      out, a, b);
   kernels_on(out, a, b).binary(op, out, a, b, alpha);
 }
 /// out = a op s, with s converted to a's dtype; `reverse` computes s op a.
 inline void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s, const Scalar& alpha = 1,
                           bool reverse = false) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::binary_scalar(op, o, x, s, alpha, reverse); },
+                      out, a);
   kernels_on(out, a).binary_scalar(op, out, a, s, alpha, reverse);
 }
 /// out = a // b, a % b or trunc(a / b), broadcast, a and b of out's dtype. Returns true when an
 /// integer division by zero happened (the caller raises).
 inline bool rounding_div(DivMode mode, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (any_reduced(out, a, b)) [[unlikely]] {
+    bool zero_division = false;
+    widened<1>(
+        [&](const Tensor& o, const Tensor& x, const Tensor& y) { zero_division = kernel::rounding_div(mode, o, x, y); },
+        out, a, b);
+    return zero_division;
+  }
   return kernels_on(out, a, b).rounding_div(mode, out, a, b);
 }
 /// out = cond ? a : b (broadcast; cond bool, a and b out's dtype).
 inline void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (any_reduced(out, cond, a, b)) [[unlikely]]
+    return widened<1>(
+        [&](const Tensor& o, const Tensor& c, const Tensor& x, const Tensor& y) { kernel::where(o, c, x, y); }, out,
+        cond, a, b);
   kernels_on(out, cond, a, b).where(out, cond, a, b);
 }
 /// dst = src broadcast to dst's shape, converting dtype. dst may be any strided tensor. Both on
@@ -177,14 +225,23 @@ inline void copy(const Tensor& dst, const Tensor& src) {
 inline void fill(const Tensor& dst, const Scalar& v) { kernels_for(dst.device()).fill(dst, v); }
 /// Reduces over the dims in `mask` into `out` (shape with those dims removed or kept as 1).
 inline void reduce(ReduceOp op, const Tensor& out, const Tensor& a, uint64_t mask) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::reduce(op, o, x, mask); }, out, a);
   kernels_for(a.device()).reduce(op, out, a, mask);
 }
 /// Max/min over one dim: values (may be undefined) and int64 indices (first occurrence).
 inline void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim) {
+  if (any_reduced(values, indices, a)) [[unlikely]]
+    return widened<1>(
+        [&](const Tensor& v, const Tensor& i, const Tensor& x) { kernel::arg_reduce(is_max, v, i, x, dim); }, values,
+        indices, a);
   kernels_for(a.device()).arg_reduce(is_max, values, indices, a, dim);
 }
 /// Variance over `mask` with the given correction (its square root with sqrt_result).
 inline void var(const Tensor& out, const Tensor& a, uint64_t mask, double correction, bool sqrt_result = false) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::var(o, x, mask, correction, sqrt_result); }, out,
+                      a);
   kernels_for(a.device()).var(out, a, mask, correction, sqrt_result);
 }
 /// c = a @ b for 2-D (or batched 3-D) tensors of float32/float64/integral dtype; c needs unit
@@ -192,20 +249,34 @@ inline void var(const Tensor& out, const Tensor& a, uint64_t mask, double correc
 inline void gemm(const Tensor& c, const Tensor& a, const Tensor& b) {
   same_device(a, b);
   same_device(c, a);
+  if (any_reduced(c, a, b)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x, const Tensor& y) { kernel::gemm(o, x, y); }, c, a, b);
   kernels_for(c.device()).gemm(c, a, b);
 }
 inline void index_select(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
+  if (any_reduced(out, a, index)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x, const Tensor& i) { kernel::index_select(o, x, dim, i); },
+                      out, a, index);
   kernels_on(out, a, index).index_select(out, a, dim, index);
 }
 /// out (already a copy of self) += source along dim at index.
 inline void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (any_reduced(out, index, source)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& i, const Tensor& x) { kernel::index_add(o, dim, i, x); }, out,
+                      index, source);
   kernels_on(out, index, source).index_add(out, dim, index, source);
 }
 inline void gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index) {
+  if (any_reduced(out, a, index)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x, const Tensor& i) { kernel::gather(o, x, dim, i); }, out, a,
+                      index);
   kernels_on(out, a, index).gather(out, a, dim, index);
 }
 /// out (already a copy of self) scatter-adds src at index along dim.
 inline void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (any_reduced(out, index, src)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& i, const Tensor& x) { kernel::scatter_add(o, dim, i, x); },
+                      out, index, src);
   kernels_on(out, index, src).scatter_add(out, dim, index, src);
 }
 /// im2col: x [N, C, H, W] (contiguous) -> the columns of every window position, zero where the
@@ -213,27 +284,39 @@ inline void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, con
 /// l = window position) is written at cols.data + n*ns + row*rs + l: ns = rows*L, rs = L gives
 /// [N, C*kh*kw, L]; ns = L, rs = N*L gives one [C*kh*kw, N*L] matrix for a single GEMM.
 inline void im2col(const Tensor& cols, const Tensor& x, const Window2d& w, int64_t ns, int64_t rs) {
+  if (any_reduced(cols, x)) [[unlikely]]
+    return widened<1>([&](const Tensor& c, const Tensor& y) { kernel::im2col(c, y, w, ns, rs); }, cols, x);
   kernels_on(cols, x).im2col(cols, x, w, ns, rs);
 }
 /// col2im: x [N, C, H, W] (contiguous, zero-filled by the caller) += every column scattered
 /// back to the input positions it was read from (the adjoint of im2col; same layout args).
 inline void col2im(const Tensor& x, const Tensor& cols, const Window2d& w, int64_t ns, int64_t rs) {
+  if (any_reduced(x, cols)) [[unlikely]]
+    return widened<1>([&](const Tensor& y, const Tensor& c) { kernel::col2im(y, c, w, ns, rs); }, x, cols);
   kernels_on(x, cols).col2im(x, cols, w, ns, rs);
 }
 /// Max pooling over planes: x [P, H, W] (contiguous) -> out [P, oh, ow] and int64 indices
 /// (flat h*W + w of the max in each plane; NaN wins, then the first maximum).
 inline void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& w) {
+  if (any_reduced(out, indices, x)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& i, const Tensor& y) { kernel::max_pool2d(o, i, y, w); }, out,
+                      indices, x);
   kernels_on(out, x).max_pool2d(out, indices, x, w);
 }
 /// Every element of self drawn from `kind` with `p` (RandomFill), from `gen`, which the caller
 /// holds locked; self may be any strided tensor without internal overlap.
 inline void random_fill(RandomFill kind, const Tensor& self, const RandomParams& p, std::mt19937_64& gen) {
+  if (any_reduced(self)) [[unlikely]]
+    return widened<1>([&](const Tensor& o) { kernel::random_fill(kind, o, p, gen); }, self);
   kernels_for(self.device()).random_fill(kind, self, p, gen);
 }
 /// out [rows, n] (int64, contiguous) = n categories drawn from each row of probs [rows, C]
 /// (contiguous, floating, non-negative weights with a positive sum), with or without
 /// replacement, from `gen`, which the caller holds locked.
 inline void multinomial(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen) {
+  if (any_reduced(out, probs)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::multinomial(o, x, replacement, gen); }, out,
+                      probs);
   kernels_on(out, probs).multinomial(out, probs, replacement, gen);
 }
 /// Each lane of `a` along dim sorted (ascending or descending; NaN counts as the largest
@@ -241,28 +324,45 @@ inline void multinomial(const Tensor& out, const Tensor& probs, bool replacement
 /// dtype) and their positions in the lane to indices (int64); both contiguous, of a's shape but
 /// for dim: sort (the whole lane) and topk (its first k).
 inline void sort(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending) {
+  if (any_reduced(values, indices, a)) [[unlikely]]
+    return widened<1>(
+        [&](const Tensor& v, const Tensor& i, const Tensor& x) { kernel::sort(v, i, x, dim, descending); }, values,
+        indices, a);
   kernels_on(values, indices, a).sort(values, indices, a, dim, descending);
 }
 /// out (contiguous, a's shape and dtype) = the running sum of a along dim.
-inline void cumsum(const Tensor& out, const Tensor& a, int64_t dim) { kernels_on(out, a).cumsum(out, a, dim); }
+inline void cumsum(const Tensor& out, const Tensor& a, int64_t dim) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::cumsum(o, x, dim); }, out, a);
+  kernels_on(out, a).cumsum(out, a, dim);
+}
 /// out = a over its last two dims with the elements above the `diagonal`-th diagonal (lower:
 /// tril) or below it (upper: triu) zeroed; out may be a itself (in place), any strides.
 inline void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::triangle(o, x, diagonal, lower); }, out, a);
   kernels_on(out, a).triangle(out, a, diagonal, lower);
 }
 /// out = the ord-norm of a over the dims in `mask` (a floating, out of its dtype; accumulated in
 /// double): (sum |x|^ord)^(1/ord); ord inf / -inf the largest / smallest |x|; ord 0 the count of
 /// nonzero elements; NaN anywhere gives NaN.
 inline void vector_norm(const Tensor& out, const Tensor& a, uint64_t mask, double ord) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::vector_norm(o, x, mask, ord); }, out, a);
   kernels_on(out, a).vector_norm(out, a, mask, ord);
 }
 /// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
 /// non-tensor arguments `args` (nullptr when it has none).
 inline void generated(int k, const Tensor& out, const Tensor& a, const double* args = nullptr) {
+  if (any_reduced(out, a)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::generated(k, o, x, args); }, out, a);
   kernels_for(out.device()).generated[k](out, a, args);
 }
 /// out = the generated binary op number `k` of a and b (see generated_kernel_ids.h).
 inline void generated_binary(int k, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (any_reduced(out, a, b)) [[unlikely]]
+    return widened<1>([&](const Tensor& o, const Tensor& x, const Tensor& y) { kernel::generated_binary(k, o, x, y); },
+                      out, a, b);
   kernels_on(out, a, b).generated_binary[k](out, a, b);
 }
 

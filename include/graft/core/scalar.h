@@ -18,6 +18,8 @@ class Scalar {
   Scalar(T v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   Scalar(T v) : kind_(Kind::Float), d_(static_cast<double>(v)) {}
+  Scalar(Half v) : kind_(Kind::Float), d_(static_cast<float>(v)) {}
+  Scalar(BFloat16 v) : kind_(Kind::Float), d_(static_cast<float>(v)) {}
   Scalar(bool v) : kind_(Kind::Bool), i_(v ? 1 : 0) {}
 
   bool is_floating_point() const { return kind_ == Kind::Float; }
@@ -29,7 +31,7 @@ class Scalar {
   T to() const {
     if constexpr (std::is_same_v<T, bool>)
       return kind_ == Kind::Float ? d_ != 0 : i_ != 0;
-    else if constexpr (std::is_floating_point_v<T>)
+    else if constexpr (is_floating_type_v<T>)
       return static_cast<T>(to_double());
     else
       return kind_ == Kind::Float ? static_cast<T>(d_) : static_cast<T>(i_);
@@ -51,6 +53,9 @@ class Scalar {
         return d_ < static_cast<double>(L::lowest()) || d_ > static_cast<double>(L::max());
     } else if constexpr (std::is_integral_v<T>) {
       return i_ < static_cast<int64_t>(L::lowest()) || i_ > static_cast<int64_t>(L::max());
+    } else if constexpr (is_reduced_float_v<T>) {  // 70000 does not fit a float16
+      return static_cast<double>(i_) < static_cast<double>(L::lowest()) ||
+             static_cast<double>(i_) > static_cast<double>(L::max());
     } else {
       return false;  // an int64 always fits a float's range
     }
@@ -66,7 +71,7 @@ class Scalar {
   }
   /// checked_to for the C++ type of `dtype`: throws when the value does not fit.
   void check_fits(DType dtype) const {
-    GRAFT_DISPATCH_ALL(dtype, "check_fits", [&] {
+    GRAFT_DISPATCH_ALL_AND_REDUCED(dtype, "check_fits", [&] {
       if constexpr (!std::is_same_v<scalar_t, bool>) (void)checked_to<scalar_t>();  // anything is a bool
     });
   }
@@ -86,6 +91,10 @@ class Scalar {
       return "float";
     else if constexpr (std::is_same_v<T, double>)
       return "double";
+    else if constexpr (std::is_same_v<T, Half>)
+      return "c10::Half";
+    else if constexpr (std::is_same_v<T, BFloat16>)
+      return "c10::BFloat16";
     else
       return "bool";
   }

@@ -215,10 +215,13 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
   });
 }
 
+// Copies convert every dtype to every other, the 16-bit floats included: a 16-bit value goes
+// through float (exact), a value becoming 16-bit is rounded to nearest even from float (from
+// a double, through float, as PyTorch's c10::Half(float) takes it).
 void copy(const Tensor& dst, const Tensor& src) {
-  GRAFT_DISPATCH_ALL(dst.dtype(), "copy_", [&] {
+  GRAFT_DISPATCH_ALL_AND_REDUCED(dst.dtype(), "copy_", [&] {
     using D = scalar_t;
-    GRAFT_DISPATCH_ALL(src.dtype(), "copy_", [&] {
+    GRAFT_DISPATCH_ALL_AND_REDUCED(src.dtype(), "copy_", [&] {
       using S = scalar_t;
       if constexpr (std::is_same_v<D, S>) {
         if (dst.is_contiguous() && src.is_contiguous() && dst.sizes().equals(src.sizes())) {
@@ -229,10 +232,11 @@ void copy(const Tensor& dst, const Tensor& src) {
       elementwise<D, S>(
           dst,
           [](S x) {
+            using Wide = std::conditional_t<is_reduced_float_v<S>, float, S>;  // 16 bits read as float
             if constexpr (std::is_same_v<D, bool>)
-              return x != S(0);
+              return static_cast<Wide>(x) != Wide(0);
             else
-              return static_cast<D>(x);
+              return static_cast<D>(static_cast<Wide>(x));
           },
           src);
     });
@@ -240,7 +244,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 }
 
 void fill(const Tensor& dst, const Scalar& v) {
-  GRAFT_DISPATCH_ALL(dst.dtype(), "fill_", [&] {
+  GRAFT_DISPATCH_ALL_AND_REDUCED(dst.dtype(), "fill_", [&] {
     const scalar_t x = v.checked_to<scalar_t>();  // PyTorch's overflow error, before any write
     // zero-stride trick: fill via a broadcast of a stack value
     if (dst.is_contiguous()) {
