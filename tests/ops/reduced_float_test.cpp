@@ -24,17 +24,32 @@ TEST_P(ReducedFloatOps, EachOpIsItsFloat32RunRoundedOnce) {
   const DType dt = GetParam();
   const Tensor x = tensor({0.1, -1.5, 3.25, 1000.0, -0.0, 2.0, -7.75, 0.3333}).reshape({2, 4});
   const Tensor y = tensor({2.0, 0.5, -1.0, 3.0, 0.25, -4.0, 8.0, 1.5}).reshape({2, 4}).to(dt);
-  expect_float32_rounded(dt, [&](const Tensor& a) { return a + y; }, x);
-  expect_float32_rounded(dt, [&](const Tensor& a) { return a * y; }, x);
-  expect_float32_rounded(dt, [&](const Tensor& a) { return a / y; }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.exp(); }, x * 1e-3);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.tanh(); }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.log_softmax(1); }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.sum({1}); }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.softmax(1); }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.matmul(a.t()); }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.cumsum(1); }, x);
-  expect_float32_rounded(dt, [](const Tensor& a) { return a.index_select(1, tensor({3, 0})); }, x);
+  expect_float32_rounded(
+      dt, [&](const Tensor& a) { return a + y; }, x);
+  expect_float32_rounded(
+      dt, [&](const Tensor& a) { return a * y; }, x);
+  expect_float32_rounded(
+      dt, [&](const Tensor& a) { return a / y; }, x);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.exp(); }, x * 1e-3);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.tanh(); }, x);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.log_softmax(1); }, x);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.sum({1}); }, x);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.softmax(1); }, x);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.matmul(a.t()); }, x);
+  expect_float32_rounded(
+      dt, [](const Tensor& a) { return a.cumsum(1); }, x);
+  expect_float32_rounded(
+      dt,
+      [](const Tensor& a) {
+        return a.index_select(1, tensor({3, 0}));
+      },
+      x);
 }
 
 TEST_P(ReducedFloatOps, ViewsInPlaceAndGradientsKeepTheDtype) {
