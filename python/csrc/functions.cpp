@@ -187,6 +187,13 @@ void bind_like_factories(py::module_& m) {
         return finish(randint_like(t, low, *high, no_grad_opts(o)), o);
       },
       py::arg("input"), py::arg("low"), py::arg("high") = py::none());
+  // autocast's per-thread state on the CPU (graft/ops/autocast.h), for graft.amp.autocast
+  m.def("_is_autocast_cpu_enabled", []() { return autocast::is_enabled(DeviceType::CPU); });
+  m.def(
+      "_set_autocast_cpu_enabled", [](bool on) { autocast::set_enabled(DeviceType::CPU, on); }, py::arg("enabled"));
+  m.def("_get_autocast_cpu_dtype", []() { return autocast::get_dtype(DeviceType::CPU); });
+  m.def(
+      "_set_autocast_cpu_dtype", [](DType dtype) { autocast::set_dtype(DeviceType::CPU, dtype); }, py::arg("dtype"));
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
   m.def("initial_seed", []() { return initial_seed(); });

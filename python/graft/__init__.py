@@ -71,6 +71,10 @@ from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inferenc
 from . import autograd  # noqa: F401
 from . import cpu, cuda  # noqa: F401
 from . import amp  # noqa: F401
+from .amp.autocast_mode import (  # noqa: F401
+    autocast, is_autocast_enabled, is_autocast_cpu_enabled, get_autocast_dtype, get_autocast_cpu_dtype,
+    set_autocast_enabled, set_autocast_cpu_enabled, set_autocast_cpu_dtype, clear_autocast_cache,
+)
 from . import optim  # noqa: F401
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401

@@ -1,5 +1,6 @@
 // Matrix ops: the forwards of mm, bmm and dot (GEMM kernels; declared in src/ops/ops.yaml),
 // matmul and linear (composed), tril and triu.
+#include "graft/ops/autocast.h"
 #include "graft/ops/generated_forwards.h"
 #include "op_util.h"
 
@@ -69,6 +70,9 @@ Tensor detail::dot_forward(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) [[unlikely]]
+    return autocast::run(
+        autocast::CastPolicy::LowerPrecision, [](const Tensor& x, const Tensor& y) { return matmul(x, y); }, a, b);
   alloc::MemoryOpScope mem_scope("matmul");
   detail::check_tensor(a, "matmul", "self");
   detail::check_tensor(b, "matmul", "other");
@@ -115,6 +119,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  if (autocast::active()) [[unlikely]]
+    return autocast::run(
+        autocast::CastPolicy::LowerPrecision,
+        [](const Tensor& i, const Tensor& w, const Tensor& b) { return linear(i, w, b); }, x, weight, bias);
   alloc::MemoryOpScope mem_scope("linear");
   detail::check_tensor(x, "linear", "input");
   detail::check_tensor(weight, "linear", "weight");

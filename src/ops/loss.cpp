@@ -1,6 +1,7 @@
 // Loss functions composed of differentiable ops, with PyTorch's reductions, weights,
 // ignore_index, label smoothing and numerically stable forms (log clamped at -100 in
 // binary_cross_entropy, softplus in the logits form).
+#include "graft/ops/autocast.h"
 #include "graft/ops/derivatives.h"
 #include "graft/ops/generated_forwards.h"
 #include "graft/ops/nn_ops.h"
@@ -129,6 +130,10 @@ Tensor detail::mse_loss_forward(const Tensor& input, const Tensor& target, Reduc
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (autocast::active()) [[unlikely]]
+    return autocast::run(
+        autocast::CastPolicy::Float32, [&](const Tensor& i, const Tensor& t) { return l1_loss(i, t, reduction); },
+        input, target);
   alloc::MemoryOpScope mem_scope("l1_loss");
   check_pair(input, target, "l1_loss");
   return reduce(abs(input - target), reduction);
@@ -149,6 +154,11 @@ Tensor detail::smooth_l1_loss_forward(const Tensor& input, const Tensor& target,
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                 int64_t ignore_index) {
+  if (autocast::active()) [[unlikely]]
+    return autocast::run(
+        autocast::CastPolicy::Float32,
+        [&](const Tensor& i, const Tensor& w) { return nll_loss(i, target, w, reduction, ignore_index); }, input,
+        weight);
   alloc::MemoryOpScope mem_scope("nll_loss");
   check_pair(input, target, "nll_loss");
   Tensor tgt = flat_class_target(input, target, "nll_loss");
@@ -160,6 +170,13 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                      int64_t ignore_index, double label_smoothing) {
+  if (autocast::active()) [[unlikely]]
+    return autocast::run(
+        autocast::CastPolicy::Float32,
+        [&](const Tensor& i, const Tensor& t, const Tensor& w) {
+          return cross_entropy(i, t, w, reduction, ignore_index, label_smoothing);
+        },
+        input, target, weight);
   alloc::MemoryOpScope mem_scope("cross_entropy");
   check_pair(input, target, "cross_entropy");
   GRAFT_CHECK(!(label_smoothing < 0.0 || label_smoothing > 1.0), RuntimeError,  // NaN passes, as in PyTorch
@@ -236,6 +253,13 @@ Tensor detail::binary_cross_entropy_forward(const Tensor& input, const Tensor& t
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const Tensor& pos_weight, Reduction reduction) {
+  if (autocast::active()) [[unlikely]]
+    return autocast::run(
+        autocast::CastPolicy::Float32,
+        [&](const Tensor& i, const Tensor& t, const Tensor& w, const Tensor& pw) {
+          return binary_cross_entropy_with_logits(i, t, w, pw, reduction);
+        },
+        input, target, weight, pos_weight);
   alloc::MemoryOpScope mem_scope("binary_cross_entropy_with_logits");
   check_pair(input, target, "binary_cross_entropy_with_logits");
   GRAFT_CHECK(target.sizes().equals(input.sizes()), ValueError, "Target size (", target.sizes(),

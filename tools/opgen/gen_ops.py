@@ -136,7 +136,12 @@ FIELDS = {
 # `hand` is the reason an op with `python: hand` is bound by hand (what its Python signature has
 # that a declaration cannot say); every such op gives one, and no other op does
 PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_hidden", "python_first"}
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "inplace_node", "hand"} | PYTHON_FIELDS,
+# `autocast: lower_precision | float32` puts a function op on one of autocast's lists (PyTorch's
+# CPU autocast lists): inside an enabled autocast region its tensor arguments are cast first
+# (graft/ops/autocast.h); composites on a list call autocast::run in their hand-written body
+AUTOCAST_POLICIES = {"lower_precision": "LowerPrecision", "float32": "Float32"}
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "inplace_node", "hand", "autocast"} |
+                   PYTHON_FIELDS,
                    "composite": {"overload", "returns", "inplace", "hand", "python_only"} | PYTHON_FIELDS,
                    "binary_predicate": {"operator"},
                    "inplace_only": {"allows_overlap", "overload", "hand"} | PYTHON_FIELDS,
@@ -1044,6 +1049,22 @@ def function_forward(op, names, outputs):
                    f"  {returns(op)} result = detail::{name}_forward({names});"]
 
 
+def autocast_prologue(op, args):
+    """The first lines of a function op on an autocast list: inside an autocast region, the op
+    called again on its tensor arguments cast by the list's policy, nested ops suspended."""
+    if "autocast" not in op:
+        return []
+    policy = AUTOCAST_POLICIES.get(op["autocast"])
+    if policy is None:
+        fail(f"op '{op['name']}': autocast is one of {sorted(AUTOCAST_POLICIES)}")
+    call = ", ".join(f"autocast::cast({a}, autocast::CastPolicy::{policy})" if t == "const Tensor&" else a
+                     for t, a, _ in args)
+    return ["  if (autocast::active()) [[unlikely]] {",
+            "    const autocast::Suspend suspend;",
+            f"    return {op['name']}({call});",
+            "  }"]
+
+
 def gen_function_cpp(op, shared_nodes, nodes):
     """One function op: its node (appended to `nodes`), graft::<name> with its autograd wiring,
     its method and its in-place form."""
@@ -1069,6 +1090,7 @@ def gen_function_cpp(op, shared_nodes, nodes):
     forward = function_forward(op, names, outputs)
     result = "{" + ", ".join(op["returns"]) + "}" if isinstance(op.get("returns"), list) else "result"
     lines = [f"{returns(op)} {name}({params}) {{",
+             *autocast_prologue(op, args),
              *forward,
              *wire,
              f"  return {result};",
@@ -1119,6 +1141,7 @@ def gen_ops_cpp(decl):
         '#include "autograd/node_util.h"',
         '#include "graft/alloc/memory_history.h"',
         '#include "graft/backend/generated_kernel_ids.h"',
+        '#include "graft/ops/autocast.h"',
         '#include "graft/ops/derivatives.h"',
         '#include "graft/ops/generated_forwards.h"',
         "",

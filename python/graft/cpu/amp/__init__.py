@@ -1,4 +1,5 @@
-"""graft.cpu.amp: torch.cpu.amp's GradScaler, the deprecated spelling of graft.amp.GradScaler("cpu")."""
+"""graft.cpu.amp: torch.cpu.amp's GradScaler and autocast, the deprecated spellings of graft.amp's."""
+from .autocast_mode import autocast  # noqa: F401  (re-exported API)
 from .grad_scaler import GradScaler  # noqa: F401  (re-exported API)
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler", "autocast"]
