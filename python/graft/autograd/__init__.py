@@ -7,6 +7,7 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import graph, function  # noqa: F401
 from .function import Function  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the name gradcheck is the function, as in torch)
+from . import functional  # noqa: F401  (torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp)
 
 Variable = _C.Tensor
 
