@@ -1,6 +1,6 @@
 """Recurrent layers: RNN, LSTM, GRU and their single-step cells. The time loop runs in Python;
 each step is the C++ library's (the input projections of a whole sequence are one matmul per
-layer)."""
+layer). The layers also take a PackedSequence (graft.nn.utils.rnn) and then return one."""
 import math
 import numbers
 import warnings
@@ -9,6 +9,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from ._layer_utils import changed_options
 from .module import Module
 
@@ -193,9 +194,99 @@ class RNNBase(Module):
 
     def _forward_states(self, input, states):
         """(output, final states) for the initial ``states`` (a list, or None for zeros)."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, states)
         x, states, batched = self._prepare(input, states)
         output, finals = self._run(x, states)
         return self._finish(output, finals, batched)
+
+    def _step(self, x_proj, carry, w_hh, b_hh):
+        """One time step of the recurrence: the new states (h, or h and c for LSTM) as a list."""
+        if self.mode == "LSTM":
+            return list(_lstm_step(x_proj, carry[0], carry[1], w_hh, b_hh))
+        if self.mode == "GRU":
+            return [_gru_step(x_proj, carry[0], w_hh, b_hh)]
+        return [_rnn_step(x_proj, carry[0], w_hh, b_hh, self.mode == "RNN_RELU")]
+
+    def _forward_packed(self, packed, states):
+        """(PackedSequence output, final states) for a PackedSequence input: the initial states
+        are taken in the batch's original order (permuted by sorted_indices) and the final ones,
+        each sequence's state after its own last step, returned in it (unsorted_indices)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        expected = self._expected_hidden(sizes[0])
+        if states is None:
+            states = [_C.zeros(expected, dtype=data.dtype, device=data.device)
+                      for _ in range(2 if self.mode == "LSTM" else 1)]
+        elif sorted_indices is not None:
+            states = [s.index_select(1, sorted_indices) for s in states]
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.size(-1) != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.size(-1)}")
+        if len(states) == 1:
+            self._check_hidden(states[0], expected)
+        else:
+            self._check_hidden(states[0], expected, "Expected hidden[0] size {}, got {}")
+            self._check_hidden(states[1], expected, "Expected hidden[1] size {}, got {}")
+        output, finals = self._run_packed(data, sizes, states)
+        if unsorted_indices is not None:
+            finals = [f.index_select(1, unsorted_indices) for f in finals]
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), finals
+
+    def _run_packed(self, x, sizes, states):
+        """The layer/direction loops over packed ``x`` [N, C] whose time step t is the
+        ``sizes[t]`` rows after the previous steps' rows: (output [N, dirs*H], final states)."""
+        directions = 2 if self.bidirectional else 1
+        finals = [[] for _ in states]
+        for layer in range(self.num_layers):
+            outputs = []
+            for d in range(directions):
+                w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, d)
+                idx = layer * directions + d
+                run = self._packed_backward if d == 1 else self._packed_forward
+                out, carry = run(F.linear(x, w_ih, b_ih), sizes, [s[idx] for s in states], w_hh, b_hh)
+                for f, c in zip(finals, carry):
+                    f.append(c)
+                outputs.append(out)
+            x = outputs[0] if directions == 1 else _C.cat(outputs, dim=1)
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, [_C.stack(f) for f in finals]
+
+    def _packed_forward(self, x_proj, sizes, carry, w_hh, b_hh):
+        """Steps 0, 1, ... of one direction: each step runs on its first sizes[t] rows; the rows
+        of the sequences that just ended are set aside as their final states."""
+        steps, done = [], []
+        offset, last = 0, sizes[0]
+        for size in sizes:
+            if size < last:
+                done.append([c[size:last] for c in carry])
+                carry = [c[:size] for c in carry]
+                last = size
+            carry = self._step(x_proj[offset:offset + size], carry, w_hh, b_hh)
+            steps.append(carry[0])
+            offset += size
+        done.append(carry)
+        finals = [_C.cat([part[i] for part in reversed(done)]) for i in range(len(carry))]
+        return _C.cat(steps), finals
+
+    def _packed_backward(self, x_proj, sizes, initial, w_hh, b_hh):
+        """The last step down to step 0 of the reverse direction: each sequence starts from its
+        initial state at its own last step, joining the batch when the step reaches it."""
+        steps = [None] * len(sizes)
+        offset, last = x_proj.size(0), sizes[-1]
+        carry = [c[:last] for c in initial]
+        for t in range(len(sizes) - 1, -1, -1):
+            size = sizes[t]
+            if size > last:
+                carry = [_C.cat([c, i[last:size]]) for c, i in zip(carry, initial)]
+                last = size
+            offset -= size
+            carry = self._step(x_proj[offset:offset + size], carry, w_hh, b_hh)
+            steps[t] = carry[0]
+        return _C.cat(steps), carry
 
     def _finish(self, output, finals, batched):
         if not batched:

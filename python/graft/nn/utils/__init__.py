@@ -1,2 +1,6 @@
-"""graft.nn.utils: gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_)."""
-from .clip_grad import clip_grad_norm_, clip_grad_value_  # noqa: F401
+"""graft.nn.utils: gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_) and
+graft.nn.utils.rnn (packed and padded variable-length sequences, torch.nn.utils.rnn)."""
+from .clip_grad import clip_grad_norm_, clip_grad_value_
+from . import rnn
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
