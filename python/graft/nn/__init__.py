@@ -22,6 +22,7 @@ from .modules import (  # noqa: F401
     ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d,
     MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,
     PixelShuffle, PixelUnshuffle, ChannelShuffle, Fold, Unfold, Upsample, UpsamplingNearest2d, UpsamplingBilinear2d,
+    InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d, EmbeddingBag,
 )
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401

@@ -1787,3 +1787,289 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- instance norm, local response norm, embedding bags and bilinear: compositions of graft ops ----
+
+def _verify_spatial_size(size):
+    """PyTorch's refusal of instance statistics over one value per (sample, channel)."""
+    values = 1
+    for d in size[2:]:
+        values *= d
+    if values == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalizes each channel of each sample of a (N, C, *) input over its spatial dims (with the
+    statistics of that instance, or the running ones when use_input_stats is false), then applies
+    the per-channel weight and bias. Batch normalization of the (1, N * C, *) view: the running
+    statistics, when given and use_input_stats, move towards the mean over the batch of the
+    instances' statistics (the variance unbiased), by ``momentum``."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = input.size(0), input.size(1)
+    shape = [1, b * c] + list(input.size()[2:])
+
+    def repeated(t):
+        return None if t is None else t.repeat(b)
+
+    mean_, var_ = repeated(running_mean), repeated(running_var)
+    out = _nn.batch_norm(input.contiguous().view(shape), mean_, var_, repeated(weight), repeated(bias),
+                         use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(mean_.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(var_.view(b, c).mean(0))
+    return out.view(input.size())
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divides each element of a (N, C, *) input by (k + alpha * mean of the squares over the
+    ``size`` channels around it) ** beta, the window zero-padded by size // 2 before and
+    (size - 1) // 2 after, the mean always over ``size`` values."""
+    dim = input.dim()
+    if dim < 3:
+        # PyTorch's text keeps the indentation of its source line after "dimensionality "
+        raise ValueError(f"Expected 3D or higher dimensionality {' ' * 25}input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    sizes = input.size()
+    div = input.mul(input).reshape(sizes[0], 1, sizes[1], -1)  # channels as the pooled height
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = _nn.avg_pool2d(div, (size, 1), (1, 1), (0, 0), False, True).reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = input1[..., :] @ weight[o] @ input2[..., :] + bias[o], over matching leading
+    (batch) dims; weight is [out, in1, in2]."""
+    tensors = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
+                                                                               else [])
+    if any(t.dtype != input1.dtype for _, t in tensors):
+        names = {_C.float32: "float", _C.float64: "double", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16",
+                 _C.int64: "long int", _C.int32: "int", _C.bool: "bool"}
+        raise RuntimeError("All tensors must have the same dtype, got "
+                           + ", ".join(f"{name}: {names.get(t.dtype, t.dtype)}" for name, t in tensors))
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} "
+                               f"and {input2.size(i)}")
+    out, in1, in2 = weight.size(0), weight.size(1), weight.size(2)
+    for name, size, expected in (("input1", input1.size(-1), in1), ("input2", input2.size(-1), in2)):
+        if size != expected:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {size} but expected "
+                               f"{expected}")
+    if bias is not None and bias.size(0) != out:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected {out}")
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # x1 @ weight[o] for every o at once: [B, in1] @ [in1, out * in2] -> [B, out, in2]
+    left = (x1 @ weight.permute(1, 0, 2).reshape(in1, out * in2)).reshape(-1, out, in2)
+    y = (left * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(tuple(input1.size()[:-1]) + (out,))
+
+
+def _legacy_type_name(dtype):
+    """The legacy tensor type name ATen's argument checks print (graft.LongTensor, ...)."""
+    names = dict(_SCALAR_TYPE_NAME, float16="Half", bfloat16="BFloat16")
+    return f"graft.{names[str(dtype).rpartition('.')[2]]}Tensor"
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescales in place (without recording) each row of ``weight`` that ``input`` names whose
+    ``norm_type``-norm exceeds max_norm, to max_norm / (norm + 1e-7) times itself."""
+    with no_grad():
+        rows = sorted(set(input.reshape(-1).tolist()))
+        if not rows:
+            return
+        index = _C.tensor(rows, dtype=_C.int64, device=weight.device)
+        picked = weight.index_select(0, index)
+        norms = _C.linalg_vector_norm(picked, norm_type, 1)
+        scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), _C.ones_like(norms))
+        weight[index] = picked * scale.unsqueeze(1)
+
+
+def _embedding_bag_layout(input, offsets, per_sample_weights, include_last_offset):
+    """The 1-D indices, offsets and per-sample weights of embedding_bag's input (a 2-D input is
+    its rows as bags of equal length), with PyTorch's checks."""
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = _C.arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        return input, offsets, per_sample_weights, False
+    if input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        return input, offsets, per_sample_weights, include_last_offset
+    raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+
+
+def _embedding_bag_mode(mode, scale_grad_by_freq, sparse):
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+
+
+def _embedding_bag_checks(input, offsets, weight, per_sample_weights, include_last_offset, padding_idx):
+    """ATen's argument checks of embedding_bag, in its order; returns padding_idx wrapped to
+    [0, num_embeddings) (-1 for none)."""
+    num = weight.size(0)
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, "
+                               f"but got {padding_idx}")
+        padding_idx %= num
+    # indices and offsets are first promoted to a common type (so a floating one of either is
+    # reported as the indices')
+    common = (_C.zeros(1, dtype=input.dtype) + _C.zeros(1, dtype=offsets.dtype)).dtype
+    for name, dtype, types in (("indices", common, "Long, Int"), ("weight", weight.dtype,
+                                                                   "Half, BFloat16, Float, Double")):
+        ok = dtype.is_floating_point if name == "weight" else dtype in (_C.int64, _C.int32)
+        if not ok:
+            raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: "
+                               f"{types}; but got {_legacy_type_name(dtype)} instead (while checking arguments for "
+                               "embedding_bag)")
+    starts = offsets.tolist()
+    if starts and starts[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {starts[0]}\n[ {_legacy_type_name(common)}{{}} ]")
+    if starts and starts[-1] > input.size(0):
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {input.size(0)} but got offsets[-1] "
+                           f"of {starts[-1]}")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type {_legacy_type_name(weight.dtype)} does not equal "
+                           f"{_legacy_type_name(per_sample_weights.dtype)} (while checking arguments for "
+                           "embedding_bag)")
+    if include_last_offset and not starts:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
+    for idx in input.tolist():
+        if not 0 <= idx < num:
+            raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {idx}")
+    return -1 if padding_idx is None else padding_idx
+
+
+def _bag_members(input, offsets, include_last_offset, padding_idx):
+    """(number of bags, the positions of ``input`` that count (inside a bag, not padding_idx), the
+    bag of each). Bag i spans offsets[i] to offsets[i + 1] (the last one to the input's end, or
+    with include_last_offset to offsets[-1], the last offset then closing it)."""
+    n, dev = input.size(0), input.device
+    starts = offsets.long()
+    num_bags = starts.size(0) - 1 if include_last_offset else starts.size(0)
+    end = starts[-1].item() if include_last_offset else n
+    # a bag's id at a position: how many bags start at or before it, less one
+    marks = _C.zeros(n + 1, dtype=_C.int64, device=dev).index_add(0, starts.narrow(0, 0, num_bags),
+                                                                    _C.ones(num_bags, dtype=_C.int64, device=dev))
+    bag_of = marks.narrow(0, 0, n).cumsum(0) - 1
+    keep = (_C.arange(n, device=dev) < end) & (bag_of >= 0) & (input != padding_idx)
+    positions = _C.nonzero(keep).reshape(-1)
+    return num_bags, positions, bag_of.index_select(0, positions)
+
+
+class _ScaleRowGrads(_autograd_function.Function):
+    """Passes ``rows`` through; their gradient comes back scaled row by row by ``factors``."""
+
+    @staticmethod
+    def forward(ctx, rows, factors):
+        ctx.save_for_backward(factors)
+        return rows.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        factors, = ctx.saved_tensors
+        return grad * factors.unsqueeze(1), None
+
+
+def _freq_grad_factors(input, kept, weight):
+    """scale_grad_by_freq's factor for each kept entry of embedding_bag: 1 / (how often its index
+    occurs in ``input``). On the CPU, PyTorch's kernel takes the count of the i-th smallest index
+    for the i-th distinct index (its grouping quirk), and so does this."""
+    values = input.tolist()
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    distinct = sorted(counts)
+    if weight.device.type == "cpu":
+        ordered = sorted(values)
+        factor = {u: 1.0 / counts[ordered[i]] for i, u in enumerate(distinct)}
+    else:
+        factor = {u: 1.0 / counts[u] for u in distinct}
+    return _C.tensor([factor[v] for v in kept.tolist()], dtype=weight.dtype, device=weight.device)
+
+
+def _bag_max(rows, bags, counts, num_bags):
+    """The elementwise max of each bag's ``rows`` (zeros for an empty bag); its gradient goes to
+    the first row holding each maximum."""
+    width, dev = int(counts.max().item()), bags.device
+    first = counts.cumsum(0) - counts  # where each bag's rows start among ``rows``
+    position = _C.arange(rows.size(0), device=dev)
+    slot = bags * width + (position - first.index_select(0, bags))
+    filled = _C.zeros(num_bags * width, dtype=_C.int64, device=dev).index_add(0, slot, _C.ones_like(position))
+    source = _C.zeros(num_bags * width, dtype=_C.int64, device=dev).index_add(0, slot, position)
+    dense = rows.index_select(0, source).masked_fill((filled == 0).unsqueeze(1), float("-inf"))
+    values = dense.view(num_bags, width, rows.size(1)).max(1)[0]
+    return _C.where((counts > 0).unsqueeze(1), values, _C.zeros_like(values))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sums, means or maxes of bags of rows of ``weight``: a 2-D input holds one bag per row; a
+    1-D one is cut into bags at ``offsets``. Entries equal to padding_idx are left out (an empty
+    bag gives zeros); per_sample_weights (mode 'sum') scale each entry's row."""
+    if weight.dtype == _C.int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    input, offsets, per_sample_weights, include_last_offset = _embedding_bag_layout(
+        input, offsets, per_sample_weights, include_last_offset)
+    _embedding_bag_mode(mode, scale_grad_by_freq, sparse)
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    padding_idx = _embedding_bag_checks(input, offsets, weight, per_sample_weights, include_last_offset,
+                                        padding_idx)
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse gradients are not supported by graft")
+    num_bags, positions, bags = _bag_members(input, offsets, include_last_offset, padding_idx)
+    kept = input.long().index_select(0, positions)
+    rows = _nn.embedding(weight, kept, None, False)
+    if scale_grad_by_freq:
+        rows = _ScaleRowGrads.apply(rows, _freq_grad_factors(input, kept, weight))
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.index_select(0, positions).unsqueeze(1)
+    counts = _C.zeros(num_bags, dtype=_C.int64, device=bags.device).index_add(0, bags, _C.ones_like(bags))
+    if mode == "max" and rows.size(0) > 0:
+        return _bag_max(rows, bags, counts, num_bags)
+    out = _C.zeros((num_bags, weight.size(1)), dtype=weight.dtype, device=weight.device).index_add(0, bags, rows)
+    if mode == "mean":
+        out = out / counts.clamp_min(1).to(weight.dtype).unsqueeze(1)
+    return out

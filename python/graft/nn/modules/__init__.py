@@ -20,9 +20,10 @@ from .padding import (  # noqa: F401
     ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d,
 )
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
-from .normalization import LayerNorm, GroupNorm  # noqa: F401
+from .normalization import LayerNorm, GroupNorm, LocalResponseNorm, CrossMapLRN2d  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
-from .sparse import Embedding  # noqa: F401
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401

@@ -1,4 +1,5 @@
-"""BatchNorm1d and BatchNorm2d."""
+"""The normalization layers' shared base (_NormBase: affine parameters and running statistics),
+BatchNorm1d and BatchNorm2d."""
 from ... import _C
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -7,10 +8,10 @@ from ._layer_utils import make_affine_params
 from .module import Module
 
 
-class _BatchNorm(Module):
-    """Per-channel normalization with batch statistics in training and running statistics
-    (buffers running_mean, running_var, num_batches_tracked) in eval. momentum=None keeps a
-    cumulative average (factor 1 / num_batches_tracked)."""
+class _NormBase(Module):
+    """What the batch and instance normalization layers share: per-channel ``weight`` (ones) and
+    ``bias`` (zeros) when affine, and the buffers running_mean (zeros), running_var (ones) and
+    num_batches_tracked (0) when track_running_stats (None otherwise)."""
 
     _version = 2
 
@@ -61,6 +62,12 @@ class _BatchNorm(Module):
                 else _C.tensor(0, dtype=_C.int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
+
+
+class _BatchNorm(_NormBase):
+    """Per-channel normalization with batch statistics in training and running statistics
+    (buffers running_mean, running_var, num_batches_tracked) in eval. momentum=None keeps a
+    cumulative average (factor 1 / num_batches_tracked)."""
 
     def forward(self, input):
         self._check_input_dim(input)

@@ -61,19 +61,7 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
-        if input1.shape[:-1] != input2.shape[:-1]:
-            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
-                               f"and {list(input2.shape[:-1])}")
-        batch = input1.shape[:-1]
-        x1 = input1.reshape(-1, self.in1_features)
-        x2 = input2.reshape(-1, self.in2_features)
-        # (x1 A_o) for every output o at once: [N, in1] @ [in1, out*in2] -> [N, out, in2]
-        w = self.weight.permute(1, 0, 2).reshape(self.in1_features, self.out_features * self.in2_features)
-        left = (x1 @ w).reshape(-1, self.out_features, self.in2_features)
-        y = (left * x2.unsqueeze(1)).sum(-1)
-        if self.bias is not None:
-            y = y + self.bias
-        return y.reshape(tuple(batch) + (self.out_features,))
+        return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
