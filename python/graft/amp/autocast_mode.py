@@ -28,6 +28,9 @@ def is_autocast_available(device_type):
 
 def is_autocast_enabled(device_type=None):
     """Whether autocast is on in this thread for ``device_type`` (without one: CUDA's, never in graft)."""
+    if device_type is not None and not isinstance(device_type, str):
+        raise TypeError("is_autocast_enabled(): argument 'device_type' (position 1) must be str, not "
+                        f"{type(device_type).__name__}")
     return device_type == "cpu" and _C._is_autocast_cpu_enabled()
 
 
@@ -48,12 +51,22 @@ def get_autocast_cpu_dtype():
 
 
 def set_autocast_enabled(device_type, enabled):
+    """Turns autocast on or off in this thread for ``device_type`` (only the CPU has it in graft)."""
+    if not isinstance(device_type, str):
+        raise TypeError("set_autocast_enabled(): argument 'device_type' (position 1) must be str, not "
+                        f"{type(device_type).__name__}")
+    if not isinstance(enabled, bool):
+        raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not "
+                        f"{type(enabled).__name__}")
     if device_type == "cpu":
-        _C._set_autocast_cpu_enabled(bool(enabled))
+        _C._set_autocast_cpu_enabled(enabled)
 
 
 def set_autocast_cpu_enabled(enabled):
-    _C._set_autocast_cpu_enabled(bool(enabled))
+    """Turns CPU autocast on or off in this thread."""
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _C._set_autocast_cpu_enabled(enabled)
 
 
 def set_autocast_cpu_dtype(dtype):

@@ -13,6 +13,7 @@ import warnings
 from .. import _C
 from ..autograd import function as _autograd_function
 from ..autograd.grad_mode import no_grad
+from .._tensor_types import _TYPE_NAMES
 
 _nn = _C._nn
 
@@ -185,6 +186,23 @@ def _parser_typename(obj):
         return "Tensor"
     cls = type(obj)
     return f"graft.{cls.__name__}" if cls.__module__ == "graft" else cls.__name__
+
+
+def _parser_types(name, arguments):
+    """PyTorch's argument parser's TypeError for the first of ``arguments`` (name, kind, value, in
+    signature order; kind 'Tensor', 'Tensor?', 'float' or 'bool') whose value is of another type."""
+    for position, (arg, kind, value) in enumerate(arguments, 1):
+        if kind == "Tensor?" and value is None:
+            continue
+        if kind.startswith("Tensor"):
+            ok = isinstance(value, _C.Tensor)
+        elif kind == "float":
+            ok = isinstance(value, numbers.Real)
+        else:
+            ok = isinstance(value, bool)
+        if not ok:
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be {kind.rstrip('?')}, not "
+                            f"{_parser_typename(value)}")
 
 
 def _vf_dropout_args(name, input, p, train):
@@ -1807,8 +1825,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     the per-channel weight and bias. Batch normalization of the (1, N * C, *) view: the running
     statistics, when given and use_input_stats, move towards the mean over the batch of the
     instances' statistics (the variance unbiased), by ``momentum``."""
-    if use_input_stats:
+    if use_input_stats:  # PyTorch's Python wrapper, before its argument parser
         _verify_spatial_size(input.size())
+    _parser_types("instance_norm", [("input", "Tensor", input), ("weight", "Tensor?", weight),
+                                    ("bias", "Tensor?", bias), ("running_mean", "Tensor?", running_mean),
+                                    ("running_var", "Tensor?", running_var),
+                                    ("use_input_stats", "bool", use_input_stats),
+                                    ("momentum", "float", momentum), ("eps", "float", eps)])
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = input.size(0), input.size(1)
@@ -1818,6 +1841,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return None if t is None else t.repeat(b)
 
     mean_, var_ = repeated(running_mean), repeated(running_var)
+    if not input.is_floating_point():  # PyTorch's kernel refuses integers, once there is data
+        if input.numel() == 0:
+            return input.clone()
+        raise RuntimeError(f"\"batch_norm\" not implemented for '{_TYPE_NAMES[input.dtype]}'")
     out = _nn.batch_norm(input.contiguous().view(shape), mean_, var_, repeated(weight), repeated(bias),
                          use_input_stats, momentum, eps)
     with no_grad():
@@ -1849,6 +1876,12 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 def bilinear(input1, input2, weight, bias=None):
     """y[..., o] = input1[..., :] @ weight[o] @ input2[..., :] + bias[o], over matching leading
     (batch) dims; weight is [out, in1, in2]."""
+    _parser_types("bilinear", [("input1", "Tensor", input1), ("input2", "Tensor", input2), ("weight", "Tensor", weight),
+                               ("bias", "Tensor?", bias)])
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    if input1.dim() == 0:  # then its last dimension is read
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     tensors = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
                                                                                else [])
     if any(t.dtype != input1.dtype for _, t in tensors):
@@ -1856,8 +1889,6 @@ def bilinear(input1, input2, weight, bias=None):
                  _C.int64: "long int", _C.int32: "int", _C.bool: "bool"}
         raise RuntimeError("All tensors must have the same dtype, got "
                            + ", ".join(f"{name}: {names.get(t.dtype, t.dtype)}" for name, t in tensors))
-    if input1.dim() != input2.dim():
-        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
     for i in range(input1.dim() - 1):
         if input1.size(i) != input2.size(i):
             raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} "

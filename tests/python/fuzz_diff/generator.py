@@ -33,6 +33,11 @@ DENY = {
     "torch.set_num_threads": "global thread-pool setter",
     "torch.get_num_threads": "machine-dependent value",
     "torch.set_default_dtype": "global default-dtype setter",
+    "torch.set_autocast_enabled": "global autocast-state setter (1.13 takes (enabled), 2.x (device_type, enabled); "
+                                  "tests/python/test_autocast.py)",
+    "torch.set_autocast_cpu_enabled": "global autocast-state setter (tests/python/test_autocast.py)",
+    "torch.set_autocast_cpu_dtype": "global autocast-state setter (tests/python/test_autocast.py)",
+    "torch.is_autocast_enabled": "1.13 takes no argument, 2.x a device_type (tests/python/test_autocast.py)",
     # I/O and foreign-memory protocols
     "torch.save": "file I/O (tests/python/test_serialization.py)",
     "torch.load": "file I/O (tests/python/test_serialization.py)",
