@@ -246,9 +246,10 @@ void init_functions(py::module_& m) {
   m.def("get_default_dtype", []() { return default_dtype(); });
   m.def(
       "set_default_dtype",
-      [](DType d) {
-        GRAFT_CHECK(d == kFloat32, NotImplementedError,
-                    "set_default_dtype: graft's default floating dtype is fixed to float32 (got ", d, ")");
+      [](py::handle d) {
+        GRAFT_CHECK(py::detail::make_caster<DType>().load(d, false), TypeError,
+                    "invalid dtype object: only floating-point types are supported as the default type");
+        set_default_dtype(d.cast<DType>());
       },
       py::arg("d"));
 }

@@ -1,4 +1,5 @@
 // DType names and Device parsing.
+#include <atomic>
 #include <iterator>
 #include <sstream>
 
@@ -32,6 +33,15 @@ const DTypeNames& names_of(DType t) {
   return i < std::size(kDTypeNames) ? kDTypeNames[i] : kUnknownDType;
 }
 }  // namespace
+
+namespace {
+std::atomic<DType> g_default_dtype{DType::Float32};
+}  // namespace
+DType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+void set_default_dtype(DType dtype) {
+  GRAFT_CHECK(is_floating_point(dtype), TypeError, "only floating-point types are supported as the default type");
+  g_default_dtype.store(dtype, std::memory_order_relaxed);
+}
 
 const char* dtype_name(DType t) { return names_of(t).name; }
 const char* legacy_type_name(DType t) { return names_of(t).legacy; }

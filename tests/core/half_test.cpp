@@ -75,3 +75,13 @@ TEST(ReducedFloat, ScalarChecksAsC10) {
                    "value cannot be converted to type c10::BFloat16 without overflow");
   EXPECT_TRUE(std::isinf(static_cast<float>(Scalar(INFINITY).checked_to<Half>())));
 }
+
+TEST(DefaultDtype, SetAndRefused) {
+  EXPECT_EQ(default_dtype(), kFloat32);
+  set_default_dtype(kFloat64);
+  EXPECT_EQ(default_dtype(), kFloat64);
+  EXPECT_EQ(Scalar(1.5).natural_dtype(), kFloat64);
+  EXPECT_THROW_MSG(set_default_dtype(kInt64), TypeError, "only floating-point types are supported as the default type");
+  EXPECT_EQ(default_dtype(), kFloat64);  // unchanged by the refused call
+  set_default_dtype(kFloat32);
+}

@@ -260,3 +260,33 @@ def test_finfo_iinfo_refusals_as_torch():
         with pytest.raises(TypeError, match="^finfo\\(\\): argument 'type' \\(position 1\\) must be torch.dtype, "
                                             "not str$"):
             lib.finfo("x")
+
+
+@pytest.fixture
+def restore_default_dtype():
+    yield
+    torch.set_default_dtype(torch.float32)
+    graft.set_default_dtype(graft.float32)
+
+
+@pytest.mark.parametrize("name", ["float64", "float16", "bfloat16", "float32"])
+def test_set_default_dtype_as_torch(name, restore_default_dtype):
+    seen = []
+    for lib in (torch, graft):
+        lib.set_default_dtype(getattr(lib, name))
+        lib.manual_seed(0)
+        made = [lib.get_default_dtype(), lib.tensor([1.5]).dtype, lib.zeros(1).dtype, lib.rand(2).dtype,
+                (lib.tensor([1]) + 1.5).dtype, lib.arange(0, 1, 0.5).dtype, lib.nn.Linear(1, 1).weight.dtype,
+                lib.tensor(2.5).dtype, (lib.ones(1, dtype=lib.float32) * 2.5).dtype, lib.finfo().dtype]
+        seen.append([str(d).split(".")[-1] for d in made])
+    assert seen[0] == seen[1]
+
+
+def test_set_default_dtype_refusals_as_torch(restore_default_dtype):
+    for lib in (torch, graft):
+        with pytest.raises(TypeError, match="^only floating-point types are supported as the default type$"):
+            lib.set_default_dtype(lib.int64)
+        with pytest.raises(TypeError, match="^invalid dtype object: only floating-point types are supported as the "
+                                            "default type$"):
+            lib.set_default_dtype("x")
+        assert lib.get_default_dtype() == lib.float32  # a refused call changes nothing

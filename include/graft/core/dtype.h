@@ -89,8 +89,13 @@ const char* legacy_type_name(DType t);
 const char* scalar_type_name(DType t);
 /// The C++ spelling PyTorch uses in some messages: "float", "double", "long", "int", "bool".
 const char* dtype_cpp_name(DType t);
-/// The default floating dtype (float32), as torch.get_default_dtype().
-inline DType default_dtype() { return DType::Float32; }
+/// The default floating dtype, as torch.get_default_dtype(): float32 unless set_default_dtype
+/// changed it. Python floats, the floating factories (zeros, rand, arange with a float step, ...)
+/// and integer tensors promoted by a Python float take it.
+DType default_dtype();
+/// PyTorch's torch.set_default_dtype: float32, float64, float16 or bfloat16 (TypeError "only
+/// floating-point types are supported as the default type" otherwise). Process-wide, as PyTorch's.
+void set_default_dtype(DType dtype);
 std::ostream& operator<<(std::ostream& os, DType t);
 
 /// dtype_of<T>::value: the DType of the C++ type T (bool, int32_t, int64_t, float, double).

@@ -30,9 +30,10 @@ requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) Tensor
 }
 
 // ---- factories (TensorOptions-like arguments) ----
-/// Options for factories: dtype, device, requires_grad.
+/// Options for factories: dtype, device, requires_grad. Without a dtype, the default dtype at
+/// the time the options are made (default_dtype()).
 struct TensorOptions {
-  DType dtype_ = kFloat32;
+  DType dtype_ = default_dtype();
   Device device_ = kCPU;
   bool requires_grad_ = false;
   bool has_dtype_ = false;
