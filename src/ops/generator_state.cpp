@@ -18,7 +18,10 @@ void Generator::set_state(const Tensor& state) {
   GRAFT_CHECK(state.defined() && state.dtype() == kInt64 && state.device().type() == DeviceType::CPU, TypeError,
               "RNG state must be a torch.LongTensor");
   GRAFT_CHECK(state.is_contiguous(), RuntimeError, "RNG state must be contiguous");
-  std::vector<uint64_t> words(static_cast<size_t>(state.numel()));
+  const size_t n = state_word_count();  // checked before copying: a huge tensor is refused, not copied
+  GRAFT_CHECK(static_cast<size_t>(state.numel()) == n, RuntimeError, "Expected a graft RNG state of size ", n,
+              " but found the input RNG state size to be ", state.numel());
+  std::vector<uint64_t> words(n);
   std::memcpy(words.data(), state.data_ptr(), words.size() * sizeof(uint64_t));
   set_state_words(words);
 }
