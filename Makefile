@@ -55,7 +55,8 @@ test-torch2: python
 	# PyPI), from the tree built above; the tests then use the installed package
 	GRAFT_BUILD_DIR=$(CURDIR)/$(BUILD) $(TORCH2_VENV)/bin/pip install --progress-bar off -q .
 	cd tests/python && $(CURDIR)/$(TORCH2_VENV)/bin/python -m pytest -q -p no:cacheprovider \
-	  test_doctor_torch.py test_binding_edges.py test_parity_reduced_float.py test_autocast.py
+	  test_doctor_torch.py test_binding_edges.py test_parity_reduced_float.py test_autocast.py \
+	  test_parity_ops_more.py
 
 test-asan: deps
 	# -O1 -g1 (line tables): half the compile time of -O2 -g, and still file:line in reports

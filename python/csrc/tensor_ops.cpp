@@ -471,14 +471,6 @@ void bind_linalg_and_indexing(py::module_& m, TensorClass& cls) {
         return matmul(a, b);
       },
       py::arg("tensor"));
-  def_both(
-      m, cls, "outer",
-      [](const Tensor& a, const Tensor& b) {
-        GRAFT_CHECK(a.dim() == 1, RuntimeError, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
-        GRAFT_CHECK(b.dim() == 1, RuntimeError, "outer: Expected 1-D argument vec2, but got ", b.dim(), "-D");
-        return mul(a.unsqueeze(1), b.unsqueeze(0));
-      },
-      py::arg("vec2"));
 
   // ---- indexing-style ops (index_select, index_add, gather, scatter_add: op_bindings.inc) ----
   def_both(

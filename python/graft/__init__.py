@@ -36,6 +36,10 @@ globals().update({_name: getattr(_C, _name)
                  + _C._binary_ops + _C._binary_predicate_ops + _C._binary_bitwise_ops + _C._function_ops
                  + tuple(_name for _name, _where, _args in _C._activation_ops if _where == "torch")})
 from ._C import threshold_  # noqa: F401
+# torch/functional.py's functions: varargs and string forms over the ops above
+from .functional import (  # noqa: F401
+    block_diag, cartesian_prod, cdist, cross, einsum, meshgrid, tensordot, unique, unique_consecutive,
+)
 
 
 def _inplace_function(name):

@@ -34,6 +34,15 @@ class _ReturnTypes:
     min = collections.namedtuple("min", ["values", "indices"])
     sort = collections.namedtuple("sort", ["values", "indices"])
     topk = collections.namedtuple("topk", ["values", "indices"])
+    kthvalue = collections.namedtuple("kthvalue", ["values", "indices"])
+    median = collections.namedtuple("median", ["values", "indices"])
+    nanmedian = collections.namedtuple("nanmedian", ["values", "indices"])
+    cummax = collections.namedtuple("cummax", ["values", "indices"])
+    cummin = collections.namedtuple("cummin", ["values", "indices"])
+    # var_mean and std_mean return plain tuples in PyTorch (the bindings look a pair type up by
+    # the op's name)
+    var_mean = staticmethod(lambda var, mean: (var, mean))
+    std_mean = staticmethod(lambda std, mean: (std, mean))
 
 
 return_types = _ReturnTypes()

@@ -1,4 +1,4 @@
-"""graft.linalg: torch.linalg's norms (vector_norm, matrix_norm, norm), and torch.norm /
+"""graft.linalg: torch.linalg's cross product and norms (vector_norm, matrix_norm, norm), and torch.norm /
 Tensor.norm, which PyTorch 2.x routes through them. The vector norm is one op with its own
 node (LinalgVectorNormBackward0); the matrix norms are built from it and from sum, amax and amin.
 The norms that need singular values (ord 'nuc', 2, -2) are not provided yet."""
@@ -6,7 +6,7 @@ import math
 
 from . import _C
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["cross", "vector_norm", "matrix_norm", "norm"]
 
 _SPECTRAL = ("nuc", 2, -2)
 
@@ -16,6 +16,13 @@ def _dims(dim):
     if dim is None:
         return []
     return [dim] if isinstance(dim, int) else list(dim)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """The cross product of the 3-vectors of input and other along dim (the rest broadcast)."""
+    if out is not None:
+        raise NotImplementedError("graft.linalg.cross: out= is not supported")
+    return _C.linalg_cross(input, other, dim)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "graft/core/grad_mode.h"
 #include "ops/op_util.h"
@@ -99,10 +100,77 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   return scatter_add(zeros(self_sizes, TensorOptions(grad.dtype()).device(grad.device())), d, i, g);
 }
 
+namespace {
+// The running sum of t along dim from the end of each lane.
+Tensor reversed_cumsum(const Tensor& t, int64_t dim) {
+  const std::vector<int64_t> d{dim};
+  return flip(cumsum(flip(t, d), dim), d);
+}
+}  // namespace
+
 Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   if (grad.dim() == 0 || grad.numel() == 0) return grad;
+  return reversed_cumsum(grad, dim);
+}
+
+namespace {
+// cumprod's gradient as a function PyTorch's double backward can differentiate: for each k,
+// the sum over j >= k of grad_j times the product of self up to j without self_k (n steps of
+// O(n): used only while the backward is itself recorded, create_graph=True).
+Tensor cumprod_backward_recorded(const Tensor& grad, const Tensor& self, int64_t dim) {
+  const int64_t n = self.size(dim);
+  std::vector<Tensor> parts;
+  Shape one = self.sizes().shape();
+  one[static_cast<size_t>(dim)] = 1;
+  const Tensor ones_lane = ones(one, TensorOptions(self.dtype()).device(self.device()));
+  for (int64_t k = 0; k < n; ++k) {
+    const Tensor prefix = k == 0 ? ones_lane : prod(self.narrow(dim, 0, k), dim, true);
+    Tensor omitted = ones_lane;  // the products of self_(k+1..j), j from k on
+    if (k + 1 < n) omitted = cat({ones_lane, cumprod(self.narrow(dim, k + 1, n - k - 1), dim)}, dim);
+    parts.push_back(mul(grad.narrow(dim, k, n - k), omitted).sum({dim}, true) * prefix);
+  }
+  return cat(parts, dim);
+}
+}  // namespace
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad.to(self.dtype());
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "cumprod");
+  if (self.size(d) == 1) return grad.to(self.dtype());  // each result is its input
+  if (GradMode::is_enabled()) {
+    const Tensor g = cumprod_backward_recorded(grad, self, d);
+    return g.dtype() == self.dtype() ? g : g.to(self.dtype());
+  }
+  const Tensor is_zero = eq(self, 0);
+  const Tensor zeros_so_far = cumsum(is_zero, d);
+  const Tensor before = eq(zeros_so_far, 0);  // ahead of the lane's first zero
+  const Tensor first_zero = logical_and(is_zero, eq(zeros_so_far, 1));
+  const Tensor none = zeros({}, TensorOptions(grad.dtype()).device(grad.device()));
+  // before the first zero: d result_j / d self_k = result_j / self_k, for j ahead of that zero
+  const Tensor safe = where(before, self, ones({}, TensorOptions(self.dtype()).device(self.device())));
+  const Tensor ahead = reversed_cumsum(where(before, grad * result, none), d) / safe;
+  // at it: the products of self with the zero left out, from the zero on; after it, 0
+  const Tensor skipping = cumprod(where(first_zero, ones_like(self), self), d);
+  const Tensor at = reversed_cumsum(where(before, none, grad * skipping), d);
+  const Tensor g = where(before, ahead, where(first_zero, at, none));
+  return g.dtype() == self.dtype() ? g : g.to(self.dtype());  // cumprod(dtype=) computed in another
+}
+
+Tensor cummaxmin_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& indices, int64_t dim) {
+  if (self_sizes.empty()) return grad;
+  return scatter_add(zeros_for(self_sizes, grad), dim, indices, grad);
+}
+
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
   const std::vector<int64_t> d{dim};
-  return flip(cumsum(flip(grad, d), dim), d);
+  auto reversed_logcumsumexp = [&](const Tensor& t) { return flip(logcumsumexp(flip(t, d), dim), d); };
+  const Tensor lowest =
+      full({}, -detail::largest_finite(grad.dtype()), TensorOptions(grad.dtype()).device(grad.device()));
+  const Tensor log_abs = log(abs(grad));
+  const Tensor positive = exp(reversed_logcumsumexp(where(gt(grad, 0), log_abs, lowest) - result) + self);
+  const Tensor negative = exp(reversed_logcumsumexp(where(lt(grad, 0), log_abs, lowest) - result) + self);
+  return positive - negative;
 }
 
 Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,

@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 #include <random>
+#include <type_traits>
 
 #include "op_util.h"
 
@@ -123,15 +124,19 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
   if (detail::has_data(t))  // meta: sizes only
     GRAFT_DISPATCH_ALL_AND_REDUCED(t.dtype(), "linspace", [&] {
       auto* p = static_cast<scalar_t*>(t.data_ptr());
-      const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+      // float and double step in their own type, the rest in double, as PyTorch's kernel
+      using step_t = std::conditional_t<std::is_same_v<scalar_t, float>, float, double>;
+      const step_t first = static_cast<step_t>(start), last = static_cast<step_t>(end);
+      const step_t step = steps > 1 ? (last - first) / static_cast<step_t>(steps - 1) : step_t(0);
       const int64_t half = steps / 2;
       if (steps == 1) {
         p[0] = static_cast<scalar_t>(start);
         return;
       }
-      for (int64_t i = 0; i < steps; ++i)  // symmetric evaluation, as PyTorch does
-        p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
-                                              : end - step * static_cast<double>(steps - i - 1));
+      // symmetric evaluation, each a fused multiply-add, as PyTorch's vectorized kernel computes it
+      for (int64_t i = 0; i < steps; ++i)
+        p[i] = static_cast<scalar_t>(i < half ? std::fma(step, static_cast<step_t>(i), first)
+                                              : std::fma(-step, static_cast<step_t>(steps - i - 1), last));
     });
   return finish(t, o, "linspace");
 }

@@ -1,5 +1,6 @@
 // Shared op helpers: broadcasting, promotion, allocation.
 #include "op_util.h"
+#include <cfloat>
 
 #include <algorithm>
 #include <sstream>
@@ -151,6 +152,19 @@ void check_add_sub(DType self, DType other, DType result, const Scalar& alpha, b
   GRAFT_CHECK(!alpha.is_bool() || result == kBool, RuntimeError, "Boolean alpha only supported for Boolean results.");
   GRAFT_CHECK(is_floating_point(result) || !alpha.is_floating_point(), RuntimeError,
               "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case kFloat16:
+      return 65504.0;
+    case kBFloat16:
+      return 3.3895313892515355e38;
+    case kFloat32:
+      return FLT_MAX;
+    default:
+      return DBL_MAX;
+  }
 }
 
 void kernel_not_implemented(const char* kernel, DType dtype) {

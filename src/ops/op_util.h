@@ -76,6 +76,8 @@ inline const Tensor& as_operand(const Tensor& t, DType dtype, Device device, Ten
 /// PyTorch's checks of add and sub (its sub_check and alpha_check): `self` and `other` are the
 /// operands' dtypes (a Python number's as PyTorch wraps it), `result` the common dtype.
 void check_add_sub(DType self, DType other, DType result, const Scalar& alpha, bool is_sub);
+/// The largest finite value of a floating dtype (finfo(dtype).max).
+double largest_finite(DType dtype);
 /// PyTorch's refusal of a dtype its kernel was not built for: `"<kernel>" not implemented for 'Long'`.
 [[noreturn]] void kernel_not_implemented(const char* kernel, DType dtype);
 std::string shape_str(IntArrayRef s);

@@ -1,6 +1,5 @@
 // Reductions and normalizing ops: sum, mean, prod, max/min, argmax/argmin, var/std,
-// logsumexp, softmax, log_softmax, sum_to, linalg_vector_norm; and cumsum, the running sum along
-// a dim.
+// logsumexp, softmax, log_softmax, sum_to, linalg_vector_norm, var_mean and std_mean.
 #include <cmath>
 
 #include "graft/ops/generated_forwards.h"
@@ -214,6 +213,38 @@ Tensor detail::std_default(const Tensor& self, bool unbiased) {
   return graft::std(self, {}, std::optional<Scalar>(unbiased ? 1 : 0));
 }
 
+// var_mean and std_mean: the spread and the mean over the same dims (every dim when empty).
+namespace {
+Tensor mean_over(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (!dim.empty()) return mean(self, dim, keepdim);
+  std::vector<int64_t> all(static_cast<size_t>(self.dim()));
+  for (int64_t d = 0; d < self.dim(); ++d) all[static_cast<size_t>(d)] = d;
+  return all.empty() ? mean(self) : mean(self, all, keepdim);
+}
+}  // namespace
+std::pair<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim, std::optional<Scalar> correction,
+                                   bool keepdim) {
+  Tensor spread = var(self, dim, correction, keepdim);
+  return {spread, mean_over(self, dim, keepdim)};
+}
+std::pair<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return var_mean(self, dim, std::optional<Scalar>(unbiased ? 1 : 0), keepdim);
+}
+std::pair<Tensor, Tensor> detail::var_mean_default(const Tensor& self, bool unbiased) {
+  return var_mean(self, {}, std::optional<Scalar>(unbiased ? 1 : 0));
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, std::optional<Scalar> correction,
+                                   bool keepdim) {
+  Tensor spread = graft::std(self, dim, correction, keepdim);
+  return {spread, mean_over(self, dim, keepdim)};
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return std_mean(self, dim, std::optional<Scalar>(unbiased ? 1 : 0), keepdim);
+}
+std::pair<Tensor, Tensor> detail::std_mean_default(const Tensor& self, bool unbiased) {
+  return std_mean(self, {}, std::optional<Scalar>(unbiased ? 1 : 0));
+}
+
 Tensor detail::logsumexp_forward(const Tensor& a, IntArrayRef dims, bool keepdim) {
   detail::check_tensor(a, "logsumexp");
   DType dt = detail::float_result(a.dtype());
@@ -293,21 +324,6 @@ Tensor sum_to(const Tensor& a, IntArrayRef sizes) {
   }
   if (dims.empty()) return a.view(sizes);
   return sum(a, dims, true).view(sizes);
-}
-
-Tensor detail::cumsum_forward(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  detail::check_tensor(self, "cumsum");
-  const int64_t d = detail::wrap_dim(dim, self.dim(), "cumsum");
-  // integer and bool inputs sum in int64 unless a dtype is given, as PyTorch's
-  const DType out_dtype = dtype ? *dtype : is_integral(self.dtype(), /*include_bool=*/true) ? kInt64 : self.dtype();
-  Tensor tmp;
-  const Tensor& src = detail::as_dtype(self, out_dtype, tmp);
-  Tensor out = detail::new_empty(self.sizes(), out_dtype, self.device());
-  if (self.dim() == 0)
-    kernel::cumsum(kernel::raw_view(out, {1}, {1}, 0), kernel::raw_view(src, {1}, {1}, src.storage_offset()), 0);
-  else
-    kernel::cumsum(out, src, d);
-  return out;
 }
 
 Tensor detail::linalg_vector_norm_forward(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,

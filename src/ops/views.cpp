@@ -1,5 +1,5 @@
 // View ops (share storage): the geometries of the views declared in src/ops/ops.yaml (view,
-// transpose, t, permute, expand, squeeze, unsqueeze, select, slice) and their gradients'
+// transpose, t, permute, expand, squeeze, unsqueeze, select, slice, diagonal) and their gradients'
 // helpers, and the geometries of the views of several outputs (split, split_with_sizes, unbind);
 // the composites over them (reshape, flatten, narrow, chunk), as_strided's geometry and
 // gradient; plus the copies that go with them: the forwards of cat, stack, clone, repeat and
@@ -26,6 +26,20 @@ Geometry slice_geom(Geometry g, int64_t dim, int64_t start, int64_t len, int64_t
   g.offset += start * g.strides[dim];
   g.sizes[dim] = len;
   g.strides[dim] *= step;
+  return g;
+}
+// The offset-th diagonal of the matrices in dims d1 and d2 (wrapped, distinct), as a last dim.
+Geometry diagonal_geom(Geometry g, int64_t offset, int64_t d1, int64_t d2) {
+  const int64_t n1 = g.sizes[d1], n2 = g.sizes[d2];
+  const int64_t length = std::max<int64_t>(offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2), 0);
+  if (length > 0) g.offset += offset >= 0 ? offset * g.strides[d2] : -offset * g.strides[d1];
+  const int64_t stride = g.strides[d1] + g.strides[d2];
+  for (int64_t d : {std::max(d1, d2), std::min(d1, d2)}) {
+    g.sizes.erase(g.sizes.begin() + d);
+    g.strides.erase(g.strides.begin() + d);
+  }
+  g.sizes.push_back(length);
+  g.strides.push_back(stride);
   return g;
 }
 Geometry select_geom(Geometry g, int64_t dim, int64_t index) {
@@ -267,6 +281,13 @@ Geometry detail::select_geometry(const Tensor& self, int64_t dim, int64_t index)
   return select_geom(geom_of(self), w, index < 0 ? index + n : index);
 }
 
+Geometry detail::diagonal_geometry(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  detail::check_tensor(self, "diagonal");
+  const int64_t d1 = wrap_dim(dim1, self.dim(), "diagonal"), d2 = wrap_dim(dim2, self.dim(), "diagonal");
+  GRAFT_CHECK(d1 != d2, RuntimeError, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  return diagonal_geom(geom_of(self), offset, d1, d2);
+}
+
 Geometry detail::slice_geometry(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                                 std::optional<int64_t> end, int64_t step) {
   detail::check_tensor(self, "slice");
@@ -296,6 +317,14 @@ Tensor derivatives::slice_backward(const Tensor& grad, IntArrayRef self_sizes, i
   const int64_t w = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "slice");
   const SliceBounds b = slice_bounds(self_sizes[w], start, end, step);
   return window_backward(grad, self_sizes, slice_geom(contiguous_geom(self_sizes), w, b.start, b.length, step));
+}
+
+Tensor derivatives::diagonal_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t offset, int64_t dim1,
+                                      int64_t dim2) {
+  const int64_t n = static_cast<int64_t>(self_sizes.size());
+  return window_backward(
+      grad, self_sizes,
+      diagonal_geom(contiguous_geom(self_sizes), offset, wrap_dim(dim1, n, "diagonal"), wrap_dim(dim2, n, "diagonal")));
 }
 
 // ---- the composite views (src/ops/ops.yaml's composite family) ----

@@ -203,6 +203,10 @@ const Registry& op_registry() {
     register_conv(r);
     register_layers(r);
     register_norm_loss(r);
+    register_scans_and_order(r);
+    register_products(r);
+    register_structure_search(r);
+    register_scatter_and_draws(r);
     return r;
   }();
   return reg;

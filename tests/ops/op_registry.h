@@ -69,6 +69,8 @@ RT along(const RT& a, int64_t dim, const std::function<std::vector<double>(const
 RT window(const RT& a, const Shape64& sizes, const Shape64& strides, int64_t offset);
 RT permute_ref(const RT& a, const Shape64& dims);
 RT reshape_ref(const RT& a, Shape64 sizes);
+/// matmul's reference (NumPy's rules: 1-D operands get a dim added and removed; batches broadcast).
+RT matmul_ref(const RT& a, const RT& b);
 
 using TensorFn = std::function<TensorList(const TensorList&)>;
 using RefFn = std::function<std::vector<RT>(const std::vector<RT>&)>;
@@ -114,6 +116,10 @@ void register_inplace(Registry& r);
 void register_conv(Registry& r);
 void register_layers(Registry& r);
 void register_norm_loss(Registry& r);
+void register_scans_and_order(Registry& r);
+void register_products(Registry& r);
+void register_structure_search(Registry& r);
+void register_scatter_and_draws(Registry& r);
 /// Every entry (built once).
 const Registry& op_registry();
 

@@ -211,7 +211,75 @@ void register_random_fills(Registry& r) {
 
 }  // namespace
 
+// The in-place forms of the products and of lerp, addcmul, addcdiv, nan_to_num: each compared
+// with its out-of-place op (whose own reference the registry checks).
+void register_inplace_products(Registry& r) {
+  auto same_as = [](TensorFn outplace) {  // the reference: the out-of-place op's values
+    return [outplace](const V& x) {
+      TensorList in;
+      for (const RT& t : x) in.push_back(tensor(t.v, TensorOptions(t.dtype)).reshape(t.sizes));
+      Tensor out = outplace(in)[0];
+      return V{RT{x[0].sizes, out.contiguous().to(kFloat64).reshape({-1}).to_vector<double>(), out.dtype()}};
+    };
+  };
+  auto entry = [&](const char* name, InFn op, TensorFn outplace, std::vector<Sample> samples) {
+    r.push_back({name, {inplace("", std::move(op), outplace, same_as(outplace), std::move(samples))}});
+  };
+  entry(
+      "addmm_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.addmm_(x[1], x[2], 0.5, 2); },
+      [](const TensorList& x) { return TensorList{addmm(x[0], x[1], x[2], 0.5, 2)}; },
+      {{"2x4_2x3_3x4", {rnd({2, 4}), rnd({2, 3}), rnd({3, 4})}}});
+  entry(
+      "addmv_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.addmv_(x[1], x[2], 0, 1); },
+      [](const TensorList& x) { return TensorList{addmv(x[0], x[1], x[2], 0, 1)}; },
+      {{"2_2x3_3", {rnd({2}), rnd({2, 3}), rnd({3})}}});
+  entry(
+      "addr_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.addr_(x[1], x[2]); },
+      [](const TensorList& x) { return TensorList{addr(x[0], x[1], x[2])}; },
+      {{"3x2_3_2", {rnd({3, 2}), rnd({3}), rnd({2})}}});
+  entry(
+      "baddbmm_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.baddbmm_(x[1], x[2], 2, -1); },
+      [](const TensorList& x) { return TensorList{baddbmm(x[0], x[1], x[2], 2, -1)}; },
+      {{"2x2x3_2x2x4_2x4x3", {rnd({2, 2, 3}), rnd({2, 2, 4}), rnd({2, 4, 3})}}});
+  entry(
+      "addbmm_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.addbmm_(x[1], x[2]); },
+      [](const TensorList& x) { return TensorList{addbmm(x[0], x[1], x[2])}; },
+      {{"2x3_2x2x4_2x4x3", {rnd({2, 3}), rnd({2, 2, 4}), rnd({2, 4, 3})}}});
+  entry(
+      "addcmul_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.addcmul_(x[1], x[2], 0.5); },
+      [](const TensorList& x) { return TensorList{addcmul(x[0], x[1], x[2], 0.5)}; },
+      {{"2x3_3_2x1", {rnd({2, 3}), rnd({3}), rnd({2, 1})}}});
+  entry(
+      "addcdiv_", [](Tensor& s, const TensorList& x) -> Tensor& { return s.addcdiv_(x[1], x[2], -1); },
+      [](const TensorList& x) { return TensorList{addcdiv(x[0], x[1], x[2], -1)}; },
+      {{"2x3_3_2x1", {rnd({2, 3}), rnd({3}), rnd({2, 1}, Domain::NonZero)}}});
+  r.push_back({"lerp_",
+               {inplace(
+                    "w0_25", [](Tensor& s, const TensorList& x) -> Tensor& { return s.lerp_(x[1], 0.25); },
+                    [](const TensorList& x) { return TensorList{lerp(x[0], x[1], 0.25)}; },
+                    same_as([](const TensorList& x) { return TensorList{lerp(x[0], x[1], 0.25)}; }),
+                    {{"2x3_3", {rnd({2, 3}), rnd({3})}}}),
+                inplace(
+                    "w0_75", [](Tensor& s, const TensorList& x) -> Tensor& { return s.lerp_(x[1], 0.75); },
+                    [](const TensorList& x) { return TensorList{lerp(x[0], x[1], 0.75)}; },
+                    same_as([](const TensorList& x) { return TensorList{lerp(x[0], x[1], 0.75)}; }),
+                    {{"2x3_3", {rnd({2, 3}), rnd({3})}}}),
+                inplace(
+                    "tensor_weight", [](Tensor& s, const TensorList& x) -> Tensor& { return s.lerp_(x[1], x[2]); },
+                    [](const TensorList& x) { return TensorList{lerp(x[0], x[1], x[2])}; },
+                    same_as([](const TensorList& x) { return TensorList{lerp(x[0], x[1], x[2])}; }),
+                    {{"2x3_3_2x1", {rnd({2, 3}), rnd({3}), rnd({2, 1}, Domain::Unit)}}})}});
+  OpCase special = inplace(
+      "special", [](Tensor& s, const TensorList&) -> Tensor& { return s.nan_to_num_(1, 2, -3); },
+      [](const TensorList& x) { return TensorList{nan_to_num(x[0], 1.0, 2.0, -3.0)}; }, ref1([](double a) {
+        return std::isnan(a) ? 1 : a == INFINITY ? 2 : a == -INFINITY ? -3 : a;
+      }),
+      {{"4", {vals({4}, {NAN, INFINITY, -INFINITY, 1.5})}, false}, {"2x3", {rnd({2, 3})}}});
+  r.push_back({"nan_to_num_", {special}});
+}
+
 void register_inplace(Registry& r) {
+  register_inplace_products(r);
   r.push_back({"add_",
                {inplace(
                     "tensor", [](Tensor& s, const TensorList& x) -> Tensor& { return s.add_(x[1]); },

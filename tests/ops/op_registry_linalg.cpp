@@ -23,6 +23,18 @@ RT mat(const RT& t, int64_t i) {
   return m;
 }
 
+OpCase two(std::string variant, std::function<Tensor(const Tensor&, const Tensor&)> f, std::vector<Sample> samples) {
+  OpCase c;
+  c.variant = std::move(variant);
+  c.samples = std::move(samples);
+  c.fn = [f](const TensorList& x) { return TensorList{f(x[0], x[1])}; };
+  c.ref = [](const V& x) { return V{matmul_ref(x[0], x[1])}; };
+  c.atol = 1e-12;
+  return c;
+}
+
+}  // namespace
+
 // matmul reference following numpy rules: 1-D operands get a dim added and removed.
 RT matmul_ref(const RT& a0, const RT& b0) {
   RT a = a0.dim() == 1 ? reshape_ref(a0, {1, a0.sizes[0]}) : a0;
@@ -48,18 +60,6 @@ RT matmul_ref(const RT& a0, const RT& b0) {
   if (b0.dim() > 1) final_sizes.push_back(p);
   return reshape_ref(r, final_sizes);
 }
-
-OpCase two(std::string variant, std::function<Tensor(const Tensor&, const Tensor&)> f, std::vector<Sample> samples) {
-  OpCase c;
-  c.variant = std::move(variant);
-  c.samples = std::move(samples);
-  c.fn = [f](const TensorList& x) { return TensorList{f(x[0], x[1])}; };
-  c.ref = [](const V& x) { return V{matmul_ref(x[0], x[1])}; };
-  c.atol = 1e-12;
-  return c;
-}
-
-}  // namespace
 
 void register_linalg(Registry& r) {
   r.push_back({"mm",

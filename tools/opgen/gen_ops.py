@@ -1577,6 +1577,26 @@ def overload_rank(op):
     return sum(t in ("const Scalar&", "std::optional<Scalar>") for t, _, _ in args), not number_self
 
 
+# the in-place forms bound by hand in python/csrc/tensor_ops.cpp (a Python number or a tensor
+# in one argument, through the operators' shared helpers); every other in-place form of a bound
+# op is bound from its declaration as Tensor.<name>_
+HAND_INPLACE_BINDINGS = {"add_", "sub_", "mul_", "div_", "remainder_", "pow_", "clamp_", "index_put_",
+                         "masked_fill_", "threshold_", "tril_", "triu_", "floor_divide_", "square_"}
+
+
+def inplace_method_bound(op):
+    return bool(op.get("inplace")) and op["python"] in ("both", "method") \
+        and op["name"] + "_" not in HAND_INPLACE_BINDINGS
+
+
+def inplace_binding_op(op):
+    """The declaration of an op's in-place form as a method binding: Tensor.<name>_(...), self
+    written through its handle (graft::<name>_ returns it: the Python object itself)."""
+    args = ["Tensor& self" if text.strip() == "const Tensor& self" else text for text in op["args"]]
+    return {**op, "name": op["name"] + "_", "args": args, "python": "method", "returns": "Tensor",
+            "python_only": False}
+
+
 def binding_groups(decl):
     """The generated bindings' ops by name, each name's overloads in PyTorch's order: the
     `python_first` one, then an overload taking a tensor before the one taking a number in that
@@ -1586,6 +1606,9 @@ def binding_groups(decl):
     for op in decl["function"] + decl["composite"] + decl["inplace_only"]:
         if op["python"] in GENERATED_BINDINGS:
             groups.setdefault(op["name"], []).append(op)
+    for op in decl["function"] + decl["composite"]:
+        if inplace_method_bound(op):
+            groups.setdefault(op["name"] + "_", []).append(inplace_binding_op(op))
     for name, group in groups.items():
         group.sort(key=lambda op: (not op.get("python_first", False), overload_rank(op)))
         if any(op["python"] != group[0]["python"] for op in group):

@@ -31,6 +31,8 @@ enum class BinaryOp { Add, Sub, Mul, Div, Pow, ThresholdBackward };
 /// Integer-style divisions: a // b (floor), trunc(a / b), Python's a % b.
 enum class DivMode { Floor, Remainder, Trunc };
 enum class ReduceOp { Sum, Prod, Max, Min, LogSumExp };
+/// The running reductions along a dim (cumsum, cumprod, cummax, cummin, logcumsumexp).
+enum class ScanOp { Sum, Prod, Max, Min, LogSumExp };
 
 /// The distributions of the random fills (Tensor.uniform_, normal_, bernoulli_, ...): each
 /// element of the tensor, in its logical (row-major) order, gets one draw from the generator,
@@ -73,7 +75,7 @@ using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor
 #define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
   X(unary) X(binary) X(binary_scalar) X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) \
   X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)         \
-  X(random_fill) X(multinomial) X(sort) X(cumsum) X(triangle) X(vector_norm)
+  X(random_fill) X(multinomial) X(sort) X(scan) X(search_sorted) X(triangle) X(vector_norm)
 // clang-format on
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
@@ -103,7 +105,8 @@ struct KernelTable {
   void (*random_fill)(RandomFill kind, const Tensor& self, const RandomParams& p, std::mt19937_64& gen);
   void (*multinomial)(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen);
   void (*sort)(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending);
-  void (*cumsum)(const Tensor& out, const Tensor& a, int64_t dim);
+  void (*scan)(ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& a, int64_t dim);
+  void (*search_sorted)(const Tensor& out, const Tensor& sorted, const Tensor& values, bool right);
   void (*triangle)(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
   void (*vector_norm)(const Tensor& out, const Tensor& a, uint64_t mask, double ord);
   const UnaryKernelFn* generated;          ///< indexed by GeneratedKernel
@@ -330,11 +333,22 @@ inline void sort(const Tensor& values, const Tensor& indices, const Tensor& a, i
         indices, a);
   kernels_on(values, indices, a).sort(values, indices, a, dim, descending);
 }
-/// out (contiguous, a's shape and dtype) = the running sum of a along dim.
-inline void cumsum(const Tensor& out, const Tensor& a, int64_t dim) {
+/// out (contiguous, a's shape and dtype) = the running `op` of each lane of a along dim: sums
+/// and products accumulated in double (floating) or int64; Max/Min also write, to indices
+/// (int64, contiguous, out's shape; undefined for the others), the position of the running
+/// extreme (ties and NaN as cummax: the later tie, the latest NaN, which nothing replaces); LogSumExp for
+/// floating a, each step a stable log-add-exp.
+inline void scan(ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& a, int64_t dim) {
   if (any_reduced(out, a)) [[unlikely]]
-    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::cumsum(o, x, dim); }, out, a);
-  kernels_on(out, a).cumsum(out, a, dim);
+    return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::scan(op, o, indices, x, dim); }, out, a);
+  kernels_on(out, a).scan(op, out, indices, a, dim);
+}
+/// out [B, m] (int64, contiguous) = the insertion point of each of values [B, m] in the
+/// ascending lane sorted [B, n] of its row (B may be 1 for every row: sorted is then shared):
+/// the first position whose element is >= the value (right: >); a NaN value goes last. sorted
+/// and values contiguous, of one dtype (not 16-bit: the caller widens them, which is exact).
+inline void search_sorted(const Tensor& out, const Tensor& sorted, const Tensor& values, bool right) {
+  kernels_on(out, sorted, values).search_sorted(out, sorted, values, right);
 }
 /// out = a over its last two dims with the elements above the `diagonal`-th diagonal (lower:
 /// tril) or below it (upper: triu) zeroed; out may be a itself (in place), any strides.

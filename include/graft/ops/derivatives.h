@@ -42,6 +42,8 @@ Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 Tensor select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, int64_t index);
 Tensor slice_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
+/// diagonal's gradient: zeros of self's sizes holding grad on the diagonal the view took.
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t offset, int64_t dim1, int64_t dim2);
 /// clamp's gradient with number bounds: grad where min <= self <= max, else 0.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
@@ -101,6 +103,17 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
                                           IntArrayRef self_sizes, bool keepdim);
 /// cumsum's gradient: the running sum of grad from the end of each lane (flip, cumsum, flip).
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+/// cumprod's gradient, exact where self has zeros: before a lane's first zero, the running sum
+/// from the end of grad * result divided by self; at the first zero, the running sum of grad
+/// times the products that skip it; after it, 0 (no data-dependent branch: meta runs it too).
+/// While the backward is recorded (create_graph), PyTorch's O(n^2) form, whose own derivative
+/// is cumprod's second derivative.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+/// cummax's / cummin's gradient: grad summed into the positions `indices` names along dim.
+Tensor cummaxmin_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& indices, int64_t dim);
+/// logcumsumexp's gradient, sum over j >= i of grad_j exp(self_i - result_j), computed in log
+/// space for the positive and the negative parts of grad apart (no overflow).
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
 /// linalg_vector_norm's gradient: grad * sign(x) |x|^(ord-1) / norm^(ord-1) (0 where the norm is
 /// 0); for ord inf / -inf shared by the elements of largest / smallest |x|; none for ord 0.
 Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,

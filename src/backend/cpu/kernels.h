@@ -86,8 +86,11 @@ void random_fill(kernel::RandomFill kind, const Tensor& self, const kernel::Rand
 void multinomial(const Tensor& out, const Tensor& probs, bool replacement, std::mt19937_64& gen);
 /// Sorted lanes along dim, their first values.size(dim) elements (sort_kernels.cpp).
 void sort(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim, bool descending);
-/// The running sum along dim (scan_kernels.cpp).
-void cumsum(const Tensor& out, const Tensor& a, int64_t dim);
+/// The running sum, product, maximum or minimum (with indices) or log-sum-exp along dim
+/// (scan_kernels.cpp).
+void scan(kernel::ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& a, int64_t dim);
+/// Insertion points of values in ascending lanes (search_kernels.cpp).
+void search_sorted(const Tensor& out, const Tensor& sorted, const Tensor& values, bool right);
 /// tril (lower) / triu of the last two dims; out may be a.
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
 /// The ord-norm over the dims in `mask` (reduce_kernels.cpp).

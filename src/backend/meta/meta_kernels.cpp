@@ -72,7 +72,7 @@ void random_fill(kernel::RandomFill, const Tensor&, const kernel::RandomParams&,
 void multinomial(const Tensor&, const Tensor& probs, bool replacement, std::mt19937_64&) {
   const DataPtr work = scratch(probs.size(1), kFloat64), order = scratch(replacement ? 0 : probs.size(1), kInt64);
 }
-// sort and cumsum read each lane contiguously: a non-contiguous one is copied to scratch first;
+// sort and the scans read each lane contiguously: a non-contiguous one is copied to scratch first;
 // sort orders a lane through a permutation of its length
 DataPtr lanes_scratch(const Tensor& a, int64_t dim, int64_t& R) {
   Tensor lanes = backend::reduce_permuted(a, uint64_t{1} << dim, R);
@@ -83,10 +83,11 @@ void sort(const Tensor&, const Tensor&, const Tensor& a, int64_t dim, bool) {
   const DataPtr lanes = lanes_scratch(a, dim, R);
   const DataPtr order = scratch(R, kInt64);
 }
-void cumsum(const Tensor&, const Tensor& a, int64_t dim) {
+void scan(kernel::ScanOp, const Tensor&, const Tensor&, const Tensor& a, int64_t dim) {
   int64_t R = 0;
   const DataPtr lanes = lanes_scratch(a, dim, R);
 }
+void search_sorted(const Tensor&, const Tensor&, const Tensor&, bool) {}
 void triangle(const Tensor&, const Tensor&, int64_t, bool) {}
 void vector_norm(const Tensor&, const Tensor& a, uint64_t mask, double) { reduce_scratch(a, mask); }
 void generated_op(const Tensor&, const Tensor&, const double*) {}
