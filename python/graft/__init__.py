@@ -86,6 +86,8 @@ from . import nn  # noqa: F401
 from . import linalg  # noqa: F401
 from .linalg import _torch_norm as norm  # noqa: F401  (torch.norm: the linalg norms, as PyTorch 2.x)
 from . import backends, distributed, jit, onnx  # noqa: F401
+from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
+from .func import vmap  # noqa: F401  (torch.vmap, 2.x)
 from ._compile import compile  # noqa: F401
 from ._type_info import finfo, iinfo  # noqa: F401
 
