@@ -6,7 +6,7 @@ from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
@@ -14,7 +14,7 @@ __all__ = ["Bernoulli"]
 _NAN = float("nan")
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """The Bernoulli distribution, given by ``probs`` (of 1) or ``logits`` (log-odds), not both."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -106,3 +106,10 @@ class Bernoulli(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+    @property
+    def _natural_params(self):
+        return (_C.log(self.probs / (1 - self.probs)),)
+
+    def _log_normalizer(self, x):
+        return _C.log(1 + _C.exp(x))

@@ -4,8 +4,9 @@ use, and their usual companions)."""
 from .. import _C
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "nonnegative",
-           "nonnegative_integer", "positive", "positive_integer", "real", "real_vector", "simplex", "unit_interval"]
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
+           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_integer", "real", "real_vector",
+           "simplex", "unit_interval"]
 
 
 class Constraint:
@@ -114,6 +115,18 @@ class _Boolean(Constraint):
         return (value == 0) | (value == 1)
 
 
+class _OneHot(Constraint):
+    """One-hot vectors (the last dimension): 0s and a single 1."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        is_normalized = value.sum(-1).eq(1)
+        return is_boolean.all(-1) & is_normalized
+
+
 class _IntegerInterval(Constraint):
     """Integers in [lower_bound, upper_bound]."""
 
@@ -175,6 +188,20 @@ class _GreaterThanEq(_GreaterThan):
         return self.lower_bound <= value
 
 
+class _LessThan(Constraint):
+    """Values < upper_bound."""
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self):
+        return self.__class__.__name__[1:] + f"(upper_bound={self.upper_bound})"
+
+
 class _Interval(Constraint):
     """Values in [lower_bound, upper_bound]."""
 
@@ -211,6 +238,7 @@ dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
 boolean = _Boolean()
+one_hot = _OneHot()
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 integer_interval = _IntegerInterval
@@ -220,6 +248,7 @@ positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
+less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval

@@ -6,13 +6,14 @@ from .. import _C
 from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
-from .distribution import Distribution
+from ._special import erfinv
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale`` (numbers or
     tensors, broadcast together). ``rsample`` is differentiable in both."""
 
@@ -86,6 +87,17 @@ class Normal(Distribution):
             self._validate_sample(value)
         return 0.5 * (1 + _C.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
+    def icdf(self, value):
+        """The quantile function at ``value``: loc + scale sqrt(2) erfinv(2 value - 1)."""
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+
     def entropy(self):
         """0.5 + 0.5 log(2 pi) + log(scale)."""
         return 0.5 + 0.5 * math.log(2 * math.pi) + _C.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * _C.log(-math.pi / y)

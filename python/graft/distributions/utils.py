@@ -9,9 +9,9 @@ from .._tensor import Size
 from ..autograd.grad_mode import enable_grad
 from ..nn import functional as F
 
-# torch.finfo's eps and min of graft's floating dtypes
-_FINFO = {_C.float32: (1.1920928955078125e-07, -3.4028234663852886e38),
-          _C.float64: (2.220446049250313e-16, -1.7976931348623157e308)}
+# torch.finfo's eps, min and tiny of graft's floating dtypes
+_FINFO = {_C.float32: (1.1920928955078125e-07, -3.4028234663852886e38, 1.1754943508222875e-38),
+          _C.float64: (2.220446049250313e-16, -1.7976931348623157e308, 2.2250738585072014e-308)}
 
 
 def finfo_eps(dtype):
@@ -22,6 +22,11 @@ def finfo_eps(dtype):
 def finfo_min(dtype):
     """``torch.finfo(dtype).min``."""
     return _FINFO[dtype][1]
+
+
+def finfo_tiny(dtype):
+    """``torch.finfo(dtype).tiny`` (the smallest positive normal number)."""
+    return _FINFO[dtype][2]
 
 
 def _infer_size(a, b):
