@@ -1,7 +1,7 @@
 """graft.nn: torch.nn for graft. Module and the layers are Python classes over graft's C++
 tensors; graft.nn.functional binds the C++ ops (include/graft/ops/nn_ops.h); graft.nn.init
 and graft.nn.utils bind graft::nn::init and graft::nn::utils."""
-from .parameter import Parameter  # noqa: F401
+from .parameter import Parameter, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import (  # noqa: F401
     Module, Identity, Linear, Bilinear, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
     ReLU, Threshold, GELU, Tanh, Sigmoid, SiLU, LeakyReLU, Softplus, ELU, SELU, Hardsigmoid, Hardswish, Mish,
@@ -23,6 +23,11 @@ from .modules import (  # noqa: F401
     MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,
     PixelShuffle, PixelUnshuffle, ChannelShuffle, Fold, Unfold, Upsample, UpsamplingNearest2d, UpsamplingBilinear2d,
     InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d, EmbeddingBag,
+)
+from .modules import (  # noqa: F401
+    LazyLinear, LazyConv1d, LazyConv2d, LazyConvTranspose2d, LazyBatchNorm1d, LazyBatchNorm2d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d, SyncBatchNorm, Container, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+    TripletMarginWithDistanceLoss, NLLLoss2d, AdaptiveLogSoftmaxWithLoss,
 )
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401

@@ -1023,6 +1023,28 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce((margin + dist_pos - dist_neg).clamp_min(0), enum)
 
 
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance function
+    ``d`` (pairwise_distance by default); with swap, d(positive, negative) stands in for the
+    negative distance when smaller."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not a_dim == p_dim == n_dim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = _C.minimum(dist_neg, distance_function(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """The Poisson negative log-likelihood: exp(input) - target * input (log_input), else
@@ -1296,6 +1318,118 @@ def _pad_non_constant(input, pad, mode, value):
         dim = ndim - 1 - i
         out = out.index_select(dim, _pad_source_index(mode, input.size(dim), lo, hi))
     return out
+
+
+# ---- max unpooling: the partial inverse of max pooling (ATen's max_unpool2d / max_unpool3d,
+# written as an index_put into zeros, whose gradient is the gather PyTorch's backward does) ----
+
+def _ntuple3(x):
+    """(x, x, x) for a number, tuple(x) for a sequence (torch.nn.modules.utils._triple)."""
+    if isinstance(x, collections.abc.Iterable):
+        return tuple(x)
+    return (x, x, x)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """The spatial output size: given (the last dims only, or N and C too), checked against the
+    sizes that pooling maps to the input's, else the smallest one."""
+    input_size = input.size()
+    n = len(kernel_size)
+    default_size = [(input_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(n):
+            min_size, max_size = default_size[d] - stride[d], default_size[d] + stride[d]
+            if not min_size < output_size[d] < max_size:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {min_size} and '
+                                 f'{max_size})')
+        ret = output_size
+    for d in range(n):
+        if ret[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return [int(v) for v in ret]
+
+
+def _check_unpool_indices(name, indices):
+    """The argument parser's refusal of a non-tensor ``indices``, which PyTorch's binding gives."""
+    if not isinstance(indices, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'indices' (position 2) must be Tensor, not {type(indices).__name__}")
+
+
+def _max_unpool(input, indices, output_size, stride=None):
+    """ATen's max_unpool2d (``stride`` None) / max_unpool3d: checks, then each plane's values
+    written at its flat indices into a zero plane of ``output_size``."""
+    nd = len(output_size)
+    name = f"max_unpooling{nd}d"
+    if indices.dtype != _C.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_scalar_type_name(indices.dtype)}")
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Input to {name} should be a {nd + 1}d or {nd + 2}d Tensor, but got a tensor with "
+                           f"{input.dim()} dimensions.")
+    if list(input.shape) != list(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    for i in range(1, input.dim()):
+        if input.size(i) <= 0:
+            raise RuntimeError(f"{name}_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
+    if stride is not None and not all(s > 0 for s in stride):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"max_unpool{nd}d\" not implemented for '{_scalar_type_name(input.dtype)}'")
+    batch_shape = list(input.shape[:input.dim() - nd])
+    rows, plane, n_in = math.prod(batch_shape), math.prod(output_size), math.prod(input.shape[-nd:])
+    idx = indices.reshape(rows, n_in)
+    bad = (idx < 0) | (idx >= plane)
+    if bool(bad.any()):
+        sizes = "x".join(str(s) for s in output_size)
+        raise RuntimeError(f"Found an invalid max index: {idx[bad][0].item()} (output volumes are of size {sizes})")
+    flat = (idx + _C.arange(rows, device=input.device).unsqueeze(1) * plane).reshape(-1)
+    out = _C.index_put(_C.zeros(rows * plane, dtype=input.dtype, device=input.device), (flat,), input.reshape(-1))
+    return out.reshape(batch_shape + list(output_size))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool1d: zeros of the unpooled length with ``input``'s values at
+    ``indices`` (as max_pool1d's return_indices gives them). (N, C, L) or (C, L)."""
+    kernel_size = _ntuple1(kernel_size)
+    stride = _ntuple1(stride) if stride is not None else kernel_size
+    padding = _ntuple1(padding)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool2d: zeros of the unpooled size with ``input``'s values at
+    the flat positions h * W + w ``indices`` gives. (N, C, H, W) or (C, H, W)."""
+    kernel_size = _pair(kernel_size)
+    stride = _pair(stride) if stride is not None else kernel_size
+    padding = _pair(padding)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    _check_unpool_indices("max_unpool2d", indices)
+    return _max_unpool(input, indices, size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of a 3-d max pooling (indices d * H * W + h * W + w, as PyTorch's
+    max_pool3d gives them; graft has no max_pool3d yet). (N, C, D, H, W) or (C, D, H, W)."""
+    kernel_size = _ntuple3(kernel_size)
+    stride = _ntuple3(stride) if stride is not None else kernel_size
+    padding = _ntuple3(padding)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    _check_unpool_indices("max_unpool3d", indices)
+    for what, values in (("output_size", size), ("stride", stride), ("padding", padding)):
+        if len(values) != 3:
+            but = f"but got {len(values)} elements." if what == "output_size" else f"but got: {len(values)} elements."
+            raise RuntimeError(f"There should be exactly three elements (depth, height, width) in {what}, {but}")
+    return _max_unpool(input, indices, size, stride)
 
 
 # ---- 1-d pooling over the 2-d ops (ATen's own route: unsqueeze(-2), pool, squeeze(-2)),

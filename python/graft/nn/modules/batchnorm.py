@@ -1,10 +1,13 @@
 """The normalization layers' shared base (_NormBase: affine parameters and running statistics),
-BatchNorm1d and BatchNorm2d."""
+BatchNorm1d, BatchNorm2d, their lazy forms (num_features from the first input) and SyncBatchNorm."""
 from ... import _C
+from ... import distributed as _dist
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from ._layer_utils import make_affine_params
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -96,3 +99,110 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """What the lazy batch and instance normalizations share: num_features is input.shape[1] at
+    the first forward, when the weight / bias and running-statistics placeholders are
+    materialized and reset. As PyTorch's, affine and track_running_stats default to True (the
+    lazy instance norms included)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        super().__init__(0, eps, momentum, False, False, device, dtype)  # the placeholders come below
+        kw = {"device": device, "dtype": dtype}
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**kw)
+            self.bias = UninitializedParameter(**kw)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**kw)
+            self.running_var = UninitializedBuffer(**kw)
+            self.num_batches_tracked = _C.tensor(0, dtype=_C.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        with no_grad():
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self._settle_buffers()
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose num_features comes from the first input; it becomes a BatchNorm1d then."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose num_features comes from the first input; it becomes a BatchNorm2d then."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose batch statistics are reduced over a process group in training.
+    As PyTorch 2.x's, it is plain batch normalization when no synchronization is needed: in eval
+    mode, or without an initialized default process group (graft.distributed has no backend yet,
+    so always). Input (N, C, ...), at least 2-D."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        need_sync = self.training and _dist.is_available() and _dist.is_initialized()
+        if need_sync:
+            if input.device.type not in ("cuda", "xpu", "privateuseone"):
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+            group = self.process_group if self.process_group else _dist.group.WORLD
+            if _dist.get_world_size(group) > 1:
+                raise NotImplementedError("graft's SyncBatchNorm cannot synchronize statistics across processes yet")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Every BatchNorm*d layer of ``module`` replaced by a SyncBatchNorm sharing its
+        parameters and buffers (a new module when ``module`` itself is one)."""
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                          module.track_running_stats, process_group)
+            if module.affine:
+                with no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return module_output

@@ -1,8 +1,10 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict and the deprecated
+Container."""
 import collections
 import collections.abc
 import itertools
 import operator
+import warnings
 
 from ... import _C
 from ..parameter import Parameter
@@ -14,6 +16,17 @@ def _abs_index(idx, size):
     if not -size <= idx < size:
         raise IndexError(f"index {idx} is out of range")
     return idx % size if size else idx
+
+
+class Container(Module):
+    """Deprecated (everything it did is Module's): adds each keyword argument as a submodule."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class _ModuleSequence(Module):

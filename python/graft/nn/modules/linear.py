@@ -1,9 +1,12 @@
-"""Identity, Linear and Bilinear layers."""
+"""Identity, Linear, LazyLinear and Bilinear layers."""
 import math
 
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
+from ..parameter import UninitializedParameter
 from ._layer_utils import make_weight_and_bias, reset_kaiming_uniform
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -36,6 +39,33 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is the last dim of its first input; it becomes a Linear then
+    (see LazyModuleMixin). Until that, in_features is 0 and weight / bias are placeholders."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False)  # no bias yet: it would be replaced at once
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
 
 
 class NonDynamicallyQuantizableLinear(Linear):

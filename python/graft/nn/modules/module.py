@@ -9,7 +9,7 @@ from ... import _C
 from ..._tensor_types import _graft_type_name
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import _add_hook
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from .hooks import RemovableHandle, _BackwardHooks
 
 __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook", "register_module_forward_hook"]
@@ -449,7 +449,14 @@ class Module:
                 if new_grad is not p.grad:
                     p.grad.data = new_grad
         for k, b in self._buffers.items():
-            if b is not None:
+            if b is None:
+                continue
+            if is_lazy(b):  # an UninitializedBuffer stays one (PyTorch's conversions keep its class)
+                with no_grad():
+                    new = fn(b)
+                if new is not b:
+                    b.data = new
+            else:
                 self._buffers[k] = fn(b)
         return self
 
@@ -557,9 +564,12 @@ class Module:
                 error_msgs.append(f"While copying the parameter named \"{key}\", expected torch.Tensor or "
                                   f"Tensor-like object from checkpoint but received {type(value)}")
                 continue
-            if param.dim() == 0 and value.dim() == 1 and value.numel() == 1:
+            # an uninitialized (lazy) parameter takes any value (its module materialized it already if
+            # the value has a shape); an uninitialized value's shape raises PyTorch's RuntimeError
+            lazy = is_lazy(param)
+            if not lazy and param.dim() == 0 and len(value.shape) == 1 and value.numel() == 1:
                 value = value[0]  # checkpoints from before 0-d tensors
-            if tuple(value.shape) != tuple(param.shape):
+            if not lazy and tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue

@@ -1,6 +1,8 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d and LPPool1d/2d."""
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, LPPool1d/2d and
+MaxUnpool1d/2d/3d."""
 from .. import functional as F
 from ._layer_utils import OneCallLayer
+from .module import Module
 
 
 class _Pool2d(OneCallLayer):
@@ -114,3 +116,42 @@ class LPPool1d(LPPool2d):
     """The p-norm of each window of the last dim: (sum x^p)^(1/p)."""
 
     _fn = staticmethod(F.lp_pool1d)
+
+
+class _MaxUnpoolNd(Module):
+    """What the max unpooling layers share: kernel_size, stride (kernel_size when None) and
+    padding kept as n-tuples (``_tuple``), and forward(input, indices, output_size=None)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = self._tuple(kernel_size)
+        self.stride = self._tuple(stride if stride is not None else kernel_size)
+        self.padding = self._tuple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return self._fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool1d: the pooled values back at their indices, zeros elsewhere."""
+
+    _tuple = staticmethod(F._ntuple1)
+    _fn = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool2d: the pooled values back at their indices, zeros elsewhere."""
+
+    _tuple = staticmethod(F._pair)
+    _fn = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of a 3-d max pooling: the pooled values back at their indices, zeros
+    elsewhere."""
+
+    _tuple = staticmethod(F._ntuple3)
+    _fn = staticmethod(F.max_unpool3d)
