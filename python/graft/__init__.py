@@ -90,6 +90,7 @@ from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, h
 from .func import vmap  # noqa: F401  (torch.vmap, 2.x)
 from ._compile import compile  # noqa: F401
 from ._type_info import finfo, iinfo  # noqa: F401
+from . import _composites  # noqa: F401  (torch composites: movedim, hstack, quantile, cov, ...; Tensor methods)
 
 __version__ = "0.1.0"
 

@@ -39,6 +39,7 @@ class _ReturnTypes:
     nanmedian = collections.namedtuple("nanmedian", ["values", "indices"])
     cummax = collections.namedtuple("cummax", ["values", "indices"])
     cummin = collections.namedtuple("cummin", ["values", "indices"])
+    aminmax = collections.namedtuple("aminmax", ["min", "max"])
     # var_mean and std_mean return plain tuples in PyTorch (the bindings look a pair type up by
     # the op's name)
     var_mean = staticmethod(lambda var, mean: (var, mean))

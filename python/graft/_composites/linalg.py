@@ -1,0 +1,196 @@
+"""Products and matrix constructions: msort, ger, inner, vdot, chain_matmul, matrix_power, vander,
+tril_indices/triu_indices and combinations."""
+import itertools
+import warnings
+
+from .. import _C
+from .._tensor import Size
+from .._tensor_types import _CPP_NAMES, _type_name
+from ._common import Tensor, _FLOATS, _check_pieces, _check_tensor, _parse, _scalar_name
+from .dtypes import _promote
+
+
+def msort(input):
+    """input sorted along dim 0 (the values of sort(dim=0))."""
+    return _check_tensor("msort", input).sort(0).values
+
+
+def ger(input, vec2):
+    """The outer product of two 1-d tensors (torch.outer's older name)."""
+    return _C.outer(input, vec2)
+
+
+def inner(input, other):
+    """The inner product over the last dims (shape input.shape[:-1] + other.shape[:-1]); a 0-d
+    argument multiplies."""
+    _check_tensor("inner", input)
+    _check_tensor("inner", other, "other", 2)
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    if input.dtype != other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    k = input.shape[-1]
+    rows = [Size(t.shape[:-1]).numel() for t in (input, other)]  # explicit: -1 is ambiguous for 0 elements
+    if input.dtype == _C.bool and 0 in (rows[0], rows[1], k):  # (graft's mm has no bool kernel to skip)
+        product = _C.zeros(rows, dtype=_C.bool, device=input.device)
+    else:
+        product = _C.mm(input.reshape(rows[0], k), other.reshape(rows[1], k).t())
+    return product.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
+
+
+def vdot(input, other):
+    """The dot product of two 1-d tensors of the same dtype (no conjugation for real dtypes)."""
+    _check_tensor("vdot", input)
+    _check_tensor("vdot", other, "other", 2)
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(input.dtype)} and "
+                           f"{_scalar_name(other.dtype)}")
+    return _C.dot(input, other)
+
+
+_CHAIN_MATMUL_WARNING = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                         "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                         "multiple parameters.")
+
+
+def chain_matmul(*matrices):
+    """The matrix product of the 2-d tensors, in order (deprecated in PyTorch for linalg.multi_dot)."""
+    for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_type_name(m)}")
+    warnings.warn(_CHAIN_MATMUL_WARNING, UserWarning, stacklevel=2)
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    for i, m in enumerate(matrices[1:], 1):
+        if m.dtype != matrices[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_CPP_NAMES[matrices[0].dtype]} and tensor {i} {_CPP_NAMES[m.dtype]}")
+        if matrices[i - 1].shape[1] != m.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(matrices[i - 1].shape)} and "
+                               f"{list(m.shape)} cannot be multiplied")
+    result = matrices[0]
+    for m in matrices[1:]:
+        result = _C.mm(result, m)
+    return result
+
+
+def matrix_power(input, n):
+    """The n-th power of the square matrices in input's last two dims (n = 0: identities). Negative
+    n needs the matrix inverse, which graft does not have: NotImplementedError."""
+    input, n = _parse("matrix_power", ("input", input, "Tensor", 1), ("n", n, "int", 2))
+    if input.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    rows, cols = input.shape[-2], input.shape[-1]
+    if rows != cols:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are {rows} by {cols} "
+                           "matrices")
+    if n == 0:
+        return input.clone().copy_(_C.eye(rows, dtype=input.dtype, device=input.device).expand(input.shape))
+    if n < 0:
+        if input.dtype not in _FLOATS:
+            raise NotImplementedError("linalg.inv: Expected a floating point or complex tensor as input. Got "
+                                      f"{_scalar_name(input.dtype)}")
+        if input.numel() == 0:  # (nothing to invert)
+            return input.clone()
+        raise NotImplementedError("linalg.matrix_power: negative powers need the matrix inverse (linalg.inv), which "
+                                  "graft does not implement yet")
+    if n == 1 or input.numel() == 0:
+        return input.clone()
+    result, power = None, None
+    while n > 0:  # binary powering, as PyTorch's linalg_matrix_power
+        n, bit = divmod(n, 2)
+        power = input if power is None else _C.matmul(power, power)
+        if bit:
+            result = power if result is None else _C.matmul(result, power)
+    return result
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-d x: columns x ** (N - 1), ..., x ** 0 (increasing powers
+    when ``increasing``); N defaults to len(x). Integer and bool x give int64."""
+    x, N, increasing = _parse("vander", ("x", x, "Tensor", 1), ("N", N, "int?", 2),
+                              ("increasing", increasing, "bool", None))
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = _promote(x.dtype, _C.int64)
+    if n == 0 or x.shape[0] == 0:
+        return _C.empty([x.shape[0], n], dtype=dtype, device=x.device)
+    x = x.to(dtype).unsqueeze(1)
+    # PyTorch's construction: a column of ones, then the running products of x
+    result = _C.cat([_C.ones_like(x), x.expand(x.shape[0], n - 1).cumprod(1)], 1) if n > 1 else _C.ones_like(x)
+    return result if increasing else result.flip([1])
+
+
+def _tri_indices(fname, row, col, offset, dtype, device, requires_grad, upper):
+    row, col, offset, dtype, requires_grad = _parse(
+        fname, ("row", row, "int", 1), ("col", col, "int", 2), ("offset", offset, "int", 3),
+        ("dtype", dtype, "dtype?", None), ("requires_grad", requires_grad, "bool", None))
+    dtype = _C.int64 if dtype is None else dtype
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if dtype not in (_C.int64, _C.int32):
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{_scalar_name(dtype)}'")
+    if requires_grad:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    rows = _C.arange(row, dtype=_C.int64).unsqueeze(1).expand(row, col)
+    cols = _C.arange(col, dtype=_C.int64).unsqueeze(0).expand(row, col)
+    mask = (cols - rows >= offset) if upper else (cols - rows <= offset)
+    out = _C.stack([rows.masked_select(mask), cols.masked_select(mask)])
+    return out.to(dtype) if device is None else out.to(device=device, dtype=dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False, requires_grad=False):
+    """The (row, column) indices of the lower triangle of a row x col matrix (on and below the
+    ``offset`` diagonal), as a 2 x N tensor."""
+    return _tri_indices("tril_indices", row, col, offset, dtype, device, requires_grad, upper=False)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False, requires_grad=False):
+    """The (row, column) indices of the upper triangle of a row x col matrix (on and above the
+    ``offset`` diagonal), as a 2 x N tensor."""
+    return _tri_indices("triu_indices", row, col, offset, dtype, device, requires_grad, upper=True)
+
+
+def _check_index_grid(n, r):
+    """PyTorch builds combinations from an r-dim meshgrid of n ** r elements: its errors where that
+    grid cannot exist (graft computes the combinations directly, so it would not fail by itself)."""
+    _check_pieces(r)
+    if n < 2:
+        return
+    if r * (n.bit_length() - 1) >= 63 or n ** r > 2 ** 63 - 1:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if n ** r > 2 ** 40:
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {n ** r} bytes.")
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-r combinations of the elements of the 1-d input (itertools.combinations order),
+    one per row."""
+    input, r, with_replacement = _parse("combinations", ("input", input, "Tensor", 1), ("r", r, "int", 2),
+                                        ("with_replacement", with_replacement, "bool", None))
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _C.empty([0], dtype=input.dtype, device=input.device)
+    _check_index_grid(input.shape[0], r)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    index = [i for c in pick(range(input.shape[0]), r) for i in c]
+    index = _C.tensor(index, dtype=_C.int64, device=input.device)
+    return input.index_select(0, index).reshape(len(index) // r, r)  # (even when empty: it keeps input's grad)
