@@ -53,7 +53,11 @@ def einsum(*args):
     if isinstance(args[0], _C.Tensor):
         equation, operands = _sublist_equation(args)
         return _C.einsum(equation, operands)
-    return _C.einsum(args[0], _operands(args[1:]))
+    operands = _operands(args[1:])
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    return _C.einsum(args[0], operands)
 
 
 def meshgrid(*tensors, indexing=None):

@@ -63,7 +63,7 @@ VALUES_UNSPECIFIED = {
     "torch.randn_like", "torch.randint_like", "torch.empty", "torch.empty_like", "Tensor.new_empty",
     "Tensor.normal_", "Tensor.uniform_", "F.dropout", "Tensor.bernoulli_", "Tensor.random_", "Tensor.exponential_",
     "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_", "F.dropout1d", "F.dropout2d", "F.dropout3d",
-    "F.alpha_dropout", "F.feature_alpha_dropout", "F.rrelu",
+    "F.alpha_dropout", "F.feature_alpha_dropout", "F.rrelu", "torch.bernoulli", "Tensor.bernoulli", "torch.normal",
 }
 
 # Parameters never generated (covered elsewhere or meaningless on a CPU-only build).
