@@ -88,13 +88,15 @@ int64_t size_at(const Tensor& t, int64_t d) {
 Tensor checked_bmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const char* op) {
   detail::check_tensor(self, op, "self");
   // PyTorch reads the result's sizes (expanding self to them) before it checks the dims
-  if (std::string_view(op) == "baddbmm") (void)size_at(batch1, 0), (void)size_at(batch1, 1);
-  else (void)size_at(batch1, 1);
+  if (std::string_view(op) == "baddbmm")
+    (void)size_at(batch1, 0), (void)size_at(batch1, 1);
+  else
+    (void)size_at(batch1, 1);
   (void)size_at(batch2, 2);
   GRAFT_CHECK(batch1.dim() == 3, RuntimeError, "batch1 must be a 3D tensor");
   GRAFT_CHECK(batch2.dim() == 3, RuntimeError, "batch2 must be a 3D tensor");
-  GRAFT_CHECK(batch1.size(0) == batch2.size(0), RuntimeError, "batch1 and batch2 must have same number of batches, got ",
-              batch1.size(0), " and ", batch2.size(0));
+  GRAFT_CHECK(batch1.size(0) == batch2.size(0), RuntimeError,
+              "batch1 and batch2 must have same number of batches, got ", batch1.size(0), " and ", batch2.size(0));
   check_same_dtype(self, batch1, batch2);
   return bmm(batch1, batch2);
 }
@@ -136,8 +138,8 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   detail::check_tensor(self, "mv", "self");
   detail::check_tensor(vec, "mv", "vec");
   (void)size_at(self, 0);
-  GRAFT_CHECK(self.dim() == 2 && vec.dim() == 1, RuntimeError, "vector + matrix @ vector expected, got 1, ",
-              self.dim(), ", ", vec.dim());
+  GRAFT_CHECK(self.dim() == 2 && vec.dim() == 1, RuntimeError, "vector + matrix @ vector expected, got 1, ", self.dim(),
+              ", ", vec.dim());
   GRAFT_CHECK(self.size(1) == vec.size(0), RuntimeError, "size mismatch, got input (", self.size(0), "), mat (",
               self.size(0), "x", self.size(1), "), vec (", vec.size(0), ")");
   return mm(self, vec.unsqueeze(1)).squeeze(1);
@@ -173,8 +175,7 @@ Tensor& baddbmm_(Tensor& self, const Tensor& batch1, const Tensor& batch2, const
   return scaled_sum_(self, checked_bmm(self, batch1, batch2, "baddbmm"), beta, alpha);
 }
 
-Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
-              const Scalar& alpha) {
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   return scaled_sum(self, checked_bmm(self, batch1, batch2, "addbmm").sum({0}), beta, alpha);
 }
 Tensor& addbmm_(Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {

@@ -223,8 +223,8 @@ void check_broadcast(const std::vector<Tensor>& lined, const std::vector<int>& o
         continue;
       }
       if (order[p] >= kEllipsisBase) (void)detail::broadcast_shapes({seen}, {s});  // throws its text
-      throw RuntimeError(detail::str("einsum(): subscript ", label_char(order[p]), " has size ", s, " for operand ",
-                                     i, " which does not broadcast with previously seen size ", seen));
+      throw RuntimeError(detail::str("einsum(): subscript ", label_char(order[p]), " has size ", s, " for operand ", i,
+                                     " which does not broadcast with previously seen size ", seen));
     }
   }
 }
@@ -280,8 +280,9 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_a, In
   for (size_t i = 0; i < dims_a.size(); ++i) {
     const int64_t da = detail::wrap_dim(dims_a[i], self.dim(), "tensordot");
     const int64_t db = detail::wrap_dim(dims_b[i], other.dim(), "tensordot");
-    GRAFT_CHECK(self.size(da) == other.size(db), RuntimeError, "contracted dimensions need to match, but first has size ",
-                self.size(da), " in dim ", da, " and second has size ", other.size(db), " in dim ", db);
+    GRAFT_CHECK(self.size(da) == other.size(db), RuntimeError,
+                "contracted dimensions need to match, but first has size ", self.size(da), " in dim ", da,
+                " and second has size ", other.size(db), " in dim ", db);
     in_a[static_cast<size_t>(da)] = in_b[static_cast<size_t>(db)] = true;
     contracted_a.push_back(da);
     contracted_b.push_back(db);

@@ -35,7 +35,8 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
 
 Tensor diag(const Tensor& self, int64_t diagonal) {
   detail::check_tensor(self, "diag");
-  GRAFT_CHECK(self.dim() == 1 || self.dim() == 2, RuntimeError, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
+  GRAFT_CHECK(self.dim() == 1 || self.dim() == 2, RuntimeError, "diag(): Supports 1D or 2D tensors. Got ", self.dim(),
+              "D");
   if (self.dim() == 2) return self.diagonal(diagonal).clone();
   const int64_t side = self.size(0) + (diagonal < 0 ? -diagonal : diagonal);
   Tensor out = zeros({side, side}, TensorOptions(self.dtype()).device(self.device()));
@@ -50,8 +51,8 @@ Tensor block_diag(const TensorList& tensors) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     detail::check_tensor(tensors[i], "block_diag", "tensors");
     GRAFT_CHECK(tensors[i].dim() <= 2, RuntimeError,
-                "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input ", i, " has ",
-                tensors[i].dim(), " dimensions");
+                "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input ", i, " has ", tensors[i].dim(),
+                " dimensions");
     dtype = promote_types(dtype, tensors[i].dtype());
     rows += tensors[i].dim() == 2 ? tensors[i].size(0) : 1;
     cols += tensors[i].dim() == 0 ? 1 : tensors[i].size(-1);

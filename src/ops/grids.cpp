@@ -15,8 +15,8 @@ std::vector<Tensor> meshgrid(const TensorList& tensors, std::string_view indexin
   Shape shape;
   for (const Tensor& t : tensors) {
     detail::check_tensor(t, "meshgrid", "tensors");
-    GRAFT_CHECK(t.dim() <= 1, RuntimeError, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
-                t.sizes());
+    GRAFT_CHECK(t.dim() <= 1, RuntimeError,
+                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ", t.sizes());
     GRAFT_CHECK(t.dtype() == tensors[0].dtype(), RuntimeError,
                 "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype");
     GRAFT_CHECK(t.device() == tensors[0].device(), RuntimeError,
@@ -51,8 +51,8 @@ Tensor cartesian_prod(const TensorList& tensors) {
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
   detail::check_tensor(self, "take_along_dim", "self");
   detail::check_tensor(indices, "take_along_dim", "indices");
-  GRAFT_CHECK(indices.dtype() == kInt64, RuntimeError, "torch.take_along_dim(): dtype of indices should be Long but got ",
-              scalar_type_name(indices.dtype()));
+  GRAFT_CHECK(indices.dtype() == kInt64, RuntimeError,
+              "torch.take_along_dim(): dtype of indices should be Long but got ", scalar_type_name(indices.dtype()));
   if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
   GRAFT_CHECK(self.dim() > 0, IndexError, "Dimension specified as ", *dim, " but tensor has no dimensions");
   const int64_t d = detail::wrap_dim(*dim, self.dim(), "take_along_dim");

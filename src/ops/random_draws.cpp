@@ -17,9 +17,7 @@ void check_std(const Tensor& std) {
   if (detail::has_data(std))
     GRAFT_CHECK(!negative.item<bool>(), RuntimeError, "normal expects all elements of std >= 0.0");
 }
-void check_std(double std) {
-  GRAFT_CHECK(std >= 0, RuntimeError, "normal expects std >= 0.0, but found std ", std);
-}
+void check_std(double std) { GRAFT_CHECK(std >= 0, RuntimeError, "normal expects std >= 0.0, but found std ", std); }
 
 }  // namespace
 
@@ -29,9 +27,10 @@ Tensor bernoulli(const Tensor& self, std::optional<Generator> generator) {
   // NaN is outside too
   const Tensor outside = self.numel() > 0 ? any(logical_not(logical_and(ge(self, 0), le(self, 1)))) : Tensor();
   if (detail::has_data(self) && outside.defined())
-    GRAFT_CHECK(!outside.item<bool>(), RuntimeError,
-                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If "
-                "so, please report an enhancement request to PyTorch.)");
+    GRAFT_CHECK(
+        !outside.item<bool>(), RuntimeError,
+        "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If "
+        "so, please report an enhancement request to PyTorch.)");
   return lt(rand(self.sizes(), generator, like(self)), self.detach()).to(self.dtype());
 }
 

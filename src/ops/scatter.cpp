@@ -32,7 +32,8 @@ IndexList positions_along(const Tensor& index, int64_t dim) {
 void check_scatter(const Tensor& self, int64_t d, const Tensor& index, const Tensor* src, const char* op) {
   GRAFT_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, RuntimeError, op,
               "(): Expected dtype int32/int64 for index");
-  GRAFT_CHECK(index.dim() == self.dim(), RuntimeError, "Index tensor must have the same number of dimensions as self tensor");
+  GRAFT_CHECK(index.dim() == self.dim(), RuntimeError,
+              "Index tensor must have the same number of dimensions as self tensor");
   if (src) {
     GRAFT_CHECK(src->dim() == self.dim(), RuntimeError,
                 "Index tensor must have the same number of dimensions as src tensor");
@@ -112,10 +113,11 @@ IndexList along_dim(const Tensor& index, int64_t d) {
 
 // masked_scatter's checks and the source elements it writes (as many as mask holds).
 Tensor masked_values(const Tensor& self, const Tensor& mask, const Tensor& source) {
-  GRAFT_CHECK(mask.dtype() == kBool, RuntimeError, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
-              scalar_type_name(mask.dtype()));
-  GRAFT_CHECK(self.dtype() == source.dtype(), RuntimeError, "masked_scatter: expected self and source to have same dtypes but got",
-              scalar_type_name(self.dtype()), " and ", scalar_type_name(source.dtype()));
+  GRAFT_CHECK(mask.dtype() == kBool, RuntimeError,
+              "masked_scatter_ only supports boolean masks, but got mask with dtype ", scalar_type_name(mask.dtype()));
+  GRAFT_CHECK(self.dtype() == source.dtype(), RuntimeError,
+              "masked_scatter: expected self and source to have same dtypes but got", scalar_type_name(self.dtype()),
+              " and ", scalar_type_name(source.dtype()));
   if (!detail::has_data(mask)) kernel::not_implemented_for("aten::masked_scatter", mask.device());
   const Shape shape = detail::broadcast_shapes(self.sizes(), mask.sizes());
   const int64_t count = mask.expand(shape).sum().item<int64_t>();

@@ -77,8 +77,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
   }
   const bool one_lane = sorted_sequence.dim() == 1;
   bool leading_match = sorted_sequence.dim() == self.dim() && self.dim() > 0;
-  for (int64_t d = 0; leading_match && d + 1 < self.dim(); ++d)
-    leading_match = sorted_sequence.size(d) == self.size(d);
+  for (int64_t d = 0; leading_match && d + 1 < self.dim(); ++d) leading_match = sorted_sequence.size(d) == self.size(d);
   GRAFT_CHECK(one_lane || leading_match, RuntimeError,
               "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
               "tensor and input value tensor must match, but we got boundaries tensor ",
@@ -130,16 +129,17 @@ Tensor isin(const Tensor& elements, const Tensor& test_elements, bool /*assume_u
 
 Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
   detail::check_tensor(elements, "isin", "elements");
-  return isin(elements, scalar_tensor(test_element, TensorOptions(detail::result_type(elements, test_element))
-                                                        .device(elements.device())),
-              assume_unique, invert);
+  return isin(
+      elements,
+      scalar_tensor(test_element, TensorOptions(detail::result_type(elements, test_element)).device(elements.device())),
+      assume_unique, invert);
 }
 
 Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
   detail::check_tensor(test_elements, "isin", "test_elements");
-  return isin(scalar_tensor(element, TensorOptions(detail::result_type(test_elements, element))
-                                         .device(test_elements.device())),
-              test_elements, assume_unique, invert);
+  return isin(
+      scalar_tensor(element, TensorOptions(detail::result_type(test_elements, element)).device(test_elements.device())),
+      test_elements, assume_unique, invert);
 }
 
 Tensor bincount(const Tensor& self, const Tensor& weights, int64_t minlength) {

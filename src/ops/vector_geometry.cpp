@@ -57,12 +57,12 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   detail::check_tensor(x2, "cdist", "x2");
   GRAFT_CHECK(x1.dim() >= 2, RuntimeError, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
   GRAFT_CHECK(x2.dim() >= 2, RuntimeError, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
-  GRAFT_CHECK(is_floating_point(x1.dtype()), RuntimeError, "cdist only supports floating-point dtypes, X1 got: ",
-              scalar_type_name(x1.dtype()));
-  GRAFT_CHECK(is_floating_point(x2.dtype()), RuntimeError, "cdist only supports floating-point dtypes, X2 got: ",
-              scalar_type_name(x2.dtype()));
-  GRAFT_CHECK(x1.size(-1) == x2.size(-1), RuntimeError, "X1 and X2 must have the same number of columns. X1: ",
-              x1.size(-1), " X2: ", x2.size(-1));
+  GRAFT_CHECK(is_floating_point(x1.dtype()), RuntimeError,
+              "cdist only supports floating-point dtypes, X1 got: ", scalar_type_name(x1.dtype()));
+  GRAFT_CHECK(is_floating_point(x2.dtype()), RuntimeError,
+              "cdist only supports floating-point dtypes, X2 got: ", scalar_type_name(x2.dtype()));
+  GRAFT_CHECK(x1.size(-1) == x2.size(-1), RuntimeError,
+              "X1 and X2 must have the same number of columns. X1: ", x1.size(-1), " X2: ", x2.size(-1));
   GRAFT_CHECK(p >= 0, RuntimeError, "cdist only supports non-negative p values");
   GRAFT_CHECK(!compute_mode || (*compute_mode >= 0 && *compute_mode <= 2), RuntimeError,
               "possible modes: 0, 1, 2, but was: ", compute_mode.value_or(0));

@@ -113,8 +113,10 @@ void register_scans(Registry& r) {
       return [is_max, dim](const Tensor& x) { return is_max ? cummax(x, dim) : cummin(x, dim); };
     };
     r.push_back({is_max ? "cummax" : "cummin",
-                 {pair_case("dim1", call(1), ref(1), {{"2x4", {rnd({2, 4})}}, {"ties_nan", scan_samples()[4].inputs, false},
-                                                            {"nans", scan_samples()[5].inputs, false}}),
+                 {pair_case("dim1", call(1), ref(1),
+                            {{"2x4", {rnd({2, 4})}},
+                             {"ties_nan", scan_samples()[4].inputs, false},
+                             {"nans", scan_samples()[5].inputs, false}}),
                   pair_case("dim0", call(0), ref(0), scan_samples())}});
   }
   auto product = [](const Group& g) {
@@ -137,8 +139,11 @@ void register_scans(Registry& r) {
   };
   r.push_back({"cumprod",
                {f32(cumprod_case("dim1", 1, {{"2x4", {rnd({2, 4})}}, {"3x1x2", {rnd({3, 1, 2})}}})),
-                cumprod_case("dim0", 0, {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"empty_0x3", {rnd({0, 3})}},
-                                         {"int_2x3", {ints({2, 3}, {5, -1, 5, 0, 7, 2})}}}),
+                cumprod_case("dim0", 0,
+                             {{"2x3", {rnd({2, 3})}},
+                              {"0d", {rnd({})}},
+                              {"empty_0x3", {rnd({0, 3})}},
+                              {"int_2x3", {ints({2, 3}, {5, -1, 5, 0, 7, 2})}}}),
                 // the gradient through zeros: one zero, two zeros, a zero first and last
                 cumprod_case("zeros_dim1", 1,
                              {{"one_zero_2x4", {vals({2, 4}, {0.5, 0, 1.5, -2, 1.25, -0.75, 0, 2})}},
@@ -156,7 +161,10 @@ void register_scans(Registry& r) {
   };
   OpCase lce;
   lce.variant = "dim1";
-  lce.samples = {{"2x4", {rnd({2, 4})}}, {"3x1x2", {rnd({3, 1, 2})}}, {"0d", {rnd({})}}, {"empty_0x3", {rnd({0, 3})}},
+  lce.samples = {{"2x4", {rnd({2, 4})}},
+                 {"3x1x2", {rnd({3, 1, 2})}},
+                 {"0d", {rnd({})}},
+                 {"empty_0x3", {rnd({0, 3})}},
                  {"large_1x3", {vals({1, 3}, {800, 801, -700})}, false}};
   lce.fn = [](const TensorList& x) { return TensorList{logcumsumexp(x[0], x[0].dim() == 0 ? 0 : -1)}; };
   lce.ref = [lse](const V& x) { return V{along(x[0], x[0].dim() == 0 ? 0 : -1, lse)}; };
@@ -164,18 +172,22 @@ void register_scans(Registry& r) {
 }
 
 void register_order_statistics(Registry& r) {
-  std::vector<Sample> s = {{"2x4", {rnd({2, 4})}}, {"3x1x3", {rnd({3, 1, 3})}},
+  std::vector<Sample> s = {{"2x4", {rnd({2, 4})}},
+                           {"3x1x3", {rnd({3, 1, 3})}},
                            {"ties_nan_2x4", {vals({2, 4}, {3, NAN, 1, 3, 0, -1, 2, 2})}, false},
                            {"int_2x3", {ints({2, 3}, {5, -1, 5, 0, 7, 2})}, false}};
   auto both = [](int64_t dim, bool keepdim, std::function<size_t(const Group&)> at) {
-    return [dim, keepdim, at](const RT& a) { return V{pick(a, dim, keepdim, false, at), pick(a, dim, keepdim, true, at)}; };
+    return [dim, keepdim, at](const RT& a) {
+      return V{pick(a, dim, keepdim, false, at), pick(a, dim, keepdim, true, at)};
+    };
   };
-  r.push_back({"kthvalue",
-               {pair_case("k2_last", [](const Tensor& x) { return kthvalue(x, 1, -1); }, both(-1, false, kth(1)), s),
-                pair_case("k1_dim0_keepdim", [](const Tensor& x) { return kthvalue(x, 1, 0, true); },
-                          both(0, true, kth(1)), s),
-                pair_case("0d", [](const Tensor& x) { return kthvalue(x, 1); }, both(0, false, kth(1)),
-                          {{"0d", {rnd({})}}})}});
+  r.push_back(
+      {"kthvalue",
+       {pair_case(
+            "k2_last", [](const Tensor& x) { return kthvalue(x, 1, -1); }, both(-1, false, kth(1)), s),
+        pair_case(
+            "k1_dim0_keepdim", [](const Tensor& x) { return kthvalue(x, 1, 0, true); }, both(0, true, kth(1)), s),
+        pair_case("0d", [](const Tensor& x) { return kthvalue(x, 1); }, both(0, false, kth(1)), {{"0d", {rnd({})}}})}});
   auto whole = [](std::function<size_t(const Group&)> at) {
     return [at](const V& x) {
       RT flat = reshape_ref(x[0], {x[0].numel()});
@@ -186,12 +198,15 @@ void register_order_statistics(Registry& r) {
   auto median_cases = [&](bool nan, std::function<size_t(const Group&)> at) {
     OpCase all;
     all.variant = "all";
-    all.samples = {{"2x3", {rnd({2, 3})}}, {"0d", {rnd({})}}, {"even_4", {rnd({4})}},
+    all.samples = {{"2x3", {rnd({2, 3})}},
+                   {"0d", {rnd({})}},
+                   {"even_4", {rnd({4})}},
                    {"nan_2x2", {vals({2, 2}, {1, NAN, 3, NAN})}, false}};
     all.fn = [nan](const TensorList& x) { return TensorList{nan ? nanmedian(x[0]) : median(x[0])}; };
     all.ref = whole(at);
     auto call = [nan](int64_t dim, bool keepdim) {
-      return [nan, dim, keepdim](const Tensor& x) { return nan ? nanmedian(x, dim, keepdim) : median(x, dim, keepdim); };
+      return
+          [nan, dim, keepdim](const Tensor& x) { return nan ? nanmedian(x, dim, keepdim) : median(x, dim, keepdim); };
     };
     return std::vector<OpCase>{all, pair_case("dim1", call(1, false), both(1, false, at), s),
                                pair_case("dim0_keepdim", call(0, true), both(0, true, at), s)};
@@ -212,7 +227,9 @@ void register_statistics_pairs(Registry& r) {
       return sqrt_it ? std::sqrt(v) : v;
     };
   };
-  auto mean_of = [](const Group& g) { return std::accumulate(g.begin(), g.end(), 0.0) / static_cast<double>(g.size()); };
+  auto mean_of = [](const Group& g) {
+    return std::accumulate(g.begin(), g.end(), 0.0) / static_cast<double>(g.size());
+  };
   std::vector<Sample> s = {{"2x3", {rnd({2, 3})}}, {"3x2x2", {rnd({3, 2, 2})}}};
   for (const bool is_std : {false, true}) {
     auto pair_ref = [=](Shape64 dims, bool keepdim, double correction) {
@@ -225,9 +242,10 @@ void register_statistics_pairs(Registry& r) {
         return is_std ? std_mean(x, dims, correction, keepdim) : var_mean(x, dims, correction, keepdim);
       };
     };
-    OpCase unbiased = pair_case("dim1_unbiased_false", [is_std](const Tensor& x) {
-      return is_std ? std_mean(x, {1}, false) : var_mean(x, {1}, false);
-    }, pair_ref({1}, false, 0), s);
+    OpCase unbiased = pair_case(
+        "dim1_unbiased_false",
+        [is_std](const Tensor& x) { return is_std ? std_mean(x, {1}, false) : var_mean(x, {1}, false); },
+        pair_ref({1}, false, 0), s);
     r.push_back({is_std ? "std_mean" : "var_mean",
                  {pair_case("all", call({}, std::nullopt, false), pair_ref({}, false, 1), s),
                   pair_case("dim1_keepdim", call({1}, std::nullopt, true), pair_ref({1}, true, 1), s),
