@@ -11,29 +11,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="parity tier: PyTorch (Debian python3-torch) is not installed")
 
 import graft  # noqa: E402
+from distributions_utils import LIBS, assert_same_errors, both, close, message, t  # noqa: E402
 from graft.distributions import constraints  # noqa: E402
-
-LIBS = (graft, torch)
-
-
-def t(lib, values, dtype="float64"):
-    return lib.tensor(np.asarray(values, dtype=dtype))
-
-
-def close(got, want, rtol=1e-12, atol=1e-12):
-    want = want.detach().numpy() if hasattr(want, "detach") else np.asarray(want)
-    got = got.detach().numpy() if hasattr(got, "detach") else np.asarray(got)
-    assert got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
-
-
-def both(build):
-    """build(lib) for graft and torch."""
-    return build(graft), build(torch)
-
-
-def message(exc_info):
-    return str(exc_info.value).replace("graft.", "torch.")
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -342,12 +321,7 @@ INVALID_ARGS = [
 
 @pytest.mark.parametrize("case", range(len(INVALID_ARGS)))
 def test_argument_validation_errors_match_torch(case):
-    errors = []
-    for lib in LIBS:
-        with pytest.raises(ValueError) as info:
-            INVALID_ARGS[case](lib)
-        errors.append(message(info))
-    assert errors[0] == errors[1]
+    assert_same_errors(INVALID_ARGS[case])
 
 
 INVALID_VALUES = [
@@ -367,12 +341,7 @@ INVALID_VALUES = [
 @pytest.mark.parametrize("case", range(len(INVALID_VALUES)))
 def test_sample_validation_errors_match_torch(case):
     make, value = INVALID_VALUES[case]
-    errors = []
-    for lib in LIBS:
-        with pytest.raises(ValueError) as info:
-            make(lib).log_prob(value(lib))
-        errors.append(message(info))
-    assert errors[0] == errors[1]
+    assert_same_errors(lambda lib: make(lib).log_prob(value(lib)))
 
 
 def test_validation_can_be_turned_off():

@@ -10,8 +10,10 @@ constraints; ``kl_divergence`` / ``register_kl`` with PyTorch's closed forms for
 Cauchy and LogNormal by location-scale reparameterisation; Gamma, Chi2, Beta, Dirichlet and
 StudentT through the implicit reparameterisation gradient of Gamma draws (``_special``). lgamma
 and digamma, which graft lacks, are written over graft ops in ``_special``; the Gamma, Poisson
-and Binomial samplers over graft's generator in ``_sampling``. MultivariateNormal (it needs a
-Cholesky factorisation graft lacks) and the rarer distributions are not here."""
+and Binomial samplers over graft's generator in ``_sampling``. The plumbing the distributions
+share is in ``_params`` (broadcast parameters, ``expand``), ``_loc_scale`` (the location-scale
+family) and ``_probs_or_logits``. MultivariateNormal (it needs a Cholesky factorisation graft
+lacks) and the rarer distributions are not here."""
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta

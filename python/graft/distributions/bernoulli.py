@@ -1,53 +1,29 @@
 """torch.distributions.Bernoulli for graft."""
-from numbers import Number
+import math
 
 from .. import _C
 from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
+from ._probs_or_logits import ProbsOrLogitsMixin, given_param_shape
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
-_NAN = float("nan")
 
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ProbsOrLogitsMixin, ExponentialFamily):
     """The Bernoulli distribution, given by ``probs`` (of 1) or ``logits`` (log-odds), not both."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
+    param_shape = given_param_shape
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with its parameter expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        super().__init__(self._broadcast_probs_or_logits(probs, logits), validate_args=validate_args)
 
     @property
     def mean(self):
@@ -58,28 +34,13 @@ class Bernoulli(ExponentialFamily):
     def mode(self):
         """1 where probs > 0.5, 0 below, NaN at 0.5."""
         mode = (self.probs >= 0.5).to(self.probs.dtype)
-        mode[self.probs == 0.5] = _NAN
+        mode[self.probs == 0.5] = math.nan
         return mode
 
     @property
     def variance(self):
         """probs * (1 - probs)."""
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        """The log-odds (from clamped probs when given probs)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The probability of 1 (sigmoid of the logits when given logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        """The shape of the given parameter."""
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         """0./1. samples (the parameter's dtype) of shape sample_shape + batch_shape."""
@@ -101,11 +62,7 @@ class Bernoulli(ExponentialFamily):
 
     def enumerate_support(self, expand=True):
         """The values 0. and 1., shaped (2,) + batch_shape (expanded) or (2, 1, ..., 1)."""
-        values = _C.arange(2, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return self._enumerated(_C.arange(2, dtype=self._param.dtype, device=self._param.device), expand)
 
     @property
     def _natural_params(self):

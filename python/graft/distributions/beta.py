@@ -2,8 +2,8 @@
 from numbers import Real
 
 from .. import _C
-from .._tensor import Size
 from . import constraints
+from ._params import ParamsMixin
 from ._special import lgamma
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
@@ -12,13 +12,14 @@ from .utils import broadcast_all
 __all__ = ["Beta"]
 
 
-class Beta(ExponentialFamily):
+class Beta(ParamsMixin, ExponentialFamily):
     """The beta distribution on [0, 1] of concentrations ``concentration1`` (alpha) and
     ``concentration0`` (beta). ``rsample`` is differentiable in both (see Dirichlet)."""
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
+    _inner_dists = ("_dirichlet",)
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         if isinstance(concentration1, Real) and isinstance(concentration0, Real):
@@ -28,15 +29,6 @@ class Beta(ExponentialFamily):
             concentration1_concentration0 = _C.stack([concentration1, concentration0], -1)
         self._dirichlet = Dirichlet(concentration1_concentration0, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with both concentrations expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     @property
     def mean(self):

@@ -2,10 +2,10 @@
 from .. import _C
 from .._tensor import Size
 from . import constraints
+from ._probs_or_logits import ProbsOrLogitsMixin, given_param_shape
 from ._sampling import sample_binomial
 from ._special import lgamma
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Binomial"]
 
@@ -15,41 +15,20 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(ProbsOrLogitsMixin, Distribution):
     """The number of successes in ``total_count`` Bernoulli trials of success probability ``probs``
     or log-odds ``logits`` (not both); total_count broadcasts with the parameter."""
 
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
+    param_shape = given_param_shape
+    _param_names = ("total_count", "probs", "logits")
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
+        batch_shape = self._broadcast_probs_or_logits(probs, logits, total_count=total_count)
+        self.total_count = self.total_count.type_as(self._param)
         super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with total_count and its parameter expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -71,21 +50,6 @@ class Binomial(Distribution):
         """total_count probs (1 - probs)."""
         return self.total_count * self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        """The log-odds (from clamped probs when given probs)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The success probability (sigmoid of the logits when given logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        """The shape of the given parameter."""
-        return self._param.size()
-
     def sample(self, sample_shape=Size()):
         """Counts (floats of the parameter's dtype) of shape sample_shape + batch_shape."""
         shape = tuple(self._extended_shape(sample_shape))
@@ -103,21 +67,21 @@ class Binomial(Distribution):
                           + self.total_count * _C.log1p(_C.exp(-_C.abs(self.logits))) - log_factorial_n)
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
 
-    def entropy(self):
-        """-sum p log p over the support (a common total_count only)."""
+    def _common_total_count(self, method):
+        """The total count, as an int, where all agree (NotImplementedError naming ``method`` if not)."""
         total_count = int(self.total_count.max())
         if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{method}`.")
+        return total_count
+
+    def entropy(self):
+        """-sum p log p over the support (a common total_count only)."""
+        self._common_total_count("entropy")
         log_prob = self.log_prob(self.enumerate_support(False))
         return -(_C.exp(log_prob) * log_prob).sum(0)
 
     def enumerate_support(self, expand=True):
         """The values 0 .. total_count, shaped (n + 1,) + batch_shape (expanded) or (n + 1, 1, ..., 1)."""
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        total_count = self._common_total_count("enumerate_support")
         values = _C.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return self._enumerated(values, expand)

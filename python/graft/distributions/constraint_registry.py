@@ -48,16 +48,23 @@ def _transform_to_real(constraint):
     return transforms.identity_transform
 
 
-@biject_to.register(constraints.independent)
-def _biject_to_independent(constraint):
-    base_transform = biject_to(constraint.base_constraint)
-    return transforms.IndependentTransform(base_transform, constraint.reinterpreted_batch_ndims)
+def _to_independent(registry):
+    """The factory, for ``registry``, of an independent constraint's transform: the registry's
+    transform for the base constraint, with the reinterpreted dimensions."""
+    def factory(constraint):
+        base_transform = registry(constraint.base_constraint)
+        return transforms.IndependentTransform(base_transform, constraint.reinterpreted_batch_ndims)
+
+    return factory
 
 
-@transform_to.register(constraints.independent)
-def _transform_to_independent(constraint):
-    base_transform = transform_to(constraint.base_constraint)
-    return transforms.IndependentTransform(base_transform, constraint.reinterpreted_batch_ndims)
+_biject_to_independent = biject_to.register(constraints.independent, _to_independent(biject_to))
+_transform_to_independent = transform_to.register(constraints.independent, _to_independent(transform_to))
+
+
+def _shifted_exp(bound, sign):
+    """bound + sign * exp(x): onto the values beyond ``bound`` (above for sign 1, below for -1)."""
+    return transforms.ComposeTransform([transforms.ExpTransform(), transforms.AffineTransform(bound, sign)])
 
 
 @biject_to.register(constraints.positive)
@@ -73,15 +80,13 @@ def _transform_to_positive(constraint):
 @transform_to.register(constraints.greater_than)
 @transform_to.register(constraints.greater_than_eq)
 def _transform_to_greater_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.lower_bound, 1)])
+    return _shifted_exp(constraint.lower_bound, 1)
 
 
 @biject_to.register(constraints.less_than)
 @transform_to.register(constraints.less_than)
 def _transform_to_less_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.upper_bound, -1)])
+    return _shifted_exp(constraint.upper_bound, -1)
 
 
 @biject_to.register(constraints.interval)

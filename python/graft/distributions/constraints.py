@@ -127,7 +127,17 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
-class _IntegerInterval(Constraint):
+class _Bounded(Constraint):
+    """A constraint given by the bounds named in ``_bounds`` (attributes, listed by the repr)."""
+
+    _bounds = ("lower_bound", "upper_bound")
+
+    def __repr__(self):
+        bounds = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
+        return self.__class__.__name__[1:] + f"({bounds})"
+
+
+class _IntegerInterval(_Bounded):
     """Integers in [lower_bound, upper_bound]."""
 
     is_discrete = True
@@ -140,14 +150,12 @@ class _IntegerInterval(Constraint):
     def check(self, value):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + f"(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_Bounded):
     """Integers >= lower_bound."""
 
     is_discrete = True
+    _bounds = ("lower_bound",)
 
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
@@ -155,9 +163,6 @@ class _IntegerGreaterThan(Constraint):
 
     def check(self, value):
         return (value % 1 == 0) & (value >= self.lower_bound)
-
-    def __repr__(self):
-        return self.__class__.__name__[1:] + f"(lower_bound={self.lower_bound})"
 
 
 class _Real(Constraint):
@@ -167,8 +172,10 @@ class _Real(Constraint):
         return value == value  # False for NANs.
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_Bounded):
     """Values > lower_bound."""
+
+    _bounds = ("lower_bound",)
 
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
@@ -176,9 +183,6 @@ class _GreaterThan(Constraint):
 
     def check(self, value):
         return self.lower_bound < value
-
-    def __repr__(self):
-        return self.__class__.__name__[1:] + f"(lower_bound={self.lower_bound})"
 
 
 class _GreaterThanEq(_GreaterThan):
@@ -188,8 +192,10 @@ class _GreaterThanEq(_GreaterThan):
         return self.lower_bound <= value
 
 
-class _LessThan(Constraint):
+class _LessThan(_Bounded):
     """Values < upper_bound."""
+
+    _bounds = ("upper_bound",)
 
     def __init__(self, upper_bound):
         self.upper_bound = upper_bound
@@ -198,11 +204,8 @@ class _LessThan(Constraint):
     def check(self, value):
         return value < self.upper_bound
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + f"(upper_bound={self.upper_bound})"
 
-
-class _Interval(Constraint):
+class _Interval(_Bounded):
     """Values in [lower_bound, upper_bound]."""
 
     def __init__(self, lower_bound, upper_bound):
@@ -212,9 +215,6 @@ class _Interval(Constraint):
 
     def check(self, value):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
-
-    def __repr__(self):
-        return self.__class__.__name__[1:] + f"(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
 class _HalfOpenInterval(_Interval):

@@ -8,6 +8,7 @@ from .. import _C
 from .._tensor import Size
 from ..nn import functional as F
 from . import constraints
+from ._params import ParamsMixin
 from ._sampling import log_standard_gamma
 from ._special import digamma, lgamma
 from .exp_family import ExponentialFamily
@@ -16,12 +17,13 @@ from .utils import finfo_tiny
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(ExponentialFamily):
+class Dirichlet(ParamsMixin, ExponentialFamily):
     """The Dirichlet distribution over the simplex of the last dimension of ``concentration``."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
+    _param_names = ("concentration",)
 
     def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
@@ -29,15 +31,6 @@ class Dirichlet(ExponentialFamily):
         self.concentration = concentration
         batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
         super().__init__(Size(batch_shape), Size(event_shape), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with concentration expanded to ``batch_shape + event_shape``."""
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
-        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def rsample(self, sample_shape=()):
         """Normalised Gamma draws, differentiable in concentration."""

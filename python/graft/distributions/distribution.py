@@ -140,6 +140,18 @@ class Distribution:
             sample_shape = Size(sample_shape)
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
+    def _constant(self, value, like):
+        """``value`` everywhere, shaped batch_shape + event_shape, with the dtype and device of ``like``."""
+        return _C.full(tuple(self._extended_shape()), value, dtype=like.dtype, device=like.device)
+
+    def _enumerated(self, values, expand):
+        """The values of a discrete support, along a new leftmost dimension: shaped (n,) + batch_shape
+        (``expand``) or (n, 1, ..., 1)."""
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
     def _validate_sample(self, value):
         """PyTorch's checks of a value to score: a tensor, the event shape on the right, a shape
         broadcastable with batch_shape + event_shape, within the support."""

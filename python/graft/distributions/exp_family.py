@@ -26,12 +26,17 @@ class ExponentialFamily(Distribution):
         """The expected carrier measure E[k(x)]."""
         raise NotImplementedError
 
+    def _log_normalizer_and_grad(self):
+        """(theta, F(theta), grad F(theta)), theta detached copies of the natural parameters that
+        require grad (the gradient is differentiable)."""
+        nparams = [p.detach().requires_grad_() for p in self._natural_params]
+        lg_normal = self._log_normalizer(*nparams)
+        return nparams, lg_normal, grad(lg_normal.sum(), nparams, create_graph=True)
+
     def entropy(self):
         """F(theta) - <theta, grad F(theta)> - E[k(x)], by autograd (differentiable)."""
         result = -self._mean_carrier_measure
-        nparams = [p.detach().requires_grad_() for p in self._natural_params]
-        lg_normal = self._log_normalizer(*nparams)
-        gradients = grad(lg_normal.sum(), nparams, create_graph=True)
+        nparams, lg_normal, gradients = self._log_normalizer_and_grad()
         result = result + lg_normal
         for nparam, g in zip(nparams, gradients):
             result = result - (nparam * g).reshape(tuple(self._batch_shape) + (-1,)).sum(-1)

@@ -1,22 +1,21 @@
 """torch.distributions.Exponential for graft."""
-from numbers import Number
-
 from .. import _C
 from .._tensor import Size
 from . import constraints
+from ._params import ParamsMixin
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(ExponentialFamily):
+class Exponential(ParamsMixin, ExponentialFamily):
     """The exponential distribution of rate ``rate`` (1 / scale). ``rsample`` is differentiable."""
 
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
+    _param_names = ("rate",)
 
     @property
     def mean(self):
@@ -39,18 +38,7 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with rate expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def rsample(self, sample_shape=Size()):
         """-log(1 - u) / rate with u uniform in [0, 1)."""

@@ -4,26 +4,26 @@ Sampling is Marsaglia and Tsang's method over graft's generator (``_sampling``);
 differentiable in both parameters, in concentration through the implicit reparameterisation
 gradient (``_special.standard_gamma_log_grad``, accurate to ~1e-12 where PyTorch's
 ``_standard_gamma_grad`` approximates to ~1e-3)."""
-from numbers import Number
-
 from .. import _C
 from .._tensor import Size
 from . import constraints
+from ._params import ParamsMixin
 from ._sampling import log_standard_gamma
 from ._special import digamma, lgamma, xlogy
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, finfo_tiny
+from .utils import finfo_tiny
 
 __all__ = ["Gamma"]
 
 
-class Gamma(ExponentialFamily):
+class Gamma(ParamsMixin, ExponentialFamily):
     """The gamma distribution of shape ``concentration`` (alpha) and ``rate`` (beta, 1 / scale)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
+    _param_names = ("concentration", "rate")
 
     @property
     def mean(self):
@@ -41,22 +41,8 @@ class Gamma(ExponentialFamily):
         return self.concentration / self.rate.pow(2)
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.concentration.size()
+        batch_shape = self._broadcast_params(concentration=concentration, rate=rate)
         super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with concentration and rate expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def rsample(self, sample_shape=Size()):
         """Standard gamma draws / rate (at least the dtype's tiny), differentiable in both."""

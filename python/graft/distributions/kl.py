@@ -7,7 +7,6 @@ import warnings
 from functools import total_ordering
 
 from .. import _C
-from ..autograd import grad
 from ..nn import functional as F
 from ._special import digamma, lgamma
 from .bernoulli import Bernoulli
@@ -35,7 +34,7 @@ __all__ = ["register_kl", "kl_divergence"]
 _KL_REGISTRY = {}  # Source of truth mapping a few general (type, type) pairs to functions.
 _KL_MEMOIZE = {}  # Memoized version mapping many specific (type, type) pairs to functions.
 
-_INF = float("inf")
+_INF = math.inf
 _EULER_GAMMA = 0.57721566490153286060
 
 
@@ -96,6 +95,29 @@ def _infinite_like(tensor):
     return _C.full_like(tensor, _INF)
 
 
+def _infinite_where(result, outside):
+    """``result``, set to inf where ``outside`` (p's support reaches outside q's)."""
+    result[outside] = _INF
+    return result
+
+
+def _register_infinite(param, *pairs):
+    """Registers, for the (type_p, type_q) ``pairs`` in order, the KL that is inf everywhere (q's
+    support misses part of p's), shaped like p's parameter ``param``; returns the function."""
+    def _kl_infinity(p, q):
+        return _infinite_like(getattr(p, param))
+
+    for type_p, type_q in pairs:
+        register_kl(type_p, type_q)(_kl_infinity)
+    return _kl_infinity
+
+
+def _normal_quadratic(q, half_second_moment, loc_times_mean):
+    """(E[x^2] / 2 - loc E[x] + loc^2 / 2) / scale^2, q = Normal(loc, scale), the expectations over p
+    (given in PyTorch's forms for each p): the quadratic part of -E_p[log q]."""
+    return (half_second_moment - loc_times_mean + 0.5 * q.loc.pow(2)) / q.scale.pow(2)
+
+
 def _x_log_x(tensor):
     return tensor * tensor.log()
 
@@ -150,13 +172,10 @@ def _kl_normal_normal(p, q):
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
     result = ((q.high - q.low) / (p.high - p.low)).log()
-    result[(q.low > p.low) | (q.high < p.high)] = _INF
-    return result
+    return _infinite_where(result, (q.low > p.low) | (q.high < p.high))
 
 
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
+_kl_normal_infinity = _register_infinite("loc", (Normal, Uniform))
 
 
 @register_kl(Uniform, Normal)
@@ -222,10 +241,8 @@ def _kl_expfamily_expfamily(p, q):
         # (PyTorch's text, with the run of spaces its line continuation leaves)
         raise NotImplementedError("The cross KL-divergence between different exponential families cannot"
                                   + " " * 29 + "be computed using Bregman divergences")
-    p_nparams = [nparam.detach().requires_grad_() for nparam in p._natural_params]
+    p_nparams, lg_normal, gradients = p._log_normalizer_and_grad()
     q_nparams = q._natural_params
-    lg_normal = p._log_normalizer(*p_nparams)
-    gradients = grad(lg_normal.sum(), p_nparams, create_graph=True)
     result = q._log_normalizer(*q_nparams) - lg_normal
     for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
         result = result - sum_rightmost((qnp - pnp) * g, len(q.event_shape))
@@ -284,7 +301,7 @@ def _kl_bernoulli_poisson(p, q):
 
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
 
 
 @register_kl(Beta, Gamma)
@@ -298,27 +315,20 @@ def _kl_beta_gamma(p, q):
 
 @register_kl(Beta, Normal)
 def _kl_beta_normal(p, q):
-    e_beta = p.concentration1 / (p.concentration1 + p.concentration0)
-    var_normal = q.scale.pow(2)
+    e_beta = p.mean
     t1 = -p.entropy()
-    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t2 = 0.5 * (q.scale.pow(2) * 2 * math.pi).log()
     t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1) + e_beta.pow(2)) * 0.5
-    t4 = q.loc * e_beta
-    t5 = q.loc.pow(2) * 0.5
-    return t1 + t2 + (t3 - t4 + t5) / var_normal
+    return t1 + t2 + _normal_quadratic(q, t3, q.loc * e_beta)
 
 
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = _INF
-    return result
+    return _infinite_where(result, (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound))
 
 
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
+_kl_exponential_infinity = _register_infinite("rate", (Exponential, Uniform), (Exponential, Beta))
 
 
 @register_kl(Exponential, Gamma)
@@ -330,19 +340,12 @@ def _kl_exponential_gamma(p, q):
 
 @register_kl(Exponential, Normal)
 def _kl_exponential_normal(p, q):
-    var_normal = q.scale.pow(2)
     rate_sqr = p.rate.pow(2)
-    t1 = 0.5 * _C.log(rate_sqr * var_normal * 2 * math.pi)
-    t2 = rate_sqr.reciprocal()
-    t3 = q.loc / p.rate
-    t4 = q.loc.pow(2) * 0.5
-    return t1 - 1 + (t2 - t3 + t4) / var_normal
+    t1 = 0.5 * _C.log(rate_sqr * q.scale.pow(2) * 2 * math.pi)
+    return t1 - 1 + _normal_quadratic(q, rate_sqr.reciprocal(), q.loc / p.rate)
 
 
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
+_kl_gamma_infinity = _register_infinite("concentration", (Gamma, Uniform), (Gamma, Beta))
 
 
 @register_kl(Gamma, Exponential)
@@ -352,39 +355,25 @@ def _kl_gamma_exponential(p, q):
 
 @register_kl(Gamma, Normal)
 def _kl_gamma_normal(p, q):
-    var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = 0.5 * _C.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration - lgamma(p.concentration)
+    t1 = 0.5 * _C.log(beta_sqr * q.scale.pow(2) * 2 * math.pi) - p.concentration - lgamma(p.concentration)
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
-    t4 = 0.5 * q.loc.pow(2)
-    return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
+    return t1 + (p.concentration - 1) * digamma(p.concentration) + _normal_quadratic(q, t2, t3)
 
 
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
+_kl_laplace_infinity = _register_infinite("loc", (Laplace, Uniform), (Laplace, Gamma), (Laplace, Exponential),
+                                          (Laplace, Beta))
 
 
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
-    var_normal = q.scale.pow(2)
-    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    scale_sqr_var_ratio = p.scale.pow(2) / q.scale.pow(2)
     t1 = 0.5 * _C.log(2 * scale_sqr_var_ratio / math.pi)
-    t2 = 0.5 * p.loc.pow(2)
-    t3 = p.loc * q.loc
-    t4 = 0.5 * q.loc.pow(2)
-    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+    return -t1 + scale_sqr_var_ratio + _normal_quadratic(q, 0.5 * p.loc.pow(2), p.loc * q.loc) - 1
 
 
-@register_kl(Normal, Beta)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Gamma)
-def _kl_normal_infinity_more(p, q):
-    return _infinite_like(p.loc)
+_kl_normal_infinity_more = _register_infinite("loc", (Normal, Gamma), (Normal, Exponential), (Normal, Beta))
 
 
 @register_kl(Normal, Laplace)
@@ -398,10 +387,7 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
+_kl_poisson_infinity = _register_infinite("rate", (Poisson, Binomial), (Poisson, Bernoulli))
 
 
 @register_kl(Uniform, Beta)
@@ -411,16 +397,13 @@ def _kl_uniform_beta(p, q):
     t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
     t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
     t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
-    result = t3 + t4 - t1 - t2
-    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = _INF
-    return result
+    return _infinite_where(t3 + t4 - t1 - t2, (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound))
 
 
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponetial(p, q):
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
-    result[p.low < q.support.lower_bound] = _INF
-    return result
+    return _infinite_where(result, p.low < q.support.lower_bound)
 
 
 @register_kl(Uniform, Gamma)
@@ -430,6 +413,4 @@ def _kl_uniform_gamma(p, q):
     t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
     t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
     t4 = q.rate * (p.high + p.low) / 2
-    result = -t1 + t2 + t3 + t4
-    result[p.low < q.support.lower_bound] = _INF
-    return result
+    return _infinite_where(-t1 + t2 + t3 + t4, p.low < q.support.lower_bound)

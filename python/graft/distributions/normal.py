@@ -1,36 +1,22 @@
 """torch.distributions.Normal for graft."""
 import math
-from numbers import Number, Real
+from numbers import Real
 
 from .. import _C
-from .._tensor import Size
-from ..autograd.grad_mode import no_grad
-from . import constraints
+from ._loc_scale import LocScaleMixin
 from ._special import erfinv
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, standard_normal
+from .utils import standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(LocScaleMixin, ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale`` (numbers or
     tensors, broadcast together). ``rsample`` is differentiable in both."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    @property
-    def mean(self):
-        """The mean (loc)."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """The mode (loc)."""
-        return self.loc
+    _standard_entropy = 0.5 + 0.5 * math.log(2 * math.pi)
 
     @property
     def stddev(self):
@@ -42,35 +28,8 @@ class Normal(ExponentialFamily):
         """The variance (scale ** 2)."""
         return self.stddev.pow(2)
 
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with loc and scale expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def sample(self, sample_shape=Size()):
-        """Samples (not differentiable) of shape sample_shape + batch_shape."""
-        shape = self._extended_shape(sample_shape)
-        with no_grad():
-            return self.loc.expand(shape) + standard_normal(shape, self.loc.dtype, self.loc.device) * self.scale
-
-    def rsample(self, sample_shape=Size()):
-        """loc + eps * scale with standard normal eps: differentiable in loc and scale."""
-        shape = self._extended_shape(sample_shape)
-        eps = standard_normal(shape, self.loc.dtype, self.loc.device)
-        return self.loc + eps * self.scale
+    def _standard_rsample(self, sample_shape):
+        return standard_normal(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device)
 
     def log_prob(self, value):
         """The log density at ``value``."""
@@ -81,19 +40,16 @@ class Normal(ExponentialFamily):
         log_scale = math.log(self.scale) if isinstance(self.scale, Real) else self.scale.log()
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
 
-    def cdf(self, value):
-        """The cumulative distribution function at ``value``."""
-        if self._validate_args:
-            self._validate_sample(value)
-        return 0.5 * (1 + _C.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+    def _standardize(self, value):
+        return (value - self.loc) * self.scale.reciprocal()  # (PyTorch's form)
+
+    def _standard_cdf(self, value):
+        return 0.5 * (1 + _C.erf(value / math.sqrt(2)))
 
     def icdf(self, value):
         """The quantile function at ``value``: loc + scale sqrt(2) erfinv(2 value - 1)."""
+        # (PyTorch's order of operations, not the mixin's loc + scale * standard quantile)
         return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
-
-    def entropy(self):
-        """0.5 + 0.5 log(2 pi) + log(scale)."""
-        return 0.5 + 0.5 * math.log(2 * math.pi) + _C.log(self.scale)
 
     @property
     def _natural_params(self):

@@ -3,34 +3,27 @@ from .. import _C
 from .._tensor import Size
 from ..nn import functional as F
 from . import constraints
+from ._params import ParamsMixin
 from .categorical import Categorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(ParamsMixin, Distribution):
     """A categorical distribution over one-hot vectors of size K, given by ``probs`` (normalised over
     the last dimension) or ``logits`` (unnormalised log-probabilities), not both."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
+    _inner_dists = ("_categorical",)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
         batch_shape = self._categorical.batch_shape
         event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, Size(event_shape), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with its parameter expanded to ``batch_shape + (K,)``."""
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     @property
     def _param(self):

@@ -1,9 +1,8 @@
 """torch.distributions.Poisson for graft (sampling: ``_sampling.sample_poisson``)."""
-from numbers import Number
-
 from .. import _C
 from .._tensor import Size
 from . import constraints
+from ._params import ParamsMixin
 from ._sampling import sample_poisson
 from ._special import lgamma, xlogy
 from .exp_family import ExponentialFamily
@@ -12,11 +11,12 @@ from .utils import broadcast_all
 __all__ = ["Poisson"]
 
 
-class Poisson(ExponentialFamily):
+class Poisson(ParamsMixin, ExponentialFamily):
     """The Poisson distribution of rate ``rate``: P(k) = rate^k e^-rate / k!."""
 
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
+    _param_names = ("rate",)
 
     @property
     def mean(self):
@@ -34,18 +34,7 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with rate expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def sample(self, sample_shape=Size()):
         """Counts (floats of rate's dtype) of shape sample_shape + batch_shape."""

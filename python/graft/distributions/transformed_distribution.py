@@ -81,14 +81,14 @@ class TransformedDistribution(Distribution):
     def sample(self, sample_shape=Size()):
         """The transformed base samples (not differentiable)."""
         with no_grad():
-            x = self.base_dist.sample(sample_shape)
-            for transform in self.transforms:
-                x = transform(x)
-            return x
+            return self._push_forward(self.base_dist.sample(sample_shape))
 
     def rsample(self, sample_shape=Size()):
         """The transformed reparameterized base samples."""
-        x = self.base_dist.rsample(sample_shape)
+        return self._push_forward(self.base_dist.rsample(sample_shape))
+
+    def _push_forward(self, x):
+        """``x`` through the transforms, in order."""
         for transform in self.transforms:
             x = transform(x)
         return x
@@ -129,7 +129,4 @@ class TransformedDistribution(Distribution):
     def icdf(self, value):
         """The transformed base quantile."""
         value = self._monotonize_cdf(value)
-        value = self.base_dist.icdf(value)
-        for transform in self.transforms:
-            value = transform(value)
-        return value
+        return self._push_forward(self.base_dist.icdf(value))

@@ -71,6 +71,10 @@ class Transform:
         """This transform with the given cache size."""
         if self._cache_size == cache_size:
             return self
+        return self._with_cache(cache_size)
+
+    def _with_cache(self, cache_size):
+        """A copy of this transform with another cache size."""
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
         raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
@@ -83,24 +87,22 @@ class Transform:
 
     def __call__(self, x):
         """y = t(x)."""
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, forward=True)
 
     def _inv_call(self, y):
+        return self._through_cache(y, forward=False)
+
+    def _through_cache(self, value, forward):
+        """t(value) (``forward``) or t^-1(value), memoizing the latest (x, y) pair when cache_size is 1."""
+        compute = self._call if forward else self._inverse
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        known, other = self._cached_x_y if forward else self._cached_x_y[::-1]
+        if value is known:
+            return other
+        result = compute(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError
@@ -246,9 +248,7 @@ class ComposeTransform(Transform):
             inv._inv = weakref.ref(self)
         return inv
 
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache(self, cache_size):
         return ComposeTransform(self.parts, cache_size=cache_size)
 
     def __call__(self, x):
@@ -296,9 +296,7 @@ class IndependentTransform(Transform):
         self.base_transform = base_transform.with_cache(cache_size)
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache(self, cache_size):
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
 
     @constraints.dependent_property(is_discrete=False)
@@ -361,9 +359,7 @@ class ReshapeTransform(Transform):
     def codomain(self):
         return constraints.independent(constraints.real, len(self.out_shape))
 
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache(self, cache_size):
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
 
     def _call(self, x):
@@ -394,16 +390,27 @@ def _reshape_shape(shape, from_shape, to_shape):
     return Size(tuple(shape[:cut]) + tuple(to_shape))
 
 
-class ExpTransform(Transform):
+class _ParameterFreeTransform(Transform):
+    """A transform without parameters: equal to every instance of its class, the one that derives
+    from this directly (as PyTorch's ``ExpTransform.__eq__`` is ``isinstance(other, ExpTransform)``,
+    also for subclasses)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if _ParameterFreeTransform in cls.__bases__:
+            cls._equal_to = cls
+
+    def __eq__(self, other):
+        return isinstance(other, self._equal_to)
+
+
+class ExpTransform(_ParameterFreeTransform):
     """y = exp(x)."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
 
     def _call(self, x):
         return x.exp()
@@ -427,9 +434,7 @@ class PowerTransform(Transform):
         super().__init__(cache_size=cache_size)
         (self.exponent,) = broadcast_all(exponent)
 
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache(self, cache_size):
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     def __eq__(self, other):
@@ -449,24 +454,20 @@ class PowerTransform(Transform):
     def forward_shape(self, shape):
         return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
-    def inverse_shape(self, shape):
-        return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+    inverse_shape = forward_shape
 
 
 def _clipped_sigmoid(x):
     return _C.clamp(_C.sigmoid(x), min=finfo_tiny(x.dtype), max=1.0 - finfo_eps(x.dtype))
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFreeTransform):
     """y = 1 / (1 + exp(-x)), x = logit(y) (clipped into the open unit interval)."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -479,16 +480,13 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFreeTransform):
     """y = log(1 + exp(x)) (linear above 20)."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
 
     def _call(self, x):
         return F.softplus(x)
@@ -500,16 +498,13 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFreeTransform):
     """y = tanh(x) (the inverse is not clamped: use cache_size=1 near +-1)."""
 
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
 
     def _call(self, x):
         return x.tanh()
@@ -522,14 +517,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFreeTransform):
     """y = |x| (not bijective; the inverse is the identity)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
 
     def _call(self, x):
         return x.abs()
@@ -559,15 +551,9 @@ class AffineTransform(Transform):
             return constraints.real
         return constraints.independent(constraints.real, self.event_dim)
 
-    @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
-        if self.event_dim == 0:
-            return constraints.real
-        return constraints.independent(constraints.real, self.event_dim)
+    codomain = domain
 
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache(self, cache_size):
         return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
 
     def __eq__(self, other):
@@ -608,24 +594,21 @@ class AffineTransform(Transform):
     def forward_shape(self, shape):
         return broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
-    def inverse_shape(self, shape):
-        return broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+    inverse_shape = forward_shape
 
 
 def _vector_shape(shape):
+    """``shape``, checked to have a dimension for the vectors."""
     if len(shape) < 1:
         raise ValueError("Too few dimensions on input")
     return shape
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFreeTransform):
     """y = exp(x) normalised over the last dimension (onto the simplex; not bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
@@ -637,8 +620,7 @@ class SoftmaxTransform(Transform):
     def forward_shape(self, shape):
         return _vector_shape(shape)
 
-    def inverse_shape(self, shape):
-        return _vector_shape(shape)
+    inverse_shape = forward_shape
 
 
 def _stick_breaking_offset(x, k):
@@ -646,15 +628,12 @@ def _stick_breaking_offset(x, k):
     return _C.arange(k, 0, -1, dtype=x.dtype, device=x.device).log()
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFreeTransform):
     """Unconstrained vectors of size K - 1 onto the K-simplex by stick breaking (bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
 
     def _call(self, x):
         shifted = x - _stick_breaking_offset(x, x.shape[-1])

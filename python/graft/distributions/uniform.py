@@ -1,24 +1,23 @@
 """torch.distributions.Uniform for graft."""
-from numbers import Number
+import math
 
 from .. import _C
 from .._tensor import Size
 from . import constraints
+from ._params import ParamsMixin
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Uniform"]
 
-_NAN = float("nan")
 
-
-class Uniform(Distribution):
+class Uniform(ParamsMixin, Distribution):
     """The uniform distribution on the half-open interval [low, high). ``rsample`` is
     differentiable in both bounds."""
 
     arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
                        "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+    _param_names = ("low", "high")
 
     @property
     def mean(self):
@@ -28,7 +27,7 @@ class Uniform(Distribution):
     @property
     def mode(self):
         """NaN (every point of the interval is a mode)."""
-        return _NAN * self.high
+        return math.nan * self.high
 
     @property
     def stddev(self):
@@ -41,24 +40,9 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(low=low, high=high), validate_args=validate_args)
         if self._validate_args and not _C.lt(self.low, self.high).all():
             raise ValueError("Uniform is not defined when low>= high")
-
-    def expand(self, batch_shape, _instance=None):
-        """The distribution with low and high expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
