@@ -137,6 +137,8 @@ Device to_device(py::handle o);
 py::object make_size(IntArrayRef sizes);
 /// A graft.return_types.<name>(values, indices) named tuple.
 py::object make_return_pair(const char* name, Tensor a, Tensor b);
+/// A graft.return_types.<name>(...) named tuple of any number of tensors (linalg_svd's U, S, Vh).
+py::object make_return_tuple(const char* name, std::vector<Tensor> outputs);
 /// A strong reference to a Python object that may be dropped on any thread, with or without
 /// the GIL (C++ hooks and saved-tensor packs die inside backward, where the GIL is released):
 /// the last copy takes the GIL to decref, and does nothing once the interpreter is gone.

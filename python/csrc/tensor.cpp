@@ -262,6 +262,13 @@ py::object make_return_pair(const char* name, Tensor a, Tensor b) {
   return cls(py::cast(std::move(a)), py::cast(std::move(b)));
 }
 
+py::object make_return_tuple(const char* name, std::vector<Tensor> outputs) {
+  py::object cls = py::reinterpret_borrow<py::object>(g_return_types).attr(name);
+  py::tuple args(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) args[i] = py::cast(std::move(outputs[i]));
+  return cls(*args);
+}
+
 namespace {
 
 /// Shape, dtype, device, the predicates and Python's protocols (len, iter, bool, repr).

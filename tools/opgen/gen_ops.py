@@ -104,7 +104,10 @@ FIELDS = {
 # its formulas take `grads`, one gradient per output (undefined for an output that got none).
 # `returns: [values, indices]` names two outputs, returned as a std::pair: the first is the
 # differentiable one (its gradient is `grad`), the second an integer tensor; a formula may name
-# either (max(dim) saves its indices)
+# either (max(dim) saves its indices). With `output_grads: true` the op has two or three outputs
+# (a std::pair or std::tuple), every floating one recorded as an output of the node, and the
+# formulas take one gradient per output, `grad_<output>` (undefined for one that got none), as
+# PyTorch's derivatives.yaml does for linalg_svd's grad_U, grad_S, grad_Vh
 # `inplace: true` gives a function or composite op its in-place form name_ (graft::name_, the
 # method, an op-table row). A function op's forward then takes a last `Tensor* into`: given (an
 # in-place form's self), its kernel writes into it (detail::ElementwiseOutput), and the generated
@@ -140,7 +143,8 @@ PYTHON_FIELDS = {"python_none", "python_sequences", "python_defaults", "python_h
 # CPU autocast lists): inside an enabled autocast region its tensor arguments are cast first
 # (graft/ops/autocast.h); composites on a list call autocast::run in their hand-written body
 AUTOCAST_POLICIES = {"lower_precision": "LowerPrecision", "float32": "Float32"}
-OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "inplace_node", "hand", "autocast"} |
+OPTIONAL_FIELDS = {"function": {"overload", "view", "returns", "inplace", "inplace_node", "hand", "autocast",
+                                "output_grads"} |
                    PYTHON_FIELDS,
                    "composite": {"overload", "returns", "inplace", "hand", "python_only"} | PYTHON_FIELDS,
                    "binary_predicate": {"operator"},
@@ -158,7 +162,8 @@ SAVED_INDEX_LIST = "detail::SavedTensorList"
 # the function family's argument types: how the node stores one that a derivative names
 ARG_STORAGE = {"const Tensor&": None, "const TensorList&": None, "double": "double", "int64_t": "int64_t", "bool": "bool",
                "IntArrayRef": "Shape", "const Scalar&": "Scalar", "std::optional<int64_t>": "std::optional<int64_t>",
-               "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<DType>": "std::optional<DType>",
+               "std::optional<Scalar>": "std::optional<Scalar>", "std::optional<double>": "std::optional<double>",
+               "std::optional<DType>": "std::optional<DType>",
                "const std::string&": "std::string", "std::optional<std::string_view>": "std::optional<std::string>",
                "Reduction": "Reduction", "DType": "DType", "Device": "Device", INDEX_LIST: SAVED_INDEX_LIST,
                "std::optional<MemoryFormat>": "std::optional<MemoryFormat>", "MemoryFormat": "MemoryFormat",
@@ -249,7 +254,7 @@ def check(family, ops, seen):
             fail(f"{family} op '{name}' lacks {sorted(missing)}")
         if extra:
             fail(f"{family} op '{name}' has unknown fields {sorted(extra)}")
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        if not re.fullmatch(r"_?[a-z][a-z0-9_]*", name):  # a leading _ as PyTorch's internal ops (_linalg_svd)
             fail(f"op name '{name}' is not a lower-case identifier")
         overloads = seen.setdefault(name, [])
         # one family per op, but for a function op's composite overloads (PyTorch's
@@ -335,28 +340,36 @@ def python_none(op):
 def returns(op):
     """The C++ type an op returns (Tensor unless `returns` says otherwise)."""
     if isinstance(op.get("returns"), list):
-        return "std::pair<Tensor, Tensor>"
+        return "std::pair<Tensor, Tensor>" if len(op["returns"]) == 2 else "std::tuple<Tensor, Tensor, Tensor>"
     return RETURNS[op.get("returns", "Tensor")]
 
 
 def output_names(op):
-    """What the formulas call the op's outputs: `result`, or the two names `returns` gives."""
+    """What the formulas call the op's outputs: `result`, or the names `returns` gives."""
     return op["returns"] if isinstance(op.get("returns"), list) else ["result"]
 
 
-def check_returns(op, args):
+def check_returns(op, args, composite=False):
+    """A function op names two outputs (three with output_grads), a composite two or three."""
     name, value = op["name"], op.get("returns", "Tensor")
+    sizes = (2, 3) if op.get("output_grads") or composite else (2,)
     if isinstance(value, list):
-        if len(value) != 2 or not all(isinstance(v, str) and re.fullmatch(r"[a-z][a-z0-9_]*", v) for v in value) \
+        if len(value) not in sizes or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", v)
+                                              for v in value) \
                 or set(value) & ({a for _, a, _ in args} | {"grad", "grads", "result"}):
-            fail(f"op '{name}': returns names two outputs, [first, second], unlike the arguments")
+            fail(f"op '{name}': returns names two outputs, [first, second] (three with output_grads), "
+                 "unlike the arguments")
     elif value not in RETURNS:
         fail(f"op '{name}': returns must be one of {sorted(RETURNS)} or two output names")
+    if op.get("output_grads") not in (None, True) or (op.get("output_grads") and not isinstance(value, list)):
+        fail(f"op '{name}': output_grads is true, for an op that names its outputs in returns")
 
 
 def grad_name(op):
     """What a function op's formulas name as the incoming gradient: `grad`, or `grads` when the
-    op returns a list."""
+    op returns a list, `grad_<output>` each (several names) with output_grads."""
+    if op.get("output_grads"):
+        return [f"grad_{v}" for v in op["returns"]]
     return "grads" if op.get("returns") == "TensorList" else "grad"
 
 
@@ -389,8 +402,9 @@ def check_function(op):
             fail(f"op '{name}': derivative for '{arg}', which is not a tensor argument")
         if formula is None:
             fail(f"op '{name}': the derivative for {arg} is missing")
-        if not uses(formula, grad_name(op)):
-            fail(f"op '{name}': the derivative for {arg} does not use {grad_name(op)}")
+        grads = grad_name(op) if isinstance(grad_name(op), list) else [grad_name(op)]
+        if not any(uses(formula, g) for g in grads):
+            fail(f"op '{name}': the derivative for {arg} does not use {' or '.join(grads)}")
     for _, arg, _ in args:
         for attr in TENSOR_ATTRIBUTES:
             if arg.endswith(f"_{attr}") and arg[:-len(attr) - 1] in tensors:
@@ -421,7 +435,7 @@ def check_composite(op):
     if op.get("python_only", False) is not False and (op.get("python_only") is not True or "overload" not in op
                                                       or op["python"] not in GENERATED_BINDINGS or op.get("inplace")):
         fail(f"op '{name}': python_only is true (an overload of a generated binding, no in-place form) or left out")
-    check_returns(op, args)
+    check_returns(op, args, composite=True)
     check_inplace(op, args)
     check_python(op, args)
 
@@ -778,6 +792,8 @@ def gen_node(node, inputs, formulas, args=(), tensors=None, storage=None, struct
     out.append("  TensorList apply(TensorList&& grads) override {")
     if grad == "grad":
         out.append("    const Tensor& grad = grads[0];")
+    elif isinstance(grad, list):  # output_grads: one per output, in the order the outputs were recorded
+        out += [f"    const Tensor {g} = grads.size() > {i} ? grads[{i}] : Tensor();" for i, g in enumerate(grad)]
     for v in saved:
         out.append(f"    const Tensor {v} = {v}_.unpack(this);")
     for a in kept:
@@ -854,7 +870,8 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
     saved, it is the 0-d tensor PyTorch wraps it in, on the device of the op's first tensor. A
     list input (`lists`) gives the node an edge per tensor; `outputs="list"` records the node as
     the history of every tensor of the result list. `names` are the outputs' names: the node is
-    the history of the first; a saved second output (an integer tensor) has no history to keep."""
+    the history of the first; a saved second output (an integer tensor) has no history to keep.
+    `outputs="named"` (output_grads) records the node as the history of every named output."""
     tensors = inputs if tensors is None else tensors
     needed = [v for v in inputs if v not in wrapped]
     edges = ", ".join("&no_edge" if v in wrapped else f"&{v}" for v in inputs)
@@ -875,13 +892,14 @@ def gen_wiring(node, inputs, saved, formulas, tensors=None, sources=None, wrappe
                      if v in wrapped else v)
             wire += guard_saved(formulas, v, f"node->{v}_ = SavedVariable({value}, false);")
     wire += saved_arguments(saved, tensors, names, sources, lists)
+    recorded = names if outputs == "named" else names[:1]
     if outputs == "list":
         wire.append("    for (const Tensor& output : result) autograd::set_history(output, node);")
     else:
-        wire.append(f"    autograd::set_history({names[0]}, node);")
-    for i, v in enumerate(names):
+        wire += [f"    autograd::set_history({v}, node);" for v in recorded]
+    for v in names:
         if v in saved:
-            wire += guard_saved(formulas, v, f"node->{v}_ = SavedVariable({v}, {'true' if i == 0 else 'false'});")
+            wire += guard_saved(formulas, v, f"node->{v}_ = SavedVariable({v}, {'true' if v in recorded else 'false'});")
     wire.append("  }")
     return wire
 
@@ -1083,7 +1101,7 @@ def gen_function_cpp(op, shared_nodes, nodes):
     # an IntArrayRef argument is kept as a Shape (a copy: the caller's array does not outlive the call)
     sources = {a: f"{a}.shape()" for t, a, _ in args if t == "IntArrayRef"}
     sources.update({a: INDEX_LIST for t, a, _ in args if t == INDEX_LIST})  # saved tensor by tensor
-    outputs = "list" if op.get("returns") == "TensorList" else "one"
+    outputs = "list" if op.get("returns") == "TensorList" else "named" if op.get("output_grads") else "one"
     wire = gen_wiring(struct, inputs, saved, formulas, tensors, sources, wrapped, lists, outputs, output_names(op))
     params = ", ".join(f"{t} {a}" for t, a, _ in args)  # without the defaults the header gives
     names = ", ".join(a for _, a, _ in args)
@@ -1559,6 +1577,9 @@ def overload_case(i, op):
     result = f"py::cast(maybe_without_gil({heavy}, [&] {{ return graft::{cpp_name(op)}({call}); }}))"
     if returns(op) == RETURNS["TensorList"]:  # a tuple, as PyTorch returns a list of tensors
         result = f"py::tuple({result})"
+    elif isinstance(op.get("returns"), list) and len(op["returns"]) == 3:  # graft.return_types.<name>
+        result = (f'[&] {{ auto [a, b, c] = maybe_without_gil({heavy}, [&] {{ return graft::{cpp_name(op)}({call}); }});'
+                  f' return make_return_tuple("{op["name"]}", {{std::move(a), std::move(b), std::move(c)}}); }}()')
     elif isinstance(op.get("returns"), list) and op["python"] != "nn":  # graft.return_types.<name>
         result = (f'[&] {{ auto [first, second] = maybe_without_gil({heavy}, [&] {{ return graft::{cpp_name(op)}({call}); }});'
                   f' return make_return_pair("{op["name"]}", std::move(first), std::move(second)); }}()')
