@@ -100,6 +100,27 @@ struct OpEntry {
   std::vector<OpCase> cases;
 };
 
+/// A case of the given samples, call and reference (gradchecked unless not differentiable).
+inline OpCase with(std::string variant, std::vector<Sample> samples, TensorFn fn, RefFn ref,
+                   bool differentiable = true) {
+  OpCase c;
+  c.variant = std::move(variant);
+  c.samples = std::move(samples);
+  c.fn = std::move(fn);
+  c.ref = std::move(ref);
+  c.differentiable = differentiable;
+  return c;
+}
+/// The position of the multi-index idx in the contiguous row-major layout of sizes.
+inline int64_t flat_at(const Shape64& sizes, const Shape64& idx) {
+  const Shape64 strides = contiguous_strides_of(sizes);
+  int64_t k = 0;
+  for (size_t d = 0; d < idx.size(); ++d) k += idx[d] * strides[d];
+  return k;
+}
+/// a's value at the multi-index idx.
+inline double at(const RT& a, const Shape64& idx) { return a.v[static_cast<size_t>(flat_at(a.sizes, idx))]; }
+
 /// Marks a case for the float32 smoke test.
 inline OpCase f32(OpCase c) {
   c.f32 = true;
@@ -120,6 +141,7 @@ void register_scans_and_order(Registry& r);
 void register_products(Registry& r);
 void register_structure_search(Registry& r);
 void register_scatter_and_draws(Registry& r);
+void register_factorizations(Registry& r);
 /// Every entry (built once).
 const Registry& op_registry();
 

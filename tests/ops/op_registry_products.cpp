@@ -8,12 +8,9 @@ namespace {
 
 using V = std::vector<RT>;
 
-OpCase with(std::string variant, std::vector<Sample> samples, TensorFn fn, RefFn ref) {
-  OpCase c;
-  c.variant = std::move(variant);
-  c.samples = std::move(samples);
-  c.fn = std::move(fn);
-  c.ref = std::move(ref);
+// products compare more tightly than the registry's default tolerance
+OpCase tight(std::string variant, std::vector<Sample> samples, TensorFn fn, RefFn ref) {
+  OpCase c = with(std::move(variant), std::move(samples), std::move(fn), std::move(ref));
   c.atol = 1e-12;
   return c;
 }
@@ -33,26 +30,26 @@ RT sum_dim0(const RT& a) {
 
 void register_matrix_products(Registry& r) {
   r.push_back({"outer",
-               {f32(with(
+               {f32(tight(
                    "", {{"3_2", {rnd({3}), rnd({2})}}, {"0_2", {rnd({0}), rnd({2})}}},
                    [](const TensorList& x) { return TensorList{outer(x[0], x[1])}; },
                    [](const V& x) {
                      return V{matmul_ref(reshape_ref(x[0], {x[0].numel(), 1}), reshape_ref(x[1], {1, x[1].numel()}))};
                    }))}});
   r.push_back({"mv",
-               {f32(with(
+               {f32(tight(
                    "", {{"2x3_3", {rnd({2, 3}), rnd({3})}}, {"0x3_3", {rnd({0, 3}), rnd({3})}}},
                    [](const TensorList& x) { return TensorList{mv(x[0], x[1])}; },
                    [](const V& x) { return V{matmul_ref(x[0], x[1])}; }))}});
   auto product_cases = [](auto call, auto product, std::vector<Sample> samples, std::vector<Sample> bcast) {
     return std::vector<OpCase>{
-        f32(with(
+        f32(tight(
             "", samples, [call](const TensorList& x) { return TensorList{call(x, 1.0, 1.0)}; },
             [product](const V& x) { return V{scaled_sum_ref(x[0], product(x), 1, 1)}; })),
-        with(
+        tight(
             "beta0_5_alpha2", samples, [call](const TensorList& x) { return TensorList{call(x, 0.5, 2.0)}; },
             [product](const V& x) { return V{scaled_sum_ref(x[0], product(x), 0.5, 2)}; }),
-        with(
+        tight(
             "beta0_bcast_self", bcast, [call](const TensorList& x) { return TensorList{call(x, 0.0, -1.5)}; },
             [product](const V& x) { return V{scaled_sum_ref(x[0], product(x), 0, -1.5)}; })};
   };
@@ -90,12 +87,12 @@ void register_pointwise_triples(Registry& r) {
                            {"2x3_3_2x1", {rnd({2, 3}), rnd({3}), rnd({2, 1}, Domain::NonZero)}},
                            {"0d_2x3_0d", {rnd({}), rnd({2, 3}), rnd({}, Domain::NonZero)}}};
   r.push_back({"addcmul",
-               {f32(with(
+               {f32(tight(
                     "value_half", s, [](const TensorList& x) { return TensorList{addcmul(x[0], x[1], x[2], 0.5)}; },
                     [](const V& x) {
                       return V{zip3(x[0], x[1], x[2], [](double a, double b, double c) { return a + 0.5 * b * c; })};
                     })),
-                with(
+                tight(
                     "int_value_truncated", {{"int", {ints({2}, {1, 2}), ints({2}, {3, 4}), ints({2}, {5, -6})}}},
                     [](const TensorList& x) { return TensorList{addcmul(x[0], x[1], x[2], 2.5)}; },
                     [](const V& x) {
@@ -105,7 +102,7 @@ void register_pointwise_triples(Registry& r) {
                     })}});
   r.back().cases.back().differentiable = false;  // integers
   r.push_back({"addcdiv",
-               {f32(with(
+               {f32(tight(
                    "value_neg2", s, [](const TensorList& x) { return TensorList{addcdiv(x[0], x[1], x[2], -2)}; },
                    [](const V& x) {
                      return V{zip3(x[0], x[1], x[2], [](double a, double b, double c) { return a - 2 * b / c; })};
@@ -113,11 +110,11 @@ void register_pointwise_triples(Registry& r) {
   std::vector<Sample> two = {
       {"2x3_2x3", {rnd({2, 3}), rnd({2, 3})}}, {"2x3_3", {rnd({2, 3}), rnd({3})}}, {"0d_0d", {rnd({}), rnd({})}}};
   auto scalar_weight = [&](std::string variant, double w) {
-    return with(
+    return tight(
         std::move(variant), two, [w](const TensorList& x) { return TensorList{lerp(x[0], x[1], w)}; },
         [w](const V& x) { return V{zip(x[0], x[1], [w](double a, double b) { return a + w * (b - a); })}; });
   };
-  OpCase tensor_weight = with(
+  OpCase tensor_weight = tight(
       "tensor_weight",
       {{"2x3_2x3_3", {rnd({2, 3}), rnd({2, 3}), rnd({3}, Domain::Unit)}},
        {"2x3_3_2x1", {rnd({2, 3}), rnd({3}), rnd({2, 1}, Domain::Unit)}}},
@@ -131,7 +128,7 @@ void register_pointwise_triples(Registry& r) {
 // einsum's cases: each equation with its samples and a reference through matmul_ref or loops.
 void register_einsum(Registry& r) {
   auto eq = [](std::string variant, std::string equation, std::vector<Sample> samples, RefFn ref) {
-    return with(
+    return tight(
         std::move(variant), std::move(samples),
         [equation](const TensorList& x) { return TensorList{einsum(equation, x)}; }, std::move(ref));
   };
@@ -170,11 +167,11 @@ void register_einsum(Registry& r) {
 
 void register_contractions(Registry& r) {
   r.push_back({"tensordot",
-               {f32(with(
+               {f32(tight(
                     "one_pair", {{"2x3_3x4", {rnd({2, 3}), rnd({3, 4})}}},
                     [](const TensorList& x) { return TensorList{tensordot(x[0], x[1], {1}, {0})}; },
                     [](const V& x) { return V{matmul_ref(x[0], x[1])}; })),
-                with(
+                tight(
                     "two_pairs_crossed", {{"2x3_3x2", {rnd({2, 3}), rnd({3, 2})}}},
                     [](const TensorList& x) {
                       return TensorList{tensordot(x[0], x[1], {0, 1}, {1, 0})};
@@ -206,7 +203,7 @@ void register_contractions(Registry& r) {
   };
   r.push_back(
       {"kron",
-       {f32(with(
+       {f32(tight(
            "",
            {{"2x2_2x3", {rnd({2, 2}), rnd({2, 3})}}, {"3_2x2", {rnd({3}), rnd({2, 2})}}, {"0d_2", {rnd({}), rnd({2})}}},
            [](const TensorList& x) { return TensorList{kron(x[0], x[1])}; }, kron_ref))}});

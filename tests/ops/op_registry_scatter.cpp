@@ -8,27 +8,10 @@ namespace {
 
 using V = std::vector<RT>;
 
-OpCase with(std::string variant, std::vector<Sample> samples, TensorFn fn, RefFn ref, bool differentiable = true) {
-  OpCase c;
-  c.variant = std::move(variant);
-  c.samples = std::move(samples);
-  c.fn = std::move(fn);
-  c.ref = std::move(ref);
-  c.differentiable = differentiable;
-  return c;
-}
-
 // An in-place case: compared with its out-of-place op too.
 OpCase inplace_of(OpCase c, TensorFn outplace) {
   c.outplace = std::move(outplace);
   return c;
-}
-
-int64_t flat_at(const Shape64& sizes, const Shape64& idx) {
-  const Shape64 st = contiguous_strides_of(sizes);
-  int64_t k = 0;
-  for (size_t d = 0; d < idx.size(); ++d) k += idx[d] * st[d];
-  return k;
 }
 
 // self with src (or value) written along dim where index says, element by element in order.

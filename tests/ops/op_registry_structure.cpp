@@ -14,23 +14,6 @@ namespace {
 
 using V = std::vector<RT>;
 
-OpCase with(std::string variant, std::vector<Sample> samples, TensorFn fn, RefFn ref, bool differentiable = true) {
-  OpCase c;
-  c.variant = std::move(variant);
-  c.samples = std::move(samples);
-  c.fn = std::move(fn);
-  c.ref = std::move(ref);
-  c.differentiable = differentiable;
-  return c;
-}
-
-double at(const RT& a, const Shape64& idx) {
-  const Shape64 st = contiguous_strides_of(a.sizes);
-  int64_t k = 0;
-  for (size_t d = 0; d < idx.size(); ++d) k += idx[d] * st[d];
-  return a.v[static_cast<size_t>(k)];
-}
-
 // The offset-th diagonal of a 2-D a.
 RT diagonal_2d(const RT& a, int64_t offset) {
   RT out{{0}, {}, a.dtype};
