@@ -1,12 +1,19 @@
 """graft.linalg: torch.linalg's cross product and norms (vector_norm, matrix_norm, norm), and torch.norm /
-Tensor.norm, which PyTorch 2.x routes through them. The vector norm is one op with its own
-node (LinalgVectorNormBackward0); the matrix norms are built from it and from sum, amax and amin.
-The norms that need singular values (ord 'nuc', 2, -2) are not provided yet."""
+Tensor.norm, which PyTorch 2.x routes through them, with the factorizations of
+_linalg_factorizations (det, inv, solve, cholesky, qr, svd, eigh, pinv, lstsq, ...). The vector norm
+is one op with its own node (LinalgVectorNormBackward0); the matrix norms are built from it, from
+sum, amax and amin, and from the singular values (ord 'nuc', 2, -2)."""
 import math
 
 from . import _C
+from ._composites.linalg import matrix_power
+from ._linalg_factorizations import (LinAlgError, _spectral_norm, cholesky, cond, det, diagonal, eigh, eigvalsh, inv,
+                                     lstsq, matrix_rank, multi_dot, pinv, qr, slogdet, solve, solve_triangular, svd,
+                                     svdvals, vecdot)
 
-__all__ = ["cross", "vector_norm", "matrix_norm", "norm"]
+__all__ = ["cross", "vector_norm", "matrix_norm", "norm", "LinAlgError", "cholesky", "cond", "det", "diagonal", "eigh",
+           "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr", "slogdet", "solve",
+           "solve_triangular", "svd", "svdvals", "vecdot"]
 
 _SPECTRAL = ("nuc", 2, -2)
 
@@ -34,8 +41,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    """The ord-norm of the matrices of A over the two dims `dim`: 'fro' (Frobenius), 1 / -1 (the
-    largest / smallest column sum of |A|), inf / -inf (the same over rows)."""
+    """The ord-norm of the matrices of A over the two dims `dim`: 'fro' (Frobenius), 'nuc' (the sum
+    of the singular values), 2 / -2 (the largest / smallest singular value), 1 / -1 (the largest /
+    smallest column sum of |A|), inf / -inf (the same over rows)."""
     if out is not None:
         raise NotImplementedError("graft.linalg.matrix_norm: out= is not supported")
     if A.dim() < 2:
@@ -46,8 +54,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "fro":
         return vector_norm(A, 2, dim, keepdim, dtype=dtype)
     if ord in _SPECTRAL:
-        raise NotImplementedError(f"graft.linalg.matrix_norm: ord={ord!r} needs singular values, "
-                                  "which graft does not compute yet")
+        return _spectral_norm(A if dtype is None else A.to(dtype), ord, dim, keepdim)
     if isinstance(ord, str) or not (abs(ord) == 1 or math.isinf(ord)):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if dtype is not None:

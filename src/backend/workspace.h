@@ -3,6 +3,7 @@
 // backend takes the same: the CPU kernels allocate these buffers, the meta kernels allocate
 // them on the meta device and drop them, so memory estimates (graft.utils.memory.estimate)
 // see the same transient peaks as a real run. docs/notes/devices.md.
+#include <algorithm>
 #include <vector>
 
 #include "graft/backend/kernels.h"
@@ -48,6 +49,30 @@ inline bool blas_needs_copy(const Tensor& m) {
   if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) return false;
   if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1)) return false;
   return true;
+}
+
+/// The scratch LAPACK's routines take beyond their operands (one matrix's worth, reused across a
+/// batch): `work` elements of the operands' dtype and `iwork` int32s. Sizes are LAPACK's documented
+/// minimums plus room for its blocked paths (block size 64), never a workspace query, so that the
+/// meta backend, which has no LAPACK call to make, takes the same.
+struct LapackWorkspace {
+  int64_t work = 0, iwork = 0;
+};
+/// geqrf + orgqr of an m x n matrix whose Q has q_cols columns: the reflectors' scales (min(m, n))
+/// and the blocked work.
+inline LapackWorkspace qr_workspace(int64_t m, int64_t n, int64_t q_cols) {
+  return {std::min(m, n) + std::max<int64_t>({n, q_cols, 1}) * 64, 0};
+}
+/// gesdd of an m x n matrix, with singular vectors or without ('S'/'A' or 'N').
+inline LapackWorkspace svd_workspace(int64_t m, int64_t n, bool vectors) {
+  const int64_t mn = std::min(m, n), mx = std::max(m, n);
+  const int64_t minimum = vectors ? 4 * mn * mn + 6 * mn + mx + mn : 3 * mn + std::max(mx, 7 * mn);
+  return {std::max<int64_t>(minimum + (mx + mn) * 64, 1), std::max<int64_t>(8 * mn, 1)};
+}
+/// syevd of an n x n matrix, with eigenvectors or without ('V'/'N').
+inline LapackWorkspace eigh_workspace(int64_t n, bool vectors) {
+  if (n <= 1) return {1, 1};
+  return vectors ? LapackWorkspace{1 + 6 * n + 2 * n * n, 3 + 5 * n} : LapackWorkspace{2 * n + 1, 1};
 }
 
 }  // namespace graft::backend

@@ -207,6 +207,7 @@ const Registry& op_registry() {
     register_products(r);
     register_structure_search(r);
     register_scatter_and_draws(r);
+    register_factorizations(r);
     return r;
   }();
   return reg;

@@ -545,7 +545,8 @@ GRAD_CASES = [
     ("diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s, 1), A, V[:2]),
     ("diagonal_scatter", lambda lib, x, s: x.diagonal_scatter(s, -1, 2, 1), B, A),
     ("chain_matmul", lambda lib, a, b, c: lib.chain_matmul(a, b, c), A, A.T, M[:2]),
-    *[("matrix_power", lambda lib, x, n=n: lib.matrix_power(x, n), M * 0.5) for n in (0, 1, 2, 3, 6)],
+    *[("matrix_power", lambda lib, x, n=n: lib.matrix_power(x, n), M * 0.5 + np.eye(len(M)))
+      for n in (-2, -1, 0, 1, 2, 3, 6)],
     ("combinations", lambda lib, x: lib.combinations(x, 2, True), V),
     ("combinations-empty", lambda lib, x: lib.combinations(x[:1], 2), V),
     # a sub-tensor with a NaN or an infinity: its norm exceeds maxnorm or is NaN, PyTorch's gradient
@@ -638,9 +639,10 @@ def test_pytorch_2_behaviours():
     assert low.shape == high.shape == () and low.item() == high.item() == 2.
 
 
-def test_matrix_power_negative_needs_an_inverse():
-    with pytest.raises(NotImplementedError, match="inverse"):
-        graft.matrix_power(graft.tensor(M), -2)
+def test_matrix_power_negative_is_the_inverses_power():
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])
+    got = graft.matrix_power(graft.tensor(a), -3).tolist()
+    np.testing.assert_allclose(got, np.linalg.matrix_power(np.linalg.inv(a), 3), rtol=1e-12)
 
 
 def test_inplace_forms():

@@ -75,7 +75,8 @@ using BinaryKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor
 #define GRAFT_FOR_EACH_KERNEL(X)                                                                             \
   X(unary) X(binary) X(binary_scalar) X(rounding_div) X(where) X(copy) X(fill) X(reduce) X(arg_reduce) X(var) \
   X(gemm) X(index_select) X(index_add) X(gather) X(scatter_add) X(im2col) X(col2im) X(max_pool2d)         \
-  X(random_fill) X(multinomial) X(sort) X(scan) X(search_sorted) X(triangle) X(vector_norm)
+  X(random_fill) X(multinomial) X(sort) X(scan) X(search_sorted) X(triangle) X(vector_norm)                 \
+  X(lu_factor) X(lu_solve) X(cholesky) X(triangular_solve) X(qr) X(svd) X(eigh)
 // clang-format on
 #define GRAFT_KERNEL_ENTRY(name) .name = &name,
 
@@ -109,6 +110,13 @@ struct KernelTable {
   void (*search_sorted)(const Tensor& out, const Tensor& sorted, const Tensor& values, bool right);
   void (*triangle)(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
   void (*vector_norm)(const Tensor& out, const Tensor& a, uint64_t mask, double ord);
+  void (*lu_factor)(const Tensor& lu, const Tensor& pivots, const Tensor& info);
+  void (*lu_solve)(const Tensor& b, const Tensor& lu, const Tensor& pivots, bool transpose);
+  void (*cholesky)(const Tensor& a, const Tensor& info, bool upper);
+  void (*triangular_solve)(const Tensor& b, const Tensor& a, bool upper, bool left, bool unitriangular);
+  void (*qr)(const Tensor& q, const Tensor& r, const Tensor& a);
+  void (*svd)(const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& a, const Tensor& info);
+  void (*eigh)(const Tensor& w, const Tensor& v, const Tensor& info, bool upper, bool vectors);
   const UnaryKernelFn* generated;          ///< indexed by GeneratedKernel
   const BinaryKernelFn* generated_binary;  ///< indexed by GeneratedBinaryKernel
 };
@@ -365,6 +373,48 @@ inline void vector_norm(const Tensor& out, const Tensor& a, uint64_t mask, doubl
     return widened<1>([&](const Tensor& o, const Tensor& x) { kernel::vector_norm(o, x, mask, ord); }, out, a);
   kernels_on(out, a).vector_norm(out, a, mask, ord);
 }
+// ---- LAPACK (torch.linalg). Every matrix operand is a batch of column-major matrices: its last
+// two dims, transposed, are contiguous, and its batch dims contiguous over them (what
+// `empty({..., cols, rows}).mT()` gives, PyTorch's layout for these results). Float32 and float64
+// only (the ops refuse the rest). `info` is int32, one per matrix: LAPACK's info for it.
+
+/// lu [..., m, n] factored in place as P L U (getrf, partial pivoting): L's unit lower triangle
+/// and U's upper one; pivots [..., min(m, n)] (int32, contiguous) 1-based row swaps; info > 0
+/// names the first zero of U's diagonal (1-based).
+inline void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
+  kernels_on(lu, pivots).lu_factor(lu, pivots, info);
+}
+/// b [..., n, k] overwritten with A^-1 b (A^-T b when transpose) for lu_factor's lu and pivots
+/// [..., n, n] of A, batch for batch (getrs).
+inline void lu_solve(const Tensor& b, const Tensor& lu, const Tensor& pivots, bool transpose) {
+  kernels_on(b, lu, pivots).lu_solve(b, lu, pivots, transpose);
+}
+/// a [..., n, n] overwritten by its Cholesky factor L (U = L^T when upper), read from that
+/// triangle only, the other one zeroed (potrf); info > 0 the order of the first leading minor
+/// that is not positive-definite.
+inline void cholesky(const Tensor& a, const Tensor& info, bool upper) { kernels_on(a, info).cholesky(a, info, upper); }
+/// b overwritten with the solution X of A X = b (left) or X A = b (right) for the triangle of a
+/// (upper or lower; unitriangular: its diagonal taken as ones), batch for batch (trsm).
+inline void triangular_solve(const Tensor& b, const Tensor& a, bool upper, bool left, bool unitriangular) {
+  kernels_on(b, a).triangular_solve(b, a, upper, left, unitriangular);
+}
+/// The QR factorization of a [..., m, n] (destroyed): r [..., rows, n] (rows: min(m, n), or m)
+/// the upper triangle R, q [..., m, cols] (cols min(m, n) or m; numel 0: Q not wanted) Q's first
+/// columns (geqrf, orgqr).
+inline void qr(const Tensor& q, const Tensor& r, const Tensor& a) { kernels_on(r, a).qr(q, r, a); }
+/// The singular values s [..., k] (contiguous, descending, k = min(m, n)) of a [..., m, n]
+/// (destroyed) and, when u has elements, the singular vectors: u [..., m, k or m], vh
+/// [..., k or n, n] (gesdd); info > 0: it did not converge.
+inline void svd(const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& a, const Tensor& info) {
+  kernels_on(s, a).svd(u, s, vh, a, info);
+}
+/// The eigenvalues w [..., n] (contiguous, ascending) of the symmetric matrices v [..., n, n]
+/// read from their lower (upper) triangle, v overwritten by the eigenvectors when `vectors`
+/// (syevd); info > 0: it did not converge.
+inline void eigh(const Tensor& w, const Tensor& v, const Tensor& info, bool upper, bool vectors) {
+  kernels_on(w, v).eigh(w, v, info, upper, vectors);
+}
+
 /// out = the generated op number `k` of a (see generated_kernel_ids.h), with the op's
 /// non-tensor arguments `args` (nullptr when it has none).
 inline void generated(int k, const Tensor& out, const Tensor& a, const double* args = nullptr) {

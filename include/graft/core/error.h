@@ -44,6 +44,12 @@ class OutOfMemoryError : public RuntimeError {
  public:
   using RuntimeError::RuntimeError;
 };
+/// A linear-algebra routine failed on its input: a singular matrix, one that is not
+/// positive-definite, no convergence (PyTorch's torch.linalg.LinAlgError, a RuntimeError).
+class LinAlgError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
 /// The operation is not implemented for these arguments (Python NotImplementedError).
 class NotImplementedError : public Error {
  public:

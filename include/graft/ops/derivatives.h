@@ -193,4 +193,40 @@ TensorList convolution_backward(const Tensor& grad, const Tensor& input, const T
                                 IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                                 int64_t groups, std::array<bool, 3> output_mask);
 
+// ---- torch.linalg's factorizations (defined in src/ops/linalg_derivatives.cpp) ----
+/// linalg_det's gradient: grad det(A) A^-T; through the SVD (the cofactor matrix, defined for a
+/// singular A too) where a matrix is singular or under grad mode (double backward).
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A);
+/// linalg_slogdet's gradient through logabsdet: grad A^-T (the sign's is zero); undefined when
+/// logabsdet got none.
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
+/// linalg_inv's gradient: -inv^T grad inv^T.
+Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse);
+/// linalg_solve's gradients for A and B (those the mask asks for): gB solves A^T gB = grad (on
+/// the same side), gA = -gB X^T (left) or -X^T gB; vectors X as columns.
+TensorList linalg_solve_backward(const Tensor& grad, const Tensor& X, const Tensor& A, bool left,
+                                 const std::array<bool, 2>& grad_input_mask);
+/// linalg_cholesky's gradient: L^-T Phi(L^T gL) L^-1 symmetrized, Phi the lower triangle with
+/// its diagonal halved (L^T for an upper factor).
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
+/// linalg_solve_triangular's gradients for A (kept to its triangle, without the diagonal when
+/// unitriangular) and B.
+TensorList linalg_solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& X, bool upper, bool left,
+                                            bool unitriangular, const std::array<bool, 2>& grad_input_mask);
+/// linalg_qr's gradient from Q's and R's (either undefined): refused for mode 'r' and for
+/// 'complete' with more rows than columns, as PyTorch's.
+Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,
+                          const std::string& mode);
+/// _linalg_svd's gradient from U's, S's and Vh's (any undefined); with full_matrices only the
+/// first min(m, n) singular vectors carry one. Infinite where two singular values are equal
+/// and the vectors' gradients are used, as PyTorch's.
+Tensor svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Tensor& grad_Vh, const Tensor& U, const Tensor& S,
+                    const Tensor& Vh, bool full_matrices);
+/// _linalg_eigh's gradient from the eigenvalues' and eigenvectors' (either undefined), a
+/// symmetric matrix.
+Tensor eigh_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,
+                     const Tensor& eigenvectors);
+/// linalg_pinv's gradient (the derivative of the pseudo-inverse, valid where the rank is constant).
+Tensor pinv_backward(const Tensor& grad, const Tensor& pinv, const Tensor& A);
+
 }  // namespace graft::derivatives

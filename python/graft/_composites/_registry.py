@@ -7,8 +7,8 @@ from .dtypes import (can_cast, e, inf, is_complex, is_nonzero, is_same_size, is_
                      result_type)
 from .indexing import (_index_fill_, _repeat_interleave_method, diagonal_scatter, index_fill, repeat_interleave,
                        select_scatter, slice_scatter, take)
-from .linalg import (chain_matmul, combinations, ger, inner, matrix_power, msort, tril_indices, triu_indices, vander,
-                     vdot)
+from .linalg import (chain_matmul, cholesky, combinations, ger, inner, matrix_power, msort, qr, triangular_solve,
+                     tril_indices, triu_indices, vander, vdot)
 from .shape import (_broadcast_to_method, _split_method, _tile_method, atleast_1d, atleast_2d, atleast_3d,
                     broadcast_shapes, broadcast_tensors, broadcast_to, column_stack, dsplit, dstack, flipud, fliplr,
                     hsplit, hstack, moveaxis, movedim, ravel, rot90, row_stack, swapdims, tensor_split, tile, vsplit,
@@ -45,6 +45,7 @@ _FUNCTIONS = {
     "select_scatter": select_scatter, "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "chain_matmul": chain_matmul, "matrix_power": matrix_power, "vander": vander,
     "tril_indices": tril_indices, "triu_indices": triu_indices, "combinations": combinations,
+    "qr": qr, "cholesky": cholesky, "triangular_solve": triangular_solve,
 }
 
 # Tensor methods of the functions' names (input as self)
@@ -52,7 +53,7 @@ _METHOD_FUNCTIONS = (
     "movedim", "moveaxis", "swapdims", "ravel", "fliplr", "flipud", "rot90", "tensor_split", "msort", "ger",
     "inner", "vdot", "is_signed", "is_same_size", "is_nonzero", "positive", "diff", "cov", "corrcoef", "aminmax",
     "nansum", "nanmean", "quantile", "nanquantile", "renorm", "take", "index_fill",
-    "select_scatter", "slice_scatter", "diagonal_scatter", "matrix_power",
+    "select_scatter", "slice_scatter", "diagonal_scatter", "matrix_power", "qr", "cholesky", "triangular_solve",
 )
 
 

@@ -1,5 +1,6 @@
 """Products and matrix constructions: msort, ger, inner, vdot, chain_matmul, matrix_power, vander,
-tril_indices/triu_indices and combinations."""
+tril_indices/triu_indices and combinations; torch.triangular_solve (deprecated: it warns once) and
+torch.qr and torch.cholesky, which PyTorch 2.x has removed (they raise its RuntimeError)."""
 import itertools
 import warnings
 
@@ -85,8 +86,8 @@ def chain_matmul(*matrices):
 
 
 def matrix_power(input, n):
-    """The n-th power of the square matrices in input's last two dims (n = 0: identities). Negative
-    n needs the matrix inverse, which graft does not have: NotImplementedError."""
+    """The n-th power of the square matrices in input's last two dims (n = 0: identities; n < 0:
+    the inverse's -n-th power)."""
     input, n = _parse("matrix_power", ("input", input, "Tensor", 1), ("n", n, "int", 2))
     if input.dim() < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
@@ -96,14 +97,11 @@ def matrix_power(input, n):
                            "matrices")
     if n == 0:
         return input.clone().copy_(_C.eye(rows, dtype=input.dtype, device=input.device).expand(input.shape))
-    if n < 0:
+    if n < 0:  # the inverse's power, as PyTorch's
         if input.dtype not in _FLOATS:
             raise NotImplementedError("linalg.inv: Expected a floating point or complex tensor as input. Got "
                                       f"{_scalar_name(input.dtype)}")
-        if input.numel() == 0:  # (nothing to invert)
-            return input.clone()
-        raise NotImplementedError("linalg.matrix_power: negative powers need the matrix inverse (linalg.inv), which "
-                                  "graft does not implement yet")
+        input, n = _C.linalg_inv(input), -n
     if n == 1 or input.numel() == 0:
         return input.clone()
     result, power = None, None
@@ -194,3 +192,51 @@ def combinations(input, r=2, with_replacement=False):
     index = [i for c in pick(range(input.shape[0]), r) for i in c]
     index = _C.tensor(index, dtype=_C.int64, device=input.device)
     return input.index_select(0, index).reshape(len(index) // r, r)  # (even when empty: it keeps input's grad)
+
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+_TRIANGULAR_SOLVE_WARNING = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one of "
+    "the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+    "X = torch.linalg.solve_triangular(A, B).")
+_warned = []
+
+
+def qr(input, some=True, *, out=None):
+    """Removed in PyTorch 2.x (torch.linalg.qr replaces it): RuntimeError with PyTorch's advice."""
+    raise RuntimeError(
+        _REMOVED + "`torch.qr` is deprecated in favor of `torch.linalg.qr` and the boolean parameter `some` has been "
+        "replaced with a string parameter `mode`.\n\nQ, R = torch.qr(A) should be replaced with:\n"
+        "Q, R = torch.linalg.qr(A, mode='reduced')\n\nand\n\nQ, R = torch.qr(A, some=False) should be replaced with:\n"
+        f"Q, R = torch.linalg.qr(A, mode='complete')\n\nSince `some` was set to {bool(some)}, use "
+        f"mode='{'reduced' if some else 'complete'}'.")
+
+
+def cholesky(input, upper=False, *, out=None):
+    """Removed in PyTorch 2.x (torch.linalg.cholesky replaces it): RuntimeError with PyTorch's advice."""
+    raise RuntimeError(
+        _REMOVED + "`torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should "
+        "be replaced with:\nL = torch.linalg.cholesky(A)\nU = torch.cholesky(A, upper=True) should be replaced with:\n"
+        "U = torch.linalg.cholesky(A).mH")
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """(X, a copy of A) with A X = b (A^T X = b when ``transpose``) for A's triangle; deprecated in
+    PyTorch (warning once), whose torch.linalg.solve_triangular takes A first."""
+    from .._tensor import return_types
+    _check_tensor("triangular_solve", b)
+    _check_tensor("triangular_solve", A, "A", 2)
+    if not _warned:
+        _warned.append(True)
+        warnings.warn(_TRIANGULAR_SOLVE_WARNING, UserWarning, stacklevel=2)
+    for name, t in (("b", b), ("A", A)):
+        if t.dim() < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
+                               f"{t.dim()} dimensions instead")
+    if b.dtype != A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(b.dtype)} and "
+                           f"A of type {_scalar_name(A.dtype)} instead.")
+    coefficients = A.transpose(-2, -1) if transpose else A
+    x = _C.linalg_solve_triangular(coefficients, b, upper=upper != transpose, unitriangular=unitriangular)
+    return return_types.triangular_solve(x, A.clone())

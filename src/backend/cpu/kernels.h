@@ -91,6 +91,13 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t 
 void scan(kernel::ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& a, int64_t dim);
 /// Insertion points of values in ascending lanes (search_kernels.cpp).
 void search_sorted(const Tensor& out, const Tensor& sorted, const Tensor& values, bool right);
+void lu_factor(const Tensor& lu, const Tensor& pivots, const Tensor& info);
+void lu_solve(const Tensor& b, const Tensor& lu, const Tensor& pivots, bool transpose);
+void cholesky(const Tensor& a, const Tensor& info, bool upper);
+void triangular_solve(const Tensor& b, const Tensor& a, bool upper, bool left, bool unitriangular);
+void qr(const Tensor& q, const Tensor& r, const Tensor& a);
+void svd(const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& a, const Tensor& info);
+void eigh(const Tensor& w, const Tensor& v, const Tensor& info, bool upper, bool vectors);
 /// tril (lower) / triu of the last two dims; out may be a.
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
 /// The ord-norm over the dims in `mask` (reduce_kernels.cpp).

@@ -88,6 +88,25 @@ void scan(kernel::ScanOp, const Tensor&, const Tensor&, const Tensor& a, int64_t
   const DataPtr lanes = lanes_scratch(a, dim, R);
 }
 void search_sorted(const Tensor&, const Tensor&, const Tensor&, bool) {}
+// The LAPACK kernels take the workspaces backend/workspace.h sizes (cpu/lapack_kernels.cpp).
+void lu_factor(const Tensor&, const Tensor&, const Tensor&) {}
+void lu_solve(const Tensor&, const Tensor&, const Tensor&, bool) {}
+void cholesky(const Tensor&, const Tensor&, bool) {}
+void triangular_solve(const Tensor&, const Tensor&, bool, bool, bool) {}
+void qr(const Tensor& q, const Tensor&, const Tensor& a) {
+  const int64_t q_cols = q.numel() > 0 ? q.size(-1) : 0;
+  const DataPtr work = scratch(backend::qr_workspace(a.size(-2), a.size(-1), q_cols).work, a.dtype());
+}
+void svd(const Tensor& u, const Tensor&, const Tensor& vh, const Tensor& a, const Tensor&) {
+  if (std::min(a.size(-2), a.size(-1)) == 0) return;
+  const auto ws = backend::svd_workspace(a.size(-2), a.size(-1), u.numel() > 0 || vh.numel() > 0);
+  const DataPtr work = scratch(ws.work, a.dtype()), iwork = scratch(ws.iwork, kInt32);
+}
+void eigh(const Tensor&, const Tensor& v, const Tensor&, bool, bool vectors) {
+  if (v.size(-1) == 0) return;
+  const auto ws = backend::eigh_workspace(v.size(-1), vectors);
+  const DataPtr work = scratch(ws.work, v.dtype()), iwork = scratch(ws.iwork, kInt32);
+}
 void triangle(const Tensor&, const Tensor&, int64_t, bool) {}
 void vector_norm(const Tensor&, const Tensor& a, uint64_t mask, double) { reduce_scratch(a, mask); }
 void generated_op(const Tensor&, const Tensor&, const double*) {}
