@@ -9,6 +9,9 @@ of the derivative, so ``lgamma``'s gradient is ``digamma`` to the same accuracy)
 follow torch: lgamma is +inf at the poles and at +-inf; digamma is -inf at +0, +inf at -0 and NaN
 at the negative integers.
 
+``mvlgamma(x, p)`` (torch.mvlgamma, the log of the multivariate gamma function) is a sum of
+``lgamma``s, as PyTorch 2.x's (no domain check).
+
 ``erfinv`` starts from Giles' single-precision approximation ("Approximating the erfinv function",
 2010) and takes four Newton steps on erf (on log erfc in the upper half, so that the tails keep their
 relative accuracy and converge), in float64: accurate to a few ulps, and differentiable (at convergence the
@@ -26,7 +29,7 @@ import math
 from .. import _C
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["digamma", "erfinv", "lgamma", "standard_gamma_log_grad", "xlogy"]
+__all__ = ["digamma", "erfinv", "lgamma", "mvlgamma", "standard_gamma_log_grad", "xlogy"]
 
 _SHIFT = 10.0  # the series are summed at y >= _SHIFT
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
@@ -114,6 +117,15 @@ def digamma(x):
     result = _C.where(negative_integer | (x == -_INF), _NAN, result)
     result = _C.where(x == _INF, _INF, result)
     return result if dtype == _C.float64 else result.to(dtype)
+
+
+def mvlgamma(x, p):
+    """torch.mvlgamma: log Gamma_p(x) = p (p - 1) / 4 log(pi) + sum_{j < p} lgamma(x - j / 2), elementwise
+    (a graft tensor); differentiable."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    halves = _C.tensor([(j - p + 1) / 2 for j in range(p)], dtype=x.dtype, device=x.device)  # PyTorch's order
+    return lgamma(x.unsqueeze(-1) + halves).sum(-1) + p * (p - 1) * math.log(math.pi) / 4
 
 
 # Giles' coefficients, for w = -log(1 - a^2) below 5 (in w - 2.5) and above (in sqrt(w) - 3)

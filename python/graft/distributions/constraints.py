@@ -1,12 +1,15 @@
 """torch.distributions.constraints for graft: the constraints a distribution's parameters and
 samples satisfy, with PyTorch's ``check`` results and reprs (the ones graft's distributions
-use, and their usual companions)."""
-from .. import _C
+use, and their usual companions), the matrix ones (lower_triangular, lower_cholesky,
+corr_cholesky, square, symmetric, positive_semidefinite, positive_definite) included."""
+from .. import _C, linalg
+from .utils import finfo_eps
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_integer", "real", "real_vector",
-           "simplex", "unit_interval"]
+__all__ = ["Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property", "greater_than",
+           "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot",
+           "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
+           "simplex", "square", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -233,6 +236,113 @@ class _Simplex(Constraint):
         return _C.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+def _isclose(a, b, rtol=1e-05, atol=1e-06):
+    """torch.isclose(a, b, rtol, atol) of float tensors (NaNs unequal)."""
+    error = (a - b).abs()
+    return (a == b) | (error.isfinite() & (error <= atol + (rtol * b).abs()))
+
+
+def _each_matrix(value, test):
+    """``test(matrix)`` (a bool) of each matrix of ``value`` (the last two dims), as a bool tensor of
+    the batch shape."""
+    n, m = value.shape[-2:]
+    flat = value.reshape(-1, n, m)
+    results = [test(flat[i]) for i in range(flat.shape[0])]
+    return _C.tensor(results, dtype=_C.bool, device=value.device).reshape(tuple(value.shape[:-2]))
+
+
+def _has_cholesky(value):
+    """Whether each matrix of ``value`` has a Cholesky factorization (torch.linalg.cholesky_ex's
+    ``info == 0``): the whole batch at once, matrix by matrix where that fails."""
+    try:
+        linalg.cholesky(value)
+    except linalg.LinAlgError:
+        return _each_matrix(value, _cholesky_succeeds)
+    return _C.full(tuple(value.shape[:-2]), True, dtype=_C.bool, device=value.device)
+
+
+def _cholesky_succeeds(matrix):
+    """Whether one matrix has a Cholesky factorization."""
+    try:
+        linalg.cholesky(matrix)
+    except linalg.LinAlgError:
+        return False
+    return True
+
+
+class _LowerTriangular(Constraint):
+    """Lower-triangular square matrices."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular square matrices with positive diagonals."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower_triangular = _LowerTriangular().check(value)
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+        return lower_triangular & positive_diagonal
+
+
+class _CorrCholesky(Constraint):
+    """Lower-triangular square matrices with positive diagonals and rows of unit length (within
+    10 n eps of the dtype)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = finfo_eps(value.dtype) * value.size(-1) * 10  # 10 is an adjustable fudge factor
+        row_norm = linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
+class _Square(Constraint):
+    """Square matrices."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return _C.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=_C.bool,
+                       device=value.device)
+
+
+class _Symmetric(_Square):
+    """Symmetric square matrices (to torch.isclose with atol 1e-6)."""
+
+    def check(self, value):
+        square_check = super().check(value)
+        if not square_check.all():
+            return square_check
+        return _isclose(value, value.mT).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices with no negative eigenvalue."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return linalg.eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factorization."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return _has_cholesky(value)
+
+
 # the public instances and classes, as torch.distributions.constraints names them
 dependent = _Dependent()
 dependent_property = _DependentProperty
@@ -253,3 +363,10 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()

@@ -1,13 +1,16 @@
 """torch.distributions.kl for graft: ``kl_divergence(p, q)`` dispatched on the two types through
 ``register_kl`` (most specific match, PyTorch's ambiguity warning), with the closed forms for
-the pairs of graft's distributions that PyTorch has, and PyTorch's generic one (Bregman
+the pairs of graft's distributions that PyTorch has (the (low-rank) multivariate normals' through
+triangular solves and capacitance matrices, as PyTorch's), and PyTorch's generic one (Bregman
 divergence of the log normalizer, by autograd) for two of the same exponential family."""
 import math
 import warnings
 from functools import total_ordering
 
-from .. import _C
+from .. import _C, linalg
 from ..nn import functional as F
+from ._batch_linalg import (_batch_lowrank_logdet, _batch_lowrank_mahalanobis, _batch_mahalanobis, _batch_trace_XXT,
+                            _half_log_det)
 from ._special import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -22,12 +25,14 @@ from .gamma import Gamma
 from .geometric import Geometric
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import sum_rightmost
+from .utils import _infer_size, sum_rightmost
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -290,6 +295,107 @@ def _kl_transformed_transformed(p, q):
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+# -- the (low-rank) multivariate normals -----------------------------------------------------------------
+
+def _check_event_shapes(p, q, what):
+    """ValueError (PyTorch's text, with the run of spaces its line continuation leaves) unless p and q
+    have one event shape."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with" + " " * 26
+                         + "different event shapes cannot be computed")
+
+
+def _lowrank_logdet(p):
+    """log |cov| of a LowRankMultivariateNormal."""
+    return _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril)
+
+
+def _lowrank_mahalanobis(q, x):
+    """x^T cov^-1 x of a LowRankMultivariateNormal q."""
+    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, x, q._capacitance_tril)
+
+
+def _woodbury_factor(q):
+    """A = C_L^-1 W^T D^-1 of a LowRankMultivariateNormal q (C_L the Cholesky factor of its
+    capacitance): cov^-1 = D^-1 - A^T A."""
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+
+
+def _logdet_tril(p):
+    """log |cov| = 2 log |L| of a MultivariateNormal."""
+    return 2 * _half_log_det(p._unbroadcasted_scale_tril)
+
+
+def _common_batch(q_matrix, p_matrix):
+    """The batch shape of two batches of matrices broadcast together (ATen's infer_size)."""
+    return tuple(_infer_size(tuple(q_matrix.shape[:-2]), tuple(p_matrix.shape[:-2])))
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # Expands term2 according to
+    # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ (pW @ pW.T + pD)
+    #                  = [inv(qD) - A.T @ A] @ (pD + pW @ pW.T)
+    A = _woodbury_factor(q)
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A.matmul(p._unbroadcasted_cov_factor))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _logdet_tril(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # Expands term2 according to
+    # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ p_tril @ p_tril.T
+    #                  = [inv(qD) - A.T @ A] @ p_tril @ p_tril.T
+    A = _woodbury_factor(q)
+    term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
+    term2 = term21 - term22
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = _logdet_tril(q) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
+    # Expands term2 according to
+    # inv(qcov) @ pcov = inv(q_tril @ q_tril.T) @ (pW @ pW.T + pD)
+    combined_batch_shape = _common_batch(q._unbroadcasted_scale_tril, p._unbroadcasted_cov_factor)
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(combined_batch_shape + (n, p.cov_factor.size(-1)))
+    p_cov_diag = _C.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(combined_batch_shape + (n, n))
+    term21 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    term2 = term21 + term22
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    # From https://en.wikipedia.org/wiki/Multivariate_normal_distribution#Kullback%E2%80%93Leibler_divergence
+    _check_event_shapes(p, q, "Multivariate Normals")
+    half_term1 = _half_log_det(q._unbroadcasted_scale_tril) - _half_log_det(p._unbroadcasted_scale_tril)
+    combined_batch_shape = _common_batch(q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril)
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    p_scale_tril = p._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    term2 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_scale_tril, upper=False))
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
+    return half_term1 + 0.5 * (term2 + term3 - n)
 
 
 # -- different families -------------------------------------------------------------------------------
