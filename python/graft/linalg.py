@@ -1,19 +1,22 @@
 """graft.linalg: torch.linalg's cross product and norms (vector_norm, matrix_norm, norm), and torch.norm /
 Tensor.norm, which PyTorch 2.x routes through them, with the factorizations of
-_linalg_factorizations (det, inv, solve, cholesky, qr, svd, eigh, pinv, lstsq, ...). The vector norm
+_linalg_factorizations (det, inv, solve, cholesky, qr, svd, eigh, pinv, lstsq, ...), and matrix_exp and
+householder_product, composed of graft ops in graft._composites. The vector norm
 is one op with its own node (LinalgVectorNormBackward0); the matrix norms are built from it, from
 sum, amax and amin, and from the singular values (ord 'nuc', 2, -2)."""
 import math
 
 from . import _C
+from ._composites.householder import householder_product
 from ._composites.linalg import matrix_power
+from ._composites.matrix_exponential import linalg_matrix_exp as matrix_exp
 from ._linalg_factorizations import (LinAlgError, _spectral_norm, cholesky, cond, det, diagonal, eigh, eigvalsh, inv,
                                      lstsq, matrix_rank, multi_dot, pinv, qr, slogdet, solve, solve_triangular, svd,
                                      svdvals, vecdot)
 
 __all__ = ["cross", "vector_norm", "matrix_norm", "norm", "LinAlgError", "cholesky", "cond", "det", "diagonal", "eigh",
-           "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr", "slogdet", "solve",
-           "solve_triangular", "svd", "svdvals", "vecdot"]
+           "eigvalsh", "householder_product", "inv", "lstsq", "matrix_exp", "matrix_power", "matrix_rank", "multi_dot",
+           "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot"]
 
 _SPECTRAL = ("nuc", 2, -2)
 

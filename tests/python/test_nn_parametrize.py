@@ -709,7 +709,7 @@ def test_exports():
     assert utils.spectral_norm.__module__ == "graft.nn.utils.spectral_norm"
     for name in ("remove_weight_norm", "remove_spectral_norm"):
         assert callable(getattr(utils, name)) and name in utils.__all__
-    assert not hasattr(gparams, "orthogonal")  # needs QR / matrix_exp, which graft lacks
+    assert callable(gparams.orthogonal) and "orthogonal" in gparams.__all__  # (tested in test_orthogonal.py)
 
 
 def test_sgd_steps_on_parametrized_model_parity(torch):

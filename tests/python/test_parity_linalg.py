@@ -233,7 +233,8 @@ def test_errors_match_pytorch(name):
 DTYPE_ERRORS = {
     "det_long": (lambda: graft.linalg.det(graft.ones(2, 2, dtype=graft.int64)),
                  "linalg.det: Expected a floating point or complex tensor as input. Got Long"),
-    "det_half": (lambda: graft.linalg.det(graft.ones(2, 2, dtype=graft.float16)), "\"lu_cpu\" not implemented for 'Half'"),
+    "det_half": (lambda: graft.linalg.det(graft.ones(2, 2, dtype=graft.float16)),
+                 "\"lu_cpu\" not implemented for 'Half'"),
     "inv_half": (lambda: graft.linalg.inv(graft.ones(2, 2, dtype=graft.float16)),
                  "linalg.inv: Low precision dtypes not supported. Got Half"),
     "eigh_long": (lambda: graft.linalg.eigh(graft.ones(2, 2, dtype=graft.int64)),

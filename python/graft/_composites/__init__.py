@@ -5,6 +5,8 @@
 - ``statistics``: aminmax, nansum, nanmean, quantile, cov, corrcoef, diff, trapezoid, renorm
 - ``indexing``: take, index_fill, repeat_interleave, select/slice/diagonal_scatter
 - ``linalg``: inner, vdot, ger, chain_matmul, matrix_power, vander, tril/triu_indices, combinations, msort
+- ``matrix_exponential``: matrix_exp (torch.linalg.matrix_exp, also torch.matrix_exp / Tensor.matrix_exp)
+- ``householder``: householder_product (torch.linalg.householder_product, also torch.orgqr / Tensor.orgqr)
 - ``aliases``: positive, rsub and the arc* names of the inverse trigonometric functions
 - ``_common``: the shared helpers; ``_registry``: what is set on graft and graft.Tensor
 
@@ -12,9 +14,9 @@ Each is written over graft ops that autograd already differentiates, so gradient
 them with no backward of their own. The functions are set on the graft module and, where
 PyTorch's Tensor has a method of the same name, on graft.Tensor too; nothing graft already has
 is replaced. Error types and texts follow PyTorch 2.x."""
-from . import aliases, dtypes, indexing, linalg, shape, statistics
+from . import aliases, dtypes, householder, indexing, linalg, matrix_exponential, shape, statistics
 from ._registry import _register
 
-__all__ = ["aliases", "dtypes", "indexing", "linalg", "shape", "statistics"]
+__all__ = ["aliases", "dtypes", "householder", "indexing", "linalg", "matrix_exponential", "shape", "statistics"]
 
 _register()

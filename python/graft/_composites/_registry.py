@@ -5,10 +5,12 @@ from ._common import Tensor, _graft
 from .aliases import _ALIASES, positive, rsub
 from .dtypes import (can_cast, e, inf, is_complex, is_nonzero, is_same_size, is_signed, nan, pi, promote_types,
                      result_type)
+from .householder import _orgqr_method, orgqr
 from .indexing import (_index_fill_, _repeat_interleave_method, diagonal_scatter, index_fill, repeat_interleave,
                        select_scatter, slice_scatter, take)
 from .linalg import (chain_matmul, cholesky, combinations, ger, inner, matrix_power, msort, qr, triangular_solve,
                      tril_indices, triu_indices, vander, vdot)
+from .matrix_exponential import matrix_exp
 from .shape import (_broadcast_to_method, _split_method, _tile_method, atleast_1d, atleast_2d, atleast_3d,
                     broadcast_shapes, broadcast_tensors, broadcast_to, column_stack, dsplit, dstack, flipud, fliplr,
                     hsplit, hstack, moveaxis, movedim, ravel, rot90, row_stack, swapdims, tensor_split, tile, vsplit,
@@ -45,7 +47,7 @@ _FUNCTIONS = {
     "select_scatter": select_scatter, "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "chain_matmul": chain_matmul, "matrix_power": matrix_power, "vander": vander,
     "tril_indices": tril_indices, "triu_indices": triu_indices, "combinations": combinations,
-    "qr": qr, "cholesky": cholesky, "triangular_solve": triangular_solve,
+    "qr": qr, "cholesky": cholesky, "triangular_solve": triangular_solve, "matrix_exp": matrix_exp, "orgqr": orgqr,
 }
 
 # Tensor methods of the functions' names (input as self)
@@ -54,6 +56,7 @@ _METHOD_FUNCTIONS = (
     "inner", "vdot", "is_signed", "is_same_size", "is_nonzero", "positive", "diff", "cov", "corrcoef", "aminmax",
     "nansum", "nanmean", "quantile", "nanquantile", "renorm", "take", "index_fill",
     "select_scatter", "slice_scatter", "diagonal_scatter", "matrix_power", "qr", "cholesky", "triangular_solve",
+    "matrix_exp",
 )
 
 
@@ -73,6 +76,7 @@ def _register():
         define(Tensor, name, _split_method(function, name))
     define(Tensor, "renorm_", _renorm_)
     define(Tensor, "index_fill_", _index_fill_)
+    define(Tensor, "orgqr", _orgqr_method)
     for alias, base in _ALIASES.items():
         for suffix in ("", "_"):  # the in-place forms only where graft has the base one
             if hasattr(_graft, base + suffix):
