@@ -14,6 +14,7 @@
 #include "graft/core/ordered_dict.h"
 #include "graft/core/scalar.h"
 #include "graft/core/tensor.h"
+#include "graft/core/tensor_index.h"
 #include "graft/data/data.h"
 #include "graft/doctor/doctor.h"
 #include "graft/libtorch_names.h"

@@ -1,8 +1,10 @@
 #pragma once
 /// libtorch's spellings for what graft has under its own names, so that a libtorch program
 /// builds with `namespace torch = graft;` (graft/graft.h includes this header): the macros
-/// TORCH_MODULE, TORCH_CHECK and AT_ASSERT, and torch::autograd's Variable names. The device
+/// TORCH_MODULE, TORCH_CHECK and AT_ASSERT, torch::autograd's Variable names and torch::str. The device
 /// constants (kCPU, kCUDA) and torch::cuda live with Device (graft/core/device.h).
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "graft/core/error.h"
@@ -15,6 +17,16 @@ using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
 using tensor_list = std::vector<Tensor>;
 }  // namespace graft::autograd
+
+namespace graft {
+/// libtorch's torch::str (c10::str): the arguments streamed, in order, into one string.
+template <class... Args>
+std::string str(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+}  // namespace graft
 
 namespace graft::detail {
 /// TORCH_CHECK's message: the caller's parts, or libtorch's text for the failed condition.

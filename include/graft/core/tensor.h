@@ -3,8 +3,10 @@
 /// (like PyTorch); use clone() for a copy. Most methods forward to the functional ops in
 /// <graft/ops/ops.h>, where each is documented.
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -19,6 +21,13 @@ namespace graft {
 
 class Tensor;
 using TensorList = std::vector<Tensor>;
+namespace indexing {
+class TensorIndex;  // graft/core/tensor_index.h
+}
+
+/// libtorch's tensor layouts: graft's tensors are all strided (no sparse layouts).
+enum class Layout { Strided };
+inline constexpr Layout kStrided = Layout::Strided;
 
 /// Handle returned by register_hook; remove() unregisters the hook (idempotent).
 class HookHandle {
@@ -138,6 +147,18 @@ class Tensor {
   // reshape(), flatten(), narrow(), as_strided(): generated from src/ops/ops.yaml (below)
   Tensor expand_as(const Tensor& other) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
+  /// self[indices] with Python's rules (libtorch's Tensor::index): `x.index({Slice(), 0})` is
+  /// `x[:, 0]` (graft/core/tensor_index.h). Basic items give views; tensors index as PyTorch's.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(std::span<const indexing::TensorIndex> indices) const;
+  /// self[indices] = value, in place (libtorch's Tensor::index_put_ with index items).
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(std::span<const indexing::TensorIndex> indices, const Tensor& value);
+  /// Whether other has self's sizes and the same elements (libtorch's Tensor::equal, graft::equal).
+  bool equal(const Tensor& other) const;
+  /// libtorch's layout: graft's tensors are all strided.
+  Layout layout() const { return Layout::Strided; }
   // split(split_size), split(split_sizes) (libtorch's split.sizes), chunk(), unbind():
   // generated from src/ops/ops.yaml (below)
 
@@ -179,6 +200,12 @@ Tensor operator/(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Scalar& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
+/// Bitwise (on bool: logical) and, or, xor and not of integer and bool tensors, as libtorch's
+/// operators (bitwise_and, bitwise_or, bitwise_xor, bitwise_not).
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
 // ==, !=, <, <=, >, >= (a tensor or a number on the right): generated from src/ops/ops.yaml
 #include "graft/core/tensor_generated_operators.inc"
 Tensor& operator+=(Tensor& a, const Tensor& b);
