@@ -27,6 +27,34 @@ StateDict take_prefix(const StateDict& sd, const std::string& prefix, const std:
 }
 }  // namespace
 
+void save(const Tensor& tensor, const std::string& path) {
+  StateDict sd;
+  sd.insert("tensor", tensor.detach());
+  safetensors::save(sd, path);
+}
+void load(Tensor& tensor, const std::string& path) {
+  StateDict sd = safetensors::load(path);
+  GRAFT_CHECK(sd.size() == 1 && sd.contains("tensor"), ValueError, path,
+              ": not a file of one tensor (graft::save(Tensor, path) writes one, under the key \"tensor\")");
+  tensor = sd["tensor"];
+}
+
+void save(const std::vector<Tensor>& tensors, const std::string& path) {
+  StateDict sd;
+  for (size_t i = 0; i < tensors.size(); ++i) sd.insert(std::to_string(i), tensors[i].detach());
+  safetensors::save(sd, path);
+}
+void load(std::vector<Tensor>& tensors, const std::string& path) {
+  StateDict sd = safetensors::load(path);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < sd.size(); ++i) {
+    GRAFT_CHECK(sd.contains(std::to_string(i)), ValueError, path,
+                ": not a file of a tensor list (graft::save(std::vector<Tensor>, path) writes the keys 0, 1, ...)");
+    out.push_back(sd[std::to_string(i)]);
+  }
+  tensors = std::move(out);
+}
+
 void save(const nn::Module& module, const std::string& path, const Metadata& metadata) {
   safetensors::save(module.state_dict(), path, metadata);
 }

@@ -8,6 +8,7 @@
 #include "graft/nn/modules/dropout.h"
 #include "graft/nn/modules/embedding.h"
 #include "graft/nn/modules/linear.h"
+#include "graft/nn/modules/loss.h"
 #include "graft/nn/modules/normalization.h"
 #include "graft/nn/modules/pooling.h"
 #include "graft/nn/modules/rnn.h"

@@ -1,10 +1,11 @@
 #pragma once
-/// Activation layers: ReLU, GELU, Tanh, Sigmoid, SiLU, Softmax.
+/// Activation layers: ReLU, LeakyReLU, GELU, Tanh, Sigmoid, SiLU, Softmax.
 #include <algorithm>
 #include <cstddef>
 #include <string>
 
 #include "graft/nn/module.h"
+#include "graft/nn/options.h"
 #include "graft/ops/ops.h"
 
 namespace graft::nn {
@@ -28,6 +29,23 @@ class ElementwiseActivationImpl : public Module {
 
 using ReLUImpl = ElementwiseActivationImpl<"ReLU", relu>;
 GRAFT_MODULE(ReLU);
+
+/// LeakyReLU's options (libtorch's LeakyReLUOptions): the slope below zero, and whether the
+/// layer writes its input in place.
+struct LeakyReLUOptions {
+  GRAFT_ARG(double, negative_slope) = 1e-2;
+  GRAFT_ARG(bool, inplace) = false;
+};
+
+/// x for x >= 0, negative_slope * x below.
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : Module("LeakyReLU"), options(options) {}
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& os) const override;
+  LeakyReLUOptions options;
+};
+GRAFT_MODULE(LeakyReLU);
 
 /// approximate: "none" (erf) or "tanh".
 class GELUImpl : public Module {

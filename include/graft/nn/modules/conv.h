@@ -17,10 +17,10 @@ struct ConvOptions {
   GRAFT_ARG(int64_t, in_channels);
   GRAFT_ARG(int64_t, out_channels);
   GRAFT_ARG(std::vector<int64_t>, kernel_size);
-  GRAFT_ARG(std::vector<int64_t>, stride) = {1};
-  GRAFT_ARG(std::vector<int64_t>, padding) = {0};
-  GRAFT_ARG(std::vector<int64_t>, output_padding) = {0};
-  GRAFT_ARG(std::vector<int64_t>, dilation) = {1};
+  GRAFT_EXPANDING_ARG(stride) = {1};
+  GRAFT_EXPANDING_ARG(padding) = {0};
+  GRAFT_EXPANDING_ARG(output_padding) = {0};
+  GRAFT_EXPANDING_ARG(dilation) = {1};
   GRAFT_ARG(int64_t, groups) = 1;
   GRAFT_ARG(bool, bias) = true;
 };

@@ -12,9 +12,9 @@ struct MaxPool2dOptions {
   MaxPool2dOptions(std::vector<int64_t> kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
   MaxPool2dOptions(int64_t kernel_size) : kernel_size_{kernel_size} {}                          // NOLINT
   GRAFT_ARG(std::vector<int64_t>, kernel_size);
-  GRAFT_ARG(std::vector<int64_t>, stride) = {};  ///< empty: kernel_size
-  GRAFT_ARG(std::vector<int64_t>, padding) = {0};
-  GRAFT_ARG(std::vector<int64_t>, dilation) = {1};
+  GRAFT_EXPANDING_ARG(stride) = {};  ///< empty: kernel_size
+  GRAFT_EXPANDING_ARG(padding) = {0};
+  GRAFT_EXPANDING_ARG(dilation) = {1};
   GRAFT_ARG(bool, ceil_mode) = false;
 };
 
@@ -33,8 +33,8 @@ struct AvgPool2dOptions {
   AvgPool2dOptions(std::vector<int64_t> kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
   AvgPool2dOptions(int64_t kernel_size) : kernel_size_{kernel_size} {}                          // NOLINT
   GRAFT_ARG(std::vector<int64_t>, kernel_size);
-  GRAFT_ARG(std::vector<int64_t>, stride) = {};
-  GRAFT_ARG(std::vector<int64_t>, padding) = {0};
+  GRAFT_EXPANDING_ARG(stride) = {};
+  GRAFT_EXPANDING_ARG(padding) = {0};
   GRAFT_ARG(bool, ceil_mode) = false;
   GRAFT_ARG(bool, count_include_pad) = true;
   GRAFT_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
