@@ -5,7 +5,7 @@
 
 namespace graft::data {
 
-Batch default_collate(std::vector<Example> examples) {
+Batch default_collate(std::vector<Sample> examples) {
   GRAFT_CHECK(!examples.empty(), ValueError, "default_collate: expected at least one example, got an empty list");
   const size_t fields = examples[0].size();
   for (size_t i = 1; i < examples.size(); ++i)

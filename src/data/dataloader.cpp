@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kPinMemoryWarning =
     "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.";
 
-std::shared_ptr<BatchSamplerBase> make_batch_sampler(const Dataset& dataset, const DataLoaderOptions& o) {
+std::shared_ptr<BatchSamplerBase> make_batch_sampler(const Dataset& dataset, const LoaderOptions& o) {
   if (o.batch_sampler) return o.batch_sampler;
   std::shared_ptr<Sampler> sampler = o.sampler;
   if (!sampler) {
@@ -26,9 +26,9 @@ std::shared_ptr<BatchSamplerBase> make_batch_sampler(const Dataset& dataset, con
 }
 }  // namespace
 
-DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions options) {
+DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options) {
   GRAFT_CHECK(dataset != nullptr, ValueError, "DataLoader: dataset is null");
-  const DataLoaderOptions& o = options;
+  const LoaderOptions& o = options;
   GRAFT_CHECK(o.num_workers >= 0, ValueError,
               "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.");
   GRAFT_CHECK(o.timeout >= 0, ValueError, "timeout option should be non-negative");

@@ -10,7 +10,7 @@ Batch build_batch(const EpochPlan& plan, size_t batch_index) {
   MemoryCategoryGuard category(MemoryCategory::DataBatch);
   AutoGradMode grad_mode(plan.grad_enabled);
   const std::vector<int64_t>& indices = plan.batches[batch_index];
-  std::vector<Example> samples;
+  std::vector<Sample> samples;
   samples.reserve(indices.size());
   for (int64_t index : indices) samples.push_back(plan.dataset->get(index));
   return plan.collate(std::move(samples));

@@ -17,12 +17,12 @@ TensorDataset::TensorDataset(std::vector<Tensor> tensors) {
   tensors_ = std::move(tensors);
 }
 
-Example TensorDataset::get(int64_t index) const {
+Sample TensorDataset::get(int64_t index) const {
   // PyTorch's tensor[index] text; negative indices count from the end as in Python.
   GRAFT_CHECK(index >= -size_ && index < size_, IndexError, "index ", index,
               " is out of bounds for dimension 0 with size ", size_);
   const int64_t row = index < 0 ? index + size_ : index;
-  Example sample;
+  Sample sample;
   sample.reserve(tensors_.size());
   for (const Tensor& t : tensors_) sample.push_back(t.select(0, row));
   return sample;

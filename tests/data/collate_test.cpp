@@ -7,9 +7,9 @@ using namespace graft::data;
 using graft::testing::expect_tensor;
 
 TEST(DefaultCollate, StacksEachFieldAlongANewDimZero) {
-  std::vector<Example> samples = {{tensor({1.0, 2.0}), scalar_tensor(int64_t{7}, kInt64)},
-                                  {tensor({3.0, 4.0}), scalar_tensor(int64_t{8}, kInt64)},
-                                  {tensor({5.0, 6.0}), scalar_tensor(int64_t{9}, kInt64)}};
+  std::vector<Sample> samples = {{tensor({1.0, 2.0}), scalar_tensor(int64_t{7}, kInt64)},
+                                 {tensor({3.0, 4.0}), scalar_tensor(int64_t{8}, kInt64)},
+                                 {tensor({5.0, 6.0}), scalar_tensor(int64_t{9}, kInt64)}};
   Batch b = default_collate(samples);
   ASSERT_EQ(b.size(), 2u);
   expect_tensor(b[0], {3, 2}, {1, 2, 3, 4, 5, 6});
@@ -19,13 +19,13 @@ TEST(DefaultCollate, StacksEachFieldAlongANewDimZero) {
 }
 
 TEST(DefaultCollate, RaggedSizesRaiseStacksError) {
-  std::vector<Example> samples = {{zeros({1})}, {zeros({2})}};
+  std::vector<Sample> samples = {{zeros({1})}, {zeros({2})}};
   EXPECT_THROW_MSG(default_collate(samples), RuntimeError,
                    "stack expects each tensor to be equal size, but got [1] at entry 0 and [2] at entry 1");
 }
 
 TEST(DefaultCollate, DifferentFieldCountsRaiseAClearError) {
-  std::vector<Example> samples = {{zeros({1}), zeros({1})}, {zeros({1}), zeros({1})}, {zeros({1})}};
+  std::vector<Sample> samples = {{zeros({1}), zeros({1})}, {zeros({1}), zeros({1})}, {zeros({1})}};
   EXPECT_THROW_MSG(default_collate(samples), RuntimeError,
                    "each element in list of batch should be of equal size (example 0 has 2 fields, example 2 has 1)");
   EXPECT_THROW_HAS(default_collate({}), ValueError, "empty list");

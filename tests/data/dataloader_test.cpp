@@ -166,10 +166,10 @@ TEST(DataLoader, CustomBatchSamplerSetsBatchesAndLen) {
 
 TEST(DataLoader, CustomCollateBuildsTheBatch) {
   // Sums the x rows of the batch and returns the labels times 10.
-  CollateFn collate = [](std::vector<Example> samples) {
+  CollateFn collate = [](std::vector<Sample> samples) {
     Tensor sum = zeros({2});
     std::vector<int64_t> labels;
-    for (Example& s : samples) {
+    for (Sample& s : samples) {
       sum = sum + s[0];
       labels.push_back(s[1].item<int64_t>() * 10);
     }
@@ -243,7 +243,7 @@ TEST(DataLoader, BadIndexFromASamplerRaisesTheDatasetsIndexError) {
 TEST(DataLoader, RaggedSamplesRaiseStacksErrorFromTheLoader) {
   class Ragged : public Dataset {
    public:
-    Example get(int64_t i) const override { return {zeros({i + 1})}; }
+    Sample get(int64_t i) const override { return {zeros({i + 1})}; }
     int64_t size() const override { return 2; }
   };
   DataLoader loader(std::make_shared<Ragged>(), {.batch_size = 2});

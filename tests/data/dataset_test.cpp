@@ -9,7 +9,7 @@ using graft::testing::expect_tensor;
 TEST(TensorDataset, GetReturnsRowIOfEveryTensor) {
   TensorDataset ds({arange(12, kFloat32).reshape({4, 3}), arange(4, kInt64) * 10});
   EXPECT_EQ(ds.size(), 4);
-  Example s = ds.get(2);
+  Sample s = ds.get(2);
   ASSERT_EQ(s.size(), 2u);
   expect_tensor(s[0], {3}, {6, 7, 8});
   expect_tensor(s[1], {}, {20});

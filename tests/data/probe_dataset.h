@@ -41,7 +41,7 @@ class ProbeDataset : public Dataset {
  public:
   explicit ProbeDataset(int64_t n) : n_(n) { (void)main_thread_id(); }
 
-  Example get(int64_t index) const override {
+  Sample get(int64_t index) const override {
     track_this_thread();
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -139,7 +139,7 @@ TEST(Workers, DatasetIndexAndCollateErrorsKeepTheirGraftType) {
 
   class Ragged : public Dataset {
    public:
-    Example get(int64_t i) const override { return {zeros({i + 1})}; }
+    Sample get(int64_t i) const override { return {zeros({i + 1})}; }
     int64_t size() const override { return 2; }
   };
   DataLoader ragged(std::make_shared<Ragged>(), {.batch_size = 2, .num_workers = 1});
@@ -200,7 +200,7 @@ TEST(Workers, DestroyingTheLoaderStopsItsEpoch) {
     one_batch = memory_by_category().at("data_batch");
   }
   ASSERT_GT(one_batch, 0);
-  auto loader = std::make_unique<DataLoader>(ds, DataLoaderOptions{.batch_size = 2, .num_workers = 3});
+  auto loader = std::make_unique<DataLoader>(ds, LoaderOptions{.batch_size = 2, .num_workers = 3});
   auto it = loader->begin();
   ds->wait_for_calls(2 * 6 + 2);  // batch 0 held, batches 1..6 (the window) started
   EXPECT_EQ(live_loader_threads().load(), 3);

@@ -74,6 +74,9 @@ SOURCES = {
     "pytorch_examples/word_language_model/main.py": "581b17cecd7d8008387c89f8e4b708dd33d88d01",
     "pytorch_examples/word_language_model/data.py": "a2f2249382b9eb094bb55c931ea68220e9a384fc",
     "pytorch_examples/word_language_model/model.py": "94d773bd1e931f48d6e4cd82916e26987f2f096c",
+    "pytorch_examples/cpp/autograd/autograd.cpp": "2ef3c4dfcc38534494e9cc99ddc0d1178ef6a088",
+    "pytorch_examples/cpp/regression/regression.cpp": "6a0eef8a682b9e0abd8d2a13374acd55b8eca411",
+    "pytorch_examples/cpp/mnist/mnist.cpp": "d353c4f02186c235539b840101203a7d1aaa3394",
 }
 
 

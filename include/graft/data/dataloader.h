@@ -23,8 +23,9 @@ class EpochRun;
 }
 
 /// The options of a DataLoader, PyTorch's keyword arguments (designated initializers read
-/// like them: `{.batch_size = 4, .drop_last = true}`).
-struct DataLoaderOptions {
+/// like them: `{.batch_size = 4, .drop_last = true}`). (libtorch's chainable DataLoaderOptions,
+/// of make_data_loader, is in graft/data/stateless_loader.h.)
+struct LoaderOptions {
   /// Samples per batch.
   int64_t batch_size = 1;
   /// Visit the samples in a new random order every epoch (a RandomSampler).
@@ -124,7 +125,7 @@ class DataLoader {
   /// "sampler option is mutually exclusive with shuffle",
   /// "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
   /// then the samplers' own checks (batch_size > 0, ...). ValueError for a null dataset.
-  DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions options = {});
+  DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options = {});
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
   DataLoader(DataLoader&& other) noexcept = default;
@@ -141,7 +142,7 @@ class DataLoader {
   int64_t size() const { return batch_sampler_->size(); }
 
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
-  const DataLoaderOptions& options() const { return options_; }
+  const LoaderOptions& options() const { return options_; }
   /// The batch sampler in use (the custom one, or BatchSampler over the sampler).
   const std::shared_ptr<BatchSamplerBase>& batch_sampler() const { return batch_sampler_; }
 
@@ -149,7 +150,7 @@ class DataLoader {
   void stop_running_epoch() noexcept;
 
   std::shared_ptr<Dataset> dataset_;
-  DataLoaderOptions options_;
+  LoaderOptions options_;
   std::shared_ptr<BatchSamplerBase> batch_sampler_;
   std::weak_ptr<detail::EpochRun> running_;
   bool warned_pin_memory_ = false;

@@ -1,6 +1,7 @@
 #pragma once
 /// Datasets: where a DataLoader takes its samples from (PyTorch's torch.utils.data.Dataset,
-/// map-style). A sample is an Example: its fields as tensors (input, target, ...).
+/// map-style). A Sample is one sample's fields as tensors (input, target, ...). (libtorch's
+/// templated datasets, with their Example<Data, Target>, are in graft/data/datasets/.)
 #include <cstdint>
 #include <vector>
 
@@ -9,7 +10,7 @@
 namespace graft::data {
 
 /// The fields of one sample, in a fixed order (e.g. {input, target}).
-using Example = std::vector<Tensor>;
+using Sample = std::vector<Tensor>;
 /// One collated batch: one tensor per field, the samples stacked along dim 0.
 using Batch = std::vector<Tensor>;
 
@@ -21,7 +22,7 @@ class Dataset {
  public:
   virtual ~Dataset() = default;
   /// The sample at `index`, 0 <= index < size(). Thread-safe (see above).
-  virtual Example get(int64_t index) const = 0;
+  virtual Sample get(int64_t index) const = 0;
   /// How many samples there are.
   virtual int64_t size() const = 0;
 };
@@ -35,7 +36,7 @@ class TensorDataset : public Dataset {
   explicit TensorDataset(std::vector<Tensor> tensors);
   /// Row `index` of every tensor. A negative index counts from the end, as in Python;
   /// outside [-size(), size()) raises IndexError naming the index and the size.
-  Example get(int64_t index) const override;
+  Sample get(int64_t index) const override;
   /// The shared first dimension.
   int64_t size() const override { return size_; }
   /// The tensors the samples are rows of.

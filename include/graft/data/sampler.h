@@ -11,7 +11,7 @@
 namespace graft::data {
 
 /// Yields the dataset indices of one epoch at a time. Subclass it for a custom order and pass
-/// it as DataLoaderOptions::sampler.
+/// it as LoaderOptions::sampler.
 class Sampler {
  public:
   virtual ~Sampler() = default;
@@ -62,7 +62,7 @@ class RandomSampler : public Sampler {
 };
 
 /// Yields one epoch of index batches at a time. Subclass it for custom batching and pass it
-/// as DataLoaderOptions::batch_sampler.
+/// as LoaderOptions::batch_sampler.
 class BatchSamplerBase {
  public:
   virtual ~BatchSamplerBase() = default;
