@@ -103,7 +103,7 @@ Tensor apply_basic_indices(const Tensor& self, std::span<const TensorIndex> item
     switch (it.kind()) {
       case Kind::None:
         w.r = w.r.unsqueeze(w.d);
-        adv.insert(adv.begin() + std::min<int64_t>(w.d - w.extra, adv.size()), std::nullopt);
+        adv.emplace(adv.begin() + std::min<int64_t>(w.d - w.extra, adv.size()));  // no index for the new dim
         ++w.d;
         break;
       case Kind::Boolean:
