@@ -43,7 +43,10 @@ Tensor column_major_copy(const Tensor& t) {
   kernel::copy(out, t);
   return out;
 }
-Tensor info_for(const Tensor& a) { return detail::new_empty({compute_numel(batch_sizes(a))}, kInt32, a.device()); }
+// LAPACK's info per matrix, zero for the matrices a kernel skips (empty ones).
+Tensor info_for(const Tensor& a) {
+  return zeros({compute_numel(batch_sizes(a))}, TensorOptions(kInt32).device(a.device()));
+}
 
 // PyTorch's argument checks of the linalg functions, with their texts.
 void check_matrix(const Tensor& a, const char* api, const char* arg = "A") {

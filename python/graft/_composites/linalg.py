@@ -221,12 +221,40 @@ def cholesky(input, upper=False, *, out=None):
         "U = torch.linalg.cholesky(A).mH")
 
 
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    """(X, a copy of A) with A X = b (A^T X = b when ``transpose``) for A's triangle; deprecated in
-    PyTorch (warning once), whose torch.linalg.solve_triangular takes A first."""
+class _GradLink:
+    """A lazily made autograd Function: x's values (a copy), differentiable in x and, with a zero
+    gradient, in `link`: an output of PyTorch's that requires grad because any input does (as
+    triangular_solve's copy of A does when only b requires grad)."""
+    fn = None
+
+    @classmethod
+    def apply(cls, x, link):
+        if cls.fn is None:
+            from ..autograd.function import Function
+
+            class GradLink(Function):
+                @staticmethod
+                def forward(ctx, value, other):
+                    return value.clone()
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return grad, None
+
+            cls.fn = GradLink
+        return cls.fn.apply(x, link)
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """(X, a copy of A) with A X = b (A^T X = b when ``transpose``; b is ``input``) for A's triangle,
+    both of the batch shape b and A broadcast to; deprecated in PyTorch (warning once), whose
+    torch.linalg.solve_triangular takes A first. The copy of A is differentiable (its gradient goes
+    to A) wherever b or A requires grad, as PyTorch's."""
     from .._tensor import return_types
-    _check_tensor("triangular_solve", b)
-    _check_tensor("triangular_solve", A, "A", 2)
+    b = input
+    _, _, upper, transpose, unitriangular = _parse(
+        "triangular_solve", ("input", b, "Tensor", 1), ("A", A, "Tensor", 2), ("upper", upper, "bool", 3),
+        ("transpose", transpose, "bool", 4), ("unitriangular", unitriangular, "bool", 5))
     if not _warned:
         _warned.append(True)
         warnings.warn(_TRIANGULAR_SOLVE_WARNING, UserWarning, stacklevel=2)
@@ -237,6 +265,16 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     if b.dtype != A.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(b.dtype)} and "
                            f"A of type {_scalar_name(A.dtype)} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
+                           "matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-1]} by "
+                           f"{A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
     coefficients = A.transpose(-2, -1) if transpose else A
     x = _C.linalg_solve_triangular(coefficients, b, upper=upper != transpose, unitriangular=unitriangular)
-    return return_types.triangular_solve(x, A.clone())
+    batch = list(x.shape[:-2])
+    copy = A.expand(batch + list(A.shape[-2:])).clone()
+    if not copy.requires_grad and b.requires_grad and _C.is_grad_enabled():
+        copy = _GradLink.apply(copy, b)
+    return return_types.triangular_solve(x, copy)

@@ -168,11 +168,11 @@ def _matrix_exp(fname, A):
     return result.reshape(A.shape)
 
 
-def linalg_matrix_exp(A):
-    """The matrix exponential of each square matrix of A (the last two dims): sum_k A^k / k!, by
-    PyTorch's Taylor approximants chosen from the 1-norm with scaling and squaring (see the module).
-    Floating dtypes; differentiable."""
-    return _matrix_exp("linalg_matrix_exp", A)
+def linalg_matrix_exp(input):
+    """The matrix exponential of each square matrix of input (the last two dims): sum_k A^k / k!,
+    by PyTorch's Taylor approximants chosen from the 1-norm with scaling and squaring (see the
+    module). Floating dtypes; differentiable. The argument is `input`, as PyTorch's parser names it."""
+    return _matrix_exp("linalg_matrix_exp", input)
 
 
 def matrix_exp(input):

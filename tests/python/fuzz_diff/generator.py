@@ -1,8 +1,9 @@
 """The surface (what is called) and the cases (with what).
 
 The surface is derived from the package: public functions of ``graft``, public methods, properties
-and Python operators of ``graft.Tensor`` and public functions of ``graft.nn.functional``, each kept
-when torch has the same name in the same place, less DENY below. Each callable's parameters come
+and Python operators of ``graft.Tensor``, and public functions of ``graft.nn.functional`` (ids
+F.name) and of ``graft.linalg`` (ids linalg.name), each kept when torch has the same name in the
+same place, less DENY below. Each callable's parameters come
 from its own signature (pybind11's ``name(arg: type = default)`` docstring lines, every overload, or
 ``inspect.signature``); where graft only says ``(*args, **kwargs)`` the first line of torch's
 docstring is used instead. ``discover()`` needs graft and torch and runs in a child
@@ -65,6 +66,11 @@ VALUES_UNSPECIFIED = {
     "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_", "F.dropout1d", "F.dropout2d", "F.dropout3d",
     "F.alpha_dropout", "F.feature_alpha_dropout", "F.rrelu", "torch.bernoulli", "Tensor.bernoulli", "torch.normal",
 }
+
+# torch-level functions and Tensor methods made of torch.linalg's factorizations: drawn with the
+# linalg recipes (CaseGen.linalg_recipe), as the functions of graft.linalg (ids linalg.name) are.
+TORCH_LINALG = {"det", "slogdet", "logdet", "inverse", "svd", "pinverse", "cholesky_solve", "cholesky_inverse",
+                "triangular_solve", "qr", "cholesky", "matrix_power"}
 
 # Parameters never generated (covered elsewhere or meaningless on a CPU-only build).
 SKIP_PARAMS = {
@@ -170,8 +176,11 @@ def _is_vague(params):
     return any(p["var"] and p["name"] == "args" for p in params)
 
 
-def _signatures(obj, name, torch_obj, torch_fallback=None, method=False):
-    """Overloads of a callable: graft's docstring lines, else inspect, else torch's docstring."""
+def _signatures(obj, name, torch_obj, torch_fallback=None, method=False, kwonly_marks=False):
+    """Overloads of a callable: graft's docstring lines, else inspect, else torch's docstring.
+    kwonly_marks: keep inspect's keyword-only marks (a bare '*' before the first keyword-only
+    parameter); the namespaces discovered before graft.linalg go without them, so that their cases
+    stay as they were drawn."""
     import inspect
     # pybind11 names aliases by their target (absolute -> "abs(input: Tensor)"): any name will do
     sigs = [s for s in _doc_signatures(getattr(obj, "__doc__", ""), None) if not _is_vague(s)]
@@ -179,7 +188,13 @@ def _signatures(obj, name, torch_obj, torch_fallback=None, method=False):
     if not sigs and not _doc_signatures(getattr(obj, "__doc__", ""), None):
         try:
             sig = inspect.signature(obj)
-            text = ", ".join(str(p) for p in sig.parameters.values())
+            parts, starred = [], False
+            for p in sig.parameters.values():
+                if kwonly_marks and p.kind == p.KEYWORD_ONLY and not starred:
+                    parts.append("*")
+                starred = starred or p.kind in (p.KEYWORD_ONLY, p.VAR_POSITIONAL)
+                parts.append(str(p))
+            text = ", ".join(parts)
             params = parse_params(text)
             if not _is_vague(params):
                 sigs, src = [params], "inspect"
@@ -219,14 +234,14 @@ def discover(graft, torch):
             return
         out.append({"id": cid, "ns": ns, "name": name, "kind": kind, "overloads": overloads or [[]], "src": src})
 
-    def functions(module, reference, ns):  # the public functions of `module` that `reference` has too
+    def functions(module, reference, ns, kwonly_marks=False):  # the public functions `reference` has too
         for name in dir(module):
             if name.startswith("_") or not hasattr(reference, name):
                 continue
             obj = getattr(module, name)
             if inspect.ismodule(obj) or isinstance(obj, type) or not callable(obj):
                 continue
-            sigs, src = _signatures(obj, name, getattr(reference, name))
+            sigs, src = _signatures(obj, name, getattr(reference, name), kwonly_marks=kwonly_marks)
             add(ns, name, "call", sigs, src)
 
     functions(graft, torch, "torch")
@@ -245,6 +260,7 @@ def discover(graft, torch):
         sigs, src = _signatures(obj, name, getattr(torch.Tensor, name), getattr(torch, name, None), method=True)
         add("Tensor", name, "call", sigs, src)
     functions(GF, TF, "F")
+    functions(graft.linalg, torch.linalg, "linalg", kwonly_marks=True)
     out.sort(key=lambda e: e["id"])
     return out
 
@@ -270,6 +286,53 @@ def base_shape(spec):
     return shape
 
 
+# Matrix values with structure (the last two dims of the tensor as seen, whatever its layout):
+# symmetric positive-definite, symmetric, lower / upper triangular with a positive diagonal (a
+# Cholesky factor), and of a rank below min(rows, cols) (small integers: exact in every dtype).
+STRUCTURED = ("spd", "sym", "lowtri", "uptri", "rankdef")
+
+
+def _structured(spec, base, rng):
+    """The flat base values of a STRUCTURED spec: the structured matrices, placed where the layout
+    view reads them (an overlap view, or an expanded matrix dim, reads filler values instead)."""
+    shape, lay = [int(s) for s in spec["shape"]], spec.get("layout", "contig")
+    filler = np.round(rng.standard_normal(int(np.prod(base, dtype=np.int64))) * 2.0, 2).reshape(base)
+    if len(shape) < 2:
+        return filler.reshape(-1)
+    r, c, vals = shape[-2], shape[-1], spec["vals"]
+    m = np.round(rng.standard_normal(shape) * 2.0, 2)
+    if vals == "spd" and r == c:
+        m = np.round(rng.standard_normal(shape), 1)
+        m = m @ np.swapaxes(m, -1, -2) + r * np.eye(r)
+        m = (m + np.swapaxes(m, -1, -2)) / 2
+    elif vals == "sym" and r == c:
+        m = (m + np.swapaxes(m, -1, -2)) / 2
+    elif vals in ("lowtri", "uptri"):
+        diag = np.round(rng.uniform(0.5, 2.5, shape[:-2] + [min(r, c)]), 2)
+        m = np.tril(m, -1) if vals == "lowtri" else np.triu(m, 1)
+        k = np.arange(min(r, c))
+        m[..., k, k] = diag
+    elif vals == "rankdef":
+        k = int(rng.integers(0, min(r, c))) if min(r, c) > 0 else 0
+        m = rng.integers(-2, 3, shape[:-2] + [r, k]).astype(np.float64) @ \
+            rng.integers(-2, 3, shape[:-2] + [k, c]).astype(np.float64)
+    if lay == "contig":
+        out = m
+    elif lay == "transposed":
+        out = np.swapaxes(m, -1, -2)
+    elif lay == "strided":
+        out = filler
+        out[..., ::2] = m
+    elif lay == "expanded":
+        out = m[tuple(slice(0, 1) if d in spec["edims"] else slice(None) for d in range(len(shape)))]
+    elif lay == "offset":
+        out = filler
+        out[spec["off"]:] = m.reshape(-1)
+    else:
+        out = filler
+    return np.ascontiguousarray(out).reshape(-1)
+
+
 def make_array(spec):
     """The base array of a tensor spec (numpy, exact dtype), deterministic from spec['seed']."""
     rng = np.random.default_rng(spec["seed"])
@@ -286,6 +349,11 @@ def make_array(spec):
         a = np.round(rng.uniform(0.0, 1.0, n), 2)
     elif vals == "index":
         a = rng.integers(spec.get("lo", 0), max(spec.get("hi", 1), spec.get("lo", 0) + 1), n).astype(np.float64)
+    elif vals in STRUCTURED:
+        a = _structured(spec, shape, rng)
+    elif vals == "nan":  # NaNs among plain values, no infinities (LAPACK's SVD never returns on those)
+        a = np.round(rng.standard_normal(n) * 2.0, 2)
+        a[rng.random(n) < 0.2] = math.nan
     elif vals in ("special", "extreme"):
         a = np.round(rng.standard_normal(n) * 2.0, 2)
         pool = (SPECIAL_FLOATS if vals == "special" else EXTREME_FLOATS) if dt in FLOAT_DTYPES else SPECIAL_INTS
@@ -621,6 +689,8 @@ class CaseGen:
         if n.startswith("r") and self.name.startswith("__r"):
             n = n[1:]
         n = n.rstrip("_")
+        if self.e["ns"] == "linalg" or self.name in TORCH_LINALG:
+            return self.linalg_recipe(self.name)
         F = lambda: self.dtype(floats_only=True)  # noqa: E731
         S = self.size
         if n in ("allclose", "equal", "eq", "ne", "isclose", "dist", "maximum", "minimum"):
@@ -919,6 +989,306 @@ class CaseGen:
             return r
         return None
 
+    # -- linear algebra: matrices of the shapes and structures the factorizations want ----------
+    def mat_dtype(self):
+        return self.choice(["float32", "float64", "int64", "int32", "bool"], [0.5, 0.4, 0.04, 0.03, 0.03])
+
+    def batch(self):
+        k = int(self.choice([0, 1, 2], [0.55, 0.33, 0.12]))
+        return [int(self.choice([0, 1, 2, 3], [0.06, 0.36, 0.36, 0.22])) for _ in range(k)]
+
+    def msize(self):
+        return int(self.choice([0, 1, 2, 3, 4, 5], [0.05, 0.15, 0.25, 0.25, 0.2, 0.1]))
+
+    def matrix(self, rows, cols, dtype, structure=None, batch=None, grad=None, finite=False):
+        """A batch of rows x cols matrices: `structure` (STRUCTURED) nine times in ten, else plain,
+        integer, rank-deficient, special or extreme values (`finite`: NaNs, no infinities, for the
+        functions that call LAPACK's SVD, which hangs on them in PyTorch as in graft); any layout."""
+        shape = (self.batch() if batch is None else list(batch)) + [rows, cols]
+        if structure and self.p(0.9):
+            vals = structure
+        else:
+            vals = self.choice(["normal", "smallint", "rankdef", "special", "extreme", "pos"],
+                               [0.6, 0.14, 0.1, 0.08, 0.04, 0.04])
+            if finite and vals in ("special", "extreme"):
+                vals = "nan"
+        layout = self.choice(LAYOUTS, [0.6, 0.12, 0.1, 0.08, 0.06, 0.04])
+        return self.tensor(shape, dtype, vals=vals, layout=layout, grad=grad)
+
+    def linalg_recipe(self, n):
+        """Arguments of torch.linalg's functions and of the torch / Tensor functions built on
+        them: square matrices (nine in ten), batches, symmetric positive-definite inputs for
+        cholesky, symmetric ones for eigh and hermitian=True, triangular factors for
+        cholesky_solve / cholesky_inverse, rank-deficient ones for pinv, matrix_rank and lstsq;
+        right-hand sides that fit (mostly), and the option values each function knows (and a
+        wrong one now and then). Optional arguments are left out about half the time."""
+        ns = self.e["ns"]
+        dt = self.mat_dtype()
+        N = self.msize()
+        lin = ns == "linalg"
+        r = {}
+
+        def opt(key, value, prob=0.5):
+            if self.p(prob):
+                r[key] = value
+
+        def flag():
+            return py(bool(self.p(0.5)))
+
+        def not_a_matrix(grad=None):
+            return self.tensor(self.shape(int(self.choice([0, 1], [0.3, 0.7]))), dt, grad=grad,
+                               vals=self.choice(["normal", "smallint", "nan"], [0.7, 0.2, 0.1]))
+
+        def square(structure=None, grad=None, batch=None, finite=False):
+            q = self.rng.random()
+            if q < 0.92:
+                return self.matrix(N, N, dt, structure, batch, grad, finite)
+            if q < 0.97:
+                return self.matrix(N, self.msize(), dt, structure, batch, grad, finite)
+            return not_a_matrix(grad)
+
+        def rect(structure=None, grad=None):  # (the SVD's inputs: finite)
+            if self.p(0.96):
+                return self.matrix(N if self.p(0.3) else self.msize(), self.msize(), dt, structure, grad=grad,
+                                   finite=True)
+            return not_a_matrix(grad)
+
+        def rhs(A, left=True, vector_ok=True):
+            """B for A X = B (X A = B when not left): matrices of A's size with a batch that
+            broadcasts, a vector now and then, and a mismatched size or dtype rarely."""
+            shape = list(A["shape"])
+            n_ = shape[-1] if shape else 0
+            batch = shape[:-2]
+            q = self.rng.random()
+            if q < 0.25:
+                batch = batch[int(self.rng.integers(0, len(batch) + 1)):]
+            elif q < 0.35:
+                batch = [1 if self.p(0.5) else s for s in batch]
+            elif q < 0.4:
+                batch = self.batch() + batch
+            k = self.msize()
+            q = self.rng.random()
+            if vector_ok and q < 0.15:
+                sh = [n_] if self.p(0.5) else shape[:-1]
+            elif q < 0.94:
+                sh = batch + ([n_, k] if left else [k, n_])
+            else:
+                sh = batch + [self.msize(), self.msize()]
+            bdt = dt if self.p(0.93) else self.mat_dtype()
+            return self.tensor(sh, bdt, vals=self.choice(["normal", "smallint", "special"], [0.8, 0.12, 0.08]),
+                               layout=self.choice(LAYOUTS, [0.6, 0.12, 0.1, 0.08, 0.06, 0.04]))
+
+        def tol():
+            return py(self.choice([0.0, 1e-5, 0.1, 0.5, 1.0, 1e-15, -1.0, math.nan, 2]))
+
+        def stable_grad(A):
+            """No gradient through singular vectors of degenerate matrices (rank-deficient, integer,
+            overlapping or stride-0 ones): it divides by (differences of) singular values near zero, and both
+            libraries return rounding noise (PyTorch's documentation says as much)."""
+            degenerate = A.get("vals") in ("rankdef", "smallint", "nan", "special", "extreme") or \
+                A.get("layout") == "overlap" or \
+                A.get("layout") == "expanded" and any(d >= len(A["shape"]) - 2 for d in A.get("edims", []))
+            if degenerate:
+                A["grad"] = False
+            return A
+
+        if n in ("det", "slogdet", "logdet", "inverse", "inv"):
+            A = square()
+            return {"_prim": A, "A": A}
+        if n == "matrix_power":
+            A = square()
+            k = self.choice([0, 1, 2, 3, 4, 7, -1, -2, -3, -6, 2 ** 40, -2 ** 62],
+                            [0.1, 0.12, 0.14, 0.12, 0.06, 0.06, 0.14, 0.1, 0.06, 0.04, 0.03, 0.03])
+            return {"_prim": A, "A": A, "n": py(int(k))}
+        if n == "cholesky":
+            A = square("spd")
+            r.update({"_prim": A, "A": A})
+            opt("upper", flag())
+            return r
+        if n in ("cholesky_inverse", "cholesky_solve"):
+            upper = self.p(0.5)
+            structure = "uptri" if upper else "lowtri"
+            if self.p(0.1):  # the other triangle, or none: only the upper / lower one is read
+                structure = self.choice(["uptri", "lowtri", None])
+            L = square(structure)
+            if n == "cholesky_inverse":
+                r.update({"_prim": L, "input": L})
+            else:
+                B = rhs(L, vector_ok=False)
+                r.update({"_prim": B, "input": B, "input2": L})
+            if upper or self.p(0.3):
+                r["upper"] = py(upper)
+            return r
+        if n in ("triangular_solve", "solve_triangular"):
+            A = square()
+            left = n == "triangular_solve" or self.p(0.75)
+            B = rhs(A, left, vector_ok=False)
+            if n == "triangular_solve":
+                r.update({"_prim": B, "b": B, "A": A})
+                opt("upper", flag())
+                opt("transpose", flag())
+                opt("unitriangular", flag(), 0.3)
+            else:
+                r.update({"_prim": A, "A": A, "B": B, "upper": flag()})
+                if not left or self.p(0.3):
+                    r["left"] = py(left)
+                opt("unitriangular", flag(), 0.3)
+            return r
+        if n == "solve":
+            A = square()
+            left = self.p(0.75)
+            r.update({"_prim": A, "A": A, "B": rhs(A, left)})
+            if not left or self.p(0.3):
+                r["left"] = py(left)
+            return r
+        if n == "qr":
+            A = stable_grad(rect())  # (QR's gradient solves with R: defined for full-rank A only)
+            r.update({"_prim": A, "A": A})
+            if lin:
+                opt("mode", py(self.choice(["reduced", "complete", "r", "bogus"], [0.35, 0.35, 0.25, 0.05])))
+            else:
+                opt("some", flag())
+            return r
+        if n in ("svd", "svdvals"):
+            A = stable_grad(rect()) if n == "svd" else rect()
+            r.update({"_prim": A, "A": A})
+            if n == "svd" and lin:
+                opt("full_matrices", flag())
+            elif n == "svd":
+                opt("some", flag())
+                opt("compute_uv", flag(), 0.3)
+            if lin:
+                opt("driver", py(self.choice([None, "gesvd", "gesvdj", "bogus"])), 0.1)
+            return r
+        if n in ("eigh", "eigvalsh"):
+            A = stable_grad(square("sym"))
+            r.update({"_prim": A, "A": A})
+            opt("UPLO", py(self.choice(["L", "U", "l", "u", "bogus"], [0.4, 0.4, 0.07, 0.07, 0.06])))
+            return r
+        if n in ("pinv", "pinverse", "matrix_rank"):
+            hermitian = n != "pinverse" and self.p(0.25)
+            if hermitian:
+                A = square("sym", finite=True)
+            else:
+                A = rect("rankdef" if self.p(0.3) else None)
+            stable_grad(A)
+            r.update({"_prim": A, "A": A})
+            if n == "pinverse":
+                opt("rcond", tol())
+                return r
+            q = self.rng.random()
+            if q < 0.25:
+                r["rcond" if n == "pinv" else "tol"] = tol()
+            elif q < 0.6:
+                opt("atol", tol())
+                opt("rtol", tol())
+            if hermitian or self.p(0.1):
+                r["hermitian"] = py(hermitian)
+            return r
+        if n == "lstsq":
+            A = stable_grad(rect("rankdef" if self.p(0.25) else None))
+            r.update({"_prim": A, "A": A})
+            m = A["shape"][-2] if len(A["shape"]) >= 2 else 0
+            k = self.msize()
+            batch = A["shape"][:-2]
+            q = self.rng.random()
+            sh = batch + [m, k] if q < 0.8 else [m] if q < 0.9 else batch + [self.msize(), k]
+            r["B"] = r["b"] = self.tensor(sh, dt if self.p(0.95) else self.mat_dtype(),
+                                 vals=self.choice(["normal", "smallint", "special"], [0.8, 0.12, 0.08]),
+                                 layout=self.choice(LAYOUTS, [0.6, 0.12, 0.1, 0.08, 0.06, 0.04]))
+            opt("rcond", py(self.choice([None, 1e-5, 0.1, -1.0, 0.0])), 0.25)
+            opt("driver", py(self.choice(["gelsy", "gelsd", "gelss", "gels", "bogus"], [0.3, 0.25, 0.25, 0.15, 0.05])),
+                0.35)
+            return r
+        if n == "cond":
+            p = self.choice([None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc", 3, "bogus"])
+            A = square(finite=p in (None, 2, -2, "nuc"))
+            if p in (None, 2, -2, "nuc"):
+                stable_grad(A)
+            r.update({"_prim": A, "A": A})
+            r["p"] = py(p)  # always drawn here: a generic number could be 2 for an input with infinities
+            return r
+        ords = {"vector_norm": [2, 1, 0, math.inf, -math.inf, 3, 0.5, -1, -2, 1.5, "fro"],
+                "matrix_norm": ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf, 3, 0, "bogus"],
+                "norm": [None, "fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf, 0, 3, 0.5]}
+        if n in ords:
+            nd = int(self.choice([0, 1, 2, 3, 4], [0.05, 0.2, 0.4, 0.25, 0.1] if n != "matrix_norm"
+                                 else [0.02, 0.04, 0.5, 0.3, 0.14]))
+            shape = self.batch()[:max(nd - 2, 0)] + [self.msize() for _ in range(min(nd, 2))]
+            if len(shape) < nd:
+                shape = [self.msize() for _ in range(nd - len(shape))] + shape
+            ord_ = self.choice(ords[n])
+            spectral = ord_ in ("nuc", 2, -2) and n != "vector_norm"
+            vals = self.choice(["normal", "smallint", "rankdef", "special", "extreme"], [0.62, 0.12, 0.12, 0.1, 0.04])
+            x = self.tensor(shape, dt if self.p(0.9) else self.dtype(),
+                            vals="nan" if spectral and vals in ("special", "extreme") else vals,
+                            layout=self.choice(LAYOUTS, [0.6, 0.12, 0.1, 0.08, 0.06, 0.04]))
+            self.prim = x
+            r.update({"_prim": x, "A": x, "x": x, "input": x})
+            r["ord"] = py(ord_)  # (the default among them; not left to a generic number, as cond's p)
+            nd = len(shape)
+            q = self.rng.random()
+            pair = [int(d) for d in self.rng.permutation(nd)[:2]] if nd >= 2 else [0, -1]
+            pair = [d - nd if self.p(0.5) else d for d in pair]
+            if n == "matrix_norm" or (n == "norm" and q < 0.35):
+                if self.p(0.93):
+                    dims = pair
+                else:
+                    dims = self.choice([[0, 0], [-1], [0, 1, 2], [nd, 0]])
+                opt("dim", tup([py(d) for d in dims]) if self.p(0.7) else lst([py(d) for d in dims]),
+                    0.5 if n == "matrix_norm" else 1.0)
+            elif q < 0.85:
+                opt("dim", self.dim(allow_tuple=n == "vector_norm", allow_none=True), 0.7)
+            opt("keepdim", flag(), 0.3)
+            opt("dtype", dtype_spec(self.choice(["float32", "float64", "int64"], [0.4, 0.5, 0.1])), 0.15)
+            return r
+        if n == "vecdot":
+            x = self.tensor(self.batch() + [N], dt)
+            self.prim = x
+            y = self.like(x, dtype=dt if self.p(0.9) else None)
+            r.update({"_prim": x, "x": x, "y": y})
+            opt("dim", self.dim(), 0.35)
+            return r
+        if n == "multi_dot":
+            k = int(self.choice([0, 1, 2, 3, 4], [0.03, 0.07, 0.4, 0.3, 0.2]))
+            sizes = [self.msize() for _ in range(k + 1)]
+            items = []
+            for i in range(k):
+                sh = [sizes[i], sizes[i + 1]]
+                if i == 0 and self.p(0.25):
+                    sh = sh[1:]
+                elif i == k - 1 and k > 1 and self.p(0.25):
+                    sh = sh[:1]
+                if self.p(0.05):
+                    sh = self.shape()
+                items.append(self.tensor(sh, dt if self.p(0.95) else self.mat_dtype(),
+                                         vals=self.choice(["normal", "smallint", "special"], [0.8, 0.12, 0.08]),
+                                         layout=self.choice(LAYOUTS, [0.6, 0.12, 0.1, 0.08, 0.06, 0.04])))
+            self.prim = T([1, 1], "float32")
+            return {"tensors": lst(items) if self.p(0.7) else tup(items)}
+        if n == "diagonal":
+            x = self.tensor(self.batch() + [self.msize(), self.msize()] if self.p(0.9) else self.shape(),
+                            dt if self.p(0.8) else self.dtype())
+            self.prim = x
+            r.update({"_prim": x, "A": x})
+            opt("offset", py(self.choice([0, 1, -1, 2, -3, 5])), 0.4)
+            opt("dim1", self.dim(), 0.25)
+            opt("dim2", self.dim(), 0.25)
+            return r
+        if n == "cross":
+            shape = self.batch() + [3] + ([self.msize()] if self.p(0.3) else [])
+            if self.p(0.05):
+                shape = self.shape()
+            x = self.tensor(shape, dt if self.p(0.9) else self.dtype())
+            self.prim = x
+            r.update({"_prim": x, "input": x, "other": self.like(x, dtype=dt if self.p(0.9) else None)})
+            three = [d for d, s in enumerate(shape) if s == 3]
+            if self.p(0.5) or len(shape) and shape[-1] != 3:
+                d = self.choice(three) if three and self.p(0.85) else int(self.rng.integers(0, max(len(shape), 1)))
+                r["dim"] = py(d - len(shape) if self.p(0.5) else d)
+            return r
+        return None
+
     def index_expr(self, shape):
         """A __getitem__/__setitem__ key for a tensor of this shape."""
         nd = len(shape)
@@ -1171,7 +1541,7 @@ def call_expr(case, lib="torch"):
     allargs = ", ".join(args[1:] + kwargs) if ns == "Tensor" else ", ".join(args + kwargs)
     if ns == "Tensor":
         return defs, f"{args[0]}.{name}({allargs})" if args else f"{lib}.Tensor.{name}()"
-    prefix = f"{lib}.nn.functional" if ns == "F" else lib
+    prefix = f"{lib}.nn.functional" if ns == "F" else f"{lib}.linalg" if ns == "linalg" else lib
     return defs, f"{prefix}.{name}({allargs})"
 
 
@@ -1209,6 +1579,6 @@ def short_call(case, lib="torch"):
         return f"{args[0]}.{case['name']}"
     if case["ns"] == "Tensor":
         return f"{args[0] if args else '?'}.{case['name']}({', '.join(args[1:] + kwargs)})"
-    prefix = "F" if case["ns"] == "F" else lib
+    prefix = "F" if case["ns"] == "F" else f"{lib}.linalg" if case["ns"] == "linalg" else lib
     return f"{prefix}.{case['name']}({', '.join(args + kwargs)})"
 

@@ -356,6 +356,8 @@ def _invoke(lib, case, args, kwargs):
         return getattr(args[0], name)(*args[1:], **kwargs)
     if ns == "F":
         return getattr(lib.nn.functional, name)(*args, **kwargs)
+    if ns == "linalg":
+        return getattr(lib.linalg, name)(*args, **kwargs)
     return getattr(lib, name)(*args, **kwargs)
 
 
