@@ -86,7 +86,7 @@ fuzz: python
 
 format:
 	@tools/install-deps.sh clang-format
-	clang-format -i $$(git ls-files '*.h' '*.cpp')
+	clang-format -i $$(git ls-files '*.h' '*.cpp' ':!:tests/programs/**')
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)

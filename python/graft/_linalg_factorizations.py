@@ -83,8 +83,8 @@ def _tolerance(name, value, input=None):
     if isinstance(input, _C.Tensor):
         if name == "pinv" and (input.dim() < 2 or input.dtype not in (_C.float32, _C.float64)):
             shape = ", ".join(str(s) for s in input.shape)
-            raise RuntimeError(f"linalg.pinv({_scalar_name(input.dtype)}{{[{shape}]}}): expected a tensor with 2 or more "
-                               "dimensions of float, double, cfloat or cdouble types")
+            raise RuntimeError(f"linalg.pinv({_scalar_name(input.dtype)}{{[{shape}]}}): expected a tensor with 2 or "
+                               "more dimensions of float, double, cfloat or cdouble types")
         if name == "matrix_rank" and input.dim() < 2:
             raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
         if name == "matrix_rank" and input.dtype not in (_C.float32, _C.float64):
