@@ -16,7 +16,7 @@ import pytest
 from fuzz_diff import runner
 
 SEED = 0
-ROUNDS = 100       # cases per callable: about 41k cases, 1-2 minutes on two cores
+ROUNDS = 100       # cases per callable: about 90k cases, 2-3 minutes on two cores
 TIMEOUT = 10.0     # seconds per half of a case before it counts as a hang
 KNOWN = os.path.join(os.path.dirname(__file__), "fuzz_diff", "known_differences.json")
 
