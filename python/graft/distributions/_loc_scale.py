@@ -5,10 +5,25 @@ from .._tensor import Size
 from . import constraints
 from ._params import ParamsMixin
 
-__all__ = ["LocScaleMixin"]
+__all__ = ["LocCenteredMixin", "LocScaleMixin"]
 
 
-class LocScaleMixin(ParamsMixin):
+class LocCenteredMixin:
+    """Mixin (before the Distribution base) of a distribution whose mean and mode are its ``loc``
+    (the location-scale family, MultivariateNormal, LowRankMultivariateNormal)."""
+
+    @property
+    def mean(self):
+        """loc."""
+        return self.loc
+
+    @property
+    def mode(self):
+        """loc."""
+        return self.loc
+
+
+class LocScaleMixin(LocCenteredMixin, ParamsMixin):
     """Mixin (listed before the Distribution base) of a location-scale distribution. Subclasses give
     ``_standard_rsample(sample_shape)`` (standard draws shaped sample_shape + batch_shape) and, where
     they have them, ``_standard_cdf``, ``_standard_icdf`` and ``_standard_entropy`` (a number)."""
@@ -20,16 +35,6 @@ class LocScaleMixin(ParamsMixin):
 
     def __init__(self, loc, scale, validate_args=None):
         super().__init__(self._broadcast_params(loc=loc, scale=scale), validate_args=validate_args)
-
-    @property
-    def mean(self):
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
 
     def rsample(self, sample_shape=Size()):
         """loc + scale * (standard draws): differentiable in loc and scale."""

@@ -10,6 +10,7 @@ from .._tensor import Size
 from . import constraints
 from ._batch_linalg import (_add_identity, _batch_capacitance_tril, _batch_lowrank_logdet,
                             _batch_lowrank_mahalanobis, _batch_mv)
+from ._loc_scale import LocCenteredMixin
 from ._params import ParamsMixin
 from .distribution import Distribution
 from .utils import broadcast_tensors, lazy_property, standard_normal
@@ -30,7 +31,7 @@ def _check_shapes(loc, cov_factor, cov_diag):
         raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
 
 
-class LowRankMultivariateNormal(ParamsMixin, Distribution):
+class LowRankMultivariateNormal(LocCenteredMixin, ParamsMixin, Distribution):
     """The multivariate normal distribution of mean ``loc`` (batch_shape + (n,)) and covariance
     cov_factor @ cov_factor^T + diag(cov_diag), ``cov_factor`` shaped batch_shape + (n, m) and
     ``cov_diag`` batch_shape + (n,) (the batch shapes broadcast)."""
@@ -67,16 +68,6 @@ class LowRankMultivariateNormal(ParamsMixin, Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @property
-    def mean(self):
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
 
     @lazy_property
     def variance(self):

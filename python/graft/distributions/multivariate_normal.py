@@ -12,6 +12,7 @@ from .._composites.shape import broadcast_shapes
 from .._tensor import Size
 from . import constraints
 from ._batch_linalg import _batch_mahalanobis, _batch_mv, _half_log_det
+from ._loc_scale import LocCenteredMixin
 from ._params import ParamsMixin
 from .distribution import Distribution
 from .utils import lazy_property, standard_normal
@@ -60,7 +61,7 @@ def _given_matrix(covariance_matrix, precision_matrix, scale_tril):
     return name, matrix
 
 
-class MultivariateNormal(ParamsMixin, Distribution):
+class MultivariateNormal(LocCenteredMixin, ParamsMixin, Distribution):
     """The multivariate normal distribution of mean vector ``loc`` and covariance given by exactly
     one of ``covariance_matrix`` (positive definite), ``precision_matrix`` (its inverse, positive
     definite) or ``scale_tril`` (its lower Cholesky factor, positive diagonal). The batch shape
@@ -107,16 +108,6 @@ class MultivariateNormal(ParamsMixin, Distribution):
     def precision_matrix(self):
         """The inverse of the covariance (cholesky_inverse of L), expanded to the batch shape."""
         return _C.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
 
     @property
     def variance(self):
